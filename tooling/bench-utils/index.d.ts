@@ -1,0 +1,31 @@
+/** Median, min and max of a list of samples. */
+export interface Stats {
+  median: number;
+  min: number;
+  max: number;
+  samples: number;
+}
+export interface Side {
+  label: string;
+  fn: () => unknown;
+}
+export declare const resultsDir: string;
+export declare function summarize(samples: number[]): Stats;
+/**
+ * Times `subject` and `anchor` interleaved in this process (`rounds` samples each, every sample the mean of
+ * `inner` calls), writes `bench/results/<name>.json` with both medians and `ratio = subject / anchor`.
+ */
+export declare function compare(options: {
+  name: string;
+  unit?: string;
+  subject: Side;
+  anchor: Side;
+  rounds?: number;
+  inner?: number;
+  warmup?: number;
+  target?: number;
+  targetKind?: 'max' | 'min';
+  notes?: string;
+}): Promise<Record<string, unknown>>;
+/** Writes any result object to `bench/results/<name>.json` with the machine fields added. */
+export declare function writeResult(name: string, result: Record<string, unknown>): Record<string, unknown>;

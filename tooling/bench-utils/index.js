@@ -1,0 +1,79 @@
+// Shared benchmark harness: every benchmark measures a subject beside its anchor in the same process,
+// interleaving the two so that machine noise hits both alike, and writes medians and the ratio as JSON.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const resultsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+
+export function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples: sorted.length };
+}
+
+async function timeOnce(fn, inner) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < inner; i++) await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6 / inner;
+}
+
+export async function compare({
+  name,
+  unit = 'ms',
+  subject,
+  anchor,
+  rounds = 30,
+  inner = 1,
+  warmup = 3,
+  target,
+  targetKind = 'max',
+  notes,
+}) {
+  for (let i = 0; i < warmup; i++) {
+    await timeOnce(subject.fn, inner);
+    await timeOnce(anchor.fn, inner);
+  }
+  const s = [];
+  const a = [];
+  for (let i = 0; i < rounds; i++) {
+    // Alternate which side goes first so neither always runs on a warmer cache.
+    if (i % 2) {
+      s.push(await timeOnce(subject.fn, inner));
+      a.push(await timeOnce(anchor.fn, inner));
+    } else {
+      a.push(await timeOnce(anchor.fn, inner));
+      s.push(await timeOnce(subject.fn, inner));
+    }
+  }
+  const subjectStats = summarize(s);
+  const anchorStats = summarize(a);
+  const ratio = subjectStats.median / anchorStats.median;
+  return writeResult(name, {
+    unit: `${unit} per call`,
+    subject: { label: subject.label, ...subjectStats },
+    anchor: { label: anchor.label, ...anchorStats },
+    ratio,
+    target:
+      target === undefined ? undefined : { [targetKind === 'max' ? 'ratioAtMost' : 'ratioAtLeast']: target },
+    pass: target === undefined ? undefined : targetKind === 'max' ? ratio <= target : ratio >= target,
+    notes,
+  });
+}
+
+export function writeResult(name, result) {
+  mkdirSync(resultsDir, { recursive: true });
+  const full = {
+    name,
+    measuredAt: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    ...result,
+  };
+  writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(full, null, 2)}\n`);
+  const ratio = typeof full.ratio === 'number' ? ` ratio ${full.ratio.toFixed(3)}` : '';
+  const verdict = full.pass === undefined ? '' : full.pass ? ' (target met)' : ' (TARGET MISSED)';
+  process.stdout.write(`${name}:${ratio}${verdict}\n`);
+  return full;
+}
