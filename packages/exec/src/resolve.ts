@@ -1,0 +1,100 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, resolve } from 'node:path';
+import { ExecError, ExecErrorCode } from './errors';
+
+// Sync fs calls on purpose: a handful of stat/access calls cost microseconds, while a round trip
+// through libuv's thread pool per call would dominate the cost of spawning a small program.
+
+function isDirectory(path: string): boolean | undefined {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return undefined;
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks that `cwd` is an existing directory and returns it absolute. */
+export function checkCwd(cwd: string): string {
+  const absolute = resolve(cwd);
+  const dir = isDirectory(absolute);
+  if (dir !== true) {
+    throw new ExecError(
+      ExecErrorCode.CWD_NOT_FOUND,
+      `cwd ${JSON.stringify(cwd)} ${dir === false ? 'is not a directory' : 'does not exist'}; expected an existing directory. Create it or pass another cwd.`,
+    );
+  }
+  return absolute;
+}
+
+/**
+ * Resolves `command` (an `argv[0]`) to the absolute path of an executable file, the way `execvp`
+ * would but against the caller's `PATH` only.
+ *
+ * A `command` containing `/` is taken relative to `cwd`. Otherwise each entry of `path` is tried
+ * in order; empty entries are skipped (POSIX reads them as the current directory, which would let
+ * a file in the working directory shadow a real program) and relative entries are taken relative
+ * to `cwd`. Throws {@link ExecError} `NO_PATH`, `EXECUTABLE_NOT_FOUND` or `NOT_EXECUTABLE`.
+ */
+export function resolveExecutable(
+  command: string,
+  path: string | undefined,
+  cwd: string = process.cwd(),
+): string {
+  if (command === '' || command.includes('\0')) {
+    throw new ExecError(
+      ExecErrorCode.INVALID_ARGV,
+      `argv[0] ${JSON.stringify(command)} is not a program name; expected a non-empty string without NUL.`,
+    );
+  }
+  if (command.includes('/')) {
+    const file = isAbsolute(command) ? command : resolve(cwd, command);
+    const dir = isDirectory(file);
+    if (dir === undefined) {
+      throw new ExecError(
+        ExecErrorCode.EXECUTABLE_NOT_FOUND,
+        `executable ${JSON.stringify(command)} was not found (looked at ${file}); expected an existing executable file. Check the path.`,
+      );
+    }
+    if (dir || !isExecutable(file)) {
+      throw new ExecError(
+        ExecErrorCode.NOT_EXECUTABLE,
+        `executable ${JSON.stringify(command)} (${file}) is ${dir ? 'a directory' : 'not executable'}; expected a file with execute permission. Fix its mode (chmod +x) or the path.`,
+      );
+    }
+    return file;
+  }
+  if (path === undefined) {
+    throw new ExecError(
+      ExecErrorCode.NO_PATH,
+      `cannot resolve executable ${JSON.stringify(command)}: env has no PATH and argv[0] has no "/". Nothing is inherited from this process's environment; pass env.PATH or an absolute argv[0].`,
+    );
+  }
+  let notExecutable: string | undefined;
+  for (const entry of path.split(delimiter)) {
+    if (entry === '') continue;
+    const file = resolve(cwd, entry, command);
+    const dir = isDirectory(file);
+    if (dir === undefined) continue;
+    if (!dir && isExecutable(file)) return file;
+    notExecutable ??= file;
+  }
+  if (notExecutable !== undefined) {
+    throw new ExecError(
+      ExecErrorCode.NOT_EXECUTABLE,
+      `executable ${JSON.stringify(command)} was found at ${notExecutable} but is not an executable file; expected execute permission. Fix its mode (chmod +x) or PATH.`,
+    );
+  }
+  throw new ExecError(
+    ExecErrorCode.EXECUTABLE_NOT_FOUND,
+    `executable ${JSON.stringify(command)} was not found on PATH (${path}); expected an installed program. Install it, or add its directory to env.PATH.`,
+  );
+}

@@ -1,0 +1,287 @@
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { ExecError, ExecErrorCode } from './errors';
+import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
+import { OutputCollector } from './output';
+import { checkCwd, resolveExecutable } from './resolve';
+import type { AppliedLimits, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
+
+/** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Built-in output ceiling (stdout + stderr) when a run gives none: 10 MiB (origins). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+/** Built-in delay between SIGTERM and SIGKILL to the process group: 2 s. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+
+// After the group was told to stop, how often to look whether it is gone.
+const POLL_MS = 10;
+// How long to wait for the group to vanish after SIGKILL before resolving anyway (a process in
+// uninterruptible sleep cannot be hurried).
+const AFTER_KILL_WAIT_MS = 2_000;
+
+type KillReason = 'timeout' | 'output_exceeded' | 'cancelled' | 'stray';
+
+function invalid(message: string): ExecError {
+  return new ExecError(ExecErrorCode.INVALID_OPTION, message);
+}
+
+function checkArgv(argv: unknown): readonly string[] {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new ExecError(
+      ExecErrorCode.INVALID_ARGV,
+      'argv must be a non-empty array of strings (argv[0] names the program); found an empty or missing argv.',
+    );
+  }
+  argv.forEach((element: unknown, index) => {
+    if (typeof element !== 'string') {
+      throw new ExecError(
+        ExecErrorCode.INVALID_ARGV,
+        `argv[${index}] must be a string; found ${element === null ? 'null' : typeof element}.`,
+      );
+    }
+    if (element.includes('\0')) {
+      throw new ExecError(
+        ExecErrorCode.INVALID_ARGV,
+        `argv[${index}] contains a NUL byte at offset ${element.indexOf('\0')}; a process argument cannot hold NUL (the OS would cut it there). Remove the NUL.`,
+      );
+    }
+  });
+  return argv as readonly string[];
+}
+
+function checkEnv(env: RunOptions['env']): Record<string, string> {
+  const clean: Record<string, string> = {};
+  if (env === undefined) return clean;
+  if (env === null || typeof env !== 'object') throw invalid('env must be an object of strings.');
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (key === '' || key.includes('=') || key.includes('\0')) {
+      throw new ExecError(
+        ExecErrorCode.INVALID_ENV,
+        `env key ${JSON.stringify(key)} is not a variable name; expected a non-empty name without "=" or NUL.`,
+      );
+    }
+    // The value itself is never quoted into the message: it may be a credential.
+    if (typeof value !== 'string') {
+      throw new ExecError(ExecErrorCode.INVALID_ENV, `env.${key} must be a string; found ${typeof value}.`);
+    }
+    if (value.includes('\0')) {
+      throw new ExecError(
+        ExecErrorCode.INVALID_ENV,
+        `env.${key} contains a NUL byte; an environment value cannot hold NUL. Remove it.`,
+      );
+    }
+    clean[key] = value;
+  }
+  return clean;
+}
+
+function checkLimits(options: RunOptions): AppliedLimits {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
+    throw invalid(`timeoutMs must be a number > 0 (or Infinity); found ${String(timeoutMs)}.`);
+  }
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0) {
+    throw invalid(`maxOutputBytes must be an integer >= 0; found ${String(maxOutputBytes)}.`);
+  }
+  const onExceed: OnExceed = options.onExceed ?? 'fail';
+  if (onExceed !== 'fail' && onExceed !== 'truncate') {
+    throw invalid(`onExceed must be "fail" or "truncate"; found ${JSON.stringify(onExceed)}.`);
+  }
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  if (typeof killGraceMs !== 'number' || !Number.isFinite(killGraceMs) || killGraceMs < 0) {
+    throw invalid(`killGraceMs must be a finite number >= 0; found ${String(killGraceMs)}.`);
+  }
+  return { timeoutMs, maxOutputBytes, onExceed, killGraceMs };
+}
+
+function checkStdin(stdin: unknown): Uint8Array | string | undefined {
+  if (stdin === undefined || typeof stdin === 'string' || stdin instanceof Uint8Array) return stdin;
+  throw invalid(
+    `stdin must be a string, a Uint8Array or undefined; found ${stdin === null ? 'null' : typeof stdin}.`,
+  );
+}
+
+function spawnError(error: unknown, command: string, file: string): ExecError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') {
+    return new ExecError(
+      ExecErrorCode.EXECUTABLE_NOT_FOUND,
+      `executable ${JSON.stringify(command)} (${file}) vanished before it could start; expected an existing executable file.`,
+      { cause: error },
+    );
+  }
+  if (code === 'EACCES') {
+    return new ExecError(
+      ExecErrorCode.NOT_EXECUTABLE,
+      `executable ${JSON.stringify(command)} (${file}) could not be executed (EACCES); expected execute permission.`,
+      { cause: error },
+    );
+  }
+  return new ExecError(
+    ExecErrorCode.SPAWN_FAILED,
+    `executable ${JSON.stringify(command)} (${file}) failed to start (${code ?? 'unknown error'}); for ENOEXEC give the script a "#!" line, for E2BIG shorten argv or env.`,
+    { cause: error },
+  );
+}
+
+/**
+ * Runs `argv` as one bounded process: no shell, the given env only, in its own process group.
+ *
+ * Rejects with {@link ExecError} (and spawns nothing) when the argv, env, cwd, bounds or executable
+ * are wrong, or the signal is already aborted. Once the process started the promise always resolves:
+ * a nonzero exit, a signal, a timeout, a cancellation or output past the ceiling are fields of the
+ * {@link RunResult}. It resolves only when the whole process group is gone: a timeout, an abort or
+ * (under `onExceed: "fail"`) the ceiling sends SIGTERM to the group and SIGKILL after `killGraceMs`;
+ * members left running after the child itself exited are killed the same way (`strayKilled`).
+ *
+ * @example
+ * const r = await run({ argv: ['git', 'status', '--short'], env: { PATH: '/usr/bin:/bin' }, cwd: repo });
+ * if (!r.ok) console.error(r.outcome, r.exitCode, r.stderr);
+ */
+export async function run(options: RunOptions): Promise<RunResult> {
+  const argv = checkArgv(options.argv);
+  const env = checkEnv(options.env);
+  const limits = checkLimits(options);
+  const stdin = checkStdin(options.stdin);
+  const signal = options.signal;
+  if (signal?.aborted) {
+    throw new ExecError(
+      ExecErrorCode.ABORTED,
+      'the run was cancelled before it started (signal already aborted); nothing ran.',
+    );
+  }
+  const cwd = checkCwd(options.cwd ?? process.cwd());
+  const command = argv[0] as string;
+  const file = resolveExecutable(command, env.PATH, cwd);
+
+  const started = performance.now();
+  const subprocess = execa(file, argv.slice(1), {
+    argv0: command,
+    env,
+    extendEnv: false,
+    cwd,
+    detached: true,
+    buffer: false,
+    encoding: 'buffer',
+    stdin: stdin === undefined ? 'ignore' : 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    reject: false,
+    cleanup: false,
+    stripFinalNewline: false,
+    forceKillAfterDelay: false,
+    windowsHide: true,
+  });
+  // execa's own result is not used (we read the streams and the exit ourselves); with
+  // reject: false it resolves, and this keeps any late rejection from going unhandled.
+  const execaDone = subprocess.then(
+    (result) => result,
+    (error: unknown) => error,
+  );
+  const pid = subprocess.pid;
+  if (pid === undefined) {
+    const result = (await execaDone) as { cause?: unknown };
+    throw spawnError(result.cause ?? result, command, file);
+  }
+  trackGroup(pid);
+
+  const collector = new OutputCollector(limits.maxOutputBytes);
+  let reason: KillReason | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  let exitCode: number | null = null;
+  let exitSignal: string | null = null;
+
+  const startKill = (why: KillReason): void => {
+    if (reason !== undefined) return;
+    reason = why;
+    signalGroup(pid, 'SIGTERM');
+    graceTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), limits.killGraceMs);
+  };
+
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    collector.push(0, chunk);
+    if (limits.onExceed === 'fail' && collector.exceeded) startKill('output_exceeded');
+  });
+  subprocess.stderr?.on('data', (chunk: Buffer) => {
+    collector.push(1, chunk);
+    if (limits.onExceed === 'fail' && collector.exceeded) startKill('output_exceeded');
+  });
+  if (stdin !== undefined && subprocess.stdin) {
+    // A child that exits without reading its input makes the write fail with EPIPE; its exit
+    // status, not the broken pipe, is what the caller needs.
+    subprocess.stdin.on('error', () => {});
+    subprocess.stdin.end(stdin);
+  }
+
+  const timeoutTimer = Number.isFinite(limits.timeoutMs)
+    ? setTimeout(() => startKill('timeout'), limits.timeoutMs)
+    : undefined;
+  const onAbort = (): void => startKill('cancelled');
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  await new Promise<void>((resolveClosed) => {
+    subprocess.once('exit', (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      // The child is gone; anything of its group still running would outlive the run (and may
+      // hold the pipes open, which would otherwise keep us waiting until the timeout).
+      if (reason === undefined && groupAlive(pid)) startKill('stray');
+    });
+    subprocess.once('close', () => resolveClosed());
+  });
+
+  if (reason !== undefined) {
+    // The pipes closed, but a member that ignores SIGTERM and let go of the pipes may live on.
+    const deadline = performance.now() + limits.killGraceMs + AFTER_KILL_WAIT_MS;
+    while (groupAlive(pid) && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+  clearTimeout(graceTimer);
+  clearTimeout(timeoutTimer);
+  signal?.removeEventListener('abort', onAbort);
+  untrackGroup(pid);
+  await execaDone;
+  const durationMs = performance.now() - started;
+
+  const out = collector.result(0);
+  const err = collector.result(1);
+  const timedOut = reason === 'timeout';
+  const cancelled = reason === 'cancelled';
+  const killedForOutput = reason === 'output_exceeded';
+  const outcome: RunOutcome = timedOut
+    ? 'timeout'
+    : cancelled
+      ? 'cancelled'
+      : killedForOutput
+        ? 'output_exceeded'
+        : exitSignal !== null
+          ? 'signaled'
+          : 'exited';
+  return {
+    ok: outcome === 'exited' && exitCode === 0,
+    outcome,
+    argv,
+    file,
+    pid,
+    exitCode,
+    signal: exitSignal,
+    stdout: out.text,
+    stderr: err.text,
+    stdoutBytes: { seen: out.seen, kept: out.kept, dropped: out.seen - out.kept },
+    stderrBytes: { seen: err.seen, kept: err.kept, dropped: err.seen - err.kept },
+    outputBytes: {
+      seen: out.seen + err.seen,
+      kept: out.kept + err.kept,
+      dropped: out.seen - out.kept + err.seen - err.kept,
+    },
+    timedOut,
+    outputExceeded: collector.exceeded,
+    cancelled,
+    strayKilled: reason === 'stray',
+    durationMs,
+    limits,
+  };
+}

@@ -1,0 +1,28 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { RunOptions, RunResult } from '../src/index';
+import { run } from '../src/index';
+
+describe('public API', () => {
+  it('exports exactly the documented names', async () => {
+    expect(Object.keys(await import('../src/index')).sort()).toEqual([
+      'DEFAULT_KILL_GRACE_MS',
+      'DEFAULT_MAX_OUTPUT_BYTES',
+      'DEFAULT_TIMEOUT_MS',
+      'ExecError',
+      'ExecErrorCode',
+      'resolveExecutable',
+      'run',
+      'truncationMarker',
+    ]);
+  });
+
+  it('types run as RunOptions → Promise<RunResult>', () => {
+    expectTypeOf(run).parameter(0).toEqualTypeOf<RunOptions>();
+    expectTypeOf(run).returns.toEqualTypeOf<Promise<RunResult>>();
+    expectTypeOf<RunResult['stdoutBytes']>().toEqualTypeOf<{
+      readonly seen: number;
+      readonly kept: number;
+      readonly dropped: number;
+    }>();
+  });
+});
