@@ -1,1 +1,62 @@
-export {};
+// @harness/ifc: labels, ceilings, measurement, observations, referents and prompt-slot authorization.
+// Pure: no Node-only imports, no runtime dependencies.
+
+export type {
+  AllowReason,
+  Authorization,
+  AuthorizationWarning,
+  AuthorizeInput,
+  DenyReason,
+  PolicyMode,
+  PromptSlot,
+  ToolEffect,
+} from './authorize';
+export {
+  authorize,
+  POLICY_MODES,
+  PROMPT_SLOTS,
+  STRICT_CONTEXT_READ_TOOLS,
+  TOOL_EFFECTS,
+} from './authorize';
+export type { Ceiling } from './ceiling';
+export { fits, meetCeilings } from './ceiling';
+export type { IfcErrorCode } from './errors';
+export { IFC_ERROR_CODES, IfcError } from './errors';
+export type { AnyOfClause, Atom, Clause, JsonObject, JsonValue, Label } from './label';
+export {
+  atomKey,
+  carriesReadFailedMarker,
+  flowsTo,
+  join,
+  joinAll,
+  LABEL_READ_FAILED,
+  normalize,
+  PUBLIC,
+  READ_FAILED_ATOM,
+} from './label';
+export type {
+  Admitted,
+  LabelSource,
+  Measurement,
+  MeasureOptions,
+  Withheld,
+  WithheldReason,
+} from './measure';
+export {
+  labelForUnlabeled,
+  measure,
+  WITHHELD_CEILING_EXCEEDED,
+  WITHHELD_LABEL_READ_FAILED,
+} from './measure';
+export type { Observation, ObservationChannel } from './observe';
+export { ObservationLog } from './observe';
+export type { CeilingRead, LabelRead, ReadIssue, ReadIssueCode } from './read';
+export { MAX_ATOM_DEPTH, readCeiling, readLabel } from './read';
+export type {
+  DocumentReferent,
+  HoldInput,
+  Provenance,
+  ReferentCitation,
+  ReferentSource,
+} from './referent';
+export { ReferentStore } from './referent';

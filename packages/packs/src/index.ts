@@ -1,1 +1,52 @@
-export {};
+// @harness/packs: the workspace file (zod schema, YAML with positions, JSON Schema for editors),
+// command packs, requirement probing, grants, tiers and the governance gate, the approvals
+// interface, audit events and the pack runner. Seed 003; docs/packs.md.
+export type { AuditEvent, AuditInput, AuditPayload } from './audit';
+export { auditEvent } from './audit';
+export { credentialsFrom, REDACTED } from './credentials';
+export type { PacksIssue } from './errors';
+export { formatIssue, PacksError, PacksErrorCode } from './errors';
+export type {
+  ApprovalKey,
+  ApprovalRequestInfo,
+  ApprovalStore,
+  Caller,
+  DecideInput,
+  Decision,
+  DecisionCode,
+  DecisionOutcome,
+  MemoryApproval,
+} from './governance';
+export { actionLabel, approvalKey, createMemoryApprovalStore, decide, TIERS } from './governance';
+export type { GrantResult } from './grants';
+export { resolveGrants } from './grants';
+export type { LoadOptions, LoadResult, WorkspaceSource } from './load';
+export { loadWorkspace, RESERVED_PACK_IDS } from './load';
+export { getCommand } from './lookup';
+export type { InputsSchema, PackCommandRow } from './manifest';
+export { inputsSchema, listCommands } from './manifest';
+export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from './runner';
+export { runPackCommand } from './runner';
+export type { WorkspaceFile } from './schema';
+export { workspaceJsonSchema, workspaceSchema } from './schema';
+export type {
+  Agent,
+  CredentialSource,
+  Effects,
+  InputSchema,
+  Label,
+  OutputParse,
+  Pack,
+  PackCommand,
+  Requirement,
+  Tier,
+  UnavailablePack,
+  Workspace,
+} from './types';
+export {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+  parseByteSize,
+  parseDuration,
+} from './units';

@@ -1,0 +1,351 @@
+import { parse, render, renderArgv, TmplError, type TmplWarning } from '@harness/tmpl';
+import { describe, expect, it } from 'vitest';
+import {
+  allowSets,
+  buildEnvelope,
+  buildRenderContext,
+  EventsError,
+  parseRunTemplate,
+  RUN_TRIGGERS,
+  runContext,
+  runContextPaths,
+} from '../src/index';
+import { fixtures } from './helpers';
+
+const quiet = { onWarn: (_: TmplWarning) => undefined };
+const codes = (src: string, location: 'argv' | 'prompt', untrustedInline = false) => {
+  const r = parseRunTemplate(src, location, { untrustedInline, ...quiet });
+  return r.ok ? [] : r.issues.map((i) => i.code);
+};
+
+const OPERATOR = ['harness.name', 'harness.workdir', 'model', 'prompt'];
+const DAEMON = [
+  'run.id',
+  'run.trigger',
+  'run.source',
+  'run.started_at',
+  'run.date',
+  'prompt_file',
+  'event.file',
+  'event.id',
+  'event.kind',
+  'event.source',
+  'event.received_at',
+];
+const TYPED = [
+  'event.name',
+  'event.action',
+  'event.repo',
+  'event.number',
+  'event.url',
+  'event.sha',
+  'event.actor',
+];
+const UNTRUSTED = ['event.title', 'event.body', 'event.comment', 'event.ref', 'event.content'];
+
+const pr = fixtures().find((f) => f.scheme === 'github' && f.file === 'pr_opened.json')!;
+const loaded = buildEnvelope({
+  source: 'webhook.github-pr',
+  scheme: 'github',
+  event: 'pull_request',
+  delivery: 'gh-1',
+  body: pr.body,
+  trustedActors: ['bradrydzewski'],
+  receivedAt: new Date('2026-09-22T05:10:00Z'),
+});
+const run = {
+  id: 'run-42',
+  trigger: 'webhook' as const,
+  source: 'webhook.github-pr',
+  startedAt: new Date('2026-09-22T05:10:07.5Z'),
+};
+
+describe('TM-17: every template is checked against the allow set of its location', () => {
+  it('TM-17: argv, prompt and fence each have their own allow set', () => {
+    expect(codes('{{event.repo}}', 'argv')).toEqual([]);
+    expect(codes('{{prompt}}', 'prompt')).toEqual(['path_not_allowed']);
+    expect(codes('{{untrusted event.body}}', 'argv')).toContain('fence_outside_prompt');
+    expect(codes('Review {{untrusted event.body}}', 'prompt', true)).toEqual([]);
+  });
+
+  it('TM-17: the allow sets, as data', () => {
+    expect(allowSets.argv).toEqual([...OPERATOR, ...DAEMON, ...TYPED, 'event.meta.*']);
+    const notInPrompt = new Set(['prompt', 'prompt_file']);
+    expect(allowSets.prompt).toEqual(allowSets.argv.filter((p) => !notInPrompt.has(p)));
+    expect(allowSets.fence).toEqual([...allowSets.prompt, ...UNTRUSTED]);
+  });
+
+  it('TM-17: every issue of one template is reported at load, with its position', () => {
+    const r = parseRunTemplate('{{event.repo}} {{nope}} {{event.title}}', 'argv', quiet);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.issues.map((i) => [i.code, i.path, i.column])).toEqual([
+      ['unknown_path', 'nope', 16],
+      ['untrusted_only_path', 'event.title', 25],
+    ]);
+  });
+});
+
+describe('TM-18: a path not in the context table fails load', () => {
+  it.each([
+    'nope',
+    'run',
+    'run.idd',
+    'event',
+    'event.meta',
+    'event.meta.a.b',
+    'harness',
+    'event.sender',
+    'env.home',
+  ])('TM-18: {{%s}} is an unknown path', (path) => {
+    expect(codes(`{{${path}}}`, 'argv')).toEqual(['unknown_path']);
+    expect(codes(`{{${path}?}}`, 'prompt')).toEqual(['unknown_path']);
+  });
+});
+
+describe('TM-19: operator-supplied paths', () => {
+  it.each(OPERATOR)('TM-19: {{%s}} is allowed in argv', (path) => {
+    expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
+  });
+  it('TM-19: the table marks them operator-supplied', () => {
+    expect(runContextPaths.filter((r) => r.supplier === 'operator').map((r) => r.path)).toEqual(OPERATOR);
+  });
+});
+
+describe('TM-20: prompt is allowed in argv only', () => {
+  it('TM-20: {{prompt}} passes in argv and fails in a prompt template', () => {
+    expect(codes('{{prompt}}', 'argv')).toEqual([]);
+    expect(codes('{{prompt?}}', 'prompt')).toEqual(['path_not_allowed']);
+    expect(codes('{{untrusted prompt}}', 'prompt', true)).toEqual(['path_not_allowed']);
+  });
+  it('TM-20: prompt_file is argv-only too (decision: a prompt cannot name its own file)', () => {
+    expect(codes('{{prompt_file}}', 'argv')).toEqual([]);
+    expect(codes('{{prompt_file}}', 'prompt')).toEqual(['path_not_allowed']);
+  });
+  it('TM-20: no run-context path is allowed in env', () => {
+    expect(parse('{{run.id}}', { location: 'env', context: runContext }).ok).toBe(false);
+  });
+});
+
+describe('TM-21: daemon-supplied paths', () => {
+  it.each(DAEMON)('TM-21: {{%s}} is declared', (path) => {
+    expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
+  });
+  it('TM-21: the table marks them daemon-supplied', () => {
+    expect(runContextPaths.filter((r) => r.supplier === 'daemon').map((r) => r.path)).toEqual(DAEMON);
+  });
+  it('TM-21: run.started_at is RFC 3339 UTC in whole seconds and run.date the UTC date (decision)', () => {
+    const ctx = buildRenderContext({ run });
+    expect(render('{{run.started_at}} {{run.date}}', ctx)).toBe('2026-09-22T05:10:07Z 2026-09-22');
+    const lateEvening = buildRenderContext({
+      run: { ...run, startedAt: new Date('2026-09-22T23:59:59+01:00') },
+    });
+    expect(render('{{run.date}}', lateEvening)).toBe('2026-09-22');
+  });
+});
+
+describe('TM-22: run.trigger is one of schedule, catch_up, manual, channel, webhook', () => {
+  it.each(RUN_TRIGGERS)('TM-22: %s renders', (trigger) => {
+    expect(render('{{run.trigger}}', buildRenderContext({ run: { id: 'r', trigger } }))).toBe(trigger);
+  });
+  it.each(['cron', 'Webhook', '--exec', ''])('TM-22: %j is refused', (trigger) => {
+    expect(() => buildRenderContext({ run: { id: 'r', trigger: trigger as 'manual' } })).toThrow(EventsError);
+  });
+  it('TM-22: lists exactly the five triggers', () => {
+    expect([...RUN_TRIGGERS]).toEqual(['schedule', 'catch_up', 'manual', 'channel', 'webhook']);
+  });
+});
+
+describe('TM-23: typed paths', () => {
+  it.each([...TYPED, 'event.meta.state', 'event.meta.ref_type', 'event.meta.anything'])(
+    'TM-23: {{%s}} is allowed in argv and prompt',
+    (path) => {
+      expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
+      expect(codes(`{{${path}?}}`, 'prompt')).toEqual([]);
+    },
+  );
+  it('TM-23: they render from the extraction', () => {
+    const ctx = buildRenderContext({ event: loaded });
+    expect(
+      renderArgv(
+        [
+          'x',
+          '{{event.name}}',
+          '{{event.action}}',
+          '{{event.repo}}',
+          '{{event.number}}',
+          '{{event.url}}',
+          '{{event.sha}}',
+          '{{event.actor}}',
+          '{{event.meta.state}}',
+        ],
+        ctx,
+      ),
+    ).toEqual([
+      'x',
+      'pull_request',
+      'opened',
+      'bradrydzewski/drone-test-go',
+      '1',
+      'https://github.com/bradrydzewski/drone-test-go/pull/1',
+      'd2b75aa7797ec26b088fa2dd527e9d2c052fcedd',
+      'bradrydzewski',
+      'open',
+    ]);
+  });
+  it('TM-23: an untrusted sender leaves {{event.actor}} unresolved', () => {
+    const untrusted = buildEnvelope({
+      source: 'webhook.github-pr',
+      scheme: 'github',
+      event: 'pull_request',
+      body: pr.body,
+    });
+    const ctx = buildRenderContext({ event: untrusted });
+    expect(() => render('{{event.actor}}', ctx)).toThrow(TmplError);
+    expect(render('[{{event.actor?}}]', ctx)).toBe('[]');
+  });
+});
+
+describe('TM-24: untrusted-only paths fail as {{path}} or {{path?}} anywhere', () => {
+  it.each(UNTRUSTED)('TM-24: %s', (path) => {
+    for (const form of [`{{${path}}}`, `{{${path}?}}`]) {
+      expect(codes(form, 'argv')).toContain('untrusted_only_path');
+      expect(codes(form, 'prompt')).toContain('untrusted_only_path');
+      expect(codes(form, 'prompt', true)).toContain('untrusted_only_path');
+    }
+  });
+});
+
+describe('TM-25: free text in argv fails load', () => {
+  it.each([...UNTRUSTED, 'event.repo'])('TM-25: {{untrusted %s}} in an argv element is refused', (path) => {
+    expect(codes(`--title={{untrusted ${path}}}`, 'argv')).toContain('fence_outside_prompt');
+  });
+});
+
+describe('TM-26: {{untrusted …}} in a prompt needs untrusted_inline', () => {
+  it('TM-26: fails without it and passes with it, warning at load', () => {
+    expect(codes('{{untrusted event.title}}', 'prompt', false)).toEqual(['fence_not_enabled']);
+    const warnings: TmplWarning[] = [];
+    const r = parseRunTemplate('{{untrusted event.title}}', 'prompt', {
+      untrustedInline: true,
+      onWarn: (w) => warnings.push(w),
+    });
+    expect(r.ok).toBe(true);
+    expect(warnings.map((w) => w.code)).toEqual(['untrusted_inline_enabled']);
+  });
+});
+
+describe('TM-27: untrusted_inline is off by default', () => {
+  it('TM-27: parseRunTemplate refuses the fence unless asked', () => {
+    const r = parseRunTemplate('{{untrusted event.body}}', 'prompt', quiet);
+    expect(!r.ok && r.issues.map((i) => i.code)).toEqual(['fence_not_enabled']);
+  });
+  it('TM-27: the render context carries no free text unless untrustedInline is set', () => {
+    const off = buildRenderContext({ event: loaded }) as { event: Record<string, unknown> };
+    for (const path of UNTRUSTED) expect(off.event[path.slice(6)]).toBeUndefined();
+    const on = buildRenderContext({ event: loaded, untrustedInline: true }) as {
+      event: Record<string, unknown>;
+    };
+    expect(on.event.title).toBe((pr.body as { pull_request: { title: string } }).pull_request.title);
+  });
+});
+
+describe('TM-28: {{untrusted path}} accepts the untrusted-only paths', () => {
+  it.each(UNTRUSTED)('TM-28: {{untrusted %s}} renders fenced', (path) => {
+    const ctx = buildRenderContext({ event: loaded, untrustedInline: true });
+    const out = render(`{{untrusted ${path}}}`, ctx, { fenceSource: 'webhook.github-pr', ...quiet });
+    expect(out).toMatch(
+      new RegExp(`^<untrusted-data source="webhook.github-pr" field="${path}" nonce="[0-9a-f]{32}">\\n`),
+    );
+  });
+  it('TM-28: it also accepts typed and daemon paths (tmpl decision: fencing a trusted value makes it inert)', () => {
+    expect(codes('{{untrusted event.repo}} {{untrusted run.id}}', 'prompt', true)).toEqual([]);
+  });
+  it('TM-28: a fenced path with untrusted_inline off in the context renders an empty block', () => {
+    const out = render('{{untrusted event.title}}', buildRenderContext({ event: loaded }), quiet);
+    expect(out).toMatch(/^<untrusted-data [^>]+>\n\n<\/untrusted-data nonce="[0-9a-f]{32}">$/);
+  });
+});
+
+describe('TM-29: templates read typed, never the raw payload', () => {
+  it('TM-29: no path reaches webhook.*', () => {
+    for (const path of [
+      'webhook.body',
+      'webhook.body.title',
+      'webhook.event',
+      'typed.repo',
+      'event.webhook.body',
+    ]) {
+      expect(codes(`{{${path}}}`, 'argv'), path).toEqual(['unknown_path']);
+    }
+    expect(runContextPaths.every((r) => !r.path.startsWith('webhook'))).toBe(true);
+  });
+  it('TM-29: the render context holds no payload field outside the table', () => {
+    const ctx = buildRenderContext({ event: loaded, untrustedInline: true });
+    expect(Object.keys(ctx)).toEqual(['event']);
+    expect(Object.keys(ctx.event as object)).not.toContain('webhook');
+    expect(JSON.stringify(ctx)).not.toContain('"webhook":');
+    // A payload-only value (the repository's numeric id, the clone url) is nowhere in the context.
+    const body = pr.body as { repository: { clone_url: string } };
+    expect(JSON.stringify(ctx)).not.toContain(body.repository.clone_url);
+  });
+});
+
+describe('TM-30: the render context comes from harness, run request and typed', () => {
+  it('TM-30: assembles operator, daemon and typed values', () => {
+    const ctx = buildRenderContext({
+      harness: { name: 'reviewer', workdir: '/srv/work' },
+      model: 'anthropic/claude',
+      prompt: 'Review it',
+      run,
+      event: { ...loaded, file: '/run/e.json' },
+    });
+    expect(
+      renderArgv(
+        [
+          'agent',
+          '--name',
+          '{{harness.name}}',
+          '-C',
+          '{{harness.workdir}}',
+          '--model',
+          '{{model}}',
+          '--',
+          '{{prompt}}',
+        ],
+        ctx,
+      ),
+    ).toEqual([
+      'agent',
+      '--name',
+      'reviewer',
+      '-C',
+      '/srv/work',
+      '--model',
+      'anthropic/claude',
+      '--',
+      'Review it',
+    ]);
+    expect(render('{{run.id}} {{run.trigger}} {{run.source}} {{event.file}}', ctx)).toBe(
+      'run-42 webhook webhook.github-pr /run/e.json',
+    );
+  });
+  it('TM-30: config validation holds no run values: the declaration is paths only', () => {
+    expect(
+      runContext.paths.every((p) =>
+        Object.keys(p).every((k) => ['path', 'locations', 'description', 'untrustedOnly'].includes(k)),
+      ),
+    ).toBe(true);
+    expect(parseRunTemplate('{{run.id}} {{event.sha}}', 'argv').ok).toBe(true);
+  });
+  it('TM-30: an absent value is an absent key: {{x?}} renders empty, {{x}} is unresolved', () => {
+    const ctx = buildRenderContext({ run: { id: 'r', trigger: 'manual' } });
+    expect(renderArgv(['a', '{{event.sha?}}'], ctx)).toEqual(['a', '']);
+    try {
+      render('{{event.sha}}', ctx);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as TmplError).code).toBe('unresolved');
+      expect((e as TmplError).path).toBe('event.sha');
+    }
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * The codes an {@link IfcError} can carry. Callers branch on `code`, never on message text.
+ */
+export const IFC_ERROR_CODES = {
+  /** A value given where a label was required is not a readable label. */
+  invalid_label: 'invalid_label',
+  /** A ceiling was missing or unreadable where one had to be stated; the call is refused. */
+  ceiling_unavailable: 'ceiling_unavailable',
+  /** Only an admitted measurement can be held as a referent. */
+  not_admitted: 'not_admitted',
+  /** A referent id named no referent held by this store. */
+  unknown_referent: 'unknown_referent',
+  /** A referent's provenance lacked its command or actor. */
+  invalid_provenance: 'invalid_provenance',
+} as const;
+
+/** One of {@link IFC_ERROR_CODES}. */
+export type IfcErrorCode = (typeof IFC_ERROR_CODES)[keyof typeof IFC_ERROR_CODES];
+
+/**
+ * The one error class of `@harness/ifc`, thrown only for programming errors (a wrong argument a type
+ * would have caught). Expected failures, such as an unreadable label from a host, are returned as data.
+ */
+export class IfcError extends Error {
+  /** What went wrong, as a stable machine code. */
+  readonly code: IfcErrorCode;
+
+  constructor(code: IfcErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'IfcError';
+    this.code = code;
+  }
+}

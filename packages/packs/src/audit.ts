@@ -1,0 +1,104 @@
+import { redactDeep } from './credentials';
+import type { Decision, DecisionCode, DecisionOutcome } from './governance';
+import { actionLabel } from './governance';
+import { getCommand } from './lookup';
+import type { PackRunOutcome, RunStatus } from './runner';
+import type { CredentialSource, Effects, Tier, Workspace } from './types';
+
+/** The structured part of an audit event; queries read these fields, never the action string (CP-26). */
+export interface AuditPayload {
+  readonly provider: 'command';
+  /** Pack id. */
+  readonly container: string;
+  /** Command id inside the pack. */
+  readonly member: string;
+  readonly effects: Effects;
+  readonly tier: Tier;
+  readonly agent?: string;
+  readonly decision?: DecisionOutcome;
+  readonly code?: DecisionCode;
+  readonly reason?: string;
+  readonly approvalId?: string;
+  readonly scopesRequired?: readonly string[];
+  readonly scopesDenied?: readonly string[];
+  /** The run, when one happened: what ran (argv as rendered, redacted) and how it ended. No output is recorded. */
+  readonly run?: {
+    readonly status: RunStatus;
+    readonly argv: readonly string[];
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+    readonly timedOut: boolean;
+    readonly outputExceeded: boolean;
+    readonly durationMs: number;
+  };
+}
+
+/** One audit event: `action` is the label (CP-23), `payload` the fields (CP-24). */
+export interface AuditEvent {
+  readonly action: string;
+  readonly payload: AuditPayload;
+}
+
+/** Input of {@link auditEvent}. */
+export interface AuditInput {
+  readonly agent?: string;
+  readonly decision?: Decision;
+  readonly outcome?: PackRunOutcome;
+  /** When given, every credential value is swept out of the event once more (belt and braces). */
+  readonly credentials?: CredentialSource;
+}
+
+/**
+ * Builds the audit event of a pack-command call: decided (allowed, denied, awaiting approval) and,
+ * when it ran, how the run ended. Denied and refused calls are audited too (CP-23's open question).
+ * Arguments and output are not part of the event; the rendered argv is, and a credential never is:
+ * credentials reach a child only through env (CP-38, CP-40). Returns `undefined` for an unknown
+ * command id.
+ */
+export function auditEvent(
+  workspace: Workspace,
+  commandId: string,
+  input: AuditInput = {},
+): AuditEvent | undefined {
+  const command = getCommand(workspace, commandId);
+  if (!command) return undefined;
+  const { decision, outcome } = input;
+  const payload: AuditPayload = {
+    provider: 'command',
+    container: command.pack,
+    member: command.id,
+    effects: command.effects,
+    tier: command.tier,
+    ...(input.agent === undefined ? {} : { agent: input.agent }),
+    ...(decision
+      ? {
+          decision: decision.outcome,
+          code: decision.code,
+          reason: decision.reason,
+          scopesRequired: decision.scopesRequired,
+          scopesDenied: decision.scopesDenied,
+          ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
+        }
+      : {}),
+    ...(outcome
+      ? {
+          run: {
+            status: outcome.status,
+            argv: outcome.argv,
+            exitCode: outcome.exitCode,
+            signal: outcome.signal,
+            timedOut: outcome.timedOut,
+            outputExceeded: outcome.outputExceeded,
+            durationMs: outcome.durationMs,
+          },
+        }
+      : {}),
+  };
+  const event: AuditEvent = { action: actionLabel('command', command.pack, command.id), payload };
+  if (!input.credentials) return event;
+  const pack = workspace.packs.find((p) => p.id === command.pack);
+  const secrets = (pack?.credentials ?? [])
+    .map((n) => input.credentials?.get(n))
+    .filter((v): v is string => typeof v === 'string' && v !== '');
+  return redactDeep(event, secrets);
+}

@@ -1,0 +1,326 @@
+import { createHash } from 'node:crypto';
+import { getCommand, unavailableFor, unknownCommandMessage } from './lookup';
+import type { Effects, Tier, Workspace } from './types';
+
+/** The four tiers, in the order the docs list them. */
+export const TIERS: readonly Tier[] = ['open', 'cautious', 'strict', 'readonly'];
+
+/**
+ * The action label of a call: `command:call:<pack>:<command>` for a pack command (CP-20), and
+ * `mcp:call:<server>:<tool>` for a server tool (kept for symmetry, CP-21; this project has no MCP
+ * servers yet). A label is for people and the audit log: nothing matches on it, and it never
+ * changes a decision (CP-18).
+ */
+export function actionLabel(provider: 'command' | 'mcp', container: string, member: string): string {
+  return `${provider}:call:${container}:${member}`;
+}
+
+/** Identifies one call for approvals: the command, the agent and a digest of the exact arguments. */
+export interface ApprovalKey {
+  readonly commandId: string;
+  readonly agent: string;
+  /** `sha256:<hex>` of the arguments' canonical JSON (keys sorted); see {@link approvalKey}. */
+  readonly argsDigest: string;
+}
+
+/** What the gate tells an {@link ApprovalStore} when it records a request. */
+export interface ApprovalRequestInfo {
+  readonly action: string;
+  readonly tier: Tier;
+  readonly effects: Effects;
+  /** Why approval is needed, one line (e.g. `strict tier: every call needs explicit approval`). */
+  readonly reason: string;
+}
+
+/**
+ * Where approvals live. This package only defines the interface; the host persists it (SQLite,
+ * `loom approvals …`). Both methods are synchronous so the gate stays a plain function.
+ * An approval is single-use and bound to one {@link ApprovalKey}: approving `rm x` does not approve
+ * `rm y`, nor a second `rm x`.
+ */
+export interface ApprovalStore {
+  /** Consumes an approved, unused approval for exactly this key; returns its id, or `undefined`. */
+  take(key: ApprovalKey): { readonly id: string } | undefined;
+  /** Records a pending request for this key (or returns the pending one already recorded); returns its id. */
+  request(key: ApprovalKey, info: ApprovalRequestInfo): { readonly id: string };
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The approval key of a call: same command, agent and arguments (in any key order) give the same key. */
+export function approvalKey(
+  commandId: string,
+  agent: string,
+  args: Readonly<Record<string, unknown>>,
+): ApprovalKey {
+  const argsDigest = `sha256:${createHash('sha256').update(canonical(args)).digest('hex')}`;
+  return { commandId, agent, argsDigest };
+}
+
+/** One in-memory approval, as {@link createMemoryApprovalStore} keeps it. */
+export interface MemoryApproval {
+  readonly id: string;
+  readonly key: ApprovalKey;
+  readonly info: ApprovalRequestInfo;
+  status: 'pending' | 'approved' | 'denied' | 'used';
+}
+
+/**
+ * An in-memory {@link ApprovalStore} for tests, demos and embedders without persistence; `approve`
+ * and `deny` play the owner. Not shared between processes.
+ */
+export function createMemoryApprovalStore(): ApprovalStore & {
+  readonly approvals: readonly MemoryApproval[];
+  approve(id: string): boolean;
+  deny(id: string): boolean;
+} {
+  const approvals: MemoryApproval[] = [];
+  const same = (a: ApprovalKey, b: ApprovalKey) =>
+    a.commandId === b.commandId && a.agent === b.agent && a.argsDigest === b.argsDigest;
+  const setStatus = (id: string, from: MemoryApproval['status'], to: MemoryApproval['status']) => {
+    const a = approvals.find((x) => x.id === id && x.status === from);
+    if (a) a.status = to;
+    return a !== undefined;
+  };
+  return {
+    approvals,
+    take(key) {
+      const a = approvals.find((x) => x.status === 'approved' && same(x.key, key));
+      if (!a) return undefined;
+      a.status = 'used';
+      return { id: a.id };
+    },
+    request(key, info) {
+      const pending = approvals.find((x) => x.status === 'pending' && same(x.key, key));
+      if (pending) return { id: pending.id };
+      const id = `apr_${approvals.length + 1}`;
+      approvals.push({ id, key, info, status: 'pending' });
+      return { id };
+    },
+    approve: (id) => setStatus(id, 'pending', 'approved'),
+    deny: (id) => setStatus(id, 'pending', 'denied'),
+  };
+}
+
+/** The outcome of the gate. */
+export type DecisionOutcome = 'allow' | 'deny' | 'approval_required';
+
+/**
+ * Machine codes of a decision (the host copies a deny's code into its answer's `reason`):
+ * allow — `open_tier`, `read_auto_approved`, `approved`, `no_governance`;
+ * deny — `unknown_command`, `requirement_unmet`, `unknown_agent`, `not_granted`, `readonly_tier`, `scope_denied`;
+ * approval_required — `strict_tier`, `write_needs_approval`.
+ */
+export type DecisionCode =
+  | 'open_tier'
+  | 'read_auto_approved'
+  | 'approved'
+  | 'no_governance'
+  | 'unknown_command'
+  | 'requirement_unmet'
+  | 'unknown_agent'
+  | 'not_granted'
+  | 'readonly_tier'
+  | 'scope_denied'
+  | 'strict_tier'
+  | 'write_needs_approval';
+
+/** What {@link decide} returns. Every field is safe to log and to show the agent. */
+export interface Decision {
+  readonly outcome: DecisionOutcome;
+  readonly code: DecisionCode;
+  /** One line naming the action label, the tier and why (CP-22). */
+  readonly reason: string;
+  readonly commandId: string;
+  /** `command:call:<pack>:<command>`. */
+  readonly action: string;
+  /** Resolved tier (absent only when the command is unknown). */
+  readonly tier?: Tier;
+  readonly effects?: Effects;
+  readonly scopesRequired: readonly string[];
+  readonly scopesGranted: readonly string[];
+  readonly scopesDenied: readonly string[];
+  /** The approval consumed (`approved`) or requested (`approval_required`), when a store was given. */
+  readonly approvalId?: string;
+}
+
+/** Who is calling: an agent id declared in the workspace, or an explicit caller. */
+export type Caller =
+  | string
+  | {
+      /** Recorded in approval keys; default `anonymous`. */
+      readonly id?: string;
+      /** Scopes the caller holds (its `allowed_scopes`). */
+      readonly scopes: readonly string[];
+      /** Manifest ids the caller is granted; when given, a command outside it is denied `not_granted`. */
+      readonly commands?: readonly string[];
+    };
+
+/** Input of {@link decide}. */
+export interface DecideInput {
+  /** Manifest id `<pack>.<command>`. */
+  readonly commandId: string;
+  readonly caller: Caller;
+  /** The call's arguments (only hashed, into the approval key). Default `{}`. */
+  readonly args?: Readonly<Record<string, unknown>>;
+  /** Where approvals are taken from and requested in. Without one, a call needing approval is `approval_required` with no id. */
+  readonly approvals?: ApprovalStore;
+  /**
+   * Whether governance (the approval step) is configured. Default `true`. `false` reproduces the
+   * seed's `governance is None`: a call that passes the tier, grant and scope checks is allowed
+   * (CP-13); `readonly` still denies a write.
+   */
+  readonly governance?: boolean;
+}
+
+/**
+ * The governance gate of one pack-command call (seed 003, "Governance"), a pure function of the
+ * workspace, the call and the approval store. In order:
+ * 1. unknown command → deny `unknown_command` (naming what exists); a command of a pack left out
+ *    because a requirement is unmet → deny `requirement_unmet` (CP-14);
+ * 2. an agent id not in the workspace → deny `unknown_agent`; a command outside the caller's grants
+ *    → deny `not_granted` (CP-65);
+ * 3. tier `readonly` and effects `write` → deny `readonly_tier`, before anything else is consulted (CP-11);
+ * 4. scopes: `required ∖ allowed` non-empty → deny `scope_denied` (CP-17). This project checks
+ *    scopes on every tier, `open` included: scopes are authorization, tiers are approval (CP-07);
+ * 5. `open` → allow; no governance → allow; `read` under `cautious` or `readonly` → allow;
+ *    `strict` (any call) and a `write` under `cautious` → an approval from the store, else
+ *    `approval_required`.
+ * Effects come from the declaration (undeclared = write); the action label is never scanned (CP-62).
+ */
+export function decide(workspace: Workspace, input: DecideInput): Decision {
+  const { commandId } = input;
+  const command = getCommand(workspace, commandId);
+  const dot = commandId.indexOf('.');
+  const action = actionLabel('command', commandId.slice(0, Math.max(dot, 0)), commandId.slice(dot + 1));
+  const none: readonly string[] = [];
+  if (!command) {
+    const gone = unavailableFor(workspace, commandId);
+    return {
+      outcome: 'deny',
+      code: gone ? 'requirement_unmet' : 'unknown_command',
+      reason: `${action} denied: ${unknownCommandMessage(workspace, commandId)}`,
+      commandId,
+      action,
+      scopesRequired: none,
+      scopesGranted: none,
+      scopesDenied: none,
+    };
+  }
+  const base = { commandId, action, tier: command.tier, effects: command.effects } as const;
+  const caller = input.caller;
+  let callerId: string;
+  let allowed: readonly string[];
+  let granted: readonly string[] | undefined;
+  if (typeof caller === 'string') {
+    const agent = workspace.agents.find((a) => a.id === caller);
+    if (!agent) {
+      return {
+        ...base,
+        outcome: 'deny',
+        code: 'unknown_agent',
+        reason: `${action} denied: unknown agent "${caller}"`,
+        scopesRequired: command.scopes,
+        scopesGranted: none,
+        scopesDenied: command.scopes,
+      };
+    }
+    callerId = agent.id;
+    allowed = agent.scopes;
+    granted = agent.commands;
+  } else {
+    callerId = caller.id ?? 'anonymous';
+    allowed = caller.scopes;
+    granted = caller.commands;
+  }
+  const scopesGranted = command.scopes.filter((s) => allowed.includes(s));
+  const scopesDenied = command.scopes.filter((s) => !allowed.includes(s));
+  const scoped = { ...base, scopesRequired: command.scopes, scopesGranted, scopesDenied };
+  const tierText = `tier ${command.tier}, effects ${command.effects}`;
+  if (granted !== undefined && !granted.includes(commandId)) {
+    return {
+      ...scoped,
+      outcome: 'deny',
+      code: 'not_granted',
+      reason: `${action} denied: "${callerId}" holds no grant for ${commandId}`,
+    };
+  }
+  if (command.tier === 'readonly' && command.effects === 'write') {
+    return {
+      ...scoped,
+      outcome: 'deny',
+      code: 'readonly_tier',
+      reason: `${action} denied: pack "${command.pack}" is readonly and ${commandId} declares effects write${command.effectsDeclared ? '' : ' (undeclared effects mean write)'}`,
+    };
+  }
+  if (scopesDenied.length > 0) {
+    return {
+      ...scoped,
+      outcome: 'deny',
+      code: 'scope_denied',
+      reason: `${action} denied (${tierText}): missing scopes ${scopesDenied.join(', ')}; held: ${allowed.join(', ') || 'none'}`,
+    };
+  }
+  if (command.tier === 'open') {
+    return {
+      ...scoped,
+      outcome: 'allow',
+      code: 'open_tier',
+      reason: `${action} allowed: ${tierText}, open tier`,
+    };
+  }
+  if (input.governance === false) {
+    return {
+      ...scoped,
+      outcome: 'allow',
+      code: 'no_governance',
+      reason: `${action} allowed: ${tierText}, no governance configured`,
+    };
+  }
+  if (command.tier !== 'strict' && command.effects === 'read') {
+    return {
+      ...scoped,
+      outcome: 'allow',
+      code: 'read_auto_approved',
+      reason: `${action} allowed: ${tierText}, reads are auto-approved`,
+    };
+  }
+  const code = command.tier === 'strict' ? 'strict_tier' : 'write_needs_approval';
+  const why =
+    code === 'strict_tier'
+      ? 'strict tier: every call needs explicit approval'
+      : 'cautious tier: a write needs approval';
+  const key = approvalKey(commandId, callerId, input.args ?? {});
+  const taken = input.approvals?.take(key);
+  if (taken) {
+    return {
+      ...scoped,
+      outcome: 'allow',
+      code: 'approved',
+      reason: `${action} allowed: ${tierText}, approval ${taken.id}`,
+      approvalId: taken.id,
+    };
+  }
+  const requested = input.approvals?.request(key, {
+    action,
+    tier: command.tier,
+    effects: command.effects,
+    reason: why,
+  });
+  return {
+    ...scoped,
+    outcome: 'approval_required',
+    code,
+    reason: `${action} needs approval: ${why}${requested ? ` (request ${requested.id})` : ''}`,
+    ...(requested ? { approvalId: requested.id } : {}),
+  };
+}

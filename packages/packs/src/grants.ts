@@ -1,0 +1,144 @@
+import { PacksErrorCode, type PacksIssue } from './errors';
+import { allCommandIds, getPack, listForMessage, unavailableFor } from './lookup';
+import type { Pack, UnavailablePack, Workspace } from './types';
+
+/** What {@link resolveGrants} returns: the manifest ids granted, or why the grants are wrong. */
+export type GrantResult =
+  | {
+      readonly ok: true;
+      /** Manifest ids the grants carry, sorted, without duplicates. */
+      readonly commands: readonly string[];
+      /** Grants naming a pack left out of this machine's workspace (optional, requirement unmet). */
+      readonly warnings: readonly PacksIssue[];
+    }
+  | { readonly ok: false; readonly issues: readonly PacksIssue[] };
+
+/** The parts of a workspace grant resolution reads. */
+export interface GrantScope {
+  readonly packs: readonly Pack[];
+  readonly unavailable: readonly UnavailablePack[];
+}
+
+/**
+ * Resolves a list of grants to manifest ids (seed 003, decisions 3 and 4):
+ * - `pack:<id>` carries every `read` command of the pack, now and as the pack grows, and never a
+ *   write (undeclared effects are writes); a pack with no read command is an error (it would grant
+ *   nothing; CP-75), naming its writes to grant one by one;
+ * - `<pack>.<command>` carries that one command, read or write;
+ * - `server:<id>` is reserved and refused (no servers exist in this project);
+ * - anything else, `pack:` without an id, or a name that matches nothing is an error listing what
+ *   exists (an agent silently granted nothing looks like a model that chose not to act).
+ * A grant naming a pack that was left out (optional, binary missing) is a warning, not an error.
+ */
+export function resolveGrantList(
+  scope: GrantScope,
+  grants: readonly string[],
+  at: (index: number) => Partial<PacksIssue> = () => ({}),
+): GrantResult {
+  const issues: PacksIssue[] = [];
+  const warnings: PacksIssue[] = [];
+  const out = new Set<string>();
+  const packIds = scope.packs.map((p) => p.id);
+  const workspace = { ...scope, file: '', dir: '', agents: [], warnings: [] };
+  const all = allCommandIds(workspace);
+  grants.forEach((grant, index) => {
+    const fail = (code: PacksErrorCode, message: string) =>
+      issues.push({ code, message, path: [index], ...at(index) });
+    const gone = (u: UnavailablePack) =>
+      warnings.push({
+        code: PacksErrorCode.REQUIREMENT_MISSING,
+        message: `grant "${grant}" carries nothing on this machine: pack "${u.id}" was left out because ${u.reason}`,
+        path: [index],
+        ...at(index),
+      });
+    if (grant.startsWith('server:')) {
+      fail(
+        PacksErrorCode.GRANT_RESERVED,
+        `grant "${grant}": server:<id> grants are reserved and refused until MCP servers exist in this project; grant pack:<id> or <pack>.<command> instead`,
+      );
+      return;
+    }
+    if (grant.startsWith('pack:')) {
+      const id = grant.slice('pack:'.length);
+      if (id === '') {
+        fail(
+          PacksErrorCode.GRANT_UNKNOWN,
+          `grant "pack:" names no pack: expected pack:<id>; packs: ${listForMessage(packIds)}`,
+        );
+        return;
+      }
+      const pack = getPack(workspace, id);
+      if (!pack) {
+        const u = scope.unavailable.find((x) => x.id === id);
+        if (u) {
+          gone(u);
+          return;
+        }
+        fail(
+          PacksErrorCode.GRANT_UNKNOWN,
+          `grant "${grant}" matches no pack; packs: ${listForMessage(packIds)}`,
+        );
+        return;
+      }
+      const reads = pack.commands.filter((c) => c.effects === 'read');
+      if (reads.length === 0) {
+        fail(
+          PacksErrorCode.GRANT_EMPTY,
+          `grant "${grant}" matches nothing: pack:<id> carries read commands only and "${id}" has none; grant its writes by name: ${listForMessage(pack.commands.map((c) => c.manifestId))}`,
+        );
+        return;
+      }
+      for (const c of reads) out.add(c.manifestId);
+      return;
+    }
+    const dot = grant.indexOf('.');
+    if (dot > 0) {
+      if (all.includes(grant)) {
+        out.add(grant);
+        return;
+      }
+      const u = unavailableFor(workspace, grant);
+      if (u) {
+        gone(u);
+        return;
+      }
+      const pack = getPack(workspace, grant.slice(0, dot));
+      fail(
+        PacksErrorCode.GRANT_UNKNOWN,
+        pack
+          ? `grant "${grant}" names no command of pack "${pack.id}"; its commands: ${listForMessage(pack.commands.map((c) => c.manifestId))}`
+          : `grant "${grant}" names no command; commands: ${listForMessage(all)}`,
+      );
+      return;
+    }
+    fail(
+      PacksErrorCode.GRANT_UNKNOWN,
+      `grant "${grant}" is not a grant: expected pack:<id> or <pack>.<command>; packs: ${listForMessage(packIds)}`,
+    );
+  });
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, commands: [...out].sort(), warnings };
+}
+
+/**
+ * The manifest ids an agent may run: `agentOrGrants` is an agent id declared in the workspace
+ * (its grants were checked at load) or a list of grants to resolve now. An unknown agent id is an
+ * error listing the agents.
+ */
+export function resolveGrants(workspace: Workspace, agentOrGrants: string | readonly string[]): GrantResult {
+  if (typeof agentOrGrants !== 'string') return resolveGrantList(workspace, agentOrGrants);
+  const agent = workspace.agents.find((a) => a.id === agentOrGrants);
+  if (!agent) {
+    return {
+      ok: false,
+      issues: [
+        {
+          code: PacksErrorCode.UNKNOWN_AGENT,
+          message: `unknown agent "${agentOrGrants}"; agents: ${listForMessage(workspace.agents.map((a) => a.id))}`,
+          path: [],
+        },
+      ],
+    };
+  }
+  return resolveGrantList(workspace, agent.grants);
+}

@@ -1,0 +1,46 @@
+import type { Pack, PackCommand, UnavailablePack, Workspace } from './types';
+
+/** The command with manifest id `id` (`<pack>.<command>`), or `undefined`. */
+export function getCommand(workspace: Workspace, id: string): PackCommand | undefined {
+  const dot = id.indexOf('.');
+  if (dot < 0) return undefined;
+  const pack = getPack(workspace, id.slice(0, dot));
+  const name = id.slice(dot + 1);
+  return pack?.commands.find((c) => c.id === name);
+}
+
+/** The available pack with id `id`, or `undefined`. */
+export function getPack(workspace: Workspace, id: string): Pack | undefined {
+  return workspace.packs.find((p) => p.id === id);
+}
+
+/** The unavailable (left-out optional) pack that would hold manifest id `id`, if any. */
+export function unavailableFor(workspace: Workspace, id: string): UnavailablePack | undefined {
+  return workspace.unavailable.find((u) => u.commands.includes(id) || u.id === id);
+}
+
+/** Every manifest id of the workspace, in declaration order. */
+export function allCommandIds(workspace: Workspace): string[] {
+  return workspace.packs.flatMap((p) => p.commands.map((c) => c.manifestId));
+}
+
+/** A short list for messages: `a, b, c` (or `none`), cut after `max` entries. */
+export function listForMessage(items: readonly string[], max = 20): string {
+  if (items.length === 0) return 'none';
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown}, … (${items.length - max} more)` : shown;
+}
+
+/** `unknown command "x"; available: …` — names what was asked and what exists (CP-28). */
+export function unknownCommandMessage(workspace: Workspace, id: string): string {
+  const gone = unavailableFor(workspace, id);
+  if (gone) {
+    return `command "${id}" is not available: pack "${gone.id}" was left out because ${gone.reason}`;
+  }
+  const dot = id.indexOf('.');
+  const pack = dot < 0 ? undefined : getPack(workspace, id.slice(0, dot));
+  if (pack) {
+    return `unknown command "${id}": pack "${pack.id}" has the commands ${listForMessage(pack.commands.map((c) => c.manifestId))}`;
+  }
+  return `unknown command "${id}": expected <pack>.<command>; available: ${listForMessage(allCommandIds(workspace))}`;
+}

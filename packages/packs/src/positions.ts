@@ -1,0 +1,68 @@
+// Maps a path inside the parsed document back to the line and column where it was written, using
+// the `yaml` package's node ranges, so that a load error names file:line:column.
+import { type Document, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+
+/** A 1-based position in the source text. */
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Finds positions of document paths. `key: true` points at a map key rather than its value. */
+export interface Locator {
+  at(path: readonly PropertyKey[], options?: { key?: boolean }): Position;
+  /** Position of a UTF-16 offset inside the string scalar at `path` (for a placeholder inside an argv element). */
+  inside(path: readonly PropertyKey[], offset: number): Position;
+}
+
+function keyOf(node: unknown): unknown {
+  return isScalar(node) ? node.value : node;
+}
+
+export function locator(doc: Document.Parsed, lc: LineCounter, text: string): Locator {
+  const pos = (offset: number): Position => {
+    const { line, col } = lc.linePos(offset);
+    return { line, column: col };
+  };
+  // The deepest node the path reaches: a missing key points at the map that lacks it.
+  const find = (path: readonly PropertyKey[], wantKey: boolean): Node | null => {
+    let node: unknown = doc.contents;
+    let last: Node | null = (doc.contents as Node | null) ?? null;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i];
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && String(keyOf(p.key)) === String(seg));
+        if (!pair) return last;
+        const isLast = i === path.length - 1;
+        if (isLast && wantKey) return (pair.key as Node) ?? last;
+        node = pair.value ?? pair.key;
+      } else if (isSeq(node) && typeof seg === 'number') {
+        const item = node.items[seg];
+        if (item === undefined) return last;
+        node = item;
+      } else {
+        return last;
+      }
+      if (node && typeof node === 'object' && 'range' in node) last = node as Node;
+    }
+    return last;
+  };
+  return {
+    at(path, options = {}) {
+      const node = find(path, options.key === true);
+      return pos(node?.range?.[0] ?? 0);
+    },
+    inside(path, offset) {
+      const node = find(path, false);
+      const start = node?.range?.[0] ?? 0;
+      if (!isScalar(node) || typeof node.value !== 'string') return pos(start);
+      const quote = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0;
+      const value = node.value;
+      // Only trust the offset when the source spells the value verbatim up to it (no escapes, one line).
+      const prefix = value.slice(0, offset + 2);
+      if (text.slice(start + quote, start + quote + prefix.length) === prefix)
+        return pos(start + quote + offset);
+      return pos(start);
+    },
+  };
+}

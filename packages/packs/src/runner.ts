@@ -1,0 +1,392 @@
+import { ExecError, ExecErrorCode, run } from '@harness/exec';
+import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
+import { redact } from './credentials';
+import { PacksErrorCode as Code, type PacksIssue } from './errors';
+import { FALLBACK_PATH } from './load';
+import { getCommand, unknownCommandMessage } from './lookup';
+import type { CredentialSource, InputSchema, PackCommand, Workspace } from './types';
+
+/**
+ * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
+ * not get from us); `timed_out`; `output_exceeded` (stdout + stderr passed `max_output`, and the
+ * command was killed: output is never silently truncated, CP-48); `cancelled` (the caller's signal);
+ * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept).
+ */
+export type RunStatus =
+  | 'ok'
+  | 'exit_nonzero'
+  | 'signaled'
+  | 'timed_out'
+  | 'output_exceeded'
+  | 'cancelled'
+  | 'parse_failed';
+
+/** The bounded outcome of one pack-command run. Credential values are already `[redacted]` everywhere in it. */
+export interface PackRunOutcome {
+  readonly commandId: string;
+  /** `true` iff `status` is `ok`. */
+  readonly ok: boolean;
+  readonly status: RunStatus;
+  /** One line for people and the agent: what happened, with stderr's first line on failure (CP-49). */
+  readonly message: string;
+  /** The argv that ran (rendered from the frozen template). */
+  readonly argv: readonly string[];
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /**
+   * Parsed stdout when `ok`: `text` → the string; `json` → the value; `lines` → the lines (a final
+   * newline does not make an empty last line). Absent otherwise.
+   */
+  readonly output?: unknown;
+  /** Why `parse: json` failed (`parse_failed`). */
+  readonly parseError?: string;
+  readonly timedOut: boolean;
+  readonly outputExceeded: boolean;
+  readonly cancelled: boolean;
+  readonly durationMs: number;
+}
+
+/** What {@link runPackCommand} returns: `ok: true` when the process ran (whatever its exit), else why nothing ran. */
+export type PackRunResult =
+  | { readonly ok: true; readonly outcome: PackRunOutcome }
+  | { readonly ok: false; readonly issues: readonly PacksIssue[] };
+
+/** Options of {@link runPackCommand}. */
+export interface RunPackOptions {
+  /** Where `{{credential.NAME}}` values in the pack's `env` come from (configured by the host). */
+  readonly credentials?: CredentialSource;
+  /** Aborting it kills the process group; the outcome is `cancelled`. */
+  readonly signal?: AbortSignal;
+  /**
+   * The child's `PATH` (the only variable given besides the pack's `env`; a `PATH` in the pack's
+   * `env` wins). Default: this process's `PATH`. Nothing else of the parent environment is passed.
+   */
+  readonly path?: string;
+  /** Delay between SIGTERM and SIGKILL when a bound fires. Default: `@harness/exec`'s (2 s). */
+  readonly killGraceMs?: number;
+}
+
+function argIssue(commandId: string, name: string, message: string): PacksIssue {
+  return { code: Code.INVALID_ARGS, message: `${commandId}: argument "${name}" ${message}`, path: [name] };
+}
+
+function checkValue(
+  commandId: string,
+  name: string,
+  schema: InputSchema,
+  value: unknown,
+): PacksIssue | string {
+  const fail = (m: string) => argIssue(commandId, name, m);
+  let text: string;
+  switch (schema.type) {
+    case 'string':
+      if (typeof value !== 'string')
+        return fail(`expected a string, found ${value === null ? 'null' : typeof value}`);
+      if (schema.minLength !== undefined && [...value].length < schema.minLength)
+        return fail(`expected at least ${schema.minLength} characters`);
+      if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
+        return fail(`expected at most ${schema.maxLength} characters`);
+      if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+        return fail(`expected to match the pattern ${schema.pattern}`);
+      text = value;
+      break;
+    case 'integer':
+    case 'number':
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        (schema.type === 'integer' && !Number.isInteger(value))
+      )
+        return fail(
+          `expected ${schema.type === 'integer' ? 'an integer' : 'a number'}, found ${typeof value === 'number' ? String(value) : typeof value}`,
+        );
+      if (schema.minimum !== undefined && value < schema.minimum)
+        return fail(`expected at least ${schema.minimum}`);
+      if (schema.maximum !== undefined && value > schema.maximum)
+        return fail(`expected at most ${schema.maximum}`);
+      text = String(value);
+      break;
+    case 'boolean':
+      if (typeof value !== 'boolean') return fail(`expected true or false, found ${typeof value}`);
+      text = value ? 'true' : 'false';
+      break;
+  }
+  if (schema.enum !== undefined && !schema.enum.some((e) => e === value)) {
+    return fail(`expected one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
+  }
+  return text;
+}
+
+/**
+ * Checks call arguments against a command's inputs and converts them to the strings that fill its
+ * slots: strings as given, numbers in JavaScript's shortest decimal form (`3`, `-1.5`), booleans as
+ * `true` / `false`. Unknown arguments and missing required ones are issues (CP-36).
+ */
+export function prepareArgs(
+  command: PackCommand,
+  args: unknown,
+): { ok: true; values: Map<string, string> } | { ok: false; issues: PacksIssue[] } {
+  const id = command.manifestId;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return {
+      ok: false,
+      issues: [{ code: Code.INVALID_ARGS, message: `${id}: arguments must be an object`, path: [] }],
+    };
+  }
+  const issues: PacksIssue[] = [];
+  const values = new Map<string, string>();
+  const record = args as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    if (!Object.hasOwn(command.inputs, name)) {
+      issues.push(
+        argIssue(
+          id,
+          name,
+          `is not an input; expected ${Object.keys(command.inputs).join(', ') || 'no arguments'}`,
+        ),
+      );
+    }
+  }
+  for (const [name, schema] of Object.entries(command.inputs)) {
+    const value = record[name];
+    if (value === undefined || value === null) {
+      if (command.required.includes(name))
+        issues.push(argIssue(id, name, `is required and missing; nothing ran`));
+      continue;
+    }
+    const r = checkValue(id, name, schema, value);
+    if (typeof r === 'string') values.set(name, r);
+    else issues.push(r);
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, values };
+}
+
+function parseOutput(kind: PackCommand['output'], stdout: string): { output: unknown } | { error: string } {
+  if (kind === 'json') {
+    try {
+      return { output: JSON.parse(stdout) };
+    } catch (error) {
+      return { error: `stdout is not valid JSON (${(error as Error).message}); the raw output is in stdout` };
+    }
+  }
+  if (kind === 'lines') {
+    const lines = stdout.split(/\r?\n/);
+    if (lines.at(-1) === '') lines.pop();
+    return { output: lines };
+  }
+  return { output: stdout };
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/**
+ * Runs one pack command: validates `args` against its inputs, renders the frozen argv with
+ * `@harness/tmpl` (values only, one element per element, flag injection refused), builds the
+ * environment from the pack's `env` alone plus `PATH` (credentials from `options.credentials`; no
+ * `${VAR}` expansion), and runs it through `@harness/exec` (never a shell; the pack's timeout and
+ * output ceiling; the process group killed when a bound fires). Credential values in stdout, stderr
+ * and messages are replaced with `[redacted]`.
+ *
+ * Governance is not checked here: call {@link decide} first. Returns `ok: false` with issues when
+ * nothing ran (unknown command, bad arguments, refused render, missing credential, missing
+ * executable); otherwise the outcome, whatever the exit.
+ */
+export async function runPackCommand(
+  workspace: Workspace,
+  commandId: string,
+  args: unknown,
+  options: RunPackOptions = {},
+): Promise<PackRunResult> {
+  const command = getCommand(workspace, commandId);
+  const pack = workspace.packs.find((p) => p.id === command?.pack);
+  if (!command || !pack) {
+    return {
+      ok: false,
+      issues: [
+        { code: Code.UNKNOWN_COMMAND, message: unknownCommandMessage(workspace, commandId), path: [] },
+      ],
+    };
+  }
+  const prepared = prepareArgs(command, args);
+  if (!prepared.ok) return prepared;
+
+  const secrets: string[] = [];
+  const env: Record<string, string> = {};
+  const missing: string[] = [];
+  const credentialGetter = {
+    get(path: string): unknown {
+      const name = path.slice('credential.'.length);
+      const value = options.credentials?.get(name);
+      if (typeof value !== 'string' || value === '') {
+        missing.push(name);
+        return undefined;
+      }
+      secrets.push(value);
+      return value;
+    },
+  };
+  for (const name of pack.credentials) {
+    const v = options.credentials?.get(name);
+    if (typeof v === 'string' && v !== '') secrets.push(v);
+  }
+  for (const [key, template] of Object.entries(pack.env)) {
+    const t = parseTemplate(template);
+    if (!t.ok) continue; // checked at load
+    try {
+      env[key] = render(t.template, credentialGetter);
+    } catch (error) {
+      if (!(error instanceof TmplError)) throw error;
+    }
+  }
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      issues: [
+        {
+          code: Code.CREDENTIAL_UNAVAILABLE,
+          message: `${commandId}: credential ${[...new Set(missing)].map((m) => `"${m}"`).join(', ')} has no value in the credential source; nothing ran (a credential is never replaced by an empty string)`,
+          path: [],
+        },
+      ],
+    };
+  }
+  env.PATH ??= options.path ?? process.env.PATH ?? FALLBACK_PATH;
+
+  let argv: string[];
+  try {
+    argv = renderArgv(command.argv, prepared.values);
+  } catch (error) {
+    if (!(error instanceof TmplError)) throw error;
+    return {
+      ok: false,
+      issues: [
+        {
+          code: Code.RENDER_REFUSED,
+          message: redact(`${commandId}: ${error.message}`, secrets),
+          path: error.path ? [error.path] : [],
+        },
+      ],
+    };
+  }
+
+  let result: Awaited<ReturnType<typeof run>>;
+  try {
+    result = await run({
+      argv,
+      env,
+      cwd: pack.cwd,
+      timeoutMs: command.timeoutMs,
+      maxOutputBytes: command.maxOutputBytes,
+      onExceed: 'fail',
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    });
+  } catch (error) {
+    if (!(error instanceof ExecError)) throw error;
+    const exe = argv[0] ?? '';
+    const message =
+      error.code === ExecErrorCode.EXECUTABLE_NOT_FOUND || error.code === ExecErrorCode.NO_PATH
+        ? `${commandId}: executable "${exe}" was not found on PATH; install it or fix the pack's argv`
+        : error.code === ExecErrorCode.CWD_NOT_FOUND
+          ? `${commandId}: working directory ${pack.cwd} does not exist; fix the pack's cwd`
+          : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
+    return { ok: false, issues: [{ code: Code.SPAWN_FAILED, message: redact(message, secrets), path: [] }] };
+  }
+
+  const truncated = result.outputExceeded;
+  const stdout = redact(result.stdout, secrets, truncated);
+  const stderr = redact(result.stderr, secrets, truncated);
+  const shownArgv = argv.map((a) => redact(a, secrets));
+  const base = {
+    commandId,
+    argv: shownArgv,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    stdout,
+    stderr,
+    timedOut: result.timedOut,
+    outputExceeded: result.outputExceeded,
+    cancelled: result.cancelled,
+    durationMs: Math.round(result.durationMs),
+  };
+  const secs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+  if (result.timedOut) {
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'timed_out',
+        message: `${commandId} ran past its timeout of ${secs(command.timeoutMs)} and was killed`,
+      },
+    };
+  }
+  if (result.outputExceeded) {
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'output_exceeded',
+        message: `${commandId} wrote more than ${command.maxOutputBytes} bytes of output (the pack's max_output) and was killed`,
+      },
+    };
+  }
+  if (result.cancelled) {
+    return {
+      ok: true,
+      outcome: { ...base, ok: false, status: 'cancelled', message: `${commandId} was cancelled` },
+    };
+  }
+  if (result.exitCode === null) {
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'signaled',
+        message: `${commandId} was killed by ${result.signal ?? 'a signal'}`,
+      },
+    };
+  }
+  if (result.exitCode !== 0) {
+    const err = firstLine(stderr);
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'exit_nonzero',
+        message: `${commandId} exited with code ${result.exitCode}${err ? `: ${err}` : ' (no stderr)'}`,
+      },
+    };
+  }
+  const parsed = parseOutput(command.output, stdout);
+  if ('error' in parsed) {
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'parse_failed',
+        parseError: parsed.error,
+        message: `${commandId}: ${parsed.error}`,
+      },
+    };
+  }
+  return {
+    ok: true,
+    outcome: {
+      ...base,
+      ok: true,
+      status: 'ok',
+      output: parsed.output,
+      message: `${commandId} exited with code 0`,
+    },
+  };
+}

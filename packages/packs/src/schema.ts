@@ -1,0 +1,227 @@
+// The workspace file, defined once. Every other view of it (the JSON Schema shipped for editors,
+// the TypeScript input type) is derived from these definitions.
+import { z } from 'zod';
+import { MAX_OUTPUT_CEILING_BYTES, MAX_TIMEOUT_MS, parseByteSize, parseDuration } from './units';
+
+/** Pattern of pack and command ids (no dots: the dot separates pack and command in manifest ids). */
+export const ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+/** Pattern of input names and credential names: one tmpl path segment. */
+export const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+/** Pattern of scopes: OIDC-style `noun:verb`. */
+export const SCOPE_PATTERN = /^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$/;
+/** Pattern of a version constraint: comparators `>= <= == > <`, comma-separated. */
+export const CONSTRAINT_PATTERN =
+  /^\s*(>=|<=|==|>|<)\s*\d+(\.\d+){0,2}\s*(,\s*(>=|<=|==|>|<)\s*\d+(\.\d+){0,2}\s*)*$/;
+
+// A strict object whose unknown-key message lists the keys it does accept.
+function strict<T extends z.ZodRawShape>(shape: T) {
+  const known = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `expected only the keys ${known}; unknown key ${iss.keys.map((k) => `"${k}"`).join(', ')}`
+        : undefined,
+  });
+}
+
+const id = (what: string) =>
+  z.string({ error: `expected a ${what} id (a string)` }).regex(ID_PATTERN, {
+    error: `expected a ${what} id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes)`,
+  });
+
+const tier = z
+  .enum(['open', 'cautious', 'strict', 'readonly'], {
+    error: 'expected a permission tier: open, cautious, strict or readonly',
+  })
+  .meta({ description: 'Permission tier. Default cautious.' });
+
+const duration = z
+  .string({ error: 'expected a duration such as 30s, 5m or 500ms' })
+  .regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, { error: 'expected a duration such as 30s, 5m or 500ms', abort: true })
+  .refine((s) => parseDuration(s) !== undefined, {
+    error: `expected a duration above 0 and at most 24h (${MAX_TIMEOUT_MS} ms)`,
+  })
+  .meta({ description: 'A duration: a number and ms, s, m or h.', examples: ['30s', '5m'] });
+
+const size = z
+  .string({ error: 'expected a size such as 10MB, 512KB or 10MiB' })
+  .regex(/^\d+(\.\d+)?\s*(B|KB|kB|MB|GB|KiB|MiB|GiB)$/, {
+    error: 'expected a size such as 10MB, 512KB or 10MiB',
+    abort: true,
+  })
+  .refine((s) => parseByteSize(s) !== undefined, {
+    error: `expected a size above 0 and at most 1GiB (${MAX_OUTPUT_CEILING_BYTES} bytes)`,
+  })
+  .meta({
+    description: 'A byte size: KB/MB/GB are powers of 10, KiB/MiB/GiB powers of 2.',
+    examples: ['10MB'],
+  });
+
+const scope = z
+  .string({ error: 'expected a scope such as repo:read (a string)' })
+  .regex(SCOPE_PATTERN, { error: 'expected a scope of the form noun:verb, e.g. workspace:read' });
+
+const name = (what: string) =>
+  z
+    .string({ error: `expected a ${what} name (a string)` })
+    .regex(NAME_PATTERN, { error: `expected a ${what} name matching [a-z][a-z0-9_]*` });
+
+const atom = z.union([z.string(), z.record(z.string(), z.unknown())], {
+  error: 'expected a label atom (a string or an object)',
+});
+const label = strict({
+  confidentiality: z
+    .array(
+      z.union([atom, strict({ anyOf: z.array(atom) })], {
+        error: 'expected a clause: an atom or { anyOf: [atoms] }',
+      }),
+    )
+    .optional(),
+  integrity: z.array(atom).optional(),
+}).meta({
+  description: 'Information-flow label of the answers (@harness/ifc), passed to the manifest as `ifc`.',
+});
+
+const INPUT_KEYWORDS = [
+  'type',
+  'description',
+  'title',
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+];
+
+const input = z
+  .object({
+    type: z
+      .enum(['string', 'integer', 'number', 'boolean'], {
+        error: 'expected an input type that fits one argv element: string, integer, number or boolean',
+      })
+      .optional(),
+    description: z.string().optional(),
+    title: z.string().optional(),
+    enum: z
+      .array(z.union([z.string(), z.number(), z.boolean()]))
+      .min(1)
+      .optional(),
+    pattern: z.string().optional(),
+    minLength: z.int().nonnegative().optional(),
+    maxLength: z.int().nonnegative().optional(),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+  })
+  .catchall(z.unknown())
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value)) {
+      if (!INPUT_KEYWORDS.includes(key) && !key.startsWith('x-')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `expected only the keywords ${INPUT_KEYWORDS.join(', ')} or x-*; unknown keyword "${key}"`,
+        });
+      }
+    }
+    if (typeof value.pattern === 'string') {
+      try {
+        new RegExp(value.pattern, 'u');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'expected a valid regular expression' });
+      }
+    }
+  })
+  .meta({ description: 'JSON Schema of one input; it must fit one argv element.' });
+
+const command = strict({
+  id: id('command'),
+  title: z.string().optional().meta({ description: 'One short line; default: first line of description.' }),
+  description: z.string().optional(),
+  argv: z
+    .array(z.string({ error: 'expected an argv element (a string)' }), {
+      error: 'expected an argv list of strings',
+    })
+    .min(1, { error: 'expected at least one argv element (the executable)' })
+    .meta({ description: 'Frozen argv template; {{name}} placeholders are the inputs. Never a shell.' }),
+  inputs: z
+    .record(name('input'), input)
+    .optional()
+    .meta({ description: 'JSON Schema properties map; default: one string per placeholder.' }),
+  effects: z
+    .enum(['read', 'write'], { error: 'expected effects read or write' })
+    .optional()
+    .meta({ description: 'Declared effects. Undeclared means write.' }),
+  output: strict({
+    parse: z.enum(['text', 'json', 'lines'], { error: 'expected output parse text, json or lines' }),
+  }).optional(),
+  label: label.optional(),
+  scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
+});
+
+const requirement = strict({
+  binary: z
+    .string({ error: 'expected a binary name (a string)' })
+    .regex(/^[A-Za-z0-9._+-]+$|^\/\S+$/, { error: 'expected a binary name such as jq, or an absolute path' }),
+  version: z
+    .string({ error: 'expected a version constraint such as >=1.7 (a string)' })
+    .regex(CONSTRAINT_PATTERN, {
+      error: 'expected a version constraint such as >=1.7 (operators >= <= == > <)',
+    })
+    .optional(),
+});
+
+const pack = strict({
+  id: id('pack'),
+  description: z.string().optional(),
+  permission: tier.optional(),
+  permission_overrides: z.record(id('command'), tier).optional(),
+  timeout: duration.optional().meta({ description: 'Default 30s.' }),
+  timeout_overrides: z.record(id('command'), duration).optional(),
+  max_output: size.optional().meta({ description: 'Ceiling on stdout + stderr. Default 10MiB.' }),
+  requires: z.array(requirement).optional(),
+  cwd: z.string().optional().meta({ description: 'Working directory, relative to the workspace file.' }),
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name' }),
+      z.string({ error: 'expected an env value (a string)' }),
+    )
+    .optional()
+    .meta({ description: 'The whole environment besides PATH; {{credential.NAME}} allowed here only.' }),
+  credentials_ref: z
+    .union([name('credential'), z.array(name('credential'))], {
+      error: 'expected a credential name or a list of them',
+    })
+    .optional(),
+  label: label.optional(),
+  optional: z.boolean({ error: 'expected true or false' }).optional(),
+  scopes: z.array(scope).optional().meta({ description: 'Scopes every command of the pack requires.' }),
+  commands: z
+    .array(command, { error: 'expected a list of commands' })
+    .min(1, { error: 'expected at least one command' }),
+});
+
+const agent = strict({
+  id: id('agent'),
+  scopes: z.array(scope).optional(),
+  grants: z
+    .array(z.string({ error: 'expected a grant (a string)' }))
+    .optional()
+    .meta({ description: 'pack:<id> (its read commands) or <pack>.<command>.' }),
+});
+
+/** The zod schema of the workspace file (YAML or JSON). */
+export const workspaceSchema = strict({
+  $schema: z.string().optional(),
+  version: z.literal(1, { error: 'expected version 1' }).optional(),
+  command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
+  agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
+}).meta({ title: 'harness-commands workspace', description: 'Command packs and the agents granted them.' });
+
+/** The workspace file as written (what {@link workspaceSchema} accepts). */
+export type WorkspaceFile = z.input<typeof workspaceSchema>;
+
+/** The JSON Schema of the workspace file, for editors (shipped as `schema/workspace.schema.json`). */
+export function workspaceJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(workspaceSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}

@@ -1,0 +1,136 @@
+import type { PacksIssue } from './errors';
+
+/** The four permission tiers of a pack (the same four as SwarmKit's `mcp_servers`). */
+export type Tier = 'open' | 'cautious' | 'strict' | 'readonly';
+
+/** What a command does to the world, as its pack author declares it. Undeclared means `write`. */
+export type Effects = 'read' | 'write';
+
+/** How a command's stdout is returned: raw `text` (default), parsed `json`, or `lines`. */
+export type OutputParse = 'text' | 'json' | 'lines';
+
+/** A confidentiality/integrity label (`@harness/ifc`'s model), carried through as data. */
+export interface Label {
+  readonly confidentiality?: readonly unknown[];
+  readonly integrity?: readonly unknown[];
+}
+
+/**
+ * The JSON Schema of one input, restricted to what can become one argv element: `type` is
+ * `string` (default), `integer`, `number` or `boolean`, optionally with `enum`, bounds, `pattern`,
+ * `description` and `x-*` keywords.
+ */
+export interface InputSchema {
+  readonly type: 'string' | 'integer' | 'number' | 'boolean';
+  readonly description?: string;
+  readonly title?: string;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly pattern?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly [extension: `x-${string}`]: unknown;
+}
+
+/** A `requires` entry: a binary on PATH and an optional version constraint (`>=1.7`). */
+export interface Requirement {
+  readonly binary: string;
+  readonly version?: string;
+}
+
+/** One command of a loaded pack, with every default resolved. */
+export interface PackCommand {
+  /** Command id inside its pack (`query`). */
+  readonly id: string;
+  /** Manifest id `<pack>.<command>` (`json-tools.query`). */
+  readonly manifestId: string;
+  /** Id of the pack that holds it. */
+  readonly pack: string;
+  /** One short line (declared `title`, else the first line of `description`, else the manifest id). */
+  readonly title: string;
+  /** Longer description (the model sees it); `''` when none was declared. */
+  readonly description: string;
+  /** The frozen argv template, as written (`{{filter}}` placeholders). */
+  readonly argv: readonly string[];
+  /** Inputs by name: the command's slots. */
+  readonly inputs: Readonly<Record<string, InputSchema>>;
+  /** Inputs a call must supply (those used as `{{name}}`; `{{name?}}` makes one optional). */
+  readonly required: readonly string[];
+  /** Declared effects, `write` when undeclared. */
+  readonly effects: Effects;
+  /** Whether `effects` was written in the file (false: defaulted to `write`). */
+  readonly effectsDeclared: boolean;
+  /** How stdout is parsed. */
+  readonly output: OutputParse;
+  /** Resolved tier: `permission_overrides[command]`, else the pack's `permission`, else `cautious`. */
+  readonly tier: Tier;
+  /** Resolved timeout in ms: `timeout_overrides[command]`, else the pack's `timeout`, else 30 s. */
+  readonly timeoutMs: number;
+  /** Resolved output ceiling in bytes (stdout + stderr): the pack's `max_output`, else 10 MiB. */
+  readonly maxOutputBytes: number;
+  /** Scopes a caller must hold: the pack's `scopes` plus the command's own. */
+  readonly scopes: readonly string[];
+  /** The command's label, else the pack's, else absent. */
+  readonly label?: Label;
+}
+
+/** One loaded, available pack. */
+export interface Pack {
+  readonly id: string;
+  readonly description: string;
+  /** The pack's declared tier, `cautious` when undeclared. */
+  readonly permission: Tier;
+  /** Absolute working directory for its commands (the pack's `cwd` resolved against the workspace file's directory). */
+  readonly cwd: string;
+  /** `env` templates by variable name (may hold `{{credential.NAME}}`; never expanded otherwise). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Credential names this pack may use (`credentials_ref`). */
+  readonly credentials: readonly string[];
+  readonly requires: readonly Requirement[];
+  readonly optional: boolean;
+  readonly label?: Label;
+  readonly commands: readonly PackCommand[];
+}
+
+/** A declared pack left out of the workspace because it is `optional` and a requirement failed. */
+export interface UnavailablePack {
+  readonly id: string;
+  /** The binary that is missing or has the wrong version. */
+  readonly binary: string;
+  /** Why, in one line (e.g. `jq is not installed (not found on PATH)`). */
+  readonly reason: string;
+  /** Manifest ids of the commands it would have offered. */
+  readonly commands: readonly string[];
+}
+
+/** An agent declared in the workspace: the scopes it holds and its grants as written. */
+export interface Agent {
+  readonly id: string;
+  readonly scopes: readonly string[];
+  readonly grants: readonly string[];
+  /** Manifest ids its grants resolve to (unavailable packs contribute nothing). */
+  readonly commands: readonly string[];
+}
+
+/**
+ * A loaded workspace: immutable, every default resolved, every template checked. Only
+ * {@link loadWorkspace} produces one.
+ */
+export interface Workspace {
+  /** The workspace file as given (for messages). */
+  readonly file: string;
+  /** Absolute directory of the workspace file. */
+  readonly dir: string;
+  readonly packs: readonly Pack[];
+  readonly unavailable: readonly UnavailablePack[];
+  readonly agents: readonly Agent[];
+  /** Non-fatal findings: packs left out, grants naming them. */
+  readonly warnings: readonly PacksIssue[];
+}
+
+/** A source of credential values, configured by the host. Values never leave this package except into a child's env. */
+export interface CredentialSource {
+  /** The value of credential `name`, or `undefined` when the source does not have it. */
+  get(name: string): string | undefined;
+}

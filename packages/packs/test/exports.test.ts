@@ -1,0 +1,43 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { Decision, LoadResult, PackRunResult, Tier, Workspace } from '../src/index';
+import { decide, loadWorkspace, runPackCommand } from '../src/index';
+
+describe('public API', () => {
+  it('exports exactly these names', async () => {
+    expect(Object.keys(await import('../src/index')).sort()).toEqual([
+      'DEFAULT_MAX_OUTPUT_BYTES',
+      'DEFAULT_TIMEOUT_MS',
+      'PROBE_TIMEOUT_MS',
+      'PacksError',
+      'PacksErrorCode',
+      'REDACTED',
+      'RESERVED_PACK_IDS',
+      'TIERS',
+      'actionLabel',
+      'approvalKey',
+      'auditEvent',
+      'createMemoryApprovalStore',
+      'credentialsFrom',
+      'decide',
+      'formatIssue',
+      'getCommand',
+      'inputsSchema',
+      'listCommands',
+      'loadWorkspace',
+      'parseByteSize',
+      'parseDuration',
+      'resolveGrants',
+      'runPackCommand',
+      'workspaceJsonSchema',
+      'workspaceSchema',
+    ]);
+  });
+
+  it('pins the main signatures', () => {
+    expectTypeOf(loadWorkspace).returns.resolves.toEqualTypeOf<LoadResult>();
+    expectTypeOf(decide).parameter(0).toEqualTypeOf<Workspace>();
+    expectTypeOf(decide).returns.toEqualTypeOf<Decision>();
+    expectTypeOf(runPackCommand).returns.resolves.toEqualTypeOf<PackRunResult>();
+    expectTypeOf<Decision['tier']>().toEqualTypeOf<Tier | undefined>();
+  });
+});

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { formatIssue, listCommands, resolveGrants } from '../src/index';
+import { loadErrors, loadOk, workDir } from './helpers';
+
+const packs = `command_packs:
+  - id: json-tools
+    commands:
+      - { id: query, argv: [jq, '{{filter}}'], effects: read }
+      - { id: keys, argv: [jq, keys], effects: read }
+      - { id: edit, argv: [jq, '{{filter}}'], effects: write }
+      - { id: undeclared, argv: [jq, '.'] }
+  - id: writers
+    commands:
+      - { id: rm, argv: [rm, '{{file}}'], effects: write }
+`;
+
+describe('grants', () => {
+  it('CP-64 CP-66 CP-67: pack:<id> carries the read commands only; a write is granted by naming it; forms mix in one list', async () => {
+    const ws = await loadOk(`${packs}agents:\n  - id: a\n    grants: [pack:json-tools, writers.rm]\n`);
+    const r = resolveGrants(ws, 'a');
+    expect(r.ok && r.commands).toEqual(['json-tools.keys', 'json-tools.query', 'writers.rm']);
+    // undeclared effects mean write: pack:json-tools never carries json-tools.undeclared
+    const named = resolveGrants(ws, ['json-tools.edit', 'json-tools.undeclared']);
+    expect(named.ok && named.commands).toEqual(['json-tools.edit', 'json-tools.undeclared']);
+  });
+
+  it('CP-65: a declared pack is inert until granted: the manifest lists only granted commands', async () => {
+    const ws = await loadOk(
+      `${packs}agents:\n  - id: nobody\n    grants: []\n  - id: a\n    grants: [pack:json-tools]\n`,
+    );
+    expect(ws.agents.find((a) => a.id === 'nobody')?.commands).toEqual([]);
+    const a = ws.agents.find((x) => x.id === 'a');
+    expect(listCommands(ws, { commands: a?.commands ?? [] }).map((r) => r.id)).toEqual([
+      'json-tools.query',
+      'json-tools.keys',
+    ]);
+  });
+
+  it('CP-68 D3: a read command added later reaches pack:<id> holders; an added write still loads and is excluded', async () => {
+    const grown = packs.replace(
+      `      - { id: undeclared, argv: [jq, '.'] }\n`,
+      `      - { id: undeclared, argv: [jq, '.'] }\n      - { id: count, argv: [jq, length], effects: read }\n      - { id: purge, argv: [jq, '.'], effects: write }\n`,
+    );
+    const ws = await loadOk(`${grown}agents:\n  - id: a\n    grants: [pack:json-tools]\n`);
+    expect(ws.agents[0]?.commands).toEqual(['json-tools.count', 'json-tools.keys', 'json-tools.query']);
+  });
+
+  it('CP-70 CP-74: a grant matching nothing, and pack: with no id, are errors listing what exists', async () => {
+    expect(
+      await loadErrors(
+        `${packs}agents:\n  - id: a\n    grants: [pack:nope, 'pack:', json-tools.nope, nope.x, json-tools]\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:13:14: agent "a": grant "pack:nope" matches no pack; packs: json-tools, writers",
+        "workspace.yaml:13:25: agent "a": grant "pack:" names no pack: expected pack:<id>; packs: json-tools, writers",
+        "workspace.yaml:13:34: agent "a": grant "json-tools.nope" names no command of pack "json-tools"; its commands: json-tools.query, json-tools.keys, json-tools.edit, json-tools.undeclared",
+        "workspace.yaml:13:51: agent "a": grant "nope.x" names no command; commands: json-tools.query, json-tools.keys, json-tools.edit, json-tools.undeclared, writers.rm",
+        "workspace.yaml:13:59: agent "a": grant "json-tools" is not a grant: expected pack:<id> or <pack>.<command>; packs: json-tools, writers",
+      ]
+    `);
+  });
+
+  it('CP-75: pack:<id> whose commands are all writes is an error (it would grant nothing), naming the writes', async () => {
+    expect(
+      await loadErrors(`${packs}agents:\n  - id: a\n    grants: [pack:writers]\n`),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:13:14: agent "a": grant "pack:writers" matches nothing: pack:<id> carries read commands only and "writers" has none; grant its writes by name: writers.rm",
+      ]
+    `);
+  });
+
+  it('CP-69: server:<id> is reserved and refused (no MCP servers in this project)', () => {
+    return loadOk(packs).then((ws) => {
+      const r = resolveGrants(ws, ['server:filesystem']);
+      expect(r.ok).toBe(false);
+      if (!r.ok)
+        expect(r.issues.map(formatIssue)).toMatchInlineSnapshot(`
+        [
+          "grant "server:filesystem": server:<id> grants are reserved and refused until MCP servers exist in this project; grant pack:<id> or <pack>.<command> instead",
+        ]
+      `);
+    });
+  });
+
+  it('CP-72: a granted pack command is an ordinary manifest row (id, title, help, inputs, effect)', async () => {
+    const ws = await loadOk(packs);
+    expect(listCommands(ws)[0]).toEqual({
+      id: 'json-tools.query',
+      title: 'json-tools.query',
+      help: 'json-tools.query',
+      inputs: {
+        type: 'object',
+        properties: { filter: { type: 'string' } },
+        required: ['filter'],
+        additionalProperties: false,
+      },
+      effect: 'read',
+    });
+  });
+
+  it('an unknown agent id is an error listing the agents', async () => {
+    const ws = await loadOk(`${packs}agents:\n  - id: a\n`);
+    const r = resolveGrants(ws, 'b');
+    expect(!r.ok && r.issues[0]?.message).toMatchInlineSnapshot(`"unknown agent "b"; agents: a"`);
+  });
+
+  it('a grant naming a pack left out on this machine is a warning, not an error', async () => {
+    const ws = await loadOk(
+      `command_packs:\n  - id: gone\n    optional: true\n    requires: [{ binary: no-such-binary-xyz }]\n    commands:\n      - { id: a, argv: [x], effects: read }\nagents:\n  - id: r\n    grants: [pack:gone, gone.a]\n`,
+      { probe: true },
+    );
+    expect(ws.agents[0]?.commands).toEqual([]);
+    expect(ws.warnings.map((w) => formatIssue(w).replace(workDir, '<dir>'))).toMatchInlineSnapshot(`
+      [
+        "<dir>/workspace.yaml:4:16: optional pack "gone" left out: no-such-binary-xyz is not installed (not found on PATH); its commands gone.a are not offered",
+        "<dir>/workspace.yaml:9:14: agent "r": grant "pack:gone" carries nothing on this machine: pack "gone" was left out because no-such-binary-xyz is not installed (not found on PATH)",
+        "<dir>/workspace.yaml:9:25: agent "r": grant "gone.a" carries nothing on this machine: pack "gone" was left out because no-such-binary-xyz is not installed (not found on PATH)",
+      ]
+    `);
+  });
+});
+
+describe('effects and synthetic ids', () => {
+  it('CP-60: effects is read or write; anything else fails load', async () => {
+    expect(
+      await loadErrors(
+        `command_packs:\n  - id: p\n    commands:\n      - { id: a, argv: ['true'], effects: readonly }\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:43: command_packs[0].commands[0].effects: expected effects read or write, found "readonly"",
+      ]
+    `);
+  });
+
+  it('CP-61: a command with no effects is a write (and says it was not declared)', async () => {
+    const ws = await loadOk(`command_packs:\n  - id: p\n    commands:\n      - { id: a, argv: ['true'] }\n`);
+    expect(ws.packs[0]?.commands[0]).toMatchObject({ effects: 'write', effectsDeclared: false });
+    expect(listCommands(ws)[0]?.effect).toBe('write');
+  });
+
+  it('CP-27 CP-71: a pack command becomes an ordinary manifest row with the synthetic id <pack>.<command> (D2)', async () => {
+    const ws = await loadOk(packs);
+    expect(listCommands(ws).map((r) => r.id)).toEqual([
+      'json-tools.query',
+      'json-tools.keys',
+      'json-tools.edit',
+      'json-tools.undeclared',
+      'writers.rm',
+    ]);
+  });
+
+  it('CP-76 CP-77: a pack shipped with the product is inert until a workspace declares it and a grant names it', async () => {
+    // json-tools ships in fixtures/workspaces/demo; a workspace that does not declare it cannot grant it.
+    expect(await loadErrors(`agents:\n  - id: a\n    grants: [json-tools.query]\n`)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:14: agent "a": grant "json-tools.query" names no command; commands: none",
+      ]
+    `);
+    const declared = await loadOk(`${packs}agents:\n  - id: a\n`);
+    expect(declared.agents[0]?.commands).toEqual([]);
+  });
+});

@@ -1,0 +1,419 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  credentialsFrom,
+  getCommand,
+  loadWorkspace,
+  PacksErrorCode,
+  workspaceJsonSchema,
+} from '../src/index';
+import { loadErrors, loadOk, onePack } from './helpers';
+
+describe('pack declaration', () => {
+  it('CP-01 CP-02: a workspace declares command_packs, each with an id and commands with an id and argv', async () => {
+    const ws = await loadOk(onePack(`      - id: show\n        argv: [echo, hi]\n`));
+    expect(ws.packs.map((p) => p.id)).toEqual(['p']);
+    expect(ws.packs[0]?.commands[0]).toMatchObject({
+      id: 'show',
+      manifestId: 'p.show',
+      argv: ['echo', 'hi'],
+    });
+  });
+
+  it('CP-01: a pack without commands, and a command without argv, fail load naming the position', async () => {
+    expect(await loadErrors(`command_packs:\n  - id: p\n    commands: []\n`)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:15: command_packs[0].commands: expected at least one command, found a list of 0",
+      ]
+    `);
+    expect(await loadErrors(onePack(`      - id: show\n`))).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:9: command_packs[0].commands[0].argv: missing; expected an argv list of strings",
+      ]
+    `);
+  });
+
+  it('CP-02: argv is a list of strings, the first naming the executable (never a placeholder)', async () => {
+    expect(await loadErrors(onePack(`      - id: a\n        argv: [echo, 3]\n`))).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:22: command_packs[0].commands[0].argv[1]: expected an argv element (a string), found number 3",
+      ]
+    `);
+    expect(await loadErrors(onePack(`      - id: a\n        argv: ['{{exe}}', x]\n`))).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:17: command_packs[0].commands[0].argv[0]: argv[0] names the executable and must be literal; found the placeholder {{exe}}",
+      ]
+    `);
+  });
+
+  it('CP-03: permission is one of open, cautious, strict, readonly; anything else fails load', async () => {
+    for (const tier of ['open', 'cautious', 'strict', 'readonly']) {
+      const ws = await loadOk(
+        onePack(`      - id: a\n        argv: ['true']\n`, `    permission: ${tier}\n`),
+      );
+      expect(ws.packs[0]?.permission).toBe(tier);
+    }
+    expect(
+      await loadErrors(onePack(`      - id: a\n        argv: ['true']\n`, `    permission: careful\n`)),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+      ]
+    `);
+  });
+
+  it('CP-04: a pack with no permission is cautious', async () => {
+    const ws = await loadOk(onePack(`      - id: a\n        argv: ['true']\n`));
+    expect(ws.packs[0]?.permission).toBe('cautious');
+    expect(ws.packs[0]?.commands[0]?.tier).toBe('cautious');
+  });
+
+  it('CP-05: the tier is permission_overrides[command], else the pack permission', async () => {
+    const ws = await loadOk(
+      onePack(
+        `      - id: a\n        argv: ['true']\n      - id: b\n        argv: ['true']\n`,
+        `    permission: readonly\n    permission_overrides: { b: strict }\n`,
+      ),
+    );
+    expect(ws.packs[0]?.commands.map((c) => [c.id, c.tier])).toEqual([
+      ['a', 'readonly'],
+      ['b', 'strict'],
+    ]);
+  });
+
+  it('CP-06: an override key naming no command of the pack fails load (decided: not ignored)', async () => {
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: ['true']\n`,
+          `    permission_overrides: { b: strict }\n    timeout_overrides:\n      big-report: 5m\n`,
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:29: permission_overrides key "b" names no command of pack "p"; expected one of a",
+        "workspace.yaml:5:7: timeout_overrides key "big-report" names no command of pack "p"; expected one of a",
+      ]
+    `);
+  });
+
+  it('D2: pack and command ids match [a-z0-9][a-z0-9-]* (no dots); the manifest id is <pack>.<command>', async () => {
+    expect(
+      await loadErrors(
+        `command_packs:\n  - id: json.tools\n    commands:\n      - id: Query\n        argv: [jq]\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "json.tools"",
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Query"",
+      ]
+    `);
+    const ws = await loadOk(
+      `command_packs:\n  - id: json-tools\n    commands:\n      - id: query-2\n        argv: [jq]\n`,
+    );
+    expect(getCommand(ws, 'json-tools.query-2')?.manifestId).toBe('json-tools.query-2');
+  });
+
+  it('CP-73: a duplicate pack, command or agent id is an error naming both places', async () => {
+    const text = `command_packs:
+  - id: p
+    commands:
+      - id: a
+        argv: ['true']
+      - id: a
+        argv: ['false']
+  - id: p
+    commands:
+      - id: b
+        argv: ['true']
+agents:
+  - id: r
+  - id: r
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:6:13: command "p.a" is declared twice: here and at workspace.yaml:4:13; expected unique command ids in a pack",
+        "workspace.yaml:8:9: pack id "p" is declared twice: here and at workspace.yaml:2:9; expected unique pack ids",
+        "workspace.yaml:14:9: agent id "r" is declared twice: here and at workspace.yaml:13:9",
+      ]
+    `);
+  });
+
+  it('CP-73: a pack command colliding with a host built-in id is an error naming both; workspace and loom are reserved pack ids', async () => {
+    expect(
+      await loadErrors(
+        `command_packs:\n  - id: tools\n    commands:\n      - id: compose\n        argv: ['true']\n`,
+        {
+          reservedCommandIds: ['tools.compose'],
+        },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:13: command "tools.compose" collides with the host's built-in command "tools.compose"; rename the pack or the command",
+      ]
+    `);
+    expect(
+      await loadErrors(
+        `command_packs:\n  - id: loom\n    commands:\n      - id: compose\n        argv: ['true']\n  - id: workspace\n    commands:\n      - id: x\n        argv: ['true']\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:2:9: pack id "loom" is reserved (workspace, loom); expected another id, e.g. "loom-tools"",
+        "workspace.yaml:6:9: pack id "workspace" is reserved (workspace, loom); expected another id, e.g. "workspace-tools"",
+      ]
+    `);
+  });
+
+  it('rejects unknown keys, listing the keys that are accepted', async () => {
+    expect(
+      await loadErrors(
+        `command_packs:\n  - id: p\n    permision: open\n    commands:\n      - id: a\n        argv: ['true']\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, commands; unknown key "permision"",
+      ]
+    `);
+  });
+
+  it('reports YAML syntax errors with file:line:column', async () => {
+    expect(await loadErrors(`command_packs:\n  - id: p\n    commands: [\n`)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:1: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
+      ]
+    `);
+    expect(await loadErrors(`agents:\n  - id: a\n    id: b\n`)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:5: not valid YAML: Map keys must be unique",
+      ]
+    `);
+  });
+
+  it('reads JSON workspace files too', async () => {
+    const ws = await loadOk(
+      JSON.stringify({ command_packs: [{ id: 'p', commands: [{ id: 'a', argv: ['true'] }] }] }),
+    );
+    expect(ws.packs[0]?.commands[0]?.manifestId).toBe('p.a');
+  });
+
+  it('names an unreadable file', async () => {
+    const r = await loadWorkspace({ file: '/nonexistent/workspace.yaml' });
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.issues[0]).toMatchObject({
+        code: PacksErrorCode.FILE_UNREADABLE,
+        file: '/nonexistent/workspace.yaml',
+      });
+  });
+});
+
+describe('argv templates and inputs', () => {
+  it('CP-29: inputs default to one required string per placeholder; {{x?}} is optional', async () => {
+    const ws = await loadOk(onePack(`      - id: a\n        argv: [echo, '{{one}}', 'x={{two?}}']\n`));
+    const c = getCommand(ws, 'p.a');
+    expect(c?.inputs).toEqual({ one: { type: 'string' }, two: { type: 'string' } });
+    expect(c?.required).toEqual(['one']);
+  });
+
+  it('CP-29: declared inputs keep their JSON Schema; every placeholder must be declared and every input used', async () => {
+    const ws = await loadOk(
+      onePack(
+        `      - id: a\n        argv: [echo, '{{n}}']\n        inputs:\n          n: { type: integer, minimum: 1, description: count, x-ui: slider }\n`,
+      ),
+    );
+    expect(getCommand(ws, 'p.a')?.inputs).toEqual({
+      n: { type: 'integer', minimum: 1, description: 'count', 'x-ui': 'slider' },
+    });
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: [echo, '{{n}}', '{{m}}']\n        inputs:\n          n: {}\n          extra: {}\n`,
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:32: command_packs[0].commands[0].argv[2]: placeholder {{m}} names no declared input; expected one of n, extra",
+        "workspace.yaml:8:11: input "extra" is used by no argv placeholder; expected {{extra}} in argv, or remove the input",
+      ]
+    `);
+  });
+
+  it('refuses input schemas that cannot fit one argv element', async () => {
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: [echo, '{{n}}']\n        inputs:\n          n: { type: object }\n`,
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:7:22: command_packs[0].commands[0].inputs.n.type: expected an input type that fits one argv element: string, integer, number or boolean, found "object"",
+      ]
+    `);
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: [echo, '{{n}}']\n        inputs:\n          n: { items: {} }\n`,
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum or x-*; unknown keyword "items"",
+      ]
+    `);
+  });
+
+  it('CP-38: {{credential.NAME}} anywhere in argv is a load error, pointing at the placeholder', async () => {
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: [gh, '--token={{credential.gh_token}}']\n`,
+          `    credentials_ref: gh_token\n`,
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:6:29: command_packs[0].commands[0].argv[1]: {{credential.gh_token}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.gh_token}}' })",
+      ]
+    `);
+  });
+
+  it('D1: a jq program with braces is an ordinary argv literal; a grammar error is reported at its column', async () => {
+    const ws = await loadOk(onePack(`      - id: a\n        argv: [jq, '{a: .b} | .a', '{{file}}']\n`));
+    expect(getCommand(ws, 'p.a')?.required).toEqual(['file']);
+    expect(
+      await loadErrors(onePack(`      - id: a\n        argv: [jq, 'x {{if y}}']\n`)),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:23: command_packs[0].commands[0].argv[1]: Invalid placeholder {{if y}}: found "if y"; expected one of {{path}}, {{path?}}, {{untrusted path}} or {{literal_open}} (there are no functions, filters or conditionals).",
+      ]
+    `);
+  });
+
+  it('CP-80: shell metacharacters in an argv literal are not special, and a shell-looking command is still one exec', async () => {
+    // Decided: a literal such as `.a | .b` is an ordinary jq program (D1), so literals are not refused.
+    // What fails validation is a template that would need a shell or put a value where argv[0] is.
+    const ws = await loadOk(onePack(`      - id: a\n        argv: [jq, '.a | .b', '{{file}}']\n`));
+    expect(getCommand(ws, 'p.a')?.argv).toEqual(['jq', '.a | .b', '{{file}}']);
+    const invalid = readFileSync(join(__dirname, 'fixtures', 'invalid-metachar.yaml'), 'utf8');
+    expect(await loadErrors(invalid)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:8:17: command_packs[0].commands[0].argv[0]: argv[0] names the executable and must be literal; found the placeholder {{program}}",
+        "workspace.yaml:10:42: command_packs[0].commands[1].argv[2]: {{credential.token}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.token}}' })",
+      ]
+    `);
+  });
+});
+
+describe('env and credentials', () => {
+  it('CP-37: credentials_ref names the credential that env may place', async () => {
+    const ws = await loadOk(
+      onePack(
+        `      - id: a\n        argv: [gh, pr, list]\n`,
+        `    credentials_ref: gh_token\n    env: { GH_TOKEN: '{{credential.gh_token}}' }\n`,
+      ),
+    );
+    expect(ws.packs[0]).toMatchObject({
+      credentials: ['gh_token'],
+      env: { GH_TOKEN: '{{credential.gh_token}}' },
+    });
+  });
+
+  it('CP-42: an env reference to an undeclared credential, or one the credential source lacks, fails load', async () => {
+    expect(
+      await loadErrors(
+        onePack(`      - id: a\n        argv: [gh]\n`, `    env: { GH_TOKEN: 'x{{credential.gh_token}}' }\n`),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:24: command_packs[0].env.GH_TOKEN: {{credential.gh_token}} names a credential pack "p" does not declare; expected one of credentials_ref: none",
+      ]
+    `);
+    expect(
+      await loadErrors(
+        onePack(
+          `      - id: a\n        argv: [gh]\n`,
+          `    credentials_ref: [gh_token]\n    env: { GH_TOKEN: '{{credential.gh_token}}' }\n`,
+        ),
+        { credentials: credentialsFrom({ other: 'x' }) },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:22: credential "gh_token" of pack "p" is not in the configured credential source (or is empty); add it to the host's credentials",
+      ]
+    `);
+  });
+
+  it('env may reference credentials only (no inputs, no untrusted text)', async () => {
+    expect(
+      await loadErrors(onePack(`      - id: a\n        argv: [gh]\n`, `    env: { A: '{{filter}}' }\n`)),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:16: command_packs[0].env.A: env may reference only {{credential.NAME}}; Unknown path filter in {{filter}}: it is not in the context table; check the spelling against the documented paths.",
+      ]
+    `);
+  });
+});
+
+describe('bounds in human units', () => {
+  it('CP-43 CP-44 CP-45 CP-46: timeout, max_output and timeout_overrides resolve; defaults are 30 s and 10 MiB', async () => {
+    const ws = await loadOk(`command_packs:
+  - id: p
+    timeout: 5m
+    max_output: 2MB
+    timeout_overrides: { slow: 1h }
+    commands:
+      - { id: fast, argv: ['true'] }
+      - { id: slow, argv: ['true'] }
+  - id: q
+    commands:
+      - { id: a, argv: ['true'] }
+`);
+    expect(
+      ws.packs.flatMap((p) => p.commands.map((c) => [c.manifestId, c.timeoutMs, c.maxOutputBytes])),
+    ).toEqual([
+      ['p.fast', 300_000, 2_000_000],
+      ['p.slow', 3_600_000, 2_000_000],
+      ['q.a', 30_000, 10 * 1024 * 1024],
+    ]);
+  });
+
+  it('CP-43: bad units fail load with what was expected and found', async () => {
+    expect(
+      await loadErrors(
+        onePack(`      - id: a\n        argv: ['true']\n`, `    timeout: 30\n    max_output: 10 megabytes\n`),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found number 30",
+        "workspace.yaml:4:17: command_packs[0].max_output: expected a size such as 10MB, 512KB or 10MiB, found "10 megabytes"",
+      ]
+    `);
+    expect(
+      await loadErrors(
+        onePack(`      - id: a\n        argv: ['true']\n`, `    timeout: 2d\n    max_output: 5GB\n`),
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found "2d"",
+        "workspace.yaml:4:17: command_packs[0].max_output: expected a size above 0 and at most 1GiB (1073741824 bytes), found "5GB"",
+      ]
+    `);
+  });
+});
+
+describe('JSON Schema for editors', () => {
+  it('schema/workspace.schema.json is generated from the zod schema and up to date (run pnpm schema)', () => {
+    const shipped = JSON.parse(
+      readFileSync(join(__dirname, '..', 'schema', 'workspace.schema.json'), 'utf8'),
+    );
+    expect(shipped).toEqual(workspaceJsonSchema());
+  });
+
+  it('is exported in package.json and shipped in files', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    expect(pkg.exports['./workspace.schema.json']).toBe('./schema/workspace.schema.json');
+    expect(pkg.files).toContain('schema');
+  });
+});

