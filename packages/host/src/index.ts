@@ -1,1 +1,77 @@
-export {};
+// The public API of @harness/host. The light broker client lives at `@harness/host/client`.
+
+export type { DirectOptions, RunningBroker, StartBrokerOptions } from './api';
+export {
+  decideApproval,
+  listApprovals,
+  listDirect,
+  runDirect,
+  startBroker,
+  tailAudit,
+} from './api';
+export type { BrokerServer } from './broker';
+export { claimQueuePath, serveBroker } from './broker';
+export type { BuiltinId } from './builtins';
+export { BUILTIN_IDS, BUILTIN_ROWS, MAX_COMPONENTS, MAX_CONTEXT_RECEIPTS } from './builtins';
+export type { BrokerCallOptions, BrokerClientFailure, BrokerClientResult } from './client';
+export { brokerHello, brokerList, brokerRequest, brokerRun } from './client';
+export type { HostErrorCode } from './errors';
+export { HOST_ERROR_CODES, HostError } from './errors';
+export type {
+  CommandHost,
+  CommandHostOptions,
+  PackBackend,
+  PackCallContext,
+  PackOutcome,
+  Transport,
+} from './host';
+export { APPROVAL_TTL_MS, createCommandHost } from './host';
+export type { InstanceInfo } from './instance';
+export { INSTANCE_FILE, initInstance, openStore, readInstance, STORE_FILE } from './instance';
+export { CREDENTIALS_FILE, loadPackBackend } from './packs-backend';
+export type {
+  AnswerCode,
+  BrokerAnswer,
+  BrokerRequest,
+  CommandAnswer,
+  EnvelopeErrorCode,
+  HelloRequest,
+  HelloResult,
+  Label,
+  ListRequest,
+  ListResult,
+  ManifestRow,
+  RunRequest,
+} from './protocol';
+export {
+  ANSWER_CODES,
+  BROKER_PROTOCOL,
+  ENVELOPE_ERROR_CODES,
+  EXIT,
+  MAX_ARGS_BYTES,
+  MAX_LINE_BYTES,
+} from './protocol';
+export {
+  brokerAnswerSchema,
+  brokerRequestSchema,
+  commandAnswerSchema,
+  manifestRowSchema,
+} from './protocol-schema';
+export type { ResolvedScope, ScopeFile, ScopeWorkspace } from './scope';
+export { parseScope, readScopeFile, resolveScope } from './scope';
+export { openSqliteStore, STAGE_CAPACITY } from './store/sqlite';
+export type {
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  AuditEvent,
+  AuditEventInput,
+  ComponentInput,
+  ComponentView,
+  ComposeInput,
+  ComposeOutcome,
+  LoomView,
+  Receipt,
+  Store,
+} from './store/types';
+export { REF_KINDS } from './store/types';

@@ -1,0 +1,196 @@
+// `loom command list` and `loom command run`: the per-call path. Over a broker this module loads only
+// the light client (node:net); direct transport loads the host lazily.
+import { brokerList, brokerRun, type CommandAnswer, EXIT, MAX_ARGS_BYTES } from '@harness/host/client';
+import { parseArgs, str, UsageError } from './args';
+import { HELP } from './help';
+
+type Out = (text: string) => void;
+
+const LIST_FLAGS = { json: false, transport: true } as const;
+const RUN_FLAGS = {
+  json: false,
+  'args-json': true,
+  loom: true,
+  expect: true,
+  'read-only': false,
+  transport: true,
+} as const;
+
+/** Prints one protocol error line and returns its exit code. */
+function protocolError(out: Out, code: string, message: string, exit: number): number {
+  out(`${JSON.stringify({ error: { code, message } })}\n`);
+  return exit;
+}
+
+async function readStdin(limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new UsageError(`the arguments on stdin exceed ${MAX_ARGS_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function transportOf(value: string | undefined): 'broker' | 'direct' {
+  if (value === undefined || value === 'broker') return 'broker';
+  if (value === 'direct') return 'direct';
+  throw new UsageError(`--transport must be broker or direct, found ${JSON.stringify(value)}`);
+}
+
+function queueFromEnv(): string {
+  const queue = process.env.LOOM_PAGE_RPC_QUEUE;
+  if (!queue) {
+    throw Object.assign(
+      new Error('LOOM_PAGE_RPC_QUEUE is not set: no broker to reach (direct access is never a fallback)'),
+      {
+        unreachable: true,
+      },
+    );
+  }
+  return queue;
+}
+
+function directEnv(): { instanceDir: string; runId: string; actor: string } {
+  const instanceDir = process.env.LOOM_INSTANCE_DIR;
+  const runId = process.env.LOOM_RUN_ID;
+  const actor = process.env.LOOM_ACTOR;
+  if (!instanceDir || runId === undefined || actor === undefined) {
+    throw new UsageError(
+      '--transport direct needs LOOM_INSTANCE_DIR, LOOM_RUN_ID and LOOM_ACTOR in the environment',
+    );
+  }
+  return { instanceDir, runId, actor };
+}
+
+const jobId = (): { jobId?: string } => {
+  const j = process.env.LOOM_COMMAND_JOB_ID;
+  return j ? { jobId: j } : {};
+};
+
+/** `loom command …`; returns the exit code. */
+export async function commandMain(argv: readonly string[], out: Out): Promise<number> {
+  const [sub, ...rest] = argv;
+  try {
+    if (sub === 'list') return await list(rest, out);
+    if (sub === 'run') return await run(rest, out);
+    if (sub === undefined || sub === '--help' || sub === '-h') {
+      out(HELP.command);
+      return EXIT.ok;
+    }
+    throw new UsageError(`unknown subcommand "command ${sub}"; expected list or run`);
+  } catch (error) {
+    if (error instanceof UsageError) return protocolError(out, 'usage', error.message, EXIT.usage);
+    if ((error as { unreachable?: boolean }).unreachable) {
+      return protocolError(out, 'unreachable', (error as Error).message, EXIT.unreachable);
+    }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code === 'direct_invalid')
+      return protocolError(out, 'usage', (error as Error).message, EXIT.usage);
+    if (typeof code === 'string' && (code === 'instance_invalid' || code === 'store')) {
+      return protocolError(out, code, (error as Error).message, EXIT.internal);
+    }
+    return protocolError(out, 'internal', (error as Error).message, EXIT.internal);
+  }
+}
+
+async function list(argv: readonly string[], out: Out): Promise<number> {
+  const p = parseArgs(argv, LIST_FLAGS);
+  if (p.flags.help) {
+    out(HELP.list);
+    return EXIT.ok;
+  }
+  if (p.positional.length > 0)
+    throw new UsageError(`command list takes no arguments, found ${p.positional.join(' ')}`);
+  if (transportOf(str(p, 'transport')) === 'direct') {
+    const host = await import('@harness/host');
+    const result = host.listDirect(directEnv());
+    out(`${JSON.stringify(result)}\n`);
+    return EXIT.ok;
+  }
+  const r = await brokerList(queueFromEnv(), jobId());
+  if (r.ok) {
+    out(`${JSON.stringify({ commands: r.value.commands })}\n`);
+    return EXIT.ok;
+  }
+  const f = r.failure;
+  if (f.kind === 'unreachable') return protocolError(out, 'unreachable', f.message, EXIT.unreachable);
+  if (f.kind === 'envelope') return protocolError(out, f.code, f.message, EXIT.answerNotOk);
+  return protocolError(out, 'lost', f.message, EXIT.internal);
+}
+
+async function run(argv: readonly string[], out: Out): Promise<number> {
+  const p = parseArgs(argv, RUN_FLAGS);
+  if (p.flags.help) {
+    out(HELP.run);
+    return EXIT.ok;
+  }
+  const [id, ...extra] = p.positional;
+  if (id === undefined)
+    throw new UsageError('command run needs a command id: loom command run <id> --args-json - --json');
+  if (extra.length > 0)
+    throw new UsageError(`command run takes one command id, found also ${extra.join(' ')}`);
+  const transport = transportOf(str(p, 'transport'));
+  const expectText = str(p, 'expect');
+  let expectedVersion: number | undefined;
+  if (expectText !== undefined) {
+    if (!/^[1-9][0-9]{0,14}$/.test(expectText))
+      throw new UsageError(
+        `--expect must be a positive integer version, found ${JSON.stringify(expectText)}`,
+      );
+    expectedVersion = Number(expectText);
+  }
+  const loomId = str(p, 'loom');
+  if (loomId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/.test(loomId)) {
+    throw new UsageError(
+      `--loom must be a loom id (letters, digits, _ . : -, at most 128), found ${JSON.stringify(loomId)}`,
+    );
+  }
+  const source = str(p, 'args-json');
+  let text = '{}';
+  if (source === '-') text = await readStdin(MAX_ARGS_BYTES * 2);
+  else if (source !== undefined) text = source;
+  let args: unknown;
+  try {
+    args = JSON.parse(text);
+  } catch {
+    throw new UsageError('the arguments are not valid JSON (expected one JSON object on stdin)');
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new UsageError('the arguments must be one JSON object');
+  }
+  if (Buffer.byteLength(JSON.stringify(args)) > MAX_ARGS_BYTES) {
+    throw new UsageError(`the arguments exceed ${MAX_ARGS_BYTES} bytes of JSON`);
+  }
+  const request = {
+    command: id,
+    args: args as Record<string, unknown>,
+    ...(loomId === undefined ? {} : { loomId }),
+    ...(expectedVersion === undefined ? {} : { expectedVersion }),
+    ...(p.flags['read-only'] === true ? { readOnly: true } : {}),
+    ...jobId(),
+  };
+  let answer: CommandAnswer;
+  if (transport === 'direct') {
+    const host = await import('@harness/host');
+    answer = await host.runDirect({ ...directEnv(), request });
+  } else {
+    const r = await brokerRun(queueFromEnv(), request);
+    if (!r.ok) {
+      const f = r.failure;
+      if (f.kind === 'unreachable') return protocolError(out, 'unreachable', f.message, EXIT.unreachable);
+      if (f.kind === 'envelope')
+        return protocolError(
+          out,
+          f.code,
+          f.message,
+          f.code === 'request_too_large' || f.code === 'bad_request' ? EXIT.usage : EXIT.internal,
+        );
+      return protocolError(out, 'lost', `${f.message}; the command may have run`, EXIT.internal);
+    }
+    answer = r.value;
+  }
+  out(`${JSON.stringify(answer)}\n`);
+  return answer.ok ? EXIT.ok : EXIT.answerNotOk;
+}

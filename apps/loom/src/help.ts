@@ -1,0 +1,60 @@
+/** Help texts, one per subcommand (docs/host.md has the full reference). */
+export const HELP = {
+  main: `loom — the reference Loom host
+
+Usage:
+  loom command list --json [--transport direct]
+  loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only] [--transport direct]
+  loom broker start --instance <dir> --queue <path> --scope <file>
+  loom approvals list|approve <id>|deny <id> --instance <dir>
+  loom audit tail [--json] [-n <count>] --instance <dir>
+  loom init <dir> --workspace <file>
+
+Routing comes from the environment: LOOM_PAGE_RPC_QUEUE (the broker socket), LOOM_COMMAND_JOB_ID,
+and for --transport direct LOOM_INSTANCE_DIR, LOOM_RUN_ID, LOOM_ACTOR. Run \`loom <command> --help\`.
+`,
+  command: `loom command — list and run commands through the broker
+
+  loom command list --json
+  loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only]
+`,
+  list: `loom command list --json [--transport direct]
+
+Prints {"commands":[...]}: the manifest rows the broker at LOOM_PAGE_RPC_QUEUE admits for its scope.
+LOOM_COMMAND_JOB_ID, when set, is sent as the job id. With --transport direct (LOOM_INSTANCE_DIR,
+LOOM_RUN_ID, LOOM_ACTOR) only the loom.* built-ins are listed.
+Exit codes: 0 listed, 1 the broker refused the listing, 2 usage, 3 no broker, 4 internal.
+`,
+  run: `loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only] [--transport direct]
+
+Reads one JSON object of arguments on stdin (at most 1 MiB - 8 KiB) and prints one answer
+{ok, id, code, reason?, mayHaveLanded, completed, body, ifc?}.
+  --loom <loomId>     fills an argument the row marks x-source: "loom" (e.g. loom.inspect's loom_id)
+  --expect <version>  fills loom.compose's expected_version
+  --read-only         refused unless the command's current effect is read and the scope grants read-only
+  --transport direct  run a loom.* built-in against LOOM_INSTANCE_DIR as LOOM_ACTOR in LOOM_RUN_ID
+Exit codes: 0 ok, 1 answer not ok, 2 usage (bad flags, malformed or oversized stdin), 3 no broker, 4 internal.
+`,
+  broker: `loom broker start --instance <dir> --queue <path> --scope <file>
+
+Runs a broker for one scope in the foreground: a Unix socket at <path> (mode 0600). Prints one ready
+line ({"ready":true,...}) on stdout. SIGTERM or SIGINT stops it and removes the socket. A stale
+socket is replaced; a live one is never taken over.
+`,
+  approvals: `loom approvals list [--all] [--json] --instance <dir>
+loom approvals approve <id> [--by <name>] --instance <dir>
+loom approvals deny <id> [--by <name>] --instance <dir>
+
+Approvals for strict (and cautious write) calls. Operates on the instance directory only; no broker
+request can reach it. An approval is single use and expires one hour after it was requested or decided.
+`,
+  audit: `loom audit tail [--json] [-n <count>] --instance <dir>
+
+Prints the last <count> (default 20) audit events, oldest first.
+`,
+  init: `loom init <dir> --workspace <file>
+
+Creates an instance directory (mode 0700): the store (SQLite, WAL), a copy of the workspace file and
+instance.json recording where the workspace lives. The workspace must load; <dir> must be new or empty.
+`,
+} as const;

@@ -1,0 +1,90 @@
+// Spawning the real built bin (dist/loom.js) in tests.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of the built bin. */
+export const LOOM = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'loom.js');
+
+/** The outcome of one `loom` process. */
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: () => Record<string, unknown>;
+}
+
+/** Runs `node dist/loom.js …args` over an explicit environment (PATH plus `env`), feeding `stdin`. */
+export function loom(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string | Buffer } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOOM, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    child.on('error', reject);
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout,
+        stderr,
+        json: () => JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>,
+      }),
+    );
+  });
+}
+
+/** A broker started with `loom broker start`, once it printed its ready line. */
+export interface BrokerProcess {
+  child: ChildProcess;
+  ready: Record<string, unknown>;
+  /** Resolves with the exit code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+/** Starts `loom broker start` and waits for the ready line (or for the process to end). */
+export function startBrokerProcess(instance: string, queue: string, scope: string): Promise<BrokerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [LOOM, 'broker', 'start', '--instance', instance, '--queue', queue, '--scope', scope],
+      {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.on('exit', (code, signal) => r({ code, signal })),
+    );
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const nl = out.indexOf('\n');
+      if (nl >= 0)
+        resolve({
+          child,
+          ready: JSON.parse(out.slice(0, nl)) as Record<string, unknown>,
+          exited,
+          stderr: () => err,
+        });
+    });
+    exited.then(({ code }) => reject(new Error(`broker exited ${code} before ready: ${err}`)));
+  });
+}

@@ -1,0 +1,372 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type BrokerProcess, loom, startBrokerProcess } from './cli';
+
+const WORKSPACE = `version: 1
+command_packs:
+  - id: text
+    permission_overrides:
+      shout: strict
+    commands:
+      - id: echo
+        argv: [echo, '{{message}}']
+        effects: read
+      - id: touch
+        argv: [touch, '--', '{{file}}']
+        effects: write
+      - id: shout
+        argv: [echo, '{{message}}']
+        effects: write
+agents:
+  - id: reader
+    grants: [pack:text]
+  - id: editor
+    grants: [pack:text, text.touch, text.shout]
+`;
+
+let t: { path: string; cleanup: () => void };
+let instance: string;
+let queue: string;
+const brokers: BrokerProcess[] = [];
+
+async function broker(scope: string, name = 'q.sock'): Promise<BrokerProcess> {
+  const file = join(t.path, `${name}.scope.yaml`);
+  writeFileSync(file, scope);
+  const b = await startBrokerProcess(instance, join(t.path, name), file);
+  brokers.push(b);
+  return b;
+}
+const env = (extra: Record<string, string> = {}) => ({ LOOM_PAGE_RPC_QUEUE: queue, ...extra });
+const run = (id: string, args: unknown, flags: string[] = [], extra: Record<string, string> = {}) =>
+  loom(['command', 'run', id, '--args-json', '-', '--json', ...flags], {
+    env: env(extra),
+    stdin: JSON.stringify(args),
+  });
+
+beforeEach(async () => {
+  t = tempDir('loom-cli-');
+  writeFileSync(join(t.path, 'workspace.yaml'), WORKSPACE);
+  instance = join(t.path, 'instance');
+  queue = join(t.path, 'q.sock');
+  const r = await loom(['init', instance, '--workspace', join(t.path, 'workspace.yaml')]);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(async () => {
+  for (const b of brokers.splice(0)) {
+    if (b.child.exitCode === null && b.child.signalCode === null) {
+      b.child.kill('SIGKILL');
+      await b.exited;
+    }
+  }
+  t.cleanup();
+});
+
+describe('loom init', () => {
+  it('creates the instance directory with mode 0700, the store and the workspace record', () => {
+    expect(statSync(instance).mode & 0o777).toBe(0o700);
+    expect(readdirSync(instance).sort()).toEqual(
+      expect.arrayContaining(['instance.json', 'loom.db', 'workspace.yaml']),
+    );
+  });
+
+  it('refuses a non-empty directory and a workspace that does not load, writing nothing', async () => {
+    const again = await loom(['init', instance, '--workspace', join(t.path, 'workspace.yaml')]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('not empty');
+    writeFileSync(join(t.path, 'bad.yaml'), 'command_packs: 5\n');
+    const bad = await loom(['init', join(t.path, 'other'), '--workspace', join(t.path, 'bad.yaml')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('does not load');
+    expect(existsSync(join(t.path, 'other'))).toBe(false);
+    expect(readdirSync(t.path).filter((f) => f.includes('.init-'))).toEqual([]);
+  });
+});
+
+describe('loom broker start', () => {
+  it('prints one ready line, serves, and on SIGTERM exits 0 and removes the socket', async () => {
+    const b = await broker('run: r1\nagent: reader\n');
+    expect(b.ready).toMatchObject({ ready: true, queue, run: 'r1', agent: 'agent:reader' });
+    expect(statSync(queue).mode & 0o777).toBe(0o600);
+    b.child.kill('SIGTERM');
+    const ended = await b.exited;
+    expect(ended, b.stderr()).toEqual({ code: 0, signal: null });
+    expect(existsSync(queue)).toBe(false);
+  });
+
+  it('refuses a scope file that does not parse, naming it, and leaves no socket', async () => {
+    const file = join(t.path, 'broken.yaml');
+    writeFileSync(file, 'run: [unclosed\n');
+    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(file);
+    expect(existsSync(queue)).toBe(false);
+  });
+
+  it('refuses a scope that widens the agent’s grants, naming the grant', async () => {
+    const file = join(t.path, 'wide.yaml');
+    writeFileSync(file, 'run: r1\nagent: reader\ngrants: [text.touch]\n');
+    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('grant "text.touch" widens');
+  });
+
+  it('refuses an unreadable instance directory', async () => {
+    const file = join(t.path, 's.yaml');
+    writeFileSync(file, 'run: r1\nagent: reader\n');
+    const r = await loom([
+      'broker',
+      'start',
+      '--instance',
+      join(t.path, 'nowhere'),
+      '--queue',
+      queue,
+      '--scope',
+      file,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('not a readable Loom instance');
+    expect(existsSync(queue)).toBe(false);
+  });
+
+  it('never steals the socket of a live broker', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const file = join(t.path, 's2.yaml');
+    writeFileSync(file, 'run: r2\nagent: editor\n');
+    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`a live broker already listens at ${queue}`);
+    expect((await loom(['command', 'list', '--json'], { env: env() })).json()).toMatchObject({
+      commands: expect.any(Array),
+    });
+  });
+});
+
+describe('loom command list / run (the CLI protocol)', () => {
+  it('HC-24: list prints {commands} with the scope’s rows and exit 0', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const r = await loom(['command', 'list', '--json'], { env: env() });
+    expect(r.code).toBe(0);
+    const rows = (r.json().commands as { id: string; readOnlyGranted: boolean }[]).map((c) => c.id).sort();
+    expect(rows).toEqual(['loom.authoring-context', 'loom.compose', 'loom.inspect', 'text.echo']);
+  });
+
+  it('HC-25: run reads the arguments on stdin and prints one answer; exit 0 when ok', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const r = await run('text.echo', { message: '; rm -rf / $(whoami)' });
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({
+      ok: true,
+      id: 'text.echo',
+      code: 'ok',
+      mayHaveLanded: false,
+      completed: [],
+      body: { output: '; rm -rf / $(whoami)\n' },
+    });
+  });
+
+  it('HC-26/HC-27: --loom and --expect reach the built-ins', async () => {
+    await broker('run: r1\nagent: editor\n');
+    const c = await run('loom.compose', { request_id: 'r1', components: [{ ref: 'page:a', stage: 'main' }] });
+    const loomId = (c.json().body as { receipt: { loom_id: string } }).receipt.loom_id;
+    const i = await run('loom.inspect', {}, ['--loom', loomId]);
+    expect(i.json()).toMatchObject({ ok: true, body: { loom_id: loomId, version: 1 } });
+    const stale = await run(
+      'loom.compose',
+      { request_id: 'r2', loom_id: loomId, components: [{ ref: 'page:b' }] },
+      ['--expect', '7'],
+    );
+    expect(stale.code).toBe(1);
+    expect(stale.json()).toMatchObject({ ok: false, code: 'version_conflict' });
+  });
+
+  it('exit 1 with the answer for a command that is not ok (unknown_command, forbidden, bad-args)', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const u = await run('nope.cmd', {});
+    expect([u.code, u.json().code]).toEqual([1, 'unknown_command']);
+    const f = await run('text.touch', { file: join(t.path, 'x') });
+    expect([f.code, f.json().code]).toEqual([1, 'forbidden']);
+    const b = await run('text.echo', { message: 1 });
+    expect([b.code, b.json().code]).toEqual([1, 'bad-args']);
+  });
+
+  it('exit 2 for malformed stdin, a non-object, oversized arguments and bad flags, with nothing sent', async () => {
+    await broker('run: r1\nagent: editor\n');
+    const malformed = await loom(['command', 'run', 'loom.compose', '--args-json', '-', '--json'], {
+      env: env(),
+      stdin: '{"request_id": ',
+    });
+    expect([malformed.code, malformed.json()]).toEqual([
+      2,
+      { error: { code: 'usage', message: expect.stringContaining('not valid JSON') } },
+    ]);
+    const arr = await loom(['command', 'run', 'loom.compose', '--args-json', '-', '--json'], {
+      env: env(),
+      stdin: '[1]',
+    });
+    expect(arr.code).toBe(2);
+    const big = await loom(['command', 'run', 'text.echo', '--args-json', '-', '--json'], {
+      env: env(),
+      stdin: JSON.stringify({ message: 'x'.repeat(1024 * 1024) }),
+    });
+    expect([big.code, (big.json().error as { message: string }).message]).toEqual([
+      2,
+      expect.stringContaining('exceed'),
+    ]);
+    const flag = await loom(['command', 'run', 'text.echo', '--bogus'], { env: env() });
+    expect(flag.code).toBe(2);
+    const expectBad = await loom(['command', 'run', 'text.echo', '--expect', 'abc'], { env: env() });
+    expect(expectBad.code).toBe(2);
+    const audit = await loom(['audit', 'tail', '--json', '--instance', instance]);
+    expect((audit.json().events as { phase: string }[]).filter((e) => e.phase === 'run')).toEqual([]);
+  });
+
+  it('LA-31: exit 3 when the broker socket is gone, never falling back to direct access', async () => {
+    const b = await broker('run: r1\nagent: editor\n');
+    b.child.kill('SIGKILL');
+    await b.exited;
+    const direct = { LOOM_INSTANCE_DIR: instance, LOOM_RUN_ID: 'r1', LOOM_ACTOR: 'agent:editor' };
+    const r = await run('loom.compose', { request_id: 'r1', components: [{ ref: 'page:a' }] }, [], direct);
+    expect(r.code).toBe(3);
+    expect(r.json()).toMatchObject({ error: { code: 'unreachable' } });
+    const none = await loom(['command', 'list', '--json'], { env: { ...direct } });
+    expect(none.code).toBe(3);
+    const a = await loom(['audit', 'tail', '--json', '--instance', instance]);
+    expect((a.json().events as { command: string }[]).filter((e) => e.command === 'loom.compose')).toEqual(
+      [],
+    );
+  });
+
+  it('LA-32: --transport direct runs loom.* built-ins against LOOM_INSTANCE_DIR as LOOM_ACTOR, and no pack command', async () => {
+    const direct = { LOOM_INSTANCE_DIR: instance, LOOM_RUN_ID: 'run-d', LOOM_ACTOR: 'agent:cf-harness' };
+    const c = await loom(
+      ['command', 'run', '--transport', 'direct', 'loom.compose', '--args-json', '-', '--json'],
+      {
+        env: direct,
+        stdin: JSON.stringify({ request_id: 'd1', components: [{ ref: 'page:a' }] }),
+      },
+    );
+    expect([c.code, c.json().code]).toEqual([0, 'ok']);
+    const p = await loom(
+      ['command', 'run', 'text.echo', '--transport', 'direct', '--args-json', '-', '--json'],
+      {
+        env: direct,
+        stdin: '{"message":"x"}',
+      },
+    );
+    expect(p.json()).toMatchObject({ ok: false, code: 'forbidden', reason: 'direct_transport' });
+    const l = await loom(['command', 'list', '--json', '--transport', 'direct'], { env: direct });
+    expect((l.json().commands as { id: string }[]).map((r) => r.id).sort()).toEqual([
+      'loom.authoring-context',
+      'loom.compose',
+      'loom.inspect',
+    ]);
+    const missing = await loom(
+      ['command', 'run', 'loom.inspect', '--transport', 'direct', '--args-json', '-', '--json'],
+      { env: {}, stdin: '{}' },
+    );
+    expect(missing.code).toBe(2);
+    const person = await loom(['command', 'list', '--json', '--transport', 'direct'], {
+      env: { ...direct, LOOM_ACTOR: 'person:owner' },
+    });
+    expect(person.code).toBe(2);
+    const audit = await loom(['audit', 'tail', '--json', '--instance', instance]);
+    expect(
+      (audit.json().events as { actor: string; run: string; command: string }[]).find(
+        (e) => e.command === 'loom.compose',
+      ),
+    ).toMatchObject({
+      actor: 'agent:cf-harness',
+      run: 'run-d',
+    });
+  });
+
+  it('LOOM_COMMAND_JOB_ID reaches the broker as the job id', async () => {
+    await broker('run: r1\nagent: reader\njob: job-42\n');
+    expect((await loom(['command', 'list', '--json'], { env: env() })).code).toBe(1);
+    expect(
+      (await loom(['command', 'list', '--json'], { env: env({ LOOM_COMMAND_JOB_ID: 'job-42' }) })).code,
+    ).toBe(0);
+    const r = await run('text.echo', { message: 'x' }, [], { LOOM_COMMAND_JOB_ID: 'job-41' });
+    expect(r.json()).toMatchObject({ code: 'forbidden', reason: 'job_mismatch' });
+  });
+});
+
+describe('HC-10: an agent never runs a command its scope does not grant, whatever it sends', () => {
+  it('HC-10: actor fields, --read-only, --loom, --expect and direct variables never unlock a write', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const file = join(t.path, 'must-not-exist');
+    const attempts: [Record<string, unknown>, string[], Record<string, string>][] = [
+      [{ file }, [], {}],
+      [{ file, actor: 'person:owner' }, [], {}],
+      [{ file }, ['--read-only'], {}],
+      [{ file }, ['--loom', 'loom-1', '--expect', '1'], {}],
+      [{ file }, [], { LOOM_ACTOR: 'agent:editor', LOOM_RUN_ID: 'x', LOOM_INSTANCE_DIR: instance }],
+    ];
+    for (const [args, flags, extra] of attempts) {
+      const r = await run('text.touch', args, flags, extra);
+      expect(r.json().code, JSON.stringify([args, flags])).toBe('forbidden');
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('approvals and audit through the CLI', () => {
+  it('a strict call waits for `loom approvals approve`, then the identical call runs once', async () => {
+    await broker('run: r1\nagent: editor\n');
+    const first = await run('text.shout', { message: 'hello' });
+    expect(first.json()).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
+    const id = (first.json().body as { approval_id: string }).approval_id;
+    const listed = await loom(['approvals', 'list', '--json', '--instance', instance]);
+    expect((listed.json().approvals as { id: string }[]).map((a) => a.id)).toEqual([id]);
+    const approved = await loom(['approvals', 'approve', id, '--instance', instance]);
+    expect(approved.code).toBe(0);
+    expect((await run('text.shout', { message: 'hello' })).json()).toMatchObject({
+      ok: true,
+      body: { output: 'hello\n' },
+    });
+    expect((await run('text.shout', { message: 'hello' })).json()).toMatchObject({
+      reason: 'approval_required',
+    });
+    const unknown = await loom(['approvals', 'deny', 'apr-nope', '--instance', instance]);
+    expect(unknown.code).toBe(1);
+    const tail = await loom(['audit', 'tail', '--json', '-n', '3', '--instance', instance]);
+    expect(
+      (tail.json().events as { command: string; outcome: string }[]).map((e) => [e.command, e.outcome]),
+    ).toEqual([
+      ['text.shout', 'refused'],
+      ['text.shout', 'ok'],
+      ['text.shout', 'refused'],
+    ]);
+    const text = await loom(['audit', 'tail', '--instance', instance]);
+    expect(text.stdout).toContain('agent:editor');
+  });
+
+  it('--help works everywhere', async () => {
+    for (const args of [
+      ['--help'],
+      ['command', '--help'],
+      ['command', 'run', '--help'],
+      ['command', 'list', '--help'],
+      ['broker', '--help'],
+      ['approvals', '--help'],
+      ['audit', '--help'],
+      ['init', '--help'],
+    ]) {
+      const r = await loom(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toContain('loom');
+    }
+  });
+
+  it('an unreadable instance directory is a clear error for the operator commands', async () => {
+    const locked = join(t.path, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o000);
+    const r = await loom(['approvals', 'list', '--instance', locked]);
+    chmodSync(locked, 0o700);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('not a readable Loom instance');
+  });
+});

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { HOST_ERROR_CODES, HostError } from './errors';
+import { loadPackBackend } from './packs-backend';
+import { openSqliteStore } from './store/sqlite';
+import type { Store } from './store/types';
+
+/** The file in an instance directory that records what the instance is. */
+export const INSTANCE_FILE = 'instance.json';
+/** The SQLite store's file name inside an instance directory. */
+export const STORE_FILE = 'loom.db';
+
+/** What `instance.json` records. */
+export interface InstanceInfo {
+  /** Absolute instance directory. */
+  dir: string;
+  /** Absolute path of the workspace file the broker loads (the one `loom init` was given). */
+  workspaceFile: string;
+  /** The copy of the workspace taken at init, inside the instance directory (a record, not loaded). */
+  workspaceCopy: string;
+  /** Absolute path of the store file. */
+  storeFile: string;
+  createdAt: string;
+}
+
+/**
+ * Creates an instance directory (mode 0700) holding the store and a record of the workspace. The
+ * workspace is loaded first, so a broken one creates nothing; the directory is assembled beside its
+ * final path and renamed into place, so a failure leaves nothing half-written. `dir` may exist only
+ * as an empty directory.
+ */
+export async function initInstance(dir: string, workspaceFile: string): Promise<InstanceInfo> {
+  const target = resolve(dir);
+  const workspace = resolve(workspaceFile);
+  try {
+    if (readdirSync(target).length > 0) {
+      throw new HostError(
+        HOST_ERROR_CODES.instanceExists,
+        `${target} exists and is not empty; choose a new directory for the instance`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof HostError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw new HostError(HOST_ERROR_CODES.instanceExists, `${target} exists and is not a directory`);
+    }
+  }
+  await loadPackBackend(workspace);
+  const staging = join(dirname(target), `.${basename(target)}.init-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dirname(target), { recursive: true });
+  mkdirSync(staging, { mode: 0o700 });
+  try {
+    chmodSync(staging, 0o700);
+    const copyName = `workspace${extname(workspace) || '.yaml'}`;
+    copyFileSync(workspace, join(staging, copyName));
+    const createdAt = new Date().toISOString();
+    writeFileSync(
+      join(staging, INSTANCE_FILE),
+      `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
+    openSqliteStore(join(staging, STORE_FILE)).close();
+    try {
+      renameSync(staging, target);
+    } catch (cause) {
+      throw new HostError(
+        HOST_ERROR_CODES.instanceExists,
+        `could not move the new instance into ${target}: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
+    }
+    return readInstance(target);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Reads an instance directory's record; a `instance_invalid` HostError says what is wrong. */
+export function readInstance(dir: string): InstanceInfo {
+  const abs = resolve(dir);
+  let text: string;
+  try {
+    if (!statSync(abs).isDirectory()) throw new Error('not a directory');
+    text = readFileSync(join(abs, INSTANCE_FILE), 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new HostError(
+      HOST_ERROR_CODES.instanceInvalid,
+      `${abs} is not a readable Loom instance (${code ?? (cause as Error).message}); create one with \`loom init <dir> --workspace <file>\``,
+      { cause },
+    );
+  }
+  let record: { version?: unknown; workspace?: unknown; workspaceCopy?: unknown; createdAt?: unknown };
+  try {
+    record = JSON.parse(text) as typeof record;
+  } catch (cause) {
+    throw new HostError(HOST_ERROR_CODES.instanceInvalid, `${join(abs, INSTANCE_FILE)} is not JSON`, {
+      cause,
+    });
+  }
+  if (
+    record.version !== 1 ||
+    typeof record.workspace !== 'string' ||
+    typeof record.workspaceCopy !== 'string'
+  ) {
+    throw new HostError(
+      HOST_ERROR_CODES.instanceInvalid,
+      `${join(abs, INSTANCE_FILE)} is not a version-1 instance record`,
+    );
+  }
+  return {
+    dir: abs,
+    workspaceFile: record.workspace,
+    workspaceCopy: join(abs, record.workspaceCopy),
+    storeFile: join(abs, STORE_FILE),
+    createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
+  };
+}
+
+/** Opens the store of an instance directory (the directory must have been made by {@link initInstance}). */
+export function openStore(dir: string): Store {
+  return openSqliteStore(readInstance(dir).storeFile);
+}

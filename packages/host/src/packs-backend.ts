@@ -1,0 +1,244 @@
+// Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type ApprovalStore,
+  auditEvent,
+  type CredentialSource,
+  credentialsFrom,
+  decide,
+  formatIssue,
+  listCommands,
+  loadWorkspace,
+  type PackRunOutcome,
+  resolveGrants,
+  runPackCommand,
+  type Workspace,
+} from '@harness/packs';
+import { BUILTIN_IDS } from './builtins';
+import { canonicalJson, sha256 } from './canonical';
+import { HOST_ERROR_CODES, HostError } from './errors';
+import type { PackBackend, PackCallContext, PackOutcome } from './host';
+import type { CommandAnswer, ManifestRow } from './protocol';
+import type { ScopeWorkspace } from './scope';
+
+/** The optional credentials file of an instance: `{ "<name>": "<value>" }`, mode 0600. */
+export const CREDENTIALS_FILE = 'credentials.json';
+
+function readCredentials(instanceDir: string | undefined): CredentialSource | undefined {
+  if (instanceDir === undefined) return undefined;
+  const file = join(instanceDir, CREDENTIALS_FILE);
+  if (!existsSync(file)) return undefined;
+  let values: unknown;
+  try {
+    values = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // Never echo the file: it holds secrets.
+    throw new HostError(
+      HOST_ERROR_CODES.instanceInvalid,
+      `${file} is not a JSON object of credential names to values`,
+    );
+  }
+  if (
+    values === null ||
+    typeof values !== 'object' ||
+    Array.isArray(values) ||
+    !Object.values(values).every((v) => typeof v === 'string')
+  ) {
+    throw new HostError(
+      HOST_ERROR_CODES.instanceInvalid,
+      `${file} must map credential names to string values`,
+    );
+  }
+  return credentialsFrom(values as Record<string, string>);
+}
+
+/** The approval store packs' gate talks to, persisted in the host's store. */
+function approvalAdapter(ctx: PackCallContext, argNames: string[]): ApprovalStore {
+  const keyOf = (k: { commandId: string; agent: string; argsDigest: string }): string =>
+    sha256(canonicalJson([k.commandId, k.agent, k.argsDigest]));
+  return {
+    take(key) {
+      const taken = ctx.store.takeApproval(keyOf(key));
+      return taken ? { id: taken.id } : undefined;
+    },
+    request(key, info) {
+      const record = ctx.store.requestApproval({
+        key: keyOf(key),
+        command: key.commandId,
+        agent: key.agent,
+        run: ctx.run,
+        action: info.action,
+        reason: info.reason,
+        argNames,
+        ttlMs: ctx.approvalTtlMs,
+      });
+      return { id: record.id };
+    },
+  };
+}
+
+/** Loads a workspace file through @harness/packs and adapts it for the host. */
+export async function loadPackBackend(
+  workspaceFile: string,
+  instanceDir?: string,
+): Promise<{ workspace: Workspace; backend: PackBackend; scopeWorkspace: ScopeWorkspace }> {
+  const credentials = readCredentials(instanceDir);
+  const loaded = await loadWorkspace(
+    { file: workspaceFile },
+    { reservedCommandIds: [...BUILTIN_IDS], ...(credentials ? { credentials } : {}) },
+  );
+  if (!loaded.ok) {
+    throw new HostError(
+      HOST_ERROR_CODES.workspaceInvalid,
+      `the workspace ${workspaceFile} does not load:\n${loaded.issues.map(formatIssue).join('\n')}`,
+    );
+  }
+  const workspace = loaded.workspace;
+  const rows: ManifestRow[] = listCommands(workspace).map((r) => ({
+    id: r.id,
+    title: r.title,
+    help: r.help,
+    inputs: r.inputs,
+    outputs: [],
+    effect: r.effect,
+    scope: 'global',
+    ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
+  }));
+  for (const row of rows) {
+    if (row.outputs?.length === 0) delete row.outputs;
+  }
+  const byId = new Map(rows.map((r) => [r.id, r]));
+
+  const backend: PackBackend = {
+    rows: () => rows,
+    action(id) {
+      return auditEvent(workspace, id)?.action ?? `command:call:${id.replace('.', ':')}`;
+    },
+    auditPayload(id) {
+      const payload = auditEvent(workspace, id)?.payload;
+      return payload ? { ...payload } : { provider: 'command', member: id };
+    },
+    async run(id, args, ctx): Promise<PackOutcome> {
+      const argNames = Object.keys(args).sort();
+      const decision = decide(workspace, {
+        commandId: id,
+        caller: ctx.agent,
+        args,
+        approvals: approvalAdapter(ctx, argNames),
+      });
+      const base = { id, completed: [] as string[] };
+      const auditOf = (outcome?: PackRunOutcome) =>
+        ({
+          ...(auditEvent(workspace, id, {
+            agent: ctx.actor,
+            decision,
+            ...(outcome ? { outcome } : {}),
+            ...(credentials ? { credentials } : {}),
+          })?.payload ?? {}),
+        }) as Record<string, unknown>;
+      if (decision.outcome === 'deny') {
+        const answer: CommandAnswer = {
+          ...base,
+          ok: false,
+          code: 'refused',
+          reason: decision.code,
+          mayHaveLanded: false,
+          body: { message: decision.reason },
+        };
+        return { answer, audit: auditOf() };
+      }
+      if (decision.outcome === 'approval_required') {
+        const record = decision.approvalId ? ctx.store.getApproval(decision.approvalId) : undefined;
+        const denied = record?.status === 'denied';
+        const answer: CommandAnswer = {
+          ...base,
+          ok: false,
+          code: 'refused',
+          reason: denied ? 'approval_denied' : 'approval_required',
+          mayHaveLanded: false,
+          body: {
+            message: denied
+              ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
+              : `${decision.reason}; a person must approve it (loom approvals approve ${decision.approvalId}), then the identical call runs once`,
+            approval_id: decision.approvalId ?? null,
+            expires_at: record?.expires_at ?? null,
+          },
+        };
+        return { answer, audit: auditOf() };
+      }
+      const result = await runPackCommand(workspace, id, args, credentials ? { credentials } : {});
+      if (!result.ok) {
+        // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).
+        const first = result.issues[0];
+        const code = first?.code;
+        const answer: CommandAnswer =
+          code === 'INVALID_ARGS'
+            ? {
+                ...base,
+                ok: false,
+                code: 'bad-args',
+                mayHaveLanded: false,
+                body: {
+                  message: `the arguments do not fit ${id}`,
+                  errors: result.issues.map((i) => ({ path: `/${i.path.join('/')}`, message: i.message })),
+                },
+              }
+            : {
+                ...base,
+                ok: false,
+                code: code === 'RENDER_REFUSED' ? 'refused' : 'failed',
+                reason: (code ?? 'failed').toLowerCase(),
+                mayHaveLanded: false,
+                body: { message: result.issues.map((i) => i.message).join('; ') },
+              };
+        return { answer, audit: { ...auditOf(), refused_before_run: code ?? 'unknown' } };
+      }
+      const outcome = result.outcome;
+      const ok = outcome.status === 'ok';
+      const body = ok
+        ? {
+            status: outcome.status,
+            output: outcome.output,
+            stderr: outcome.stderr,
+            exitCode: outcome.exitCode,
+            durationMs: outcome.durationMs,
+          }
+        : {
+            status: outcome.status,
+            message: outcome.message,
+            exitCode: outcome.exitCode,
+            signal: outcome.signal,
+            stdout: outcome.stdout,
+            stderr: outcome.stderr,
+            timedOut: outcome.timedOut,
+            outputExceeded: outcome.outputExceeded,
+            durationMs: outcome.durationMs,
+            ...(outcome.parseError === undefined ? {} : { parseError: outcome.parseError }),
+          };
+      const answer: CommandAnswer = {
+        ...base,
+        ok,
+        code: ok ? 'ok' : 'failed',
+        ...(ok ? {} : { reason: outcome.status }),
+        // A process ran: only a declared read is sure to have changed nothing.
+        mayHaveLanded: byId.get(id)?.effect !== 'read',
+        body,
+      };
+      return { answer, audit: auditOf(outcome) };
+    },
+  };
+
+  const scopeWorkspace: ScopeWorkspace = {
+    agentCommands: (agent) => workspace.agents.find((a) => a.id === agent)?.commands,
+    agentIds: () => workspace.agents.map((a) => a.id),
+    resolveGrants(grants) {
+      const r = resolveGrants(workspace, grants);
+      return r.ok
+        ? { ok: true, commands: r.commands }
+        : { ok: false, message: r.issues.map((i) => i.message).join('; ') };
+    },
+    effectOf: (id) => byId.get(id)?.effect,
+  };
+  return { workspace, backend, scopeWorkspace };
+}

@@ -1,0 +1,168 @@
+// The store interface. SQLite fills it first (./sqlite.ts); a PostgreSQL store for several hosts can
+// fill it later, so nothing outside this folder names SQLite.
+
+/** The reference kinds a component may carry (seed 001, "Tools and authority"), plus `pattern`. */
+export const REF_KINDS = [
+  'page',
+  'artifact',
+  'url',
+  'person',
+  'thread',
+  'moment',
+  'loom',
+  'wish',
+  'intention',
+  'chat',
+  'run',
+] as const;
+
+/** One component as a compose call asks for it, already validated. */
+export interface ComponentInput {
+  /** The whole reference, `<kind>:<rest>`; a `pattern_ref` arrives here as `pattern:<space>/<id>`. */
+  ref: string;
+  title?: string;
+  stage?: string;
+  focus?: boolean;
+}
+
+/** One compose, already validated and attributed by the command layer. */
+export interface ComposeInput {
+  /** The receipt namespace: the broker's run and agent (see docs/host.md, "Receipts"). */
+  namespace: string;
+  actor: string;
+  run: string;
+  requestId: string;
+  loomId?: string;
+  expectedVersion?: number;
+  components: ComponentInput[];
+  /** SHA-256 of the canonical JSON of the logical arguments (everything but `request_id`). */
+  argsHash: string;
+}
+
+/** The durable evidence of one committed compose. Field names are the wire names. */
+export interface Receipt {
+  loom_id: string;
+  request_id: string;
+  version: number;
+  created: boolean;
+  component_ids: string[];
+  operation_ids: string[];
+  displaced: string[];
+  committed_at: string;
+}
+
+/** What a compose did, as data. */
+export type ComposeOutcome =
+  | { kind: 'committed'; receipt: Receipt; currentVersion: number; displaced: string[] }
+  | { kind: 'replayed'; receipt: Receipt; currentVersion: number }
+  | { kind: 'version_conflict'; loomId: string; expectedVersion: number; currentVersion: number }
+  | { kind: 'request_conflict'; requestId: string; loomId: string; version: number }
+  | { kind: 'not_found'; loomId: string };
+
+/** One component as `loom.inspect` shows it: metadata only, never the reference (no handles). */
+export interface ComponentView {
+  id: string;
+  kind: string;
+  title: string | null;
+  stage: string | null;
+  position: number;
+  added_version: number;
+}
+
+/** One loom as `loom.inspect` shows it. */
+export interface LoomView {
+  loom_id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  components: ComponentView[];
+  layout: { stages: Record<string, string[]>; shelf: string[]; focus: string | null };
+}
+
+/** One audit event as stored. `payload` never holds a credential or a raw argument value. */
+export interface AuditEvent {
+  seq: number;
+  at: string;
+  run: string;
+  actor: string;
+  job: string | null;
+  command: string;
+  action: string;
+  phase: 'list' | 'run' | 'approval';
+  outcome: string;
+  code: string;
+  reason: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** An audit event before it is stored. */
+export type AuditEventInput = Omit<AuditEvent, 'seq' | 'at'>;
+
+/** The states of an approval (docs/host.md, "Approvals"). */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
+
+/** One approval request for a `strict` call. */
+export interface ApprovalRecord {
+  id: string;
+  /** SHA-256 over command, canonical arguments and agent: what "an identical call" means. */
+  key: string;
+  command: string;
+  agent: string;
+  run: string;
+  /** The action label, e.g. `command:call:json-tools:edit-in-place`. */
+  action: string;
+  /** Why approval is needed, one line. */
+  reason: string;
+  /** The argument names (never their values). */
+  arg_names: string[];
+  status: ApprovalStatus;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  consumed_at: string | null;
+}
+
+/** A request for approval as the command layer records it. */
+export interface ApprovalRequest {
+  key: string;
+  command: string;
+  agent: string;
+  run: string;
+  action: string;
+  reason: string;
+  argNames: string[];
+  ttlMs: number;
+  now?: Date;
+}
+
+/** The store every host part reads and writes through. Every method is one transaction. */
+export interface Store {
+  /** Commits components, operations and the receipt of one compose atomically, or changes nothing. */
+  compose(input: ComposeInput): ComposeOutcome;
+  /** One loom's current version, components and layout; `undefined` when it does not exist. */
+  inspect(loomId: string): LoomView | undefined;
+  /** The newest receipts of one namespace, newest first, at most `limit`. */
+  receipts(namespace: string, limit: number): Receipt[];
+  /** Appends one audit event and returns its sequence number. */
+  appendAudit(event: AuditEventInput): number;
+  /** The last `limit` audit events, oldest first. */
+  tailAudit(limit: number): AuditEvent[];
+  /** Consumes a live approved approval for `key` (single use); `undefined` when there is none. */
+  takeApproval(key: string, now?: Date): ApprovalRecord | undefined;
+  /** Returns the live denied or pending approval for `key`, or records a new pending one. */
+  requestApproval(input: ApprovalRequest): ApprovalRecord;
+  /** One approval by id, as stored. */
+  getApproval(id: string): ApprovalRecord | undefined;
+  /** Approvals, newest first; by default the pending ones only. */
+  listApprovals(filter?: { status?: ApprovalStatus | 'all'; now?: Date }): ApprovalRecord[];
+  /** Approves or denies a pending approval; its use window restarts at the decision. */
+  decideApproval(
+    id: string,
+    decision: 'approved' | 'denied',
+    by: string,
+    ttlMs: number,
+    now?: Date,
+  ): ApprovalRecord;
+  close(): void;
+}

@@ -1,0 +1,508 @@
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
+import { brokerHello, brokerList, brokerRequest, brokerRun } from '../src/client';
+import { HostError } from '../src/errors';
+import { openSqliteStore } from '../src/store/sqlite';
+import { freshInstance } from './helpers';
+
+let env: Awaited<ReturnType<typeof freshInstance>>;
+const brokers: RunningBroker[] = [];
+
+beforeEach(async () => {
+  env = await freshInstance();
+});
+afterEach(async () => {
+  for (const b of brokers.splice(0)) await b.close();
+  env.cleanup();
+});
+
+async function start(scope: Record<string, unknown>, name = 'q.sock'): Promise<RunningBroker> {
+  const b = await startBroker({
+    instanceDir: env.instance,
+    queuePath: join(env.root, 'run', name),
+    scope: { run: 'run-1', agent: 'reader', ...scope } as never,
+  });
+  brokers.push(b);
+  return b;
+}
+
+/** Sends raw lines on one connection and collects `n` answer lines. */
+function raw(path: string, text: string, n: number): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    let buf = '';
+    const out: Record<string, unknown>[] = [];
+    s.setEncoding('utf8');
+    s.on('connect', () => s.write(text));
+    s.on('data', (c: string) => {
+      buf += c;
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        out.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf('\n');
+      }
+      if (out.length >= n) {
+        s.destroy();
+        resolve(out);
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
+
+describe('HC-09: the broker lists only what its scope admits', () => {
+  it('HC-09: lists the agent’s granted pack commands plus the loom.* built-ins', async () => {
+    const b = await start({});
+    const r = await brokerList(b.queuePath);
+    expect(r.ok && ids(r.value.commands)).toEqual(
+      ['loom.authoring-context', 'loom.compose', 'loom.inspect', 'text.echo', 'text.fail'].sort(),
+    );
+  });
+
+  it('HC-09: a scope grants subset narrows the listing; builtins: false removes the built-ins', async () => {
+    const b = await start({
+      agent: 'editor',
+      grants: ['text.echo', 'text.touch'],
+      builtins: ['loom.inspect'],
+    });
+    const r = await brokerList(b.queuePath);
+    expect(r.ok && ids(r.value.commands)).toEqual(['loom.inspect', 'text.echo', 'text.touch']);
+    const none = await start({ builtins: false }, 'q2.sock');
+    const r2 = await brokerList(none.queuePath);
+    expect(r2.ok && ids(r2.value.commands)).toEqual(['text.echo', 'text.fail']);
+  });
+
+  it('HC-09: rows carry id, title, help, inputs, effect, scope and the readOnlyGranted stamp', async () => {
+    const b = await start({ agent: 'editor' });
+    const r = await brokerList(b.queuePath);
+    if (!r.ok) throw new Error('list failed');
+    const byId = new Map(r.value.commands.map((c) => [c.id, c]));
+    expect(byId.get('text.echo')).toMatchObject({ effect: 'read', readOnlyGranted: true, scope: 'global' });
+    expect(byId.get('text.touch')).toMatchObject({ effect: 'write', readOnlyGranted: false });
+    expect(byId.get('loom.inspect')).toMatchObject({ effect: 'read', readOnlyGranted: true, scope: 'loom' });
+    expect(byId.get('loom.compose')).toMatchObject({ effect: 'write', readOnlyGranted: false });
+    expect(byId.get('vault.peek')?.ifc).toEqual({ confidentiality: ['secret'] });
+  });
+
+  it('HC-60: readOnly: false stamps nothing; a readOnly list stamps only those', async () => {
+    const none = await start({ readOnly: false });
+    const r = await brokerList(none.queuePath);
+    expect(r.ok && r.value.commands.every((c) => c.readOnlyGranted === false)).toBe(true);
+    const some = await start({ readOnly: ['text.echo'] }, 'q2.sock');
+    const r2 = await brokerList(some.queuePath);
+    expect(r2.ok && r2.value.commands.filter((c) => c.readOnlyGranted).map((c) => c.id)).toEqual([
+      'text.echo',
+    ]);
+  });
+});
+
+describe('HC-10: the broker refuses every command its scope does not grant', () => {
+  it('HC-10: a pack write the agent does not hold is forbidden and nothing runs', async () => {
+    const b = await start({});
+    const file = join(env.root, 'touched');
+    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
+    expect(r.ok && r.value).toMatchObject({
+      ok: false,
+      code: 'forbidden',
+      reason: 'not_in_scope',
+      mayHaveLanded: false,
+    });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('HC-10: a command the scope narrowed away is forbidden although the agent holds it', async () => {
+    const b = await start({ agent: 'editor', grants: ['text.echo'] });
+    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file: join(env.root, 'x') } });
+    expect(r.ok && r.value.code).toBe('forbidden');
+  });
+
+  it('HC-10: an excluded built-in is forbidden; an unknown command is unknown_command', async () => {
+    const b = await start({ builtins: ['loom.inspect'] });
+    const c = await brokerRun(b.queuePath, {
+      command: 'loom.compose',
+      args: { request_id: 'r', components: [{ ref: 'page:a' }] },
+    });
+    expect(c.ok && c.value.code).toBe('forbidden');
+    const u = await brokerRun(b.queuePath, { command: 'nope.nothing', args: {} });
+    expect(u.ok && u.value).toMatchObject({ ok: false, code: 'unknown_command' });
+  });
+
+  it('HC-91: a command withdrawn from the scope after listing is refused at run time', async () => {
+    const b = await start({ grants: ['text.echo'] });
+    const listed = await brokerList(b.queuePath);
+    expect(listed.ok && ids(listed.value.commands)).toContain('text.echo');
+    await b.close();
+    brokers.splice(0);
+    const narrower = await start({ grants: ['text.fail'] });
+    const r = await brokerRun(narrower.queuePath, { command: 'text.echo', args: { message: 'hi' } });
+    expect(r.ok && r.value.code).toBe('forbidden');
+  });
+});
+
+describe('HC-11: the broker stamps the agent actor and its run', () => {
+  it('HC-11: an actor or run named in the request is ignored; the audit and the receipts carry agent:<id>', async () => {
+    const b = await start({ agent: 'editor', run: 'run-A' });
+    const answers = await raw(
+      b.queuePath,
+      `${JSON.stringify({
+        protocol: 'loom-broker/1',
+        id: 'x1',
+        op: 'run',
+        command: 'loom.compose',
+        args: { request_id: 'r1', components: [{ ref: 'page:a' }] },
+        actor: 'person:owner',
+        run: 'run-Z',
+      })}\n`,
+      1,
+    );
+    expect(answers[0]).toMatchObject({ id: 'x1', ok: true, result: { ok: true, code: 'ok' } });
+    const events = tailAudit(env.instance, 5).filter((e) => e.phase === 'run');
+    expect(events.at(-1)).toMatchObject({ actor: 'agent:editor', run: 'run-A', command: 'loom.compose' });
+    const store = openSqliteStore(`${env.instance}/loom.db`);
+    try {
+      expect(store.receipts('run-A/agent:editor', 5)).toHaveLength(1);
+      expect(store.receipts('run-Z/person:owner', 5)).toHaveLength(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('hello names the protocol, the run and the agent actor', async () => {
+    const b = await start({ run: 'run-H' });
+    const h = await brokerHello(b.queuePath);
+    expect(h).toEqual({
+      ok: true,
+      value: { protocol: 'loom-broker/1', run: 'run-H', agent: 'agent:reader' },
+    });
+  });
+});
+
+describe('--read-only', () => {
+  it('HC-28: a granted read runs under --read-only', async () => {
+    const b = await start({});
+    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
+    expect(r.ok && r.value).toMatchObject({
+      ok: true,
+      code: 'ok',
+      mayHaveLanded: false,
+      body: { output: 'hi\n' },
+    });
+  });
+
+  it('HC-59: a write is refused under --read-only before anything runs', async () => {
+    const b = await start({ agent: 'editor' });
+    const file = join(env.root, 'ro');
+    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file }, readOnly: true });
+    expect(r.ok && r.value).toMatchObject({ ok: false, code: 'forbidden', reason: 'not_read' });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('HC-60: a read the scope does not stamp read-only is refused under --read-only', async () => {
+    const b = await start({ readOnly: false });
+    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
+    expect(r.ok && r.value).toMatchObject({ ok: false, code: 'forbidden', reason: 'readonly_not_granted' });
+  });
+});
+
+describe('the command layer', () => {
+  it('HC-90: validates arguments against the row schema and names the failing paths', async () => {
+    const b = await start({});
+    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 5, extra: true } });
+    expect(r.ok && r.value).toMatchObject({ ok: false, code: 'bad-args', mayHaveLanded: false });
+    const errors = r.ok
+      ? (r.value.body as { errors: { path: string }[] }).errors.map((e) => e.path).sort()
+      : [];
+    expect(errors).toEqual(['/extra', '/message']);
+  });
+
+  it('a failing pack command is failed with its stderr; the answer carries the row’s ifc label', async () => {
+    const b = await start({ agent: 'editor' });
+    const f = await brokerRun(b.queuePath, { command: 'text.fail', args: {} });
+    expect(f.ok && f.value).toMatchObject({
+      ok: false,
+      code: 'failed',
+      reason: 'exit_nonzero',
+      body: { exitCode: 3 },
+    });
+    expect(f.ok && (f.value.body as { stderr: string }).stderr).toContain('broken');
+    const p = await brokerRun(b.queuePath, { command: 'vault.peek', args: {} });
+    expect(p.ok && p.value).toMatchObject({ ok: true, ifc: { confidentiality: ['secret'] } });
+  });
+
+  it('CP-08: a cautious write needs approval before it runs', async () => {
+    const b = await start({ agent: 'editor' });
+    const file = join(env.root, 'cautious');
+    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
+    expect(r.ok && r.value).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('approvals (strict tier)', () => {
+  const shout = (b: RunningBroker, message = 'hey') =>
+    brokerRun(b.queuePath, { command: 'text.shout', args: { message } });
+
+  it('CP-09: a strict call creates a pending approval and is refused approval_required with its id', async () => {
+    const b = await start({ agent: 'editor' });
+    const r = await shout(b);
+    expect(r.ok && r.value).toMatchObject({
+      ok: false,
+      code: 'refused',
+      reason: 'approval_required',
+      mayHaveLanded: false,
+    });
+    const id = r.ok ? (r.value.body as { approval_id: string }).approval_id : '';
+    expect(id).toMatch(/^apr-/);
+    const pending = listApprovals(env.instance);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({
+      id,
+      status: 'pending',
+      command: 'text.shout',
+      agent: 'editor',
+      arg_names: ['message'],
+    });
+    // The identical call again reuses the pending approval rather than piling up requests.
+    const again = await shout(b);
+    expect(again.ok && (again.value.body as { approval_id: string }).approval_id).toBe(id);
+  });
+
+  it('CP-09: once approved, the next identical call runs once; the one after needs approval again', async () => {
+    const b = await start({ agent: 'editor' });
+    const first = await shout(b);
+    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    decideApproval(env.instance, id, 'approved', 'person:owner');
+    const different = await shout(b, 'other words');
+    expect(different.ok && different.value.reason).toBe('approval_required');
+    const run = await shout(b);
+    expect(run.ok && run.value).toMatchObject({ ok: true, code: 'ok', body: { output: 'hey\n' } });
+    const next = await shout(b);
+    expect(next.ok && next.value.reason).toBe('approval_required');
+    expect(listApprovals(env.instance, { status: 'consumed' })[0]?.id).toBe(id);
+  });
+
+  it('an approval is bound to the agent: another agent’s identical call is not approved by it', async () => {
+    const b = await start({ agent: 'editor' });
+    const first = await shout(b);
+    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    decideApproval(env.instance, id, 'approved', 'person:owner');
+    const store = openSqliteStore(`${env.instance}/loom.db`);
+    try {
+      expect(store.getApproval(id)?.agent).toBe('editor');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a denied call is refused approval_denied until the denial expires', async () => {
+    const b = await start({ agent: 'editor' });
+    const first = await shout(b);
+    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    decideApproval(env.instance, id, 'denied', 'person:owner');
+    const again = await shout(b);
+    expect(again.ok && again.value).toMatchObject({ code: 'refused', reason: 'approval_denied' });
+  });
+
+  it('approvals expire: a pending request past its lifetime is expired and cannot be approved', async () => {
+    const store = openSqliteStore(`${env.instance}/loom.db`);
+    try {
+      const t0 = new Date('2030-01-01T00:00:00Z');
+      const rec = store.requestApproval({
+        key: 'k',
+        command: 'text.shout',
+        agent: 'editor',
+        run: 'r',
+        action: 'command:call:text:shout',
+        reason: 'strict',
+        argNames: [],
+        ttlMs: 60_000,
+        now: t0,
+      });
+      const later = new Date(t0.getTime() + 61_000);
+      expect(() => store.decideApproval(rec.id, 'approved', 'person:owner', 60_000, later)).toThrowError(
+        HostError,
+      );
+      expect(store.listApprovals({ status: 'all', now: later })[0]?.status).toBe('expired');
+      const approved = store.requestApproval({
+        key: 'k2',
+        command: 'text.shout',
+        agent: 'editor',
+        run: 'r',
+        action: 'a',
+        reason: 'r',
+        argNames: [],
+        ttlMs: 60_000,
+        now: t0,
+      });
+      store.decideApproval(approved.id, 'approved', 'person:owner', 60_000, t0);
+      expect(store.takeApproval('k2', new Date(t0.getTime() + 120_000))).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  });
+
+  it('approvals are never reachable through the socket: an op other than hello/list/run is bad_request', async () => {
+    const b = await start({ agent: 'editor' });
+    const r = await brokerRequest(b.queuePath, { op: 'approve', approvalId: 'apr-1' });
+    expect(r).toMatchObject({ ok: false, failure: { kind: 'envelope', code: 'bad_request' } });
+  });
+});
+
+describe('audit', () => {
+  it('every call — listed, refused or run — becomes one audit event; refused calls keep no argument values', async () => {
+    const b = await start({ agent: 'editor' });
+    await brokerList(b.queuePath);
+    await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'visible-in-argv' } });
+    await brokerRun(b.queuePath, { command: 'nope.x', args: { token: 'SECRET-VALUE-456' } });
+    await brokerRun(b.queuePath, { command: 'text.shout', args: { message: 'SECRET-VALUE-789' } });
+    await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 7 } as never });
+    const events = tailAudit(env.instance, 10);
+    expect(events.map((e) => [e.phase, e.command, e.outcome, e.code])).toEqual([
+      ['list', '*', 'listed', 'ok'],
+      ['run', 'text.echo', 'ok', 'ok'],
+      ['run', 'nope.x', 'rejected', 'unknown_command'],
+      ['run', 'text.shout', 'refused', 'refused'],
+      ['run', 'text.echo', 'rejected', 'bad-args'],
+    ]);
+    expect(JSON.stringify(events)).not.toContain('SECRET-VALUE');
+    expect(events[1]).toMatchObject({
+      action: 'command:call:text:echo',
+      payload: {
+        provider: 'command',
+        container: 'text',
+        member: 'echo',
+        effects: 'read',
+        arg_names: ['message'],
+      },
+    });
+  });
+
+  it('CP-40: a credential value never reaches the audit log or the answer', async () => {
+    writeFileSync(
+      join(env.instance, 'credentials.json'),
+      JSON.stringify({ api_token: 'tok-SUPERSECRET-1' }),
+      { mode: 0o600 },
+    );
+    const b = await start({ agent: 'editor' });
+    const r = await brokerRun(b.queuePath, { command: 'creds.show', args: {} });
+    expect(r.ok && r.value.code).toBe('ok');
+    expect(JSON.stringify(r)).not.toContain('SUPERSECRET');
+    expect(JSON.stringify(tailAudit(env.instance, 10))).not.toContain('SUPERSECRET');
+  });
+});
+
+describe('the broker socket', () => {
+  it('is a Unix socket of mode 0600', async () => {
+    const b = await start({});
+    const st = statSync(b.queuePath);
+    expect(st.isSocket()).toBe(true);
+    expect(st.mode & 0o777).toBe(0o600);
+  });
+
+  it('replaces a stale socket from a dead broker (killed with SIGKILL)', async () => {
+    const path = join(env.root, 'run', 'stale.sock');
+    mkdirSync(join(env.root, 'run'), { recursive: true });
+    const child = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`,
+    ]);
+    await new Promise<void>((r) => child.stdout.once('data', () => r()));
+    child.kill('SIGKILL');
+    await new Promise<void>((r) => child.once('exit', () => r()));
+    expect(lstatSync(path).isSocket()).toBe(true);
+    const b = await start({}, 'stale.sock');
+    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+  });
+
+  it('never steals a live socket, and never replaces a file that is not a socket', async () => {
+    const b = await start({});
+    await expect(start({}, 'q.sock')).rejects.toMatchObject({
+      code: 'queue_busy',
+      message: expect.stringContaining(b.queuePath),
+    });
+    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    const file = join(env.root, 'run', 'plain');
+    writeFileSync(file, 'keep me');
+    await expect(start({}, 'plain')).rejects.toMatchObject({ code: 'queue_busy' });
+  });
+
+  it('answers malformed lines with envelope errors and keeps serving', async () => {
+    const b = await start({});
+    const lines = [
+      'not json',
+      JSON.stringify({ protocol: 'loom-broker/9', id: 'v', op: 'hello' }),
+      JSON.stringify({ protocol: 'loom-broker/1', id: 'm', op: 'run', command: 'text.echo' }),
+      JSON.stringify({ protocol: 'loom-broker/1', id: 'h', op: 'hello' }),
+    ];
+    const out = await raw(b.queuePath, `${lines.join('\n')}\n`, 4);
+    const byId = new Map(out.map((a) => [a.id, a]));
+    expect(byId.get('')).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(byId.get('v')).toMatchObject({ ok: false, error: { code: 'unsupported_protocol' } });
+    expect(byId.get('m')).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(byId.get('h')).toMatchObject({ ok: true });
+  });
+
+  it('answers a line over 1 MiB with request_too_large', async () => {
+    const b = await start({});
+    const big = JSON.stringify({
+      protocol: 'loom-broker/1',
+      id: 'big',
+      op: 'run',
+      command: 'text.echo',
+      args: { message: 'x'.repeat(1024 * 1024 + 10) },
+    });
+    const out = await raw(b.queuePath, `${big}\n`, 1);
+    expect(out[0]).toMatchObject({ ok: false, error: { code: 'request_too_large' } });
+  });
+
+  it('serves several requests on one connection, each answer carrying its id', async () => {
+    const b = await start({});
+    const lines = ['a', 'b', 'c'].map((id) => JSON.stringify({ protocol: 'loom-broker/1', id, op: 'list' }));
+    const out = await raw(b.queuePath, `${lines.join('\n')}\n`, 3);
+    expect(out.map((a) => a.id).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('close() removes the socket', async () => {
+    const b = await start({});
+    await b.close();
+    brokers.splice(0);
+    expect(existsSync(b.queuePath)).toBe(false);
+  });
+});
+
+describe('job ids', () => {
+  it('HC-19: a scope naming a job refuses requests without it or with another one', async () => {
+    const b = await start({ job: 'job-7' });
+    expect(await brokerList(b.queuePath)).toMatchObject({
+      ok: false,
+      failure: { kind: 'envelope', code: 'forbidden' },
+    });
+    expect((await brokerList(b.queuePath, { jobId: 'job-7' })).ok).toBe(true);
+    const wrong = await brokerRun(b.queuePath, {
+      command: 'text.echo',
+      args: { message: 'x' },
+      jobId: 'job-8',
+    });
+    expect(wrong.ok && wrong.value).toMatchObject({ code: 'forbidden', reason: 'job_mismatch' });
+    const right = await brokerRun(b.queuePath, {
+      command: 'text.echo',
+      args: { message: 'x' },
+      jobId: 'job-7',
+    });
+    expect(right.ok && right.value.code).toBe('ok');
+  });
+
+  it('a scope without a job accepts any job id', async () => {
+    const b = await start({});
+    expect(
+      (await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'x' }, jobId: 'whatever' })).ok,
+    ).toBe(true);
+  });
+});

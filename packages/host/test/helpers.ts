@@ -1,0 +1,85 @@
+// Test helpers: an inline workspace (real binaries: echo, touch, sh) and a fresh instance.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import { type CommandHost, createCommandHost } from '../src/host';
+import { initInstance, readInstance } from '../src/instance';
+import { loadPackBackend } from '../src/packs-backend';
+import { resolveScope, type ScopeFile } from '../src/scope';
+import { openSqliteStore } from '../src/store/sqlite';
+import type { Store } from '../src/store/types';
+
+/** A workspace with read, write, strict and labelled commands, and two agents. */
+export const WORKSPACE_YAML = `version: 1
+command_packs:
+  - id: text
+    permission: cautious
+    permission_overrides:
+      shout: strict
+    commands:
+      - id: echo
+        argv: [echo, '{{message}}']
+        effects: read
+      - id: touch
+        argv: [touch, '--', '{{file}}']
+        effects: write
+      - id: shout
+        argv: [echo, '{{message}}']
+        effects: write
+      - id: fail
+        argv: [sh, '-c', 'echo broken >&2; exit 3']
+        effects: read
+  - id: vault
+    label:
+      confidentiality: [secret]
+    commands:
+      - id: peek
+        argv: [echo, 'peek']
+        effects: read
+  - id: creds
+    credentials_ref: api_token
+    env:
+      API_TOKEN: '{{credential.api_token}}'
+    commands:
+      - id: show
+        argv: [sh, '-c', 'echo "token=$API_TOKEN"']
+        effects: read
+agents:
+  - id: reader
+    grants: [pack:text]
+  - id: editor
+    grants: [pack:text, text.touch, text.shout, pack:vault, pack:creds]
+`;
+
+/** A fresh temp dir with `workspace.yaml` written and an instance initialised at `<tmp>/instance`. */
+export async function freshInstance(): Promise<{
+  root: string;
+  instance: string;
+  workspace: string;
+  cleanup: () => void;
+}> {
+  const t = tempDir('host-test-');
+  const workspace = join(t.path, 'workspace.yaml');
+  writeFileSync(workspace, WORKSPACE_YAML);
+  const instance = join(t.path, 'instance');
+  await initInstance(instance, workspace);
+  return { root: t.path, instance, workspace, cleanup: t.cleanup };
+}
+
+/** An in-process command host over a real instance, workspace and store. */
+export async function hostFor(
+  instance: string,
+  scope: ScopeFile,
+  approvalTtlMs?: number,
+): Promise<{ host: CommandHost; store: Store }> {
+  const info = readInstance(instance);
+  const { backend, scopeWorkspace } = await loadPackBackend(info.workspaceFile, info.dir);
+  const store = openSqliteStore(info.storeFile);
+  const host = createCommandHost({
+    store,
+    scope: resolveScope(scope, scopeWorkspace),
+    packs: backend,
+    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+  });
+  return { host, store };
+}

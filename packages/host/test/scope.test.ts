@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { HostError } from '../src/errors';
+import { parseScope, resolveScope, type ScopeWorkspace } from '../src/scope';
+
+// A hand-written ScopeWorkspace (mock of what @harness/packs provides) to pin the narrowing rules.
+const mockWorkspace: ScopeWorkspace = {
+  agentCommands: (a) => ({ reader: ['t.read'], editor: ['t.read', 't.write'] })[a],
+  agentIds: () => ['reader', 'editor'],
+  resolveGrants: (g) =>
+    g[0] === 'pack:t'
+      ? { ok: true, commands: ['t.read'] }
+      : g[0]?.startsWith('t.')
+        ? { ok: true, commands: [g[0]] }
+        : { ok: false, message: `unknown grant ${g[0]}` },
+  effectOf: (id) => (id === 't.read' ? 'read' : 'write'),
+};
+
+describe('the scope file', () => {
+  it('parses YAML and JSON', () => {
+    expect(parseScope('run: r1\nagent: reader\n')).toEqual({ run: 'r1', agent: 'reader' });
+    expect(
+      parseScope(
+        '{"run":"r1","agent":"editor","job":"j1","grants":["t.read"],"readOnly":false,"builtins":["loom.inspect"]}',
+      ),
+    ).toEqual({
+      run: 'r1',
+      agent: 'editor',
+      job: 'j1',
+      grants: ['t.read'],
+      readOnly: false,
+      builtins: ['loom.inspect'],
+    });
+  });
+
+  it('refuses text that does not parse, unknown keys and missing fields, naming the file', () => {
+    expect(() => parseScope('run: [x', 's.yaml')).toThrowError(/s.yaml does not parse/);
+    expect(() => parseScope('run: r\nagent: a\nactor: person:me\n', 's.yaml')).toThrowError(
+      /unknown key `actor`/,
+    );
+    expect(() => parseScope('agent: a\n')).toThrowError(/`run` must be/);
+    expect(() => parseScope('- a\n')).toThrowError(HostError);
+  });
+
+  it('narrows: a grants subset admits only what it names', () => {
+    const s = resolveScope(parseScope('run: r\nagent: editor\ngrants: [t.read]\n'), mockWorkspace);
+    expect([...s.commands]).toEqual(['t.read']);
+    expect(s.actor).toBe('agent:editor');
+  });
+
+  it('never widens: a grant beyond the agent’s is a load error naming the grant', () => {
+    expect(() =>
+      resolveScope(parseScope('run: r\nagent: reader\ngrants: [t.write]\n'), mockWorkspace, 'x.yaml'),
+    ).toThrowError(/grant "t.write" widens agent "reader"/);
+    expect(() => resolveScope(parseScope('run: r\nagent: nobody\n'), mockWorkspace)).toThrowError(
+      /agent "nobody" is not declared/,
+    );
+    expect(() =>
+      resolveScope(parseScope('run: r\nagent: reader\nbuiltins: [loom.delete]\n'), mockWorkspace),
+    ).toThrowError(/not a built-in/);
+    expect(() =>
+      resolveScope(parseScope('run: r\nagent: reader\nreadOnly: [t.write]\n'), mockWorkspace),
+    ).toThrowError(/does not grant/);
+  });
+
+  it('includes the loom.* built-ins by default', () => {
+    const s = resolveScope(parseScope('run: r\nagent: reader\n'), mockWorkspace);
+    expect([...s.builtins].sort()).toEqual(['loom.authoring-context', 'loom.compose', 'loom.inspect']);
+    expect(s.readOnly).toBe('reads');
+  });
+});
