@@ -6,9 +6,17 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // Workspace packages are bundled so the bin starts without resolving a module graph.
+  // Each subcommand is its own chunk, loaded only when named.
+  splitting: true,
+  // Workspace packages (and their own dependencies) are bundled so the bin needs no module graph of
+  // its own; the MCP SDK and zod are this app's dependencies and stay external.
   noExternal: [/^@harness\//],
-  banner: { js: '#!/usr/bin/env node' },
+  // A native addon cannot be bundled.
+  external: ['better-sqlite3'],
+  // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __harnessCreateRequire } from 'node:module';\nconst require = __harnessCreateRequire(import.meta.url);",
+  },
   esbuildOptions(options) {
     options.conditions = ['@harness/source'];
   },

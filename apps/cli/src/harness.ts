@@ -1,1 +1,81 @@
-process.stdout.write('not yet\n');
+// The `harness` bin. Each subcommand lives in its own module and is imported only when named, so
+// `harness --help` and `harness tmpl …` never load the MCP SDK or the host.
+import { CliError, exitCodes } from './errors';
+import { err, out } from './output';
+
+const subcommands = {
+  serve: 'Serve the host command tools (and Loom authoring tools) to any MCP client over stdio or HTTP',
+  call: 'Call one tool once and print its result as JSON',
+  packs: 'Check a workspace file (packs check) or show the catalog a model sees (packs list)',
+  tmpl: 'Check a template or render it against a webhook delivery (tmpl check|render)',
+  doctor: 'Check configuration, binaries, broker, socket permissions and store health',
+  demo: 'Start serve on the embedded default, drive it with a real MCP client, print a transcript',
+} as const;
+type Subcommand = keyof typeof subcommands;
+
+const usage = `harness: give an AI agent the commands you choose, and nothing else
+
+Usage: harness <command> [options]
+
+Commands:
+${Object.entries(subcommands)
+  .map(([name, summary]) => `  ${name.padEnd(8)} ${summary}`)
+  .join('\n')}
+
+Run 'harness <command> --help' for a command's options. --debug prints a stack on internal errors.
+Exit codes: 0 ok, 1 a check or step failed, 2 usage, 3 configuration, 4 host unavailable, 70 internal.`;
+
+async function load(name: Subcommand): Promise<(argv: string[]) => Promise<number>> {
+  switch (name) {
+    case 'serve':
+      return (await import('./commands/serve')).serveCommand;
+    case 'call':
+      return (await import('./commands/call')).callCommand;
+    case 'packs':
+      return (await import('./commands/packs')).packsCommand;
+    case 'tmpl':
+      return (await import('./commands/tmpl')).tmplCommand;
+    case 'doctor':
+      return (await import('./commands/doctor')).doctorCommand;
+    case 'demo':
+      return (await import('./commands/demo')).demoCommand;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out(usage);
+    return name === undefined ? exitCodes.usage : 0;
+  }
+  if (name === '--version') {
+    out('harness 0.1.0');
+    return 0;
+  }
+  if (!(name in subcommands)) {
+    throw new CliError(
+      'usage',
+      `unknown command '${name}'; expected one of ${Object.keys(subcommands).join(', ')}`,
+    );
+  }
+  const run = await load(name as Subcommand);
+  return run(rest.filter((a) => a !== '--debug'));
+}
+
+const debug = process.argv.includes('--debug');
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      err(`harness: ${error.message}`);
+      process.exitCode = exitCodes[error.code];
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    err(`harness: internal error: ${message}${debug ? '' : ' (run with --debug for the stack)'}`);
+    if (debug && error instanceof Error && error.stack) err(error.stack);
+    process.exitCode = exitCodes.internal;
+  },
+);

@@ -1,0 +1,58 @@
+// `harness call <tool> [json | -]`: one tool call through the same session `serve` opens, the result
+// printed as JSON. The batch CLI: a script's way to reach the same tools a model does.
+import { readFileSync } from 'node:fs';
+import { parse } from '../args';
+import { CliError } from '../errors';
+import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
+import { err, out, printJson } from '../output';
+import { openSession } from '../session';
+
+const help = `Usage: harness call <tool> [<json> | -] [configuration]
+
+Calls one tool once and prints its result as JSON on stdout. The input is a JSON object given
+inline, or read from stdin with '-'; none means {}. Exit 0 when the result's status is a success
+(ok, batch, executed, authored), 1 otherwise.
+
+Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
+
+${sessionFlagsHelp}`;
+
+const FAILED = new Set([
+  'failed_to_deliver',
+  'refused',
+  'not_granted',
+  'unknown_command',
+  'failed',
+  'withheld',
+]);
+
+/** Runs `harness call`. */
+export async function callCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, sessionFlags);
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const [tool, raw] = positionals;
+  if (tool === undefined)
+    throw new CliError('usage', 'call needs a tool name, e.g. harness call list_commands');
+  let input: unknown = {};
+  if (raw !== undefined) {
+    const text = raw === '-' ? readFileSync(0, 'utf8') : raw;
+    try {
+      input = JSON.parse(text);
+    } catch (error) {
+      throw new CliError('usage', `the tool input must be JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  const session = await openSession({ ...sessionOptions(values), log: err });
+  try {
+    const result = await session.call(tool, input);
+    printJson(result);
+    return FAILED.has(String(result.status)) ? 1 : 0;
+  } finally {
+    await session.close();
+  }
+}

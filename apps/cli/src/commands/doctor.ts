@@ -1,0 +1,180 @@
+// `harness doctor`: one line per check (configuration, binaries and versions, broker reachable,
+// socket permissions, store health) and a verdict. Exit 1 when any check fails.
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from '../args';
+import { bundledLoomCli, embeddedLocation, exampleWorkspace } from '../embedded';
+import { sessionFlags, sessionOptions } from '../flags';
+import { dim, green, out, printJson, red } from '../output';
+import { resolveOptions } from '../session';
+
+const help = `Usage: harness doctor [--json] [configuration]
+
+Checks, one line each: Node.js version; the host configuration files (or the embedded default's
+instance directory); the host CLI and the binaries the example packs use, with versions; the broker
+socket (reachable, mode 0600); the store (SQLite integrity). Exit 1 when any check fails; a
+warning (an optional binary missing, no broker running yet) does not fail.`;
+
+type Status = 'ok' | 'warn' | 'fail';
+interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+}
+
+function version(binary: string, args = ['--version']): string | undefined {
+  try {
+    return execFileSync(binary, args, {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+      .split('\n')[0]
+      ?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `harness doctor`. */
+export async function doctorCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { ...sessionFlags, json: { type: 'boolean' } }, false);
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const checks: Check[] = [];
+  const add = (name: string, status: Status, detail: string) => checks.push({ name, status, detail });
+
+  const major = Number(process.versions.node.split('.')[0]);
+  add(
+    'node',
+    major >= 20 ? 'ok' : 'fail',
+    `Node.js ${process.versions.node}${major >= 20 ? '' : ' (20 or newer is required)'}`,
+  );
+
+  let queuePath: string | undefined;
+  let instanceDir: string | undefined;
+  try {
+    const resolved = await resolveOptions(sessionOptions(values));
+    if (resolved.embedded) {
+      const location = embeddedLocation(typeof values.instance === 'string' ? values.instance : undefined);
+      instanceDir = location.instanceDir;
+      queuePath = location.queuePath;
+      add(
+        'configuration',
+        'ok',
+        `no host configuration: the embedded default (instance ${location.instanceDir}, chosen by ${location.chosenBy})`,
+      );
+      try {
+        add('workspace', 'ok', exampleWorkspace());
+      } catch (error) {
+        add('workspace', 'fail', (error as Error).message);
+      }
+    } else {
+      const commands = await import('@harness/commands');
+      for (const [label, path, read] of [
+        ['commands config', resolved.commandsPath, commands.readCommandsConfig],
+        ['authoring config', resolved.authoringPath, commands.readAuthoringConfig],
+      ] as const) {
+        if (path === undefined) continue;
+        const result = read(path);
+        if (!result.ok)
+          add(label, 'fail', `${path}: ${result.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+        else {
+          add(label, 'ok', path);
+          const t = result.value.transport;
+          if (t.kind === 'broker') queuePath ??= t.queuePath;
+          else instanceDir ??= t.instanceDir;
+          const cli = result.value.cliPath;
+          const executable = existsSync(cli) && canExecute(cli);
+          add(
+            `${label} cliPath`,
+            executable ? 'ok' : 'fail',
+            `${cli}${executable ? '' : ' is missing or not executable'}`,
+          );
+        }
+      }
+    }
+  } catch (error) {
+    add('configuration', 'fail', (error as Error).message);
+  }
+
+  const loom = bundledLoomCli();
+  add(
+    'loom',
+    existsSync(loom) ? 'ok' : 'fail',
+    existsSync(loom)
+      ? `${loom} (${version(process.execPath, [loom, '--version']) ?? 'version unknown'})`
+      : `${loom} missing: run pnpm build`,
+  );
+  const git = version('git');
+  add('git', git ? 'ok' : 'warn', git ?? 'not found: the example repo pack is left out');
+  const jq = version('jq');
+  add(
+    'jq',
+    jq ? 'ok' : 'warn',
+    jq ?? 'not found: the example json-tools pack is left out (apt-get install jq / brew install jq)',
+  );
+
+  if (queuePath !== undefined) {
+    if (!existsSync(queuePath)) {
+      add(
+        'broker',
+        'warn',
+        `no socket at ${queuePath} (harness serve starts one; loom broker start runs one)`,
+      );
+    } else {
+      const mode = statSync(queuePath).mode & 0o777;
+      add(
+        'socket permissions',
+        mode === 0o600 ? 'ok' : 'fail',
+        `${queuePath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
+      );
+      const { brokerHello } = await import('@harness/host/client');
+      const hello = await brokerHello(queuePath, { timeoutMs: 3000 });
+      add(
+        'broker',
+        hello.ok ? 'ok' : 'fail',
+        hello.ok
+          ? `reachable: ${JSON.stringify(hello.value)}`
+          : `not reachable: ${JSON.stringify(hello.failure)}`,
+      );
+    }
+  }
+  if (instanceDir !== undefined) {
+    if (!existsSync(join(instanceDir, 'instance.json'))) {
+      add('store', 'warn', `no instance at ${instanceDir} yet (created on first harness serve)`);
+    } else {
+      try {
+        const { openStore } = await import('@harness/host');
+        const store = openStore(instanceDir);
+        store.close();
+        add('store', 'ok', `${instanceDir} opens`);
+      } catch (error) {
+        add('store', 'fail', (error as Error).message);
+      }
+    }
+  }
+
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  if (values.json) printJson({ ok: failed === 0, checks });
+  else {
+    for (const c of checks) {
+      const mark = c.status === 'ok' ? green('ok  ') : c.status === 'warn' ? dim('warn') : red('FAIL');
+      out(`${mark} ${c.name.padEnd(26)} ${c.detail}`);
+    }
+    out(failed === 0 ? green('verdict: healthy') : red(`verdict: ${failed} check(s) failed`));
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+function canExecute(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,102 @@
+// `harness packs check|list`: validate a workspace file (every load error with file:line:column,
+// requirement probes), or print the catalog exactly as a model sees it through list_commands.
+import { parse } from '../args';
+import { exampleWorkspace } from '../embedded';
+import { CliError } from '../errors';
+import { out, printJson } from '../output';
+
+const help = `Usage:
+  harness packs check [workspace.yaml] [--no-probe] [--json]
+  harness packs list [--instance <dir>] [--loom-commands-config <file>] [--json]
+
+check  loads the workspace file (default: the example workspace) and prints every load error as
+       file:line:column with what was expected and what was found. Requirements are probed
+       (<binary> --version) unless --no-probe; an optional pack whose binary is missing is
+       reported as left out. Exit 1 when the file does not load.
+list   prints the catalog a model sees: the list_commands result of this configuration (the
+       embedded default when no configuration is given), one signature per line.`;
+
+/** Runs `harness packs`. */
+export async function packsCommand(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === undefined || verb === '--help' || verb === '-h') {
+    out(help);
+    return verb === undefined ? 2 : 0;
+  }
+  if (verb === 'check') return check(rest);
+  if (verb === 'list') return list(rest);
+  throw new CliError('usage', `unknown packs command '${verb}'; expected check or list`);
+}
+
+async function check(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { 'no-probe': { type: 'boolean' }, json: { type: 'boolean' } });
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const { loadWorkspace, formatIssue } = await import('@harness/packs');
+  const file = positionals[0] ?? exampleWorkspace();
+  const result = await loadWorkspace({ file }, { probe: values['no-probe'] !== true });
+  if (values.json) {
+    printJson(
+      result.ok
+        ? {
+            ok: true,
+            file,
+            packs: result.workspace.packs.map((p) => p.id),
+            unavailable: result.workspace.unavailable,
+            agents: result.workspace.agents.map((a) => ({ id: a.id, commands: a.commands })),
+            warnings: result.warnings.map(formatIssue),
+          }
+        : { ok: false, file, issues: result.issues.map((i) => ({ ...i, text: formatIssue(i) })) },
+    );
+    return result.ok ? 0 : 1;
+  }
+  if (!result.ok) {
+    for (const issue of result.issues) out(formatIssue(issue));
+    out(`${result.issues.length} error(s): ${file} does not load`);
+    return 1;
+  }
+  const ws = result.workspace;
+  for (const warning of result.warnings) out(`warning: ${formatIssue(warning)}`);
+  for (const pack of ws.unavailable) out(`left out: pack ${pack.id}: ${pack.reason}`);
+  out(`ok: ${file}: ${ws.packs.length} pack(s), ${ws.agents.length} agent(s)`);
+  for (const agent of ws.agents) out(`  agent ${agent.id}: ${agent.commands.join(', ') || '(no commands)'}`);
+  return 0;
+}
+
+async function list(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    instance: { type: 'string' },
+    'loom-commands-config': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const { openSession } = await import('../session');
+  const session = await openSession({
+    instance: values.instance,
+    commandsConfig: values['loom-commands-config'],
+  });
+  try {
+    const result = (await session.call('list_commands', {})) as {
+      status?: string;
+      entries?: { signature: string; title?: string }[];
+      hidden?: number;
+      omitted?: number;
+    };
+    if (values.json) {
+      printJson(result);
+    } else {
+      for (const entry of result.entries ?? []) out(entry.signature);
+      out(
+        `(${result.entries?.length ?? 0} command(s); hidden ${result.hidden ?? 0}, omitted ${result.omitted ?? 0})`,
+      );
+    }
+    return result.status === 'ok' ? 0 : 1;
+  } finally {
+    await session.close();
+  }
+}

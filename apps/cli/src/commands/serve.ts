@@ -1,0 +1,177 @@
+// `harness serve`: the host command tools (and Loom authoring tools) as an MCP server, over stdio by
+// default or over streamable HTTP. Over HTTP each MCP session is its own run.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { parse } from '../args';
+import { CliError } from '../errors';
+import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
+import { err, out } from '../output';
+import { openSession, type Session } from '../session';
+
+const help = `Usage: harness serve [--http <host:port>] [--token <secret>] [configuration]
+
+Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
+loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
+"command" at \`harness serve\`. With no host configuration, serve opens the embedded default:
+an instance directory with the example workspace and a broker in this process (it prints where).
+
+  --http <host:port>   serve streamable HTTP at http://host:port/mcp instead of stdio.
+                       Loopback by default (127.0.0.1); any other address requires a token.
+  --token <secret>     require "Authorization: Bearer <secret>" (env HARNESS_HTTP_TOKEN)
+
+${sessionFlagsHelp}`;
+
+const VERSION = '0.1.0';
+
+/** Runs `harness serve`. */
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    { ...sessionFlags, http: { type: 'string' }, token: { type: 'string' } },
+    false,
+  );
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const token = values.token ?? (process.env.HARNESS_HTTP_TOKEN || undefined);
+  const listen = values.http === undefined ? undefined : parseListen(values.http, token);
+  const session = await openSession({ ...sessionOptions(values), log: err });
+  const stop = async () => {
+    await session.close();
+  };
+  if (listen === undefined) {
+    await serveStdio(session);
+  } else {
+    await serveHttp(session, listen, token);
+  }
+  await new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    process.stdin.once('end', () => {
+      if (listen === undefined) done();
+    });
+  });
+  await stop();
+  return 0;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+function parseListen(value: string, token: string | undefined): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value) ?? /^()()(\d{1,5})$/.exec(value);
+  if (!match) throw new CliError('usage', `--http must be host:port or port, found '${value}'`);
+  const host = match[1] || match[2] || '127.0.0.1';
+  const port = Number(match[3]);
+  if (port > 65535) throw new CliError('usage', `--http port must be 0-65535, found ${port}`);
+  if (!isLoopback(host) && token === undefined) {
+    throw new CliError(
+      'usage',
+      `--http ${host} is not a loopback address: set --token or HARNESS_HTTP_TOKEN so only clients with the token can call tools`,
+    );
+  }
+  return { host, port };
+}
+
+async function newMcpServer(session: Session, runId: string) {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { registerMcpTools } = await import('@harness/commands/mcp');
+  const server = new McpServer({ name: 'harness', version: VERSION }, { capabilities: { tools: {} } });
+  const run = runId === 'stdio' ? session.run : session.newRun(runId);
+  registerMcpTools(server, session.tools, ({ signal }) => session.context(signal, run));
+  return server;
+}
+
+async function serveStdio(session: Session): Promise<void> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const server = await newMcpServer(session, 'stdio');
+  await server.connect(new StdioServerTransport());
+  err(`harness: serving ${session.tools.map((t) => t.name).join(', ')} over stdio`);
+}
+
+function authorized(req: IncomingMessage, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const header = req.headers.authorization ?? '';
+  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 4 * 1024 * 1024) throw new Error('request body larger than 4 MiB');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function serveHttp(
+  session: Session,
+  listen: { host: string; port: number },
+  token: string | undefined,
+): Promise<void> {
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  const http = createServer(async (req, res) => {
+    try {
+      if (!authorized(req, token)) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return reply(res, 401, 'missing or wrong bearer token');
+      }
+      if (!req.url?.startsWith('/mcp')) return reply(res, 404, 'the MCP endpoint is /mcp');
+      const sessionId = req.headers['mcp-session-id'];
+      const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      if (existing) return await existing.handleRequest(req, res, body);
+      if (req.method !== 'POST' || !isInitializeRequest(body))
+        return reply(res, 400, 'no valid session: send initialize first');
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          transports.set(id, transport);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) transports.delete(transport.sessionId);
+      };
+      const server = await newMcpServer(session, `http-${transports.size + 1}`);
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (!res.headersSent) reply(res, 400, (error as Error).message);
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(listen.port, listen.host, () => resolve());
+  });
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : listen.port;
+  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  // The URL line is what tests and scripts read to find an ephemeral port.
+  err(
+    `harness: serving ${session.tools.map((t) => t.name).join(', ')} at http://${host}:${port}/mcp${token ? ' (bearer token required)' : ''}`,
+  );
+  const close = () => {
+    for (const t of transports.values()) void t.close();
+    http.close();
+  };
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+}

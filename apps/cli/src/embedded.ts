@@ -1,0 +1,104 @@
+// The embedded default: with no host configuration, `harness serve` and `harness demo` open (or
+// create) an instance directory over the example workspace, start a broker for the default scope in
+// this process, and reach it through the socket fast path, so an MCP client works at once.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { ScopeFile } from '@harness/host';
+import { CliError } from './errors';
+
+const require = createRequire(import.meta.url);
+
+/** Where the embedded default keeps its data, and how it was chosen. */
+export interface EmbeddedLocation {
+  instanceDir: string;
+  queuePath: string;
+  chosenBy: '--instance' | 'HARNESS_HOME' | 'default';
+}
+
+/** The `loom` host CLI that ships beside this one. */
+export function bundledLoomCli(): string {
+  return join(dirname(require.resolve('@harness/loom/package.json')), 'dist', 'loom.js');
+}
+
+/** The example workspace shipped in the repository's `fixtures/`. */
+export function exampleWorkspace(): string {
+  const candidates = [
+    resolve(
+      dirname(require.resolve('@harness/loom/package.json')),
+      '..',
+      '..',
+      'fixtures',
+      'workspaces',
+      'demo',
+      'workspace.yaml',
+    ),
+  ];
+  const found = candidates.find((c) => existsSync(c));
+  if (found === undefined) {
+    throw new CliError(
+      'config',
+      `the example workspace was not found (looked in ${candidates.join(', ')}); pass --loom-commands-config`,
+    );
+  }
+  return found;
+}
+
+/** The default scope: the example workspace's `demo` agent, every grant it holds. */
+export const defaultScope: ScopeFile = { run: 'harness-serve', agent: 'demo' };
+
+/**
+ * Picks the instance directory: `--instance`, else `$HARNESS_HOME`, else
+ * `$XDG_DATA_HOME/harness/default` (`~/.local/share/harness/default`).
+ */
+export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
+  const env = process.env.HARNESS_HOME;
+  const dataHome = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  const instanceDir = resolve(flag ?? (env || join(dataHome, 'harness', 'default')));
+  const chosenBy = flag !== undefined ? '--instance' : env ? 'HARNESS_HOME' : 'default';
+  // A Unix socket path is limited to about 104 bytes; fall back to a private temp dir when the
+  // instance path is too deep for one.
+  let queuePath = join(instanceDir, 'run', 'broker.sock');
+  if (Buffer.byteLength(queuePath) > 100) {
+    const dir = join(tmpdir(), `harness-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    queuePath = join(dir, `broker-${process.pid}.sock`);
+  }
+  return { instanceDir, queuePath, chosenBy };
+}
+
+/** A broker running in this process for the embedded default. */
+export interface EmbeddedHost {
+  location: EmbeddedLocation;
+  workspaceFile: string;
+  cliPath: string;
+  created: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating on first use) the default instance and starts its broker in this process. The
+ * workspace is recorded when the instance is created; an existing instance keeps its own.
+ */
+export async function startEmbeddedHost(options: {
+  instance?: string | undefined;
+  workspace?: string | undefined;
+  scope?: ScopeFile;
+}): Promise<EmbeddedHost> {
+  const { initInstance, startBroker } = await import('@harness/host');
+  const location = embeddedLocation(options.instance);
+  const workspaceFile = resolve(options.workspace ?? exampleWorkspace());
+  let created = false;
+  if (!existsSync(join(location.instanceDir, 'instance.json'))) {
+    mkdirSync(dirname(location.instanceDir), { recursive: true });
+    await initInstance(location.instanceDir, workspaceFile);
+    created = true;
+  }
+  const broker = await startBroker({
+    instanceDir: location.instanceDir,
+    queuePath: location.queuePath,
+    scope: options.scope ?? defaultScope,
+  });
+  return { location, workspaceFile, cliPath: bundledLoomCli(), created, close: () => broker.close() };
+}

@@ -1,0 +1,28 @@
+/** The CLI's error codes; each maps to one exit code (see docs/cli.md). */
+export const CliErrorCode = {
+  usage: 'usage',
+  config: 'config',
+  check_failed: 'check_failed',
+  host_unavailable: 'host_unavailable',
+  internal: 'internal',
+} as const;
+export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/** Exit code per error code: 2 usage, 3 configuration, 1 a check or demo step failed, 4 host unavailable, 70 internal. */
+export const exitCodes: Record<CliErrorCode, number> = {
+  usage: 2,
+  config: 3,
+  check_failed: 1,
+  host_unavailable: 4,
+  internal: 70,
+};
+
+/** An expected CLI failure: printed as one line, mapped to an exit code. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly code: CliErrorCode;
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,0 +1,64 @@
+// The configuration flags `serve`, `call` and `packs list` share, and their mapping onto a session.
+import type { SessionOptions } from './session';
+
+/** parseArgs options of every command that opens a session. */
+export const sessionFlags = {
+  instance: { type: 'string' },
+  workspace: { type: 'string' },
+  'loom-commands-config': { type: 'string' },
+  'loom-authoring-config': { type: 'string' },
+  'allow-tool': { type: 'string', multiple: true },
+  manifest: { type: 'string' },
+  'cfc-mode': { type: 'string' },
+  'max-confidentiality': { type: 'string' },
+  'prompt-slot': { type: 'string' },
+  'job-id': { type: 'string' },
+  'fabric-api-url': { type: 'string' },
+  'fabric-identity': { type: 'string' },
+  'fabric-space': { type: 'string' },
+} as const;
+
+/** The help text of {@link sessionFlags}. */
+export const sessionFlagsHelp = `Configuration (flags win over their environment defaults):
+  --loom-commands-config <abs path>   host config of list_commands/run_command/run_read_command
+                                      (env CF_HARNESS_LOOM_COMMANDS_CONFIG); broker transport only
+  --loom-authoring-config <abs path>  host config of loom_compose/loom_inspect/loom_authoring_context
+                                      (env CF_HARNESS_LOOM_AUTHORING_CONFIG); broker or direct
+  --allow-tool <name>                 serve only these tools (repeatable); naming a tool whose
+                                      configuration is missing is refused
+  --manifest <file.json>              run manifest: {allowTools, cfcMode, maxConfidentiality, promptSlot, jobId}
+  --cfc-mode <mode>                   disabled | observe | enforce-explicit (default) | enforce-strict
+  --max-confidentiality <ceiling>     the run's observation ceiling: JSON clauses, or atoms a,b; '' = public only
+  --prompt-slot <slot>                the task's slot: direct-command (default) | context | quote | absent
+  --job-id <id>                       the host job id for this run (never taken from the model)
+  --fabric-api-url, --fabric-identity, --fabric-space
+                                      a Fabric binding, all three or none
+                                      (env CF_HARNESS_FABRIC_API_URL, _IDENTITY, _SPACE)
+  --instance <dir>                    the embedded default's instance directory (env HARNESS_HOME;
+                                      default ~/.local/share/harness/default), used when no host
+                                      configuration is given
+  --workspace <file>                  the workspace an embedded instance is created with
+                                      (default: the example workspace)`;
+
+/** Maps parsed flag values onto {@link SessionOptions}. */
+export function sessionOptions(
+  values: Record<string, string | boolean | string[] | undefined>,
+): SessionOptions {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const list = values['allow-tool'];
+  return {
+    instance: str('instance'),
+    workspace: str('workspace'),
+    commandsConfig: str('loom-commands-config'),
+    authoringConfig: str('loom-authoring-config'),
+    allowTools: Array.isArray(list) ? list : undefined,
+    manifest: str('manifest'),
+    cfcMode: str('cfc-mode'),
+    maxConfidentiality: str('max-confidentiality'),
+    promptSlot: str('prompt-slot'),
+    jobId: str('job-id'),
+    fabricApiUrl: str('fabric-api-url'),
+    fabricIdentity: str('fabric-identity'),
+    fabricSpace: str('fabric-space'),
+  };
+}

@@ -1,0 +1,264 @@
+// One place that turns the CLI's configuration (flags, environment, run manifest) into a run and its
+// tools. `serve`, `call`, `packs list` and `demo` all open a session the same way, so a tool behaves
+// identically whichever command reaches it.
+import { readFileSync } from 'node:fs';
+import type {
+  AuthoringConfig,
+  CommandsConfig,
+  HarnessTool,
+  PromptSlot,
+  RunState,
+  ToolContext,
+} from '@harness/commands';
+import { type EmbeddedHost, startEmbeddedHost } from './embedded';
+import { CliError } from './errors';
+
+/** Tool names this CLI can serve, by the configuration each needs. */
+export const COMMAND_TOOLS = ['list_commands', 'run_command', 'run_read_command'] as const;
+export const AUTHORING_TOOLS = ['loom_compose', 'loom_inspect', 'loom_authoring_context'] as const;
+
+const MODES = ['disabled', 'observe', 'enforce-explicit', 'enforce-strict'] as const;
+const SLOTS = ['direct-command', 'context', 'quote', 'absent'] as const;
+
+/** Everything a session can be configured with; each field comes from a flag, else its environment default. */
+export interface SessionOptions {
+  instance?: string | undefined;
+  /** The workspace file an embedded instance is created with (default: the example workspace). */
+  workspace?: string | undefined;
+  commandsConfig?: string | undefined;
+  authoringConfig?: string | undefined;
+  allowTools?: string[] | undefined;
+  manifest?: string | undefined;
+  cfcMode?: string | undefined;
+  maxConfidentiality?: string | undefined;
+  promptSlot?: string | undefined;
+  jobId?: string | undefined;
+  fabricApiUrl?: string | undefined;
+  fabricIdentity?: string | undefined;
+  fabricSpace?: string | undefined;
+  /** Lines describing where the data lives go here (stderr for serve, so stdio stays clean). */
+  log?: ((line: string) => void) | undefined;
+}
+
+/** An open session: the run, its tools, and how to call one. */
+export interface Session {
+  /** The session's default run (one per `call`, per stdio connection). */
+  run: RunState;
+  tools: HarnessTool[];
+  embedded: EmbeddedHost | undefined;
+  /** A fresh run with this session's mode and ceiling (one per MCP session over HTTP). */
+  newRun(id: string): RunState;
+  context(signal?: AbortSignal, run?: RunState): ToolContext;
+  call(name: string, input: unknown, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** A run manifest: the operator's per-run choices, in one JSON file. Flags win over it. */
+interface RunManifest {
+  allowTools?: string[];
+  cfcMode?: string;
+  maxConfidentiality?: unknown;
+  promptSlot?: string;
+  jobId?: string;
+}
+
+function readManifest(path: string | undefined): RunManifest {
+  if (path === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new CliError('config', `cannot read the run manifest ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError(
+      'config',
+      `the run manifest ${path} must be a JSON object with allowTools, cfcMode, maxConfidentiality, promptSlot or jobId`,
+    );
+  }
+  const known = new Set(['allowTools', 'cfcMode', 'maxConfidentiality', 'promptSlot', 'jobId']);
+  const unknown = Object.keys(value).filter((k) => !known.has(k));
+  if (unknown.length > 0)
+    throw new CliError(
+      'config',
+      `the run manifest ${path} has unknown field(s) ${unknown.join(', ')}; expected ${[...known].join(', ')}`,
+    );
+  return value as RunManifest;
+}
+
+function parseCeiling(text: unknown): unknown {
+  if (text === undefined || typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A bare comma-separated list of atoms is the short form: `--max-confidentiality team,person`.
+    return text === '' ? [] : text.split(',').map((s) => s.trim());
+  }
+}
+
+/**
+ * Validates the flags that must fail before anything starts: `--allow-tool` naming a tool whose
+ * configuration is missing, an unknown mode or slot, a partial Fabric binding.
+ */
+export async function resolveOptions(options: SessionOptions) {
+  const commands = await import('@harness/commands');
+  const manifest = readManifest(options.manifest);
+  const commandsPath = commands.resolveConfigPath({
+    flag: options.commandsConfig,
+    env: process.env[commands.COMMANDS_CONFIG_ENV],
+  });
+  if (!commandsPath.ok)
+    throw new CliError(
+      'config',
+      `--loom-commands-config: ${commandsPath.issues.map((i) => i.message).join('; ')}`,
+    );
+  const authoringPath = commands.resolveConfigPath({
+    flag: options.authoringConfig,
+    env: process.env[commands.AUTHORING_CONFIG_ENV],
+  });
+  if (!authoringPath.ok)
+    throw new CliError(
+      'config',
+      `--loom-authoring-config: ${authoringPath.issues.map((i) => i.message).join('; ')}`,
+    );
+  const embedded = commandsPath.value === undefined && authoringPath.value === undefined;
+
+  const allowTools = options.allowTools ?? manifest.allowTools;
+  for (const name of allowTools ?? []) {
+    const isCommand = (COMMAND_TOOLS as readonly string[]).includes(name);
+    const isAuthoring = (AUTHORING_TOOLS as readonly string[]).includes(name);
+    if (!isCommand && !isAuthoring) {
+      throw new CliError(
+        'usage',
+        `--allow-tool ${name}: no such tool; expected one of ${[...COMMAND_TOOLS, ...AUTHORING_TOOLS].join(', ')}`,
+      );
+    }
+    if (!embedded && isCommand && commandsPath.value === undefined) {
+      throw new CliError(
+        'usage',
+        `--allow-tool ${name} needs --loom-commands-config (or ${commands.COMMANDS_CONFIG_ENV}); without it the command tools are absent`,
+      );
+    }
+    if (!embedded && isAuthoring && authoringPath.value === undefined) {
+      throw new CliError(
+        'usage',
+        `--allow-tool ${name} needs --loom-authoring-config (or ${commands.AUTHORING_CONFIG_ENV}); without it the Loom tools are absent`,
+      );
+    }
+  }
+  const mode = options.cfcMode ?? manifest.cfcMode ?? 'enforce-explicit';
+  if (!(MODES as readonly string[]).includes(mode))
+    throw new CliError('usage', `--cfc-mode must be one of ${MODES.join(', ')}, found '${mode}'`);
+  const slot = options.promptSlot ?? manifest.promptSlot ?? 'direct-command';
+  if (!(SLOTS as readonly string[]).includes(slot))
+    throw new CliError('usage', `--prompt-slot must be one of ${SLOTS.join(', ')}, found '${slot}'`);
+  const fabric = commands.readFabricBinding(
+    { apiUrl: options.fabricApiUrl, identity: options.fabricIdentity, space: options.fabricSpace },
+    process.env,
+  );
+  if (!fabric.ok)
+    throw new CliError(
+      'usage',
+      `a Fabric binding needs all three of --fabric-api-url, --fabric-identity, --fabric-space; missing ${fabric.missing.join(', ')}`,
+    );
+  return {
+    commandsPath: commandsPath.value,
+    authoringPath: authoringPath.value,
+    embedded,
+    allowTools,
+    mode: mode as (typeof MODES)[number],
+    slot: slot === 'absent' ? undefined : (slot as PromptSlot),
+    ceiling: parseCeiling(options.maxConfidentiality ?? manifest.maxConfidentiality),
+    jobId: options.jobId ?? manifest.jobId,
+    fabric: fabric.value,
+  };
+}
+
+/** Opens a session: reads the configuration files (or starts the embedded default) and builds the tools. */
+export async function openSession(options: SessionOptions): Promise<Session> {
+  const resolved = await resolveOptions(options);
+  const commands = await import('@harness/commands');
+  let commandsConfig: CommandsConfig | undefined;
+  let authoringConfig: AuthoringConfig | undefined;
+  let embedded: EmbeddedHost | undefined;
+
+  if (resolved.embedded) {
+    embedded = await startEmbeddedHost({ instance: options.instance, workspace: options.workspace });
+    const transport = {
+      kind: 'broker' as const,
+      queuePath: embedded.location.queuePath,
+      client: 'socket' as const,
+    };
+    commandsConfig = { cliPath: embedded.cliPath, transport };
+    authoringConfig = { cliPath: embedded.cliPath, transport };
+    options.log?.(
+      `harness: embedded host ${embedded.created ? 'created' : 'opened'} at ${embedded.location.instanceDir} (chosen by ${embedded.location.chosenBy}; set HARNESS_HOME or --instance to move it)`,
+    );
+    options.log?.(
+      `harness: broker socket ${embedded.location.queuePath}, workspace ${embedded.workspaceFile}`,
+    );
+  } else {
+    if (resolved.commandsPath !== undefined)
+      commandsConfig = unwrap(commands.readCommandsConfig(resolved.commandsPath), resolved.commandsPath);
+    if (resolved.authoringPath !== undefined)
+      authoringConfig = unwrap(commands.readAuthoringConfig(resolved.authoringPath), resolved.authoringPath);
+  }
+
+  const resolver =
+    resolved.fabric === undefined
+      ? undefined
+      : commands.createLocalPatternResolver({ session: resolved.fabric });
+  let tools: HarnessTool[] = [
+    ...commands.createHostCommandTools({ config: commandsConfig }),
+    ...commands.createLoomAuthoringTools({ config: authoringConfig, ...(resolver ? { resolver } : {}) }),
+  ];
+  if (resolved.allowTools !== undefined) {
+    const allowed = new Set(resolved.allowTools);
+    tools = tools.filter((t) => allowed.has(t.name));
+  }
+  const newRun = (id: string): RunState =>
+    commands.createRun({ mode: resolved.mode, ceiling: resolved.ceiling, id });
+  let run: RunState;
+  try {
+    run = newRun('run');
+  } catch (error) {
+    await embedded?.close();
+    throw new CliError('usage', `--max-confidentiality: ${(error as Error).message}`, { cause: error });
+  }
+  const context = (signal?: AbortSignal, forRun: RunState = run): ToolContext => ({
+    run: forRun,
+    slot: resolved.slot,
+    signal,
+    jobId: resolved.jobId,
+  });
+  return {
+    run,
+    tools,
+    embedded,
+    newRun,
+    context,
+    async call(name, input, signal) {
+      const tool = tools.find((t) => t.name === name);
+      if (tool === undefined) {
+        throw new CliError(
+          'usage',
+          `no tool '${name}' in this session; available: ${tools.map((t) => t.name).join(', ') || '(none: no host configuration)'}`,
+        );
+      }
+      return tool.execute(input, context(signal));
+    },
+    async close() {
+      await embedded?.close();
+    },
+  };
+}
+
+function unwrap<T>(
+  result: { ok: true; value: T } | { ok: false; issues: { path: string; message: string }[] },
+  file: string,
+): T {
+  if (result.ok) return result.value;
+  throw new CliError('config', `${file}: ${result.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+}
