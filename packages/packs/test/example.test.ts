@@ -28,11 +28,20 @@ describe('the example workspace', () => {
     expect(r.ok).toBe(true);
   });
 
-  it('CP-82: declares a json-tools pack and two agents: reader holds pack:json-tools, editor the strict write by name', () => {
+  it('CP-82: declares a json-tools pack and the agents: reader holds pack:json-tools, editor the strict write by name', () => {
     expect(ws.agents.map((a) => [a.id, a.grants])).toEqual([
       ['reader', ['pack:json-tools', 'pack:repo', 'pack:echo']],
       ['editor', ['json-tools.edit-in-place', 'repo.tag']],
+      // The embedded default's agent: every read plus the writes the demo shows governed.
+      [
+        'demo',
+        ['pack:json-tools', 'json-tools.edit-in-place', 'pack:repo', 'repo.tag', 'pack:echo', 'notes.append'],
+      ],
     ]);
+    expect(decide(ws, { commandId: 'notes.append', caller: 'demo' })).toMatchObject({
+      tier: 'strict',
+      outcome: 'approval_required',
+    });
     const reader = ws.agents[0]?.commands ?? [];
     expect(reader).toEqual(
       [...(hasJq ? ['json-tools.query'] : []), 'echo.argv', 'repo.grep', 'repo.log'].sort(),

@@ -1,0 +1,77 @@
+import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from './tool';
+
+/** An OpenAI-style function tool (`tools: [{ type: 'function', function: {...} }]`). */
+export interface OpenAiFunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+/** What a plain function-calling loop needs: the definitions to send, and a dispatcher. */
+export interface FunctionTools {
+  /** OpenAI-style definitions. */
+  openai: OpenAiFunctionTool[];
+  /** AI-SDK-style definitions keyed by name: `{ description, parameters, execute }`. */
+  aiSdk: Record<
+    string,
+    { description: string; parameters: JsonSchema; execute(args: unknown): Promise<ToolResult> }
+  >;
+  /**
+   * Runs one model tool call by name with the JSON text (or value) of its arguments. An unknown name
+   * or unparseable arguments come back as a result the model can read, never a throw.
+   */
+  call(name: string, args: string | unknown): Promise<ToolResult>;
+}
+
+/**
+ * Turns harness tools into plain JSON-Schema function tools. `context` is called per tool call so
+ * each call gets the current run, slot, cancel signal and job id — never anything from the model.
+ */
+export function toFunctionTools(tools: readonly HarnessTool[], context: () => ToolContext): FunctionTools {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const call = async (name: string, args: string | unknown): Promise<ToolResult> => {
+    const tool = byName.get(name);
+    if (!tool)
+      return {
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'unknown_tool',
+        message: `No tool is named ${name.slice(0, 64)}.`,
+      };
+    let input: unknown = args;
+    if (typeof args === 'string') {
+      try {
+        input = args.trim() === '' ? {} : JSON.parse(args);
+      } catch {
+        return {
+          status: 'failed_to_deliver',
+          landed: 'no',
+          code: 'invalid_input',
+          message: 'The tool arguments are not valid JSON.',
+        };
+      }
+    }
+    return tool.execute(input, context());
+  };
+  return {
+    openai: tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    })),
+    aiSdk: Object.fromEntries(
+      tools.map((t) => [
+        t.name,
+        {
+          description: t.description,
+          parameters: t.inputSchema,
+          execute: (args: unknown) => t.execute(args, context()),
+        },
+      ]),
+    ),
+    call,
+  };
+}
+
+/** The text a framework shows the model for a result: its JSON. */
+export function resultText(result: ToolResult): string {
+  return JSON.stringify(result);
+}

@@ -1,0 +1,109 @@
+import { run as execRun } from '@harness/exec';
+import type { HostConfig } from '../config';
+import { parseJson, readAnswer } from './answer';
+import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
+
+/** Exit codes of `loom command run` (docs/protocol.md). */
+const EXIT_USAGE = 2;
+const EXIT_UNREACHABLE = 3;
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * The whole environment of one host call: the search path, the routing variables of the
+ * configured transport, and the job-id variable when the embedder supplied an id. Nothing else is
+ * inherited — in particular not a job id already set in the harness's own environment.
+ */
+export function hostEnvironment(config: HostConfig, jobId: string | undefined): Record<string, string> {
+  const env: Record<string, string> = { PATH: config.searchPath ?? process.env.PATH ?? FALLBACK_PATH };
+  const t = config.transport;
+  if (t.kind === 'broker') {
+    env.LOOM_PAGE_RPC_QUEUE = t.queuePath;
+  } else {
+    env.LOOM_INSTANCE_DIR = t.instanceDir;
+    env.LOOM_RUN_ID = t.runId;
+    env.LOOM_ACTOR = t.actor;
+  }
+  if (config.jobIdEnvVar !== undefined && jobId !== undefined) env[config.jobIdEnvVar] = jobId;
+  return env;
+}
+
+/** The argv of one host call. `--read-only` is appended here, outside the model's arguments. */
+export function runArgv(config: HostConfig, req: RunRequest): string[] {
+  const argv = [config.cliPath, 'command', 'run'];
+  // Direct routing goes before the id so queue discovery can never replace the pinned instance.
+  if (config.transport.kind === 'direct') argv.push('--transport', 'direct');
+  argv.push(req.command, '--args-json', '-', '--json');
+  if (req.loomId !== undefined) argv.push('--loom', req.loomId);
+  if (req.expectedVersion !== undefined) argv.push('--expect', String(req.expectedVersion));
+  if (req.readOnly === true) argv.push('--read-only');
+  return argv;
+}
+
+/** The argv of a listing read. */
+export function listArgv(config: HostConfig): string[] {
+  const argv = [config.cliPath, 'command', 'list'];
+  if (config.transport.kind === 'direct') argv.push('--transport', 'direct');
+  argv.push('--json');
+  return argv;
+}
+
+/**
+ * The seed's host client: each call runs the configured CLI through `@harness/exec` over a
+ * cleared environment, the arguments on stdin. Works with any host that implements the CLI
+ * protocol.
+ */
+export function createCliHostClient(config: HostConfig): HostClient {
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    kind: 'cli',
+    async list(opts: CallOptions = {}): Promise<ListOutcome> {
+      if (opts.signal?.aborted) return { ok: false, code: 'cancelled' };
+      let r: Awaited<ReturnType<typeof execRun>>;
+      try {
+        r = await execRun({
+          argv: listArgv(config),
+          env: hostEnvironment(config, opts.jobId),
+          timeoutMs,
+          maxOutputBytes: MAX_OUTPUT_BYTES,
+          onExceed: 'fail',
+        });
+      } catch {
+        return { ok: false, code: 'command_failed' };
+      }
+      if (!r.ok) return { ok: false, code: 'command_failed' };
+      const parsed = parseJson(r.stdout);
+      if (!parsed) return { ok: false, code: 'malformed_payload' };
+      return { ok: true, listing: parsed.value };
+    },
+    async run(req: RunRequest, opts: CallOptions = {}): Promise<RunOutcome> {
+      if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
+      let r: Awaited<ReturnType<typeof execRun>>;
+      try {
+        // No signal: a started call settles even when the turn is cancelled (seed 001).
+        r = await execRun({
+          argv: runArgv(config, req),
+          env: hostEnvironment(config, opts.jobId),
+          stdin: JSON.stringify(req.args),
+          timeoutMs,
+          maxOutputBytes: MAX_OUTPUT_BYTES,
+          onExceed: 'fail',
+        });
+      } catch {
+        // The process never started, so nothing was sent.
+        return { kind: 'not_sent', code: 'command_failed' };
+      }
+      if (r.outcome === 'exited' && r.exitCode === EXIT_USAGE)
+        return { kind: 'not_sent', code: 'invalid_input' };
+      if (r.outcome === 'exited' && r.exitCode === EXIT_UNREACHABLE)
+        return { kind: 'not_sent', code: 'command_failed' };
+      if (r.outcome !== 'exited' || (r.exitCode !== 0 && r.exitCode !== 1)) return { kind: 'lost' };
+      const parsed = parseJson(r.stdout);
+      const answer = parsed ? readAnswer(parsed.value) : undefined;
+      return answer ? { kind: 'answer', answer } : { kind: 'lost' };
+    },
+    async close(): Promise<void> {},
+  };
+}

@@ -1,0 +1,61 @@
+// The MCP adapter (`@harness/commands/mcp`). The SDK is an optional peer dependency: only this
+// entry imports it, so embedders without MCP never load it.
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { HarnessTool, ToolContext, ToolResult } from './tool';
+
+/** What the adapter needs per call besides the MCP request: the run, slot and job id. */
+export type McpContextFactory = (extra: {
+  signal: AbortSignal;
+  sessionId?: string | undefined;
+}) => Omit<ToolContext, 'signal' | 'onProgress'>;
+
+/**
+ * Registers harness tools on an MCP server: JSON Schema inputs, annotations that are true for each
+ * tool, the result as `structuredContent` beside its JSON text, progress notifications when the
+ * client asked for them, and the request's abort signal as the cancel signal. A result whose
+ * `status` is a failure is marked `isError`.
+ */
+export function registerMcpTools(
+  server: McpServer,
+  tools: readonly HarnessTool[],
+  context: McpContextFactory,
+): RegisteredTool[] {
+  return tools.map((tool) =>
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.annotations.title,
+        description: tool.description,
+        // Lenient by design: bounds are enforced by the tool, which answers with data the model
+        // can act on (batch_too_large, invalid_input) rather than a protocol error.
+        inputSchema: z.fromJSONSchema(tool.inputSchema) as z.ZodObject,
+        annotations: { ...tool.annotations },
+      },
+      async (args: unknown, extra) => {
+        const token = extra._meta?.progressToken;
+        const base = context({ signal: extra.signal, sessionId: extra.sessionId });
+        const result: ToolResult = await tool.execute(args, {
+          ...base,
+          signal: extra.signal,
+          onProgress:
+            token === undefined
+              ? undefined
+              : (p) => {
+                  void extra.sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, ...p },
+                  });
+                },
+        });
+        const status = result.status;
+        const isError = status === 'failed_to_deliver' || status === 'failed' || status === 'refused';
+        return {
+          content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+          structuredContent: result,
+          isError,
+        };
+      },
+    ),
+  );
+}

@@ -1,0 +1,50 @@
+import { LIMITS } from './limits';
+
+/** Serialized size in bytes of a JSON value, as the model would receive it. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+}
+
+/** Cuts a text to an identifier's length. */
+export function cutId(text: string, max: number = LIMITS.maxIdentifier): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * A copy of a JSON value with every string cut to `max` characters (marked `…`) and nesting past
+ * 64 levels replaced: what an admitted answer looks like to the model.
+ */
+export function boundStrings(value: unknown, max: number = LIMITS.entryString, depth = 0): unknown {
+  if (typeof value === 'string') return value.length <= max ? value : `${value.slice(0, max)}…`;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 64) return '…';
+  if (Array.isArray(value)) return value.map((v) => boundStrings(v, max, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    Object.defineProperty(out, k, {
+      value: boundStrings(v, max, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the items' order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

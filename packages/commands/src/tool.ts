@@ -1,0 +1,55 @@
+import type { RunState } from './run';
+
+/** The prompt slot the run's task is bound to; `undefined` when it is bound to none. */
+export type PromptSlot = 'direct-command' | 'context' | 'quote';
+
+/** A progress report a long tool call sends (MCP progress notifications, say). */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What an embedder passes with every tool call. None of it comes from the model. */
+export interface ToolContext {
+  /** The run this call belongs to (its catalog, ceiling, policy mode, observations, referents). */
+  run: RunState;
+  /** The prompt slot the task that asked for this call is bound to; absent means unbound. */
+  slot?: PromptSlot | undefined;
+  /** Cancels calls not yet sent; a call already sent settles (it is never rolled back). */
+  signal?: AbortSignal | undefined;
+  /** The host job id for this invocation; routed by the configuration's `jobIdEnvVar`. */
+  jobId?: string | undefined;
+  /** Receives progress as the calls of a batch settle. */
+  onProgress?: ((progress: ToolProgress) => void) | undefined;
+}
+
+/** MCP-style annotations that are true for the tool they describe. */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** A JSON Schema object (draft 2020-12 subset) describing a tool's input. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool's structured result: plain JSON, shown to the model as text and as structured content. */
+export type ToolResult = Record<string, unknown>;
+
+/**
+ * A framework-neutral tool definition. Adapters (`@harness/commands/mcp`, `toFunctionTools`) turn
+ * it into what a framework registers; `execute` never throws for anything the model or host can
+ * cause — those come back as data.
+ */
+export interface HarnessTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  /** The effect class policy judges the tool by. */
+  readonly effect: 'read' | 'write';
+  readonly annotations: ToolAnnotations;
+  execute(input: unknown, context: ToolContext): Promise<ToolResult>;
+}

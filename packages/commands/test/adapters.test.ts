@@ -1,0 +1,92 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toFunctionTools } from '../src/adapters';
+import { createLoomAuthoringTools } from '../src/authoring';
+import { createHostCommandTools } from '../src/host-tools';
+import { registerMcpTools } from '../src/mcp';
+import { createRun } from '../src/run';
+import { row, type Scenario, scenario } from './helpers/scenario';
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
+type R = Record<string, any>;
+
+describe('adapters', () => {
+  let sc: Scenario;
+  beforeEach(async () => {
+    sc = await scenario('socket');
+    sc.script({
+      commands: [
+        row('a.read', { effect: 'read', readOnlyGranted: true }),
+        row('a.write', { effect: 'write' }),
+      ],
+      behaviour: { 'a.write': { sleepMs: 50 } },
+    });
+  });
+  afterEach(async () => sc.close());
+
+  it('MCP: registers the tools with true annotations, structuredContent beside text, and progress', async () => {
+    const tools = [
+      ...createHostCommandTools({ config: sc.config, client: sc.client }),
+      ...createLoomAuthoringTools({ config: sc.config, client: sc.client }),
+    ];
+    const run = createRun({ mode: 'enforce-explicit' });
+    const server = new McpServer({ name: 'test', version: '0.0.0' });
+    registerMcpTools(server, tools, () => ({ run, slot: 'direct-command', jobId: 'job-1' }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'c', version: '0.0.0' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const listed = await client.listTools();
+    const by = Object.fromEntries(listed.tools.map((t) => [t.name, t]));
+    expect(Object.keys(by).sort()).toEqual([
+      'list_commands',
+      'loom_authoring_context',
+      'loom_compose',
+      'loom_inspect',
+      'run_command',
+      'run_read_command',
+    ]);
+    expect(by.list_commands?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(by.run_command?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(by.run_read_command?.annotations?.readOnlyHint).toBe(true);
+    expect(by.loom_compose?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    expect(by.run_command?.inputSchema.properties).toHaveProperty('calls');
+
+    const progress: number[] = [];
+    const res = (await client.callTool(
+      { name: 'run_command', arguments: { calls: [{ command: 'a.write' }, { command: 'a.read' }] } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    )) as R;
+    expect(res.structuredContent.status).toBe('batch');
+    expect(JSON.parse(res.content[0].text)).toEqual(res.structuredContent);
+    expect(res.isError).toBe(false);
+    expect(progress).toEqual([1, 2]);
+    expect(sc.runs().every((e) => e.jobId === 'job-1')).toBe(true);
+
+    const refused = (await client.callTool({ name: 'run_command', arguments: { calls: [] } })) as R;
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.code).toBe('invalid_input');
+    await client.close();
+    await server.close();
+  });
+
+  it('function tools: OpenAI-style and AI-SDK-style definitions and a dispatcher that never throws', async () => {
+    const run = createRun({ mode: 'disabled' });
+    const ft = toFunctionTools(createHostCommandTools({ config: sc.config, client: sc.client }), () => ({
+      run,
+    }));
+    expect(ft.openai.map((t) => t.function.name)).toEqual([
+      'list_commands',
+      'run_command',
+      'run_read_command',
+    ]);
+    expect(ft.openai[1]?.function.parameters).toMatchObject({ type: 'object' });
+    expect(Object.keys(ft.aiSdk)).toEqual(['list_commands', 'run_command', 'run_read_command']);
+    expect((await ft.call('run_command', '{"command":"a.read"}')).status).toBe('executed');
+    expect((await ft.aiSdk.list_commands?.execute({}))?.status).toBe('ok');
+    expect(await ft.call('nope', '{}')).toMatchObject({ code: 'unknown_tool' });
+    expect(await ft.call('run_command', '{not json')).toMatchObject({ code: 'invalid_input' });
+  });
+});

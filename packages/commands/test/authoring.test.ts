@@ -1,0 +1,592 @@
+// The Loom authoring tools against the scripted FAKE host CLI (test/fixtures/fake-loom.mjs).
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLoomAuthoringTools,
+  directSessionRunId,
+  runArtifacts,
+  toolsForCommentThread,
+} from '../src/authoring';
+import type { AuthoringConfig } from '../src/config';
+import { createLocalPatternResolver, type PatternHandle } from '../src/pattern';
+import { createRun, type RunState } from '../src/run';
+import type { HarnessTool } from '../src/tool';
+import { row, type Scenario, scenario } from './helpers/scenario';
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
+type R = Record<string, any>;
+
+const session = { apiUrl: 'https://fabric.example', identity: 'id-1', space: 'home' };
+const handle = (token: string, extra: Partial<PatternHandle> = {}): PatternHandle => ({
+  token,
+  kind: 'general',
+  apiUrl: session.apiUrl,
+  space: 'home',
+  scope: 'space',
+  path: [],
+  target: 'pattern-instance',
+  instanceId: 'inst-1',
+  ...extra,
+});
+const receipt = (extra: R = {}) => ({
+  loom_id: 'loom-1',
+  request_id: 'req-1',
+  version: 3,
+  created: true,
+  component_ids: ['c1'],
+  operation_ids: ['op1'],
+  displaced: ['c0'],
+  committed_at: '2025-01-01T00:00:00Z',
+  ...extra,
+});
+const ok = (id: string, body: unknown) => ({
+  answer: { ok: true, id, code: 'ok', mayHaveLanded: true, completed: [], body },
+});
+const fail = (
+  id: string,
+  code: string,
+  body: unknown = { message: 'SQLITE_BUSY at /private/secret/path' },
+  mayHaveLanded = false,
+) => ({
+  answer: { ok: false, id, code, mayHaveLanded, completed: [], body },
+});
+
+describe('Loom authoring tools', () => {
+  let sc: Scenario;
+  let run: RunState;
+  let tools: Record<string, HarnessTool>;
+  let resolver: ReturnType<typeof createLocalPatternResolver>;
+  const make = (config: Partial<AuthoringConfig> = {}) => {
+    tools = Object.fromEntries(
+      createLoomAuthoringTools({
+        config: { ...sc.config, ...config } as AuthoringConfig,
+        client: sc.client,
+        resolver,
+      }).map((t) => [t.name, t]),
+    );
+  };
+  const call = (name: string, input: unknown, extra: R = {}): Promise<R> =>
+    (tools[name] as HarnessTool).execute(input, { run, slot: 'direct-command', ...extra }) as Promise<R>;
+  const script = (behaviour: R) =>
+    sc.script({
+      commands: [row('loom.compose'), row('loom.inspect'), row('loom.authoring-context')],
+      behaviour,
+    });
+  const compose = { request_id: 'req-1', components: [{ ref: 'page:p1', title: 'P' }] };
+
+  beforeEach(async () => {
+    sc = await scenario('cli');
+    run = createRun({ mode: 'enforce-explicit' });
+    resolver = createLocalPatternResolver({
+      session,
+      handles: [
+        handle('tok-ok'),
+        handle('tok-restricted', { kind: 'restricted-skill' }),
+        handle('tok-sub', { path: ['a'] }),
+        handle('tok-foreign', { space: 'other' }),
+        handle('tok-scope', { scope: 'cell' }),
+        handle('tok-cell', { target: 'cell' }),
+      ],
+      cells: [
+        { instanceId: 'inst-1', target: 'pattern-instance' },
+        { instanceId: 'inst-2', target: 'pattern-instance' },
+        { instanceId: 'plain', target: 'cell' },
+      ],
+    });
+    script({
+      'loom.compose': ok('loom.compose', {
+        receipt: receipt(),
+        replayed: false,
+        current_version: 3,
+        displaced: ['c0'],
+      }),
+    });
+    make();
+  });
+  afterEach(async () => sc.close());
+
+  it('LA-06: without the configuration the three tools are absent', () => {
+    expect(createLoomAuthoringTools({ config: undefined })).toEqual([]);
+    expect(Object.keys(tools)).toEqual(['loom_compose', 'loom_inspect', 'loom_authoring_context']);
+  });
+
+  it('LA-52 LA-53 LA-54: compose is a write; inspect and authoring context are reads', () => {
+    expect([
+      tools.loom_compose?.effect,
+      tools.loom_inspect?.effect,
+      tools.loom_authoring_context?.effect,
+    ]).toEqual(['write', 'read', 'read']);
+  });
+
+  it('LA-52: under an enforcing mode compose needs direct-command authority; nothing reaches the host otherwise', async () => {
+    expect(await call('loom_compose', compose, { slot: 'context' })).toMatchObject({
+      status: 'refused',
+      code: 'not_authorized',
+    });
+    expect(sc.runs()).toHaveLength(0);
+    expect((await call('loom_inspect', { loom_id: 'loom-1' }, { slot: 'context' })).code).not.toBe(
+      'not_authorized',
+    );
+  });
+
+  it('HC-153: at enforce-strict the Loom read tools keep their gate for a context-bound task', async () => {
+    run = createRun({ mode: 'enforce-strict' });
+    expect(await call('loom_inspect', { loom_id: 'loom-1' }, { slot: 'context' })).toMatchObject({
+      code: 'not_authorized',
+    });
+    expect(await call('loom_authoring_context', {}, { slot: 'context' })).toMatchObject({
+      code: 'not_authorized',
+    });
+    expect(sc.runs()).toHaveLength(0);
+  });
+
+  it('LA-30: the model cannot name the executable, queue, instance, actor or run identity', async () => {
+    for (const extra of [
+      { cliPath: '/bin/sh' },
+      { queuePath: '/tmp/q' },
+      { instanceDir: '/i' },
+      { actor: 'agent:evil' },
+      { runId: 'r' },
+    ]) {
+      expect((await call('loom_compose', { ...compose, ...extra })).code).toBe('invalid_input');
+    }
+    expect(sc.runs()).toHaveLength(0);
+  });
+
+  it('LA-55: composition is an authority check only: no flow-aware commit gate on the run’s label', async () => {
+    run = createRun({
+      mode: 'enforce-explicit',
+      ceiling: [],
+      initialLabel: { confidentiality: ['secret'], integrity: [] } as never,
+    });
+    expect((await call('loom_compose', compose)).status).toBe('ok');
+  });
+
+  it('LA-39 LA-29: compose without loom_id creates: the host gets loom.compose with the arguments on stdin', async () => {
+    await call('loom_compose', compose);
+    const r = sc.runs()[0] as R;
+    expect(r.command).toBe('loom.compose');
+    expect(r.args).toEqual({ request_id: 'req-1', components: [{ ref: 'page:p1', title: 'P' }] });
+  });
+
+  it('LA-40 LA-41: compose with loom_id extends it, guarded by expected_version', async () => {
+    await call('loom_compose', { ...compose, loom_id: 'loom-1', expected_version: 2 });
+    expect(sc.runs()[0]?.args).toMatchObject({ loom_id: 'loom-1', expected_version: 2 });
+  });
+
+  it('LA-41 (decision): expected_version without loom_id is refused', async () => {
+    expect(await call('loom_compose', { ...compose, expected_version: 2 })).toMatchObject({
+      status: 'refused',
+      code: 'invalid_input',
+    });
+  });
+
+  it('LA-24: the configured boundLoomId is never an implicit composition target', async () => {
+    make({ boundLoomId: 'loom-bound' });
+    await call('loom_compose', compose);
+    const r = sc.runs()[0] as R;
+    expect(r.args.loom_id).toBeUndefined();
+    expect(r.loomId ?? null).toBeNull();
+  });
+
+  it('LA-35: zero or more than 100 components are refused before the host', async () => {
+    expect((await call('loom_compose', { ...compose, components: [] })).code).toBe('invalid_input');
+    const many = Array.from({ length: 101 }, (_, i) => ({ ref: `page:${i}` }));
+    expect((await call('loom_compose', { ...compose, components: many })).code).toBe('invalid_input');
+    expect((await call('loom_compose', { ...compose, components: many.slice(0, 100) })).status).toBe('ok');
+    expect(sc.runs()).toHaveLength(1);
+  });
+
+  it('LA-36: a component with both or neither of ref and pattern_token is refused', async () => {
+    expect(
+      (await call('loom_compose', { ...compose, components: [{ ref: 'page:a', pattern_token: 'tok-ok' }] }))
+        .code,
+    ).toBe('invalid_input');
+    expect((await call('loom_compose', { ...compose, components: [{ title: 'x' }] })).code).toBe(
+      'invalid_input',
+    );
+  });
+
+  it('LA-37 LA-93 LA-94 (decision): a ref must use one of the eleven kinds; a model-supplied pattern: address is refused', async () => {
+    for (const p of [
+      'page:',
+      'artifact:',
+      'url:',
+      'person:',
+      'thread:',
+      'moment:',
+      'loom:',
+      'wish:',
+      'intention:',
+      'chat:',
+      'run:',
+    ]) {
+      expect((await call('loom_compose', { ...compose, components: [{ ref: `${p}x` }] })).status).toBe('ok');
+    }
+    for (const bad of ['pattern:home/inst-1', 'piece:x', 'file:/etc/passwd', 'page']) {
+      expect((await call('loom_compose', { ...compose, components: [{ ref: bad }] })).code).toBe(
+        'invalid_input',
+      );
+    }
+  });
+
+  it('LA-38: a component carries an optional title, stage and focus', async () => {
+    await call('loom_compose', {
+      ...compose,
+      components: [{ ref: 'page:a', title: 'T', stage: 'main', focus: true }],
+    });
+    expect(sc.runs()[0]?.args).toMatchObject({
+      components: [{ ref: 'page:a', title: 'T', stage: 'main', focus: true }],
+    });
+  });
+
+  it('LA-96 (decision): request_id is required', async () => {
+    expect((await call('loom_compose', { components: compose.components })).code).toBe('invalid_input');
+  });
+
+  it('LA-98 LA-99: success is a loom-authored observation with the receipt, replayed, current_version and current displaced', async () => {
+    const r = await call('loom_compose', compose);
+    expect(r).toMatchObject({
+      status: 'ok',
+      kind: 'loom-authored',
+      replayed: false,
+      current_version: 3,
+      displaced: ['c0'],
+    });
+    expect(r.receipt).toEqual(receipt());
+  });
+
+  it('LA-100 LA-101 LA-102 LA-103: a replay returns the original receipt, older version, and no current displacement', async () => {
+    script({
+      'loom.compose': ok('loom.compose', {
+        receipt: receipt({ version: 2 }),
+        replayed: true,
+        current_version: 5,
+        displaced: ['c0'],
+      }),
+    });
+    const r = await call('loom_compose', compose);
+    expect(r).toMatchObject({ replayed: true, current_version: 5, displaced: [] });
+    expect(r.receipt.version).toBe(2);
+    expect(r.receipt.displaced).toEqual(['c0']);
+    expect(r.note).toMatch(/no new work/);
+  });
+
+  it('LA-104 LA-105 LA-106: a version conflict keeps its code and asks for inspection and reconsideration', async () => {
+    script({ 'loom.compose': fail('loom.compose', 'version_conflict') });
+    const r = await call('loom_compose', compose);
+    expect(r).toMatchObject({ status: 'refused', code: 'version_conflict' });
+    expect(r.guidance).toMatch(/loom_inspect.*reconsider/);
+    expect(r.guidance.length).toBeLessThan(300);
+  });
+
+  it('LA-107: a request conflict guides to recovering the original receipt first', async () => {
+    script({ 'loom.compose': fail('loom.compose', 'request_conflict') });
+    expect((await call('loom_compose', compose)).guidance).toMatch(
+      /Recover its receipt with loom_authoring_context before/,
+    );
+  });
+
+  it('LA-108: raw host errors are never relayed', async () => {
+    for (const code of ['internal', 'failed', 'version_conflict', 'weird_code']) {
+      script({ 'loom.compose': fail('loom.compose', code) });
+      const r = await call('loom_compose', compose);
+      expect(JSON.stringify(r)).not.toContain('SQLITE');
+      expect(JSON.stringify(r)).not.toContain('/private');
+      if (code === 'weird_code' || code === 'internal') expect(r.code).toBe('host_error');
+    }
+  });
+
+  it('LA-109 LA-110: an unreadable or malformed composition response is uncertain: retry the identical request with the same key', async () => {
+    for (const b of [
+      { mode: 'malformed' },
+      { mode: 'lost' },
+      ok('loom.compose', { receipt: { nope: 1 } }),
+      fail('loom.compose', 'internal', null, true),
+    ]) {
+      script({ 'loom.compose': b });
+      const r = await call('loom_compose', compose);
+      expect(r.status).toBe('uncertain');
+      expect(r.guidance).toMatch(/same request_id/);
+    }
+  });
+
+  it('LA-111: cancellation before invocation runs no command', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    expect(await call('loom_compose', compose, { signal: ac.signal })).toMatchObject({
+      status: 'cancelled',
+      landed: 'no',
+    });
+    expect(sc.runs()).toHaveLength(0);
+  });
+
+  it('LA-112 LA-113: a started compose settles when the turn is cancelled and reports the commit, not a rollback', async () => {
+    script({
+      'loom.compose': {
+        ...ok('loom.compose', { receipt: receipt(), replayed: false, current_version: 3, displaced: [] }),
+        sleepMs: 400,
+      },
+    });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 150);
+    const r = await call('loom_compose', compose, { signal: ac.signal });
+    expect(r).toMatchObject({ status: 'ok', kind: 'loom-authored', turnCancelled: true });
+    expect(JSON.stringify(r)).not.toMatch(/roll/);
+  });
+
+  describe('pattern tokens', () => {
+    it('LA-57 LA-58 LA-65 LA-66 LA-116: a held general token becomes pattern:<space>/<id> for the host, never shown to the model', async () => {
+      const r = await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-ok' }] });
+      expect((sc.runs()[0] as R).args.components).toEqual([{ pattern_ref: 'pattern:home/inst-1' }]);
+      expect(JSON.stringify(r)).not.toContain('pattern:home');
+      expect(runArtifacts(run).at(-1)?.data.canonicalRefs).toEqual(['pattern:home/inst-1']);
+      // LA-116: the artifact keeps the run id of the turn that made the call.
+      expect(runArtifacts(run).at(-1)?.runId).toBe(run.id);
+    });
+
+    it.each([
+      ['LA-58', 'tok-unknown', 'pattern_token_unknown'],
+      ['LA-59', 'tok-restricted', 'pattern_token_restricted'],
+      ['LA-60', 'tok-sub', 'pattern_token_subpath'],
+      ['LA-61', 'tok-foreign', 'pattern_token_foreign_space'],
+      ['LA-62', 'tok-scope', 'pattern_token_not_space_scope'],
+      ['LA-63', 'tok-cell', 'pattern_token_not_instance'],
+    ])('%s LA-64: %s is refused (%s) before any host write', async (_id, token, code) => {
+      const r = await call('loom_compose', {
+        ...compose,
+        components: [{ ref: 'page:a' }, { pattern_token: token }],
+      });
+      expect(r).toMatchObject({ status: 'refused', code });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('LA-16 LA-64: without a resolver bound to a Fabric session a token is refused before any write', async () => {
+      tools = Object.fromEntries(
+        createLoomAuthoringTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
+      );
+      expect(
+        await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-ok' }] }),
+      ).toMatchObject({ code: 'pattern_resolver_missing' });
+      expect(sc.runs()).toHaveLength(0);
+    });
+  });
+
+  describe('loom_inspect', () => {
+    it('LA-42 LA-43 LA-44 LA-67: version, component metadata and layout only; no refs or renderer internals; piece reads as pattern', async () => {
+      script({
+        'loom.inspect': ok('loom.inspect', {
+          loom_id: 'loom-1',
+          version: 4,
+          created_at: 'x',
+          components: [
+            {
+              id: 'c1',
+              kind: 'piece',
+              ref: 'piece:home/x',
+              title: 'Old',
+              stage: 'main',
+              position: 0,
+              renderer: { html: '<div>' },
+            },
+            { id: 'c2', kind: 'page', ref: 'page:p', title: null, stage: null, position: 1 },
+          ],
+          layout: { stages: { main: ['c1'] }, shelf: ['c2'], focus: 'c1' },
+          renderer: { internals: true },
+        }),
+      });
+      const r = await call('loom_inspect', { loom_id: 'loom-1' });
+      expect(r).toEqual({
+        outputId: expect.any(String),
+        status: 'ok',
+        loom_id: 'loom-1',
+        version: 4,
+        components: [
+          { id: 'c1', kind: 'pattern', title: 'Old', stage: 'main', position: 0 },
+          { id: 'c2', kind: 'page', position: 1 },
+        ],
+        layout: { stages: { main: ['c1'] }, shelf: ['c2'], focus: 'c1' },
+      });
+    });
+  });
+
+  describe('loom_authoring_context', () => {
+    const receipts = Array.from({ length: 40 }, (_, i) => receipt({ request_id: `r${i}` }));
+
+    it('LA-45 LA-46 LA-48 LA-49 LA-56: at most 32 historical receipts, marked as history that is not new work or a target', async () => {
+      script({ 'loom.authoring-context': ok('loom.authoring-context', { receipts, target: null }) });
+      const r = await call('loom_authoring_context', {});
+      expect(r.receipts).toHaveLength(32);
+      expect(r.note).toMatch(/not work done in this turn.*never select a write target.*does not attest/);
+      expect(r).not.toHaveProperty('kind');
+    });
+
+    it('LA-23 LA-47 LA-50: the bound target is sent as the implicit origin; a missing one is reported unavailable beside the receipts', async () => {
+      make({ boundLoomId: 'loom-bound' });
+      script({
+        'loom.authoring-context': ok('loom.authoring-context', {
+          receipts: [receipt()],
+          target: null,
+          target_unavailable: { loom_id: 'loom-bound', reason: 'not_found' },
+        }),
+      });
+      const r = await call('loom_authoring_context', {});
+      expect(sc.runs()[0]).toMatchObject({ loomId: 'loom-bound', args: {} });
+      expect(r).toMatchObject({ status: 'ok', target: null, target_unavailable: { loom_id: 'loom-bound' } });
+      expect(r.receipts).toHaveLength(1);
+    });
+
+    it('LA-51: an explicitly requested missing target is an error', async () => {
+      script({ 'loom.authoring-context': fail('loom.authoring-context', 'not_found') });
+      const r = await call('loom_authoring_context', { loom_id: 'loom-x' });
+      expect(sc.runs()[0]?.args).toEqual({ loom_id: 'loom-x' });
+      expect(r).toMatchObject({ status: 'refused', code: 'not_found' });
+    });
+
+    it('LA-25 LA-26: an interactive turn binds its own loomId, and a turn without one clears the configured target', async () => {
+      make({ boundLoomId: 'loom-bound' });
+      script({ 'loom.authoring-context': ok('loom.authoring-context', { receipts: [], target: null }) });
+      await call('loom_authoring_context', {}, { turn: { loomId: 'loom-turn' } });
+      await call('loom_authoring_context', {}, { turn: {} });
+      const [a, b] = sc.runs();
+      expect(a?.loomId).toBe('loom-turn');
+      expect(b?.loomId ?? null).toBeNull();
+    });
+
+    it('LA-76 (decision): takes no deployment arguments; unknown fields are refused', async () => {
+      expect((await call('loom_authoring_context', { deploy: true })).code).toBe('invalid_input');
+    });
+
+    const deployed = (extra: R = {}) => ({
+      type: 'loom-deployed-pattern-v1',
+      api_url: session.apiUrl,
+      space: 'home',
+      instance_id: 'inst-1',
+      ...extra,
+    });
+    const withDeployed = (list: unknown[] | undefined) =>
+      script({
+        'loom.compose': ok('loom.compose', {
+          receipt: receipt(),
+          replayed: false,
+          current_version: 3,
+          displaced: [],
+        }),
+        'loom.authoring-context': ok('loom.authoring-context', {
+          receipts: [receipt()],
+          target: null,
+          ...(list ? { deployed_patterns: { receipts: list } } : {}),
+        }),
+      });
+
+    it('LA-77 LA-79 LA-80 LA-81 LA-82 LA-85 LA-86: verified deployed receipts come back as tokens; canonical links stay in the artifact', async () => {
+      withDeployed([deployed(), deployed({ instance_id: 'inst-2' })]);
+      const r = await call('loom_authoring_context', {});
+      expect(r.deployed_patterns).toHaveLength(2);
+      expect(r.deployed_patterns[0]).toEqual({ pattern_token: 'tok-ok' });
+      expect(JSON.stringify(r)).not.toContain('pattern:home');
+      expect(runArtifacts(run).at(-1)?.data.canonicalRefs).toEqual([
+        'pattern:home/inst-1',
+        'pattern:home/inst-2',
+      ]);
+      const again = await call('loom_authoring_context', {});
+      expect(again.deployed_patterns).toEqual(r.deployed_patterns);
+      const minted = r.deployed_patterns[1].pattern_token;
+      expect(
+        (await call('loom_compose', { ...compose, components: [{ pattern_token: minted }] })).status,
+      ).toBe('ok');
+    });
+
+    it('LA-87: a restricted skill handle is not expanded into a composition grant', async () => {
+      resolver = createLocalPatternResolver({
+        session,
+        handles: [handle('tok-r', { kind: 'restricted-skill' })],
+        cells: [{ instanceId: 'inst-1', target: 'pattern-instance' }],
+      });
+      make();
+      withDeployed([deployed()]);
+      const r = await call('loom_authoring_context', {});
+      expect(r.deployed_patterns[0].pattern_token).not.toBe('tok-r');
+      expect(
+        (await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-r' }] })).code,
+      ).toBe('pattern_token_restricted');
+    });
+
+    it('LA-78: at most 32 deployed entries are admitted', async () => {
+      withDeployed(Array.from({ length: 40 }, () => deployed()));
+      expect((await call('loom_authoring_context', {})).deployed_patterns).toHaveLength(32);
+    });
+
+    it('LA-88: without Fabric backing there are no pattern tokens, and ordinary context stays available', async () => {
+      tools = Object.fromEntries(
+        createLoomAuthoringTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
+      );
+      withDeployed([deployed()]);
+      const r = await call('loom_authoring_context', {});
+      expect(r.status).toBe('ok');
+      expect(r.receipts).toHaveLength(1);
+      expect(r).not.toHaveProperty('deployed_patterns');
+    });
+
+    it('LA-89: an older host without the receipts field gives no tokens and ordinary context', async () => {
+      withDeployed(undefined);
+      const r = await call('loom_authoring_context', {});
+      expect(r.receipts).toHaveLength(1);
+      expect(r).not.toHaveProperty('deployed_patterns');
+    });
+
+    it.each([
+      ['LA-90 foreign space', deployed({ space: 'other' })],
+      ['LA-79 foreign API', deployed({ api_url: 'https://evil.example' })],
+      ['LA-91 malformed', { type: 'loom-deployed-pattern-v1', space: 'home' }],
+      ['LA-91 wrong type', deployed({ type: 'other-v2' })],
+      ['LA-92 unavailable cell', deployed({ instance_id: 'gone' })],
+      ['LA-81 plain cell', deployed({ instance_id: 'plain' })],
+    ])('%s gives no token while ordinary context stays available', async (_name, entry) => {
+      withDeployed([entry]);
+      const r = await call('loom_authoring_context', {});
+      expect(r.deployed_patterns).toEqual([]);
+      expect(r.receipts).toHaveLength(1);
+    });
+  });
+
+  describe('comment threads', () => {
+    const all = [
+      { name: 'loom_compose', effect: 'write' as const },
+      { name: 'loom_inspect', effect: 'read' as const },
+      { name: 'loom_authoring_context', effect: 'read' as const },
+      { name: 'shell', effect: 'write' as const },
+      { name: 'write_file', effect: 'write' as const },
+      { name: 'delegate', effect: 'write' as const },
+    ];
+    const policy = ['loom_compose', 'loom_inspect', 'shell', 'write_file', 'delegate'];
+
+    it('LA-68: without allowCommentThreads a comment thread keeps its read-only policy', () => {
+      expect(toolsForCommentThread(all, { sessionPolicy: policy }).map((t) => t.name)).toEqual([
+        'loom_inspect',
+      ]);
+    });
+
+    it('LA-69 LA-70 LA-71 LA-72 LA-73: with it, only the Loom tools the session policy names survive; shell, files, delegation do not', () => {
+      expect(
+        toolsForCommentThread(all, { sessionPolicy: policy, allowCommentThreads: true }).map((t) => t.name),
+      ).toEqual(['loom_compose', 'loom_inspect']);
+    });
+
+    it('LA-74: the grant does not create direct-command authority', async () => {
+      make({ allowCommentThreads: true });
+      expect(await call('loom_compose', compose, { slot: 'context' })).toMatchObject({
+        code: 'not_authorized',
+      });
+    });
+  });
+
+  it('LA-114 LA-115: a direct interactive call derives its receipt namespace from the run identity and session id with SHA-256', () => {
+    const a = directSessionRunId('weaver-console', 'session-1');
+    const digest = createHash('sha256').update('weaver-console\nsession-1').digest('hex').slice(0, 32);
+    expect(a).toBe(`weaver-console.${digest}`);
+    expect(directSessionRunId('weaver-console', 'session-1')).toBe(a);
+    expect(directSessionRunId('weaver-console', 'session-2')).not.toBe(a);
+    expect(directSessionRunId('r'.repeat(128), 's').length).toBeLessThanOrEqual(128);
+  });
+});

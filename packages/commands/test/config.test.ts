@@ -1,0 +1,173 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  parseAuthoringConfig,
+  parseCommandsConfig,
+  readAuthoringConfig,
+  readCommandsConfig,
+  resolveConfigPath,
+} from '../src/config';
+
+const broker = { kind: 'broker', queuePath: '/private/loom/run/command-queue' };
+const base = { cliPath: '/opt/loom/src/bin/loom', transport: broker };
+const direct = {
+  kind: 'direct',
+  instanceDir: '/private/loom/instances/dev',
+  runId: 'weaver-console',
+  actor: 'agent:cf-harness',
+};
+
+describe('commands configuration', () => {
+  it('HC-08: accepts the seed’s example: cliPath, jobIdEnvVar and a broker queuePath', () => {
+    const r = parseCommandsConfig({ ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+    expect(r).toEqual({ ok: true, value: { ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' } });
+  });
+
+  it('HC-08 (decision): cliPath and queuePath are required and must be absolute', () => {
+    for (const bad of [
+      { transport: broker },
+      { cliPath: '/x' },
+      { ...base, cliPath: 'bin/loom' },
+      { ...base, transport: { ...broker, queuePath: 'q' } },
+    ]) {
+      expect(parseCommandsConfig(bad).ok).toBe(false);
+    }
+  });
+
+  it('HC-07: a direct transport is refused when the file is read, with the reason', () => {
+    const r = parseCommandsConfig({ ...base, transport: direct });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]?.message).toMatch(/must be "broker".*only the broker enforces/);
+  });
+
+  it('HC-14: jobIdEnvVar is optional', () => {
+    expect(parseCommandsConfig(base)).toEqual({ ok: true, value: base });
+  });
+
+  it('HC-16: a jobId in the file is ignored', () => {
+    const r = parseCommandsConfig({ ...base, jobId: 'from-file' });
+    expect(r.ok && 'jobId' in r.value).toBe(false);
+  });
+
+  it('HC-20: a jobIdEnvVar that is not an uppercase identifier is refused when the file is read', () => {
+    for (const name of ['lower', '1ABC', 'A-B', 'A B', '', 'ÄB']) {
+      expect(parseCommandsConfig({ ...base, jobIdEnvVar: name }).ok).toBe(false);
+    }
+    for (const name of ['_X', 'JOB_ID_2', 'A'])
+      expect(parseCommandsConfig({ ...base, jobIdEnvVar: name }).ok).toBe(true);
+  });
+
+  it('HC-21: jobIdEnvVar cannot be PATH or LOOM_PAGE_RPC_QUEUE', () => {
+    expect(parseCommandsConfig({ ...base, jobIdEnvVar: 'PATH' }).ok).toBe(false);
+    expect(parseCommandsConfig({ ...base, jobIdEnvVar: 'LOOM_PAGE_RPC_QUEUE' }).ok).toBe(false);
+  });
+
+  it('HC-02 HC-04: the file is read on the host from an absolute path; a relative one is refused', () => {
+    const t = tempDir();
+    const p = join(t.path, 'host.json');
+    writeFileSync(p, JSON.stringify(base));
+    expect(readCommandsConfig(p)).toEqual({ ok: true, value: base });
+    expect(readCommandsConfig('host.json').ok).toBe(false);
+    writeFileSync(p, '{not json');
+    expect(readCommandsConfig(p)).toMatchObject({ ok: false, issues: [{ code: 'invalid_json' }] });
+    t.cleanup();
+  });
+
+  it('HC-03 (decision): the flag wins over CF_HARNESS_LOOM_COMMANDS_CONFIG; either alone is used; relative refused', () => {
+    expect(resolveConfigPath({ flag: '/a.json', env: '/b.json' })).toEqual({ ok: true, value: '/a.json' });
+    expect(resolveConfigPath({ env: '/b.json' })).toEqual({ ok: true, value: '/b.json' });
+    expect(resolveConfigPath({})).toEqual({ ok: true, value: undefined });
+    expect(resolveConfigPath({ flag: 'rel.json' }).ok).toBe(false);
+  });
+
+  it('accepts transport.client socket (the fast path opt-in) and refuses other clients', () => {
+    expect(parseCommandsConfig({ ...base, transport: { ...broker, client: 'socket' } }).ok).toBe(true);
+    expect(parseCommandsConfig({ ...base, transport: { ...broker, client: 'http' } }).ok).toBe(false);
+  });
+});
+
+describe('authoring configuration', () => {
+  it('LA-17: a broker configuration holds cliPath and the broker queue', () => {
+    expect(parseAuthoringConfig(base)).toEqual({ ok: true, value: base });
+  });
+
+  it('LA-18: a direct configuration pins instance, run id and actor', () => {
+    expect(parseAuthoringConfig({ ...base, transport: direct })).toEqual({
+      ok: true,
+      value: { ...base, transport: direct },
+    });
+  });
+
+  it('LA-19: relative cliPath, queuePath or instanceDir are refused', () => {
+    expect(parseAuthoringConfig({ ...base, cliPath: 'loom' }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, transport: { ...broker, queuePath: './q' } }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, instanceDir: 'inst' } }).ok).toBe(false);
+  });
+
+  it('LA-20 (decision: runId and actor): an empty run identity is refused', () => {
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: '' } }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, actor: '' } }).ok).toBe(false);
+  });
+
+  it('LA-21 (decision: refused, not trimmed): a run identity with surrounding whitespace is refused', () => {
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: ' weaver' } }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, actor: 'agent:x ' } }).ok).toBe(false);
+  });
+
+  it('LA-22: a run identity longer than 128 characters is refused', () => {
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: 'r'.repeat(128) } }).ok).toBe(true);
+    expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: 'r'.repeat(129) } }).ok).toBe(
+      false,
+    );
+  });
+
+  it('LA-23: an optional boundLoomId is accepted', () => {
+    expect(parseAuthoringConfig({ ...base, boundLoomId: 'loom-1' })).toMatchObject({
+      ok: true,
+      value: { boundLoomId: 'loom-1' },
+    });
+  });
+
+  it('LA-68 (decision): allowCommentThreads must be a boolean; a truthy non-boolean is refused', () => {
+    expect(parseAuthoringConfig({ ...base, allowCommentThreads: true }).ok).toBe(true);
+    expect(parseAuthoringConfig({ ...base, allowCommentThreads: 'yes' }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, allowCommentThreads: 1 }).ok).toBe(false);
+  });
+
+  it('LA-04 LA-05 (decision as HC-03): the flag wins over CF_HARNESS_LOOM_AUTHORING_CONFIG; read on the host', () => {
+    const t = tempDir();
+    const p = join(t.path, 'a.json');
+    writeFileSync(p, JSON.stringify({ ...base, transport: direct }));
+    const path = resolveConfigPath({ flag: p, env: '/elsewhere.json' });
+    expect(path).toEqual({ ok: true, value: p });
+    expect(readAuthoringConfig(p).ok).toBe(true);
+    t.cleanup();
+  });
+});
+
+describe('Fabric binding', () => {
+  it('LA-11 LA-12 LA-15: flags or CF_HARNESS_FABRIC_* give a complete binding; a partial one is refused', async () => {
+    const { readFabricBinding } = await import('../src/pattern');
+    expect(readFabricBinding({})).toEqual({ ok: true, value: undefined });
+    expect(readFabricBinding({ apiUrl: 'https://f', identity: 'i', space: 's' })).toMatchObject({
+      ok: true,
+      value: { space: 's' },
+    });
+    expect(
+      readFabricBinding(
+        { space: 'flag' },
+        {
+          CF_HARNESS_FABRIC_API_URL: 'https://f',
+          CF_HARNESS_FABRIC_IDENTITY: 'i',
+          CF_HARNESS_FABRIC_SPACE: 'env',
+        },
+      ),
+    ).toMatchObject({ ok: true, value: { space: 'flag', apiUrl: 'https://f' } });
+    expect(readFabricBinding({ apiUrl: 'https://f' })).toEqual({
+      ok: false,
+      missing: ['--fabric-identity', '--fabric-space'],
+    });
+  });
+});

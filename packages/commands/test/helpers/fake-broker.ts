@@ -1,0 +1,166 @@
+// FAKE broker socket server for @harness/commands tests — not a Loom host. It speaks the socket
+// side of docs/protocol.md with the same script file as test/fixtures/fake-loom.mjs
+// (`<queuePath>.json`), so one scenario drives both host clients alike.
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+
+const PROTOCOL = 'loom-broker/1';
+
+/** A running fake broker; `close()` stops it and removes its socket. */
+export interface FakeBroker {
+  path: string;
+  server: Server;
+  /** Connections accepted so far (the socket client keeps one). */
+  connections: number;
+  close(): Promise<void>;
+}
+
+/** Starts a fake broker on `path`, reading its script from `<path>.json` on every request. */
+export async function startFakeBroker(path: string): Promise<FakeBroker> {
+  let inflight = 0;
+  const sockets = new Set<Socket>();
+  const fake: FakeBroker = {
+    path,
+    server: undefined as unknown as Server,
+    connections: 0,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        fake.server.close(() => {
+          rmSync(path, { force: true });
+          resolve();
+        });
+      }),
+  };
+  const server = createServer((socket) => {
+    fake.connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        void handle(socket, line);
+        nl = buffer.indexOf('\n');
+      }
+    });
+    socket.on('error', () => {});
+  });
+  fake.server = server;
+
+  const send = (socket: Socket, msg: unknown) => {
+    if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`);
+  };
+
+  async function handle(socket: Socket, line: string): Promise<void> {
+    const req = JSON.parse(line) as Record<string, unknown>;
+    const id = req.id;
+    const script = existsSync(`${path}.json`) ? JSON.parse(readFileSync(`${path}.json`, 'utf8')) : {};
+    const log = (entry: Record<string, unknown>) => {
+      if (script.log)
+        appendFileSync(script.log, `${JSON.stringify({ via: 'socket', jobId: req.jobId, ...entry })}\n`);
+    };
+    if (req.op === 'hello')
+      return send(socket, {
+        protocol: PROTOCOL,
+        id,
+        ok: true,
+        result: { protocol: PROTOCOL, run: 'fake-run', agent: 'agent:fake' },
+      });
+    if (req.op === 'list') {
+      log({ op: 'list' });
+      const mode = script.list?.mode;
+      if (mode === 'fail')
+        return send(socket, { protocol: PROTOCOL, id, ok: false, error: { code: 'internal', message: 'x' } });
+      if (mode === 'malformed')
+        return send(socket, { protocol: PROTOCOL, id, ok: true, result: 'this is not a listing' });
+      return send(socket, { protocol: PROTOCOL, id, ok: true, result: { commands: script.commands ?? [] } });
+    }
+    if (req.op === 'run') {
+      const command = req.command as string;
+      inflight++;
+      log({
+        op: 'run',
+        command,
+        args: req.args,
+        loomId: req.loomId,
+        expectedVersion: req.expectedVersion,
+        readOnly: req.readOnly === true,
+        concurrent: inflight,
+      });
+      const behaviour = script.behaviour?.[command] ?? {};
+      if (behaviour.sleepMs) await new Promise((r) => setTimeout(r, behaviour.sleepMs));
+      inflight--;
+      const row = (script.commands ?? []).find((c: { id: string }) => c.id === command);
+      switch (behaviour.mode) {
+        case 'lost':
+          // An answer this client cannot read for this request (the connection stays up).
+          return send(socket, { protocol: 'garbled', id, ok: true });
+        case 'drop':
+          socket.destroy();
+          return;
+        case 'malformed':
+          return send(socket, { protocol: PROTOCOL, id, ok: true, result: { not: 'an answer' } });
+        case 'usage':
+          return send(socket, {
+            protocol: PROTOCOL,
+            id,
+            ok: false,
+            error: { code: 'bad_request', message: 'bad' },
+          });
+        case 'crash':
+          return send(socket, {
+            protocol: PROTOCOL,
+            id,
+            ok: false,
+            error: { code: 'internal', message: 'x' },
+          });
+      }
+      let answer: unknown;
+      const readOnly = req.readOnly === true;
+      if (!row)
+        answer = {
+          ok: false,
+          id: command,
+          code: 'forbidden',
+          mayHaveLanded: false,
+          completed: [],
+          body: null,
+        };
+      else if (readOnly && !(row.effect === 'read' && row.readOnlyGranted === true)) {
+        answer = {
+          ok: false,
+          id: command,
+          code: 'forbidden',
+          reason: 'read_only_refused',
+          mayHaveLanded: false,
+          completed: [],
+          body: null,
+        };
+      } else if (behaviour.answer) answer = behaviour.answer;
+      else
+        answer = {
+          ok: true,
+          id: command,
+          code: 'ok',
+          mayHaveLanded: true,
+          completed: [],
+          body: { echo: req.args, loomId: req.loomId ?? null },
+        };
+      return send(socket, { protocol: PROTOCOL, id, ok: true, result: answer });
+    }
+    send(socket, {
+      protocol: PROTOCOL,
+      id,
+      ok: false,
+      error: { code: 'bad_request', message: 'unknown op' },
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return fake;
+}

@@ -1,0 +1,228 @@
+// The two host clients against the scripted FAKE hosts (see test/helpers/scenario.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AuthoringConfig } from '../src/config';
+import { createCliHostClient, hostEnvironment, listArgv, runArgv } from '../src/host/cli-client';
+import { createSocketHostClient } from '../src/host/socket-client';
+import { row, type Scenario, scenario } from './helpers/scenario';
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
+type R = Record<string, any>;
+
+describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
+  let sc: Scenario;
+  afterEach(async () => sc?.close());
+
+  it('lists the host rows and answers a run with the command layer’s answer', async () => {
+    sc = await scenario(kind);
+    sc.script({ commands: [row('a.b')] });
+    const l = await sc.client.list();
+    expect(l).toEqual({ ok: true, listing: { commands: [row('a.b')] } });
+    const r = await sc.client.run({ command: 'a.b', args: { x: 1 } });
+    expect(r).toMatchObject({
+      kind: 'answer',
+      answer: { ok: true, id: 'a.b', code: 'ok', body: { echo: { x: 1 } } },
+    });
+  });
+
+  it('HC-115: an answer it cannot read after sending is lost (landed unknown)', async () => {
+    sc = await scenario(kind);
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { mode: 'malformed' } } });
+    expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
+  });
+
+  it('HC-111: a host that cannot be reached sends nothing (command_failed)', async () => {
+    sc = await scenario(kind, { noBroker: true });
+    expect(await sc.client.list()).toEqual({ ok: false, code: 'command_failed' });
+    expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({
+      kind: 'not_sent',
+      code: 'command_failed',
+    });
+  });
+
+  it('HC-17 HC-18 HC-19: the job id reaches the host only when supplied', async () => {
+    sc = await scenario(kind, { jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+    sc.script({ commands: [row('a.b')], jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+    await sc.client.list({ jobId: 'j1' });
+    await sc.client.run({ command: 'a.b', args: {} }, { jobId: 'j2' });
+    await sc.client.run({ command: 'a.b', args: {} });
+    expect(sc.log().map((e) => e.jobId ?? null)).toEqual(['j1', 'j2', null]);
+  });
+
+  it('LA-111: a call whose signal is already aborted is not sent', async () => {
+    sc = await scenario(kind);
+    const ac = new AbortController();
+    ac.abort();
+    expect(await sc.client.run({ command: 'a.b', args: {} }, { signal: ac.signal })).toEqual({
+      kind: 'not_sent',
+      code: 'cancelled',
+    });
+    expect(sc.log()).toHaveLength(0);
+  });
+
+  it('LA-112: a call already sent settles even when the signal aborts meanwhile', async () => {
+    sc = await scenario(kind);
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 300 } } });
+    const ac = new AbortController();
+    const p = sc.client.run({ command: 'a.b', args: {} }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    expect((await p).kind).toBe('answer');
+  });
+});
+
+describe('the CLI client', () => {
+  let sc: Scenario;
+  afterEach(async () => sc?.close());
+
+  it('HC-12 HC-13 HC-23 LA-27 LA-28: runs over a cleared environment: PATH, the queue and the job id only', async () => {
+    process.env.LOOM_COMMAND_JOB_ID = 'ambient-job';
+    process.env.SECRET_TOKEN = 'must-not-leak';
+    try {
+      sc = await scenario('cli', { jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+      sc.script({ commands: [row('a.b')], jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+      await sc.client.run({ command: 'a.b', args: {} });
+      await sc.client.run({ command: 'a.b', args: {} }, { jobId: 'given' });
+      const [a, b] = sc.runs() as R[];
+      expect(Object.keys(a?.env).sort()).toEqual(['LOOM_PAGE_RPC_QUEUE', 'PATH']);
+      expect(a?.env.LOOM_PAGE_RPC_QUEUE).toBe(sc.queuePath);
+      expect(b?.env).toEqual({
+        PATH: process.env.PATH,
+        LOOM_PAGE_RPC_QUEUE: sc.queuePath,
+        LOOM_COMMAND_JOB_ID: 'given',
+      });
+    } finally {
+      delete process.env.LOOM_COMMAND_JOB_ID;
+      delete process.env.SECRET_TOKEN;
+    }
+  });
+
+  it('HC-24 HC-25 HC-26 HC-27 HC-28 HC-161 LA-29: argv of list and run; arguments on stdin; flags only when asked', () => {
+    const config = { cliPath: '/opt/loom', transport: { kind: 'broker' as const, queuePath: '/q' } };
+    expect(listArgv(config)).toEqual(['/opt/loom', 'command', 'list', '--json']);
+    expect(runArgv(config, { command: 'a.b', args: { x: 1 } })).toEqual([
+      '/opt/loom',
+      'command',
+      'run',
+      'a.b',
+      '--args-json',
+      '-',
+      '--json',
+    ]);
+    expect(
+      runArgv(config, { command: 'a.b', args: {}, loomId: 'l-1', expectedVersion: 2, readOnly: true }),
+    ).toEqual([
+      '/opt/loom',
+      'command',
+      'run',
+      'a.b',
+      '--args-json',
+      '-',
+      '--json',
+      '--loom',
+      'l-1',
+      '--expect',
+      '2',
+      '--read-only',
+    ]);
+  });
+
+  it('HC-25 LA-29: the args reach the host on stdin, byte for byte', async () => {
+    sc = await scenario('cli');
+    sc.script({ commands: [row('a.b')] });
+    const args = { text: '; rm -rf / $(whoami) `id` --flag "q" \\ \n ünï' };
+    const r = (await sc.client.run({ command: 'a.b', args })) as R;
+    expect(r.answer.body.echo).toEqual(args);
+    expect(sc.runs()[0]?.argv).not.toContain(args.text);
+  });
+
+  it('LA-32 LA-28: a direct call passes --transport direct before the command id and pins instance, run and actor', () => {
+    const config: AuthoringConfig = {
+      cliPath: '/opt/loom',
+      transport: { kind: 'direct', instanceDir: '/i', runId: 'weaver', actor: 'agent:cf' },
+    };
+    expect(runArgv(config, { command: 'loom.inspect', args: {} }).slice(0, 6)).toEqual([
+      '/opt/loom',
+      'command',
+      'run',
+      '--transport',
+      'direct',
+      'loom.inspect',
+    ]);
+    expect(hostEnvironment(config, undefined)).toEqual({
+      PATH: process.env.PATH,
+      LOOM_INSTANCE_DIR: '/i',
+      LOOM_RUN_ID: 'weaver',
+      LOOM_ACTOR: 'agent:cf',
+    });
+  });
+
+  it('LA-31: a disappeared broker queue never falls back to direct access', async () => {
+    sc = await scenario('cli', { noBroker: true });
+    expect(await sc.client.run({ command: 'loom.compose', args: {} })).toEqual({
+      kind: 'not_sent',
+      code: 'command_failed',
+    });
+    expect(sc.log()).toHaveLength(0);
+  });
+
+  it('HC-33: a missing executable starts nothing and reads as not sent', async () => {
+    const c = createCliHostClient({
+      cliPath: '/nonexistent/loom',
+      transport: { kind: 'broker', queuePath: '/q' },
+    });
+    expect(await c.run({ command: 'a', args: {} })).toEqual({ kind: 'not_sent', code: 'command_failed' });
+  });
+
+  it('HC-115: a host killed past the configured timeout reads as lost', async () => {
+    sc = await scenario('cli');
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 3000 } } });
+    const c = createCliHostClient({ ...sc.config, timeoutMs: 800 });
+    expect(await c.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
+  });
+});
+
+describe('the socket client', () => {
+  let sc: Scenario;
+  afterEach(async () => sc?.close());
+
+  it('keeps one connection for many requests', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')] });
+    await Promise.all(Array.from({ length: 8 }, () => sc.client.run({ command: 'a.b', args: {} })));
+    await sc.client.list();
+    expect(sc.broker?.connections).toBe(1);
+  });
+
+  it('HC-115: a dropped connection loses the requests in flight, and the next request reconnects', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b'), row('c.d')], behaviour: { 'c.d': { mode: 'drop' } } });
+    expect(await sc.client.run({ command: 'c.d', args: {} })).toEqual({ kind: 'lost' });
+    expect((await sc.client.run({ command: 'a.b', args: {} })).kind).toBe('answer');
+    expect(sc.broker?.connections).toBe(2);
+  });
+
+  it('HC-115: a request unanswered past the timeout reads as lost', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 2000 } } });
+    const c = createSocketHostClient({ queuePath: sc.queuePath, timeoutMs: 300 });
+    expect(await c.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
+    await c.close();
+  });
+
+  it('HC-11 LA-117: any actor or run a request could carry is not the client’s to send', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')] });
+    await sc.client.run({ command: 'a.b', args: { actor: 'person:ann' } });
+    const e = sc.runs()[0] as R;
+    expect(Object.keys(e)).not.toContain('actor');
+    expect(e.args).toEqual({ actor: 'person:ann' });
+  });
+
+  it('a broker envelope refusal of the request itself is not sent (invalid_input)', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { mode: 'usage' } } });
+    expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({
+      kind: 'not_sent',
+      code: 'invalid_input',
+    });
+  });
+});

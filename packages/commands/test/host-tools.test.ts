@@ -1,0 +1,951 @@
+// The host command tools against a scripted FAKE host, once per client: the CLI client runs
+// test/fixtures/fake-loom.mjs, the socket client talks to test/helpers/fake-broker.ts. Both read
+// the same script, so every behaviour below must be identical through either path.
+import { renderSignature } from '@harness/signature';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHostCommandTools } from '../src/host-tools';
+import { LIMITS } from '../src/limits';
+import { createRun, type RunState } from '../src/run';
+import type { HarnessTool, ToolContext, ToolResult } from '../src/tool';
+import { row, type Scenario, scenario } from './helpers/scenario';
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
+type R = Record<string, any>;
+
+const SECRET = { confidentiality: ['secret'], integrity: [] };
+
+describe.each(['cli', 'socket'] as const)('host command tools over the %s client', (kind) => {
+  let sc: Scenario;
+  let tools: Record<string, HarnessTool>;
+  let run: RunState;
+  const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({ run, slot: 'direct-command', ...extra });
+  const call = (name: string, input: unknown, extra: Partial<ToolContext> = {}): Promise<R> =>
+    (tools[name] as HarnessTool).execute(input, ctx(extra)) as Promise<R>;
+  const commands = [
+    row('files.read', {
+      effect: 'read',
+      readOnlyGranted: true,
+      inputs: { type: 'object', properties: { path: { type: 'string', 'x-note': 'n' } }, required: ['path'] },
+    }),
+    row('files.write', { effect: 'write' }),
+    row('notes.search', { effect: 'read' }),
+    row('weird.stamp', { effect: 'read', readOnlyGranted: 'true' }),
+    row('people.only', { actors: ['person:ann'] }),
+    row('board.post', {
+      scope: 'loom',
+      inputs: { type: 'object', properties: { loomId: { type: 'string', 'x-source': 'loom' } } },
+    }),
+  ];
+
+  beforeEach(async () => {
+    sc = await scenario(kind, { jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+    sc.script({ commands, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
+    tools = Object.fromEntries(
+      createHostCommandTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
+    );
+    run = createRun({ mode: 'enforce-explicit' });
+  });
+  afterEach(async () => {
+    await sc.close();
+  });
+
+  describe('list_commands', () => {
+    it('HC-24 HC-29 HC-40 HC-41: reads the host listing and returns outputId, status, notice, entries and hidden', async () => {
+      const r = await call('list_commands', {});
+      expect(sc.lists()).toHaveLength(1);
+      expect(r.status).toBe('ok');
+      expect(typeof r.outputId).toBe('string');
+      expect(r.hidden).toBe(1);
+      expect(r.omitted).toBe(0);
+      expect(r.compacted).toBe(0);
+      const e = r.entries.find((x: R) => x.name === 'files.write');
+      expect(e).toEqual({
+        name: 'files.write',
+        signature: expect.any(String),
+        title: 'Title of files.write',
+        description: 'Help of files.write',
+      });
+    });
+
+    it('HC-58 HC-59: the notice says an undeclared effect may change the person’s data', async () => {
+      const r = await call('list_commands', {});
+      expect(r.notice).toMatch(/assume a command whose effect is not shown may change the person's data/);
+    });
+
+    it('HC-42 HC-60 HC-145: readOnlyGranted appears only for the broker’s literal true stamp', async () => {
+      const r = await call('list_commands', {});
+      const by = (n: string) => r.entries.find((x: R) => x.name === n);
+      expect(by('files.read').readOnlyGranted).toBe(true);
+      expect(by('notes.search')).not.toHaveProperty('readOnlyGranted');
+      expect(by('weird.stamp')).not.toHaveProperty('readOnlyGranted');
+    });
+
+    it('HC-61 HC-66 HC-76 HC-78: each entry carries the one-line signature @harness/signature renders for its row', async () => {
+      const r = await call('list_commands', {});
+      const e = r.entries.find((x: R) => x.name === 'board.post');
+      expect(e.signature).toBe(
+        renderSignature({ name: 'board.post', inputSchema: commands[5]?.inputs, scope: 'loom' }),
+      );
+      expect(e.signature).not.toContain('\n');
+    });
+
+    it('HC-43 HC-44: a command named in detail carries its inputSchema without x-* keywords', async () => {
+      const r = await call('list_commands', { detail: ['files.read'] });
+      const e = r.entries.find((x: R) => x.name === 'files.read');
+      expect(e.inputSchema).toEqual({
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      });
+      expect(r.entries.find((x: R) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
+    });
+
+    it('HC-45 HC-46: inputSchema is true where the host schema is not an object or is past 16 KiB', async () => {
+      sc.script({
+        commands: [
+          row('a.list', { inputs: ['not', 'an', 'object'] }),
+          row('a.big', { inputs: { type: 'object', description: 'x'.repeat(17 * 1024) } }),
+        ],
+      });
+      const r = await call('list_commands', { detail: ['a.list', 'a.big'] });
+      expect(r.entries.map((e: R) => e.inputSchema)).toEqual([true, true]);
+    });
+
+    it('HC-39: a detail of more than sixteen names is refused with nothing read', async () => {
+      const r = await call('list_commands', { detail: Array.from({ length: 17 }, (_, i) => `c${i}`) });
+      expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' });
+      expect(sc.lists()).toHaveLength(0);
+    });
+
+    it('HC-36: an explicit list_commands reads afresh every time and the run holds what it read', async () => {
+      await call('list_commands', {});
+      sc.script({ commands: [row('only.one')] });
+      const r = await call('list_commands', {});
+      expect(sc.lists()).toHaveLength(2);
+      expect(r.entries.map((e: R) => e.name)).toEqual(['only.one']);
+      expect(run.catalog?.rows.map((x) => x.name)).toEqual(['only.one']);
+    });
+
+    it('HC-111: an unreadable listing is failed_to_deliver, landed no, malformed_payload or command_failed', async () => {
+      sc.script({ commands, list: { mode: 'malformed' } });
+      expect(await call('list_commands', {})).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'malformed_payload',
+      });
+      sc.script({ commands, list: { mode: 'fail' } });
+      expect(await call('list_commands', {})).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'command_failed',
+      });
+    });
+  });
+
+  describe('the run catalog', () => {
+    it('HC-30 HC-34 HC-35: the first run_command lists, later ones use the held catalog', async () => {
+      for (let i = 0; i < 3; i++)
+        expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
+      expect(sc.lists()).toHaveLength(1);
+      expect(sc.runs()).toHaveLength(3);
+    });
+
+    it('HC-30: a run_command after list_commands uses the catalog list_commands read', async () => {
+      await call('list_commands', {});
+      await call('run_command', { command: 'files.write' });
+      expect(sc.lists()).toHaveLength(1);
+    });
+
+    it('HC-31 HC-37 HC-143: every run_read_command reads the listing afresh and holds it', async () => {
+      await call('run_read_command', { command: 'files.read', args: { path: 'a' } });
+      await call('run_read_command', { command: 'files.read', args: { path: 'a' } });
+      expect(sc.lists()).toHaveLength(2);
+      sc.script({ commands: [row('x.y', { effect: 'read', readOnlyGranted: true })] });
+      await call('run_read_command', { command: 'x.y' });
+      expect(run.catalog?.rows.map((r) => r.name)).toEqual(['x.y']);
+    });
+
+    it('HC-38: a failed listing read is not held; the next call asks the host again', async () => {
+      sc.script({ commands, list: { mode: 'fail' } });
+      expect(await call('run_command', { command: 'files.write' })).toMatchObject({ code: 'command_failed' });
+      expect(run.catalog).toBeUndefined();
+      sc.script({ commands });
+      expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
+      expect(sc.lists()).toHaveLength(2);
+    });
+
+    it('HC-38 (decision): a failed fresh read keeps the catalog held from an earlier good read', async () => {
+      await call('list_commands', {});
+      sc.script({ commands, list: { mode: 'fail' } });
+      expect(await call('list_commands', {})).toMatchObject({ code: 'command_failed' });
+      expect(run.catalog?.rows.length).toBe(5);
+      expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
+    });
+  });
+
+  describe('run_command: one call', () => {
+    it('HC-25 HC-83 HC-95 HC-96: runs one call with its args and returns executed with the outcome summary', async () => {
+      const r = await call('run_command', { command: 'files.write', args: { a: 1 } });
+      expect(r).toMatchObject({ status: 'executed', command: 'files.write', truncated: false });
+      expect(r.outcome).toEqual({
+        ok: true,
+        id: 'files.write',
+        code: 'ok',
+        mayHaveLanded: true,
+        completed: [],
+        bodyBytes: expect.any(Number),
+      });
+      expect(r.entry).toMatchObject({ status: 'admitted', value: { echo: { a: 1 } } });
+      expect(sc.runs()[0]).toMatchObject({ command: 'files.write', args: { a: 1 } });
+    });
+
+    it('HC-26 HC-81 HC-82: loomId is passed only when the call names it, never inferred from the target', async () => {
+      await call('run_command', { command: 'board.post' });
+      await call('run_command', { command: 'board.post', loomId: 'loom-1' });
+      const [a, b] = sc.runs();
+      expect(a?.loomId ?? null).toBeNull();
+      expect(b?.loomId).toBe('loom-1');
+    });
+
+    it('HC-27: expectedVersion is passed only when given', async () => {
+      await call('run_command', { command: 'files.write' });
+      await call('run_command', { command: 'files.write', expectedVersion: 3 });
+      const [a, b] = sc.runs();
+      expect(a?.expectedVersion ?? null).toBeNull();
+      expect(b?.expectedVersion).toBe(3);
+    });
+
+    it('HC-161: run_command sends no read-only demand', async () => {
+      await call('run_command', { command: 'files.read', args: { path: 'a' } });
+      expect(sc.runs()[0]?.readOnly).toBe(false);
+    });
+
+    it('HC-15 HC-17 HC-18 HC-22: the job id comes from the embedder for discovery and execution, never from the model', async () => {
+      await call(
+        'run_command',
+        { command: 'files.write', args: { jobId: 'from-model' } },
+        { jobId: 'job-7' },
+      );
+      expect(sc.lists()[0]?.jobId).toBe('job-7');
+      expect(sc.runs()[0]?.jobId).toBe('job-7');
+    });
+
+    it('HC-19: without a supplied id the request is still sent, with no job id', async () => {
+      expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
+      expect(sc.runs()[0]?.jobId ?? null).toBeNull();
+    });
+
+    it('HC-89 HC-103 HC-33: a command the catalog does not show (hidden included) is unknown_command and starts nothing', async () => {
+      const r = await call('run_command', { command: 'people.only' });
+      expect(r).toMatchObject({ status: 'unknown_command', command: 'people.only' });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-104 HC-105 HC-106: unknown_command suggests up to three names, containing ones first, and points to list_commands', async () => {
+      const r = await call('run_command', { command: 'files' });
+      expect(r.suggestions).toEqual(['files.read', 'files.write', expect.any(String)]);
+      expect(r.suggestions).toHaveLength(3);
+      expect(r.hint).toMatch(/list_commands/);
+      const typo = await call('run_command', { command: 'files.wrte' });
+      expect(typo.suggestions[0]).toBe('files.write');
+    });
+
+    it('HC-90 HC-102: args go to the host unchecked; a bad-args answer carries the signature list_commands shows', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.read': {
+            answer: {
+              ok: false,
+              id: 'files.read',
+              code: 'bad-args',
+              mayHaveLanded: false,
+              completed: [],
+              body: { errors: [{ path: '/path', message: 'required' }] },
+            },
+          },
+        },
+      });
+      const listed = await call('list_commands', {});
+      const r = await call('run_command', { command: 'files.read', args: { nope: true } });
+      expect(sc.runs()[0]?.args).toEqual({ nope: true });
+      expect(r.outcome.code).toBe('bad-args');
+      expect(r.signature).toBe(listed.entries.find((e: R) => e.name === 'files.read').signature);
+    });
+
+    it('HC-99 HC-100 HC-101: forbidden and refused read as not_granted with hostCode and a hint', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: false,
+              id: 'files.write',
+              code: 'refused',
+              reason: 'approval_required',
+              mayHaveLanded: false,
+              completed: [],
+              body: null,
+            },
+          },
+        },
+      });
+      const refused = await call('run_command', { command: 'files.write' });
+      expect(refused.outcome).toMatchObject({
+        code: 'not_granted',
+        hostCode: 'refused',
+        reason: 'approval_required',
+      });
+      expect(refused.hint).toMatch(/offer it/);
+      sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
+      const forbidden = await call('run_command', { command: 'files.write' });
+      expect(forbidden.outcome).toMatchObject({ code: 'not_granted', hostCode: 'forbidden' });
+    });
+
+    it('HC-91: a command withdrawn after the catalog was read is still sent, and the broker refuses it', async () => {
+      await call('list_commands', {});
+      sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
+      const r = await call('run_command', { command: 'files.write' });
+      expect(sc.runs()).toHaveLength(1);
+      expect(r.outcome).toMatchObject({ ok: false, code: 'not_granted', hostCode: 'forbidden' });
+    });
+
+    it('HC-97 HC-98: outcome texts are cut to an identifier and completed to 32 ids', async () => {
+      const completed = Array.from({ length: 40 }, (_, i) => `op-${i}`);
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: true,
+              id: 'files.write',
+              code: `ok${'x'.repeat(500)}`,
+              mayHaveLanded: true,
+              completed,
+              body: 1,
+            },
+          },
+        },
+      });
+      const r = await call('run_command', { command: 'files.write' });
+      expect(r.outcome.completed).toEqual(completed.slice(0, 32));
+      expect(r.outcome.code.length).toBeLessThanOrEqual(LIMITS.maxIdentifier);
+    });
+
+    it('HC-108 LA-30: a malformed call is failed_to_deliver, landed no, invalid_input; routing fields are not the model’s', async () => {
+      for (const bad of [
+        { command: 'files.write', cliPath: '/bin/sh' },
+        { command: 'files.write', queuePath: '/tmp/q' },
+        { command: 'files.write', jobId: 'j' },
+        { command: 7 },
+        { command: 'files.write', args: [1] },
+        { command: 'files.write', extra: 1 },
+        { command: 'files.write', expectedVersion: -1 },
+      ]) {
+        expect(await call('run_command', bad)).toMatchObject({
+          status: 'failed_to_deliver',
+          landed: 'no',
+          code: 'invalid_input',
+        });
+      }
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-88: args over 16 KiB of JSON are refused before sending', async () => {
+      const r = await call('run_command', { command: 'files.write', args: { s: 'x'.repeat(16 * 1024) } });
+      expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' });
+      expect(sc.runs()).toHaveLength(0);
+      const ok = await call('run_command', {
+        command: 'files.write',
+        args: { s: 'x'.repeat(16 * 1024 - 10) },
+      });
+      expect(ok.status).toBe('executed');
+    });
+
+    it('HC-110: a call cancelled before sending is failed_to_deliver, cancelled, with nothing sent', async () => {
+      const ac = new AbortController();
+      ac.abort();
+      const r = await call('run_command', { command: 'files.write' }, { signal: ac.signal });
+      expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'cancelled' });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-115: an answer lost after sending is failed_to_deliver, landed unknown', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': { mode: 'lost' },
+          'files.read': { mode: 'malformed' },
+          'notes.search': { mode: 'crash' },
+        },
+      });
+      expect(await call('run_command', { command: 'files.write' })).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'unknown',
+      });
+      expect(await call('run_command', { command: 'files.read' })).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'unknown',
+      });
+      expect(await call('run_command', { command: 'notes.search' })).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'unknown',
+      });
+    });
+
+    it('HC-111: a host that refuses the request itself (usage) is landed no', async () => {
+      sc.script({ commands, behaviour: { 'files.write': { mode: 'usage' } } });
+      expect(await call('run_command', { command: 'files.write' })).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'invalid_input',
+      });
+    });
+
+    it('HC-172: an answer that alone passes the output bound is left out and the result marked truncated', async () => {
+      const body = Array.from({ length: 9000 }, (_, i) => `item-${i}`);
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: { ok: true, id: 'files.write', code: 'ok', mayHaveLanded: true, completed: [], body },
+          },
+        },
+      });
+      const r = await call('run_command', { command: 'files.write' });
+      expect(r.truncated).toBe(true);
+      expect(r.entry).not.toHaveProperty('value');
+      expect(r.entry.status).toBe('admitted');
+    });
+  });
+
+  describe('run_command: batches', () => {
+    it('HC-84 HC-116 HC-117 HC-119: a batch returns one result per call in order, each with its own outputId', async () => {
+      const r = await call('run_command', {
+        calls: [
+          { command: 'files.write', args: { n: 1 } },
+          { command: 'nope' },
+          { command: 'files.read', args: { path: 'p' } },
+        ],
+      });
+      expect(r.status).toBe('batch');
+      expect(r.truncated).toBe(false);
+      expect(r.results.map((x: R) => x.status)).toEqual(['executed', 'unknown_command', 'executed']);
+      const ids = [r.outputId, ...r.results.map((x: R) => x.outputId)];
+      const nums = ids.map((id: string) => Number(id.split('-').pop()));
+      expect(nums).toEqual([...nums].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(4);
+    });
+
+    it('HC-118 HC-120 HC-121 HC-122: executed summaries replace completed by its count and drop the hint; bad-args keeps its signature', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: true,
+              id: 'files.write',
+              code: 'ok',
+              mayHaveLanded: true,
+              completed: ['a', 'b', 'c'],
+              body: 1,
+            },
+          },
+          'notes.search': {
+            answer: {
+              ok: false,
+              id: 'notes.search',
+              code: 'forbidden',
+              mayHaveLanded: false,
+              completed: [],
+              body: null,
+            },
+          },
+          'files.read': {
+            answer: {
+              ok: false,
+              id: 'files.read',
+              code: 'bad-args',
+              mayHaveLanded: false,
+              completed: [],
+              body: null,
+            },
+          },
+        },
+      });
+      const r = await call('run_command', {
+        calls: [{ command: 'files.write' }, { command: 'notes.search' }, { command: 'files.read' }],
+      });
+      const [w, s, b] = r.results;
+      expect(w.outcome).not.toHaveProperty('completed');
+      expect(w.outcome.completedOmitted).toBe(3);
+      expect(s.outcome.code).toBe('not_granted');
+      expect(s).not.toHaveProperty('hint');
+      expect(b.signature).toMatch(/^files\.read\(/);
+    });
+
+    it('HC-85 HC-109 HC-114: more than sixteen calls is batch_too_large in place of the batch, nothing sent or listed', async () => {
+      const r = await call('run_command', {
+        calls: Array.from({ length: 17 }, () => ({ command: 'files.write' })),
+      });
+      expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'batch_too_large' });
+      expect(sc.log()).toHaveLength(0);
+    });
+
+    it('HC-86: a batch of zero calls is refused (invalid_input) with nothing sent', async () => {
+      expect(await call('run_command', { calls: [] })).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'invalid_input',
+      });
+      expect(sc.log()).toHaveLength(0);
+    });
+
+    it('HC-87: naming both command and calls is refused (invalid_input)', async () => {
+      expect(
+        await call('run_command', { command: 'files.write', calls: [{ command: 'files.write' }] }),
+      ).toMatchObject({ code: 'invalid_input' });
+      expect(sc.log()).toHaveLength(0);
+    });
+
+    it('HC-94 HC-112: a malformed call comes back as its own result and the others still run', async () => {
+      sc.script({ commands, behaviour: { 'files.read': { mode: 'lost' } } });
+      const r = await call('run_command', {
+        calls: [
+          { command: 'files.write' },
+          { command: 42 },
+          { command: 'files.read' },
+          { command: 'files.write' },
+        ],
+      });
+      expect(r.results.map((x: R) => [x.status, x.code ?? x.landed])).toEqual([
+        ['executed', undefined],
+        ['failed_to_deliver', 'invalid_input'],
+        ['failed_to_deliver', 'answer_lost'],
+        ['executed', undefined],
+      ]);
+      expect(r.results[2].landed).toBe('unknown');
+    });
+
+    it('HC-114: an unreadable catalog stops the whole batch', async () => {
+      sc.script({ commands, list: { mode: 'malformed' } });
+      const r = await call('run_command', { calls: [{ command: 'files.write' }, { command: 'files.read' }] });
+      expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'malformed_payload' });
+      expect(r).not.toHaveProperty('results');
+    });
+
+    it('HC-32 HC-92 HC-93: sixteen calls of a 200 ms command start one host run each, never more than four in flight', async () => {
+      sc.script({ commands, behaviour: { 'files.write': { sleepMs: 200 } } });
+      const r = await call('run_command', {
+        calls: Array.from({ length: 16 }, (_, i) => ({ command: 'files.write', args: { i } })),
+      });
+      expect(r.results.every((x: R) => x.status === 'executed')).toBe(true);
+      const runs = sc.runs();
+      expect(runs).toHaveLength(16);
+      const max = Math.max(...runs.map((x) => x.concurrent as number));
+      expect(max).toBeLessThanOrEqual(4);
+      expect(max).toBeGreaterThanOrEqual(2);
+    });
+
+    it('HC-113: calls reached after the turn was cancelled come back cancelled; calls already sent settle', async () => {
+      sc.script({ commands, behaviour: { 'files.write': { sleepMs: 400 } } });
+      await call('list_commands', {});
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 150);
+      const r = await call(
+        'run_command',
+        { calls: Array.from({ length: 6 }, () => ({ command: 'files.write' })) },
+        { signal: ac.signal },
+      );
+      expect(r.results.slice(0, 4).map((x: R) => x.status)).toEqual([
+        'executed',
+        'executed',
+        'executed',
+        'executed',
+      ]);
+      expect(r.results.slice(4).map((x: R) => x.code)).toEqual(['cancelled', 'cancelled']);
+      expect(sc.runs()).toHaveLength(4);
+    });
+
+    it('HC-127 HC-128 HC-129: answers are charged in order; one that would fit alone is left out when earlier ones used the bound', async () => {
+      const body = Array.from({ length: 4000 }, (_, i) => `item-${i}`);
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: { ok: true, id: 'files.write', code: 'ok', mayHaveLanded: true, completed: [], body },
+          },
+        },
+      });
+      const single = await call('run_command', { command: 'files.write' });
+      expect(single.truncated).toBe(false);
+      const r = await call('run_command', {
+        calls: [{ command: 'files.write' }, { command: 'files.write' }],
+      });
+      expect(r.results[0].entry.value).toHaveLength(4000);
+      expect(r.results[0]).not.toHaveProperty('truncated');
+      expect(r.results[1].truncated).toBe(true);
+      expect(r.results[1].entry).not.toHaveProperty('value');
+      expect(r.truncated).toBe(true);
+    });
+  });
+
+  describe('run_read_command', () => {
+    it('HC-28 HC-138 HC-157: runs the same invocation with the read-only demand appended, outside the model’s arguments', async () => {
+      const r = await call('run_read_command', {
+        command: 'files.read',
+        args: { path: 'a', readOnly: false },
+      });
+      expect(r.status).toBe('executed');
+      expect(sc.runs()[0]).toMatchObject({ readOnly: true, args: { path: 'a', readOnly: false } });
+      const b = await call('run_read_command', {
+        calls: [{ command: 'files.read' }, { command: 'files.read' }],
+      });
+      expect(b.status).toBe('batch');
+      expect(sc.runs().every((x) => x.readOnly === true)).toBe(true);
+      expect(await call('run_read_command', { command: 'files.read', readOnly: false })).toMatchObject({
+        code: 'invalid_input',
+      });
+    });
+
+    it('HC-144 HC-147: a row whose effect is not read is not_granted, landed no, with a hint, and nothing is sent', async () => {
+      const r = await call('run_read_command', { command: 'files.write' });
+      expect(r).toMatchObject({
+        status: 'not_granted',
+        landed: 'no',
+        code: 'not_granted',
+        reasonCode: 'effect_not_read',
+      });
+      expect(r.hint).toBeTruthy();
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-145 HC-148 HC-160: without the literal broker stamp the call is not_granted; a stamp in the arguments counts for nothing', async () => {
+      const a = await call('run_read_command', { command: 'notes.search', args: { readOnlyGranted: true } });
+      const b = await call('run_read_command', { command: 'weird.stamp' });
+      expect(a).toMatchObject({ status: 'not_granted', landed: 'no', reasonCode: 'read_only_not_granted' });
+      expect(b).toMatchObject({ status: 'not_granted', landed: 'no', reasonCode: 'read_only_not_granted' });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-146: a command the fresh listing no longer shows is unknown_command', async () => {
+      await call('list_commands', {});
+      sc.script({ commands: commands.filter((c) => c.id !== 'files.read') });
+      expect(await call('run_read_command', { command: 'files.read' })).toMatchObject({
+        status: 'unknown_command',
+      });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-37 HC-156: a grant changed between discovery and execution is caught by the fresh read', async () => {
+      await call('list_commands', {});
+      sc.script({
+        commands: commands.map((c) => (c.id === 'files.read' ? { ...c, readOnlyGranted: false } : c)),
+      });
+      expect(await call('run_read_command', { command: 'files.read' })).toMatchObject({
+        status: 'not_granted',
+        reasonCode: 'read_only_not_granted',
+      });
+      expect(sc.runs()).toHaveLength(0);
+    });
+
+    it('HC-139 HC-140: shares the catalog lookup, argument checks and result shapes of run_command', async () => {
+      expect(await call('run_read_command', { command: 'nope' })).toMatchObject({
+        status: 'unknown_command',
+      });
+      expect(await call('run_read_command', { calls: [] })).toMatchObject({ code: 'invalid_input' });
+      expect(
+        await call('run_read_command', { command: 'files.read', args: { s: 'x'.repeat(17000) } }),
+      ).toMatchObject({ code: 'invalid_input' });
+      const r = await call('run_read_command', { command: 'files.read', args: { path: 'a' } });
+      expect(r).toMatchObject({ status: 'executed', entry: { status: 'admitted' } });
+    });
+  });
+
+  describe('the answer is Loom data', () => {
+    const labelled = (ifc: unknown) => ({
+      ok: true,
+      id: 'files.read',
+      code: 'ok',
+      mayHaveLanded: false,
+      completed: [],
+      body: { text: 'the secret text' },
+      ifc,
+    });
+
+    it('HC-162 HC-163 HC-165 HC-170 HC-171: an answer labelled above the ceiling is withheld; the model sees only outcome, status and reasonCode', async () => {
+      sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
+      run = createRun({ mode: 'enforce-explicit', ceiling: [] });
+      const r = await call('run_command', { command: 'files.read' });
+      expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
+      expect(JSON.stringify(r)).not.toContain('the secret text');
+      expect(r.outcome.ok).toBe(true);
+      expect(run.observations.observations).toHaveLength(0);
+    });
+
+    it('HC-164: an answer without a label takes the query’s label (the run context the arguments came from)', async () => {
+      run = createRun({ mode: 'enforce-explicit', ceiling: [], initialLabel: SECRET as never });
+      const r = await call('run_command', { command: 'files.write' });
+      expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
+      const open = createRun({
+        mode: 'enforce-explicit',
+        ceiling: ['secret'],
+        initialLabel: SECRET as never,
+      });
+      run = open;
+      const ok = await call('run_command', { command: 'files.write' });
+      expect(ok.entry).toMatchObject({ status: 'admitted', labelSource: 'query' });
+    });
+
+    it('HC-166 HC-167 HC-168 HC-173 HC-174: an admitted answer is the entry, held as a command document with provenance; its label is observed, not shown', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'board.post': {
+            answer: {
+              ok: true,
+              id: 'board.post',
+              code: 'ok',
+              mayHaveLanded: true,
+              completed: [],
+              body: { version: 4, text: 'y'.repeat(9000) },
+              ifc: SECRET,
+            },
+          },
+        },
+      });
+      run = createRun({ mode: 'enforce-explicit', ceiling: ['secret'], actor: 'agent:tester' });
+      const r = await call('run_command', { command: 'board.post', loomId: 'loom-9' });
+      expect(r.entry.status).toBe('admitted');
+      expect(r.entry.labelSource).toBe('row');
+      expect(r.entry.value.text.length).toBe(LIMITS.entryString + 1);
+      expect(JSON.stringify(r)).not.toContain('confidentiality');
+      const doc = run.referents.get(r.entry.referent);
+      expect(doc).toMatchObject({
+        kind: 'document',
+        labelSource: 'command',
+        provenance: { command: 'board.post', actor: 'agent:tester', loomId: 'loom-9', version: 4 },
+      });
+      expect(run.observations.observations).toHaveLength(1);
+      expect(run.observations.context.confidentiality).toEqual(['secret']);
+    });
+
+    it('HC-169: a result that names a held handle links the document minted from it', async () => {
+      const first = await call('run_command', { command: 'files.write' });
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: true,
+              id: 'files.write',
+              code: 'ok',
+              mayHaveLanded: true,
+              completed: [],
+              body: { handle: first.entry.referent },
+            },
+          },
+        },
+      });
+      const second = await call('run_command', { command: 'files.write' });
+      expect(run.referents.get(second.entry.referent)?.derivedFrom).toBe(first.entry.referent);
+    });
+
+    it('HC-130 HC-175: a batch records one observation, the join of its admitted answers’ labels', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.read': { answer: { ...labelled({ confidentiality: ['a'], integrity: [] }) } },
+          'notes.search': {
+            answer: { ...labelled({ confidentiality: ['b'], integrity: [] }), id: 'notes.search' },
+          },
+        },
+      });
+      run = createRun({
+        mode: 'enforce-explicit',
+        ceiling: ['a', 'b', 'c'],
+        initialLabel: { confidentiality: ['c'], integrity: [] } as never,
+      });
+      const r = await call('run_command', {
+        calls: [{ command: 'files.read' }, { command: 'notes.search' }, { command: 'files.write' }],
+      });
+      expect(r.results.map((x: R) => x.entry.labelSource)).toEqual(['row', 'row', 'query']);
+      expect(run.observations.observations).toHaveLength(1);
+      expect(run.observations.observations[0]?.label.confidentiality).toEqual(['a', 'b', 'c']);
+    });
+  });
+});
+
+describe('run_command output bound (model bound)', () => {
+  let sc: Scenario;
+  afterEach(async () => sc.close());
+
+  it('HC-123 HC-124 HC-125 HC-126: summaries shrink in order, later calls first: signature dropped, then only ok/code/bodyBytes', async () => {
+    sc = await scenario('socket');
+    const inputs = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [`parameter_${i}`, { type: 'string' }]),
+      ),
+      required: ['parameter_0'],
+    };
+    sc.script({
+      commands: [row('c.bad', { inputs })],
+      behaviour: {
+        'c.bad': {
+          answer: {
+            ok: false,
+            id: 'c.bad',
+            code: 'bad-args',
+            mayHaveLanded: false,
+            completed: [],
+            body: null,
+          },
+        },
+      },
+    });
+    const seen = new Set<string>();
+    const rank = { sig: 0, nosig: 1, min: 2 } as const;
+    for (let bound = 2000; bound <= 9000; bound += 250) {
+      const [, run_command] = createHostCommandTools({
+        config: sc.config,
+        client: sc.client,
+        bounds: { outputBound: bound },
+      });
+      const run = createRun({ mode: 'disabled' });
+      const r = (await run_command?.execute(
+        { calls: Array.from({ length: 8 }, () => ({ command: 'c.bad' })) },
+        { run },
+      )) as R;
+      const forms: (keyof typeof rank)[] = r.results.map((x: R) =>
+        x.summaryOmitted ? 'min' : x.signature ? 'sig' : 'nosig',
+      );
+      for (const f of forms) seen.add(f);
+      const ranks = forms.map((f) => rank[f]);
+      // Later calls shrink first: the forms never grow along the batch.
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+      const min = r.results.find((x: R) => x.summaryOmitted);
+      if (min) expect(Object.keys(min.outcome).sort()).toEqual(['bodyBytes', 'code', 'ok']);
+      if (forms.at(-1) !== 'min' || forms[0] !== 'min')
+        expect(JSON.stringify(r).length).toBeLessThanOrEqual(bound);
+    }
+    expect([...seen].sort()).toEqual(['min', 'nosig', 'sig']);
+  });
+});
+
+describe('policy (prompt-slot authority through @harness/ifc)', () => {
+  let sc: Scenario;
+  let tools: Record<string, HarnessTool>;
+  beforeEach(async () => {
+    sc = await scenario('cli');
+    sc.script({
+      commands: [row('r.one', { effect: 'read', readOnlyGranted: true }), row('w.one', { effect: 'write' })],
+    });
+    tools = Object.fromEntries(
+      createHostCommandTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
+    );
+  });
+  afterEach(async () => sc.close());
+  const exec = (name: string, input: unknown, run: RunState, slot?: ToolContext['slot']) =>
+    (tools[name] as HarnessTool).execute(input, { run, slot }) as Promise<R>;
+
+  it('HC-131 HC-132 HC-133 HC-141: run_command is a write, run_read_command and list_commands are reads', () => {
+    expect(tools.run_command?.effect).toBe('write');
+    expect(tools.run_read_command?.effect).toBe('read');
+    expect(tools.list_commands?.effect).toBe('read');
+  });
+
+  it('HC-133 HC-135 HC-137: under enforce-explicit a context-bound task cannot run even a declared read through run_command', async () => {
+    const run = createRun({ mode: 'enforce-explicit' });
+    const r = await exec('run_command', { command: 'r.one' }, run, 'context');
+    expect(r).toMatchObject({
+      status: 'failed_to_deliver',
+      landed: 'no',
+      code: 'not_authorized',
+      reasonCode: 'cfc_write_requires_direct_command',
+    });
+    expect(sc.log()).toHaveLength(0);
+    expect((await exec('run_command', { command: 'r.one' }, run, 'direct-command')).status).toBe('executed');
+  });
+
+  it('HC-134: a batch is authorized or refused whole: no call of a refused batch runs', async () => {
+    const run = createRun({ mode: 'enforce-strict' });
+    const r = await exec(
+      'run_command',
+      { calls: [{ command: 'r.one' }, { command: 'w.one' }] },
+      run,
+      'quote',
+    );
+    expect(r).toMatchObject({ code: 'not_authorized' });
+    expect(r).not.toHaveProperty('results');
+    expect(sc.log()).toHaveLength(0);
+  });
+
+  it('HC-136 HC-137 HC-154: under enforce-strict run_command needs direct-command; context cannot invoke it', async () => {
+    const run = createRun({ mode: 'enforce-strict' });
+    expect(await exec('run_command', { command: 'w.one' }, run, 'context')).toMatchObject({
+      code: 'not_authorized',
+    });
+    expect((await exec('run_command', { command: 'w.one' }, run, 'direct-command')).status).toBe('executed');
+  });
+
+  it('HC-142 HC-149 HC-150 HC-155: at enforce-strict a context-bound task may list and run reads; the trace names the admission', async () => {
+    const run = createRun({ mode: 'enforce-strict' });
+    expect((await exec('list_commands', {}, run, 'context')).status).toBe('ok');
+    expect((await exec('run_read_command', { command: 'r.one' }, run, 'context')).status).toBe('executed');
+    expect(run.policyTrace.map((d) => d.reasonCode)).toEqual([
+      'cfc_enforce_strict_host_command_read',
+      'cfc_enforce_strict_host_command_read',
+    ]);
+    const explicit = createRun({ mode: 'enforce-explicit' });
+    expect((await exec('run_read_command', { command: 'r.one' }, explicit, 'context')).status).toBe(
+      'executed',
+    );
+  });
+
+  it('HC-151 HC-152: at enforce-strict quoted or absent task authority cannot list or run reads', async () => {
+    const run = createRun({ mode: 'enforce-strict' });
+    for (const slot of ['quote', undefined] as const) {
+      expect(await exec('list_commands', {}, run, slot)).toMatchObject({ code: 'not_authorized' });
+      expect(await exec('run_read_command', { command: 'r.one' }, run, slot)).toMatchObject({
+        code: 'not_authorized',
+      });
+    }
+    expect(sc.log()).toHaveLength(0);
+  });
+
+  it('HC-156: the admission is not a grant: the broker’s current grant is still checked on every invocation', async () => {
+    const run = createRun({ mode: 'enforce-strict' });
+    sc.script({ commands: [row('r.one', { effect: 'read' })] });
+    const r = await exec('run_read_command', { command: 'r.one' }, run, 'context');
+    expect(r).toMatchObject({ status: 'not_granted', reasonCode: 'read_only_not_granted' });
+  });
+});
+
+describe('configuration presence', () => {
+  it('HC-05: without a configuration the three tools are absent', () => {
+    expect(createHostCommandTools({ config: undefined })).toEqual([]);
+  });
+
+  it('HC-107: tools kept present without a configuration answer failed_to_deliver, not_configured', async () => {
+    const tools = createHostCommandTools({ config: undefined, alwaysRegister: true });
+    expect(tools.map((t) => t.name)).toEqual(['list_commands', 'run_command', 'run_read_command']);
+    const run = createRun({ mode: 'disabled' });
+    for (const t of tools) {
+      expect((await t.execute({ command: 'x' }, { run })) as ToolResult).toMatchObject({
+        status: 'failed_to_deliver',
+        landed: 'no',
+        code: 'not_configured',
+      });
+    }
+  });
+
+  it('HC-01: the harness names no command: every name a tool shows comes from the host listing', async () => {
+    const sc = await scenario('cli');
+    sc.script({ commands: [] });
+    const [list] = createHostCommandTools({ config: sc.config, client: sc.client });
+    const r = (await list?.execute({}, { run: createRun({ mode: 'disabled' }) })) as R;
+    expect(r.entries).toEqual([]);
+    await sc.close();
+  });
+});

@@ -1,0 +1,142 @@
+// Integration against the REAL reference host: apps/loom/dist/loom.js and a real broker per scope.
+// Skipped, with the reason in the test name, when the loom CLI has not been built.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoomAuthoringTools } from '../src/authoring';
+import type { CommandsConfig } from '../src/config';
+import { createHostClient } from '../src/host/client';
+import type { HostClient } from '../src/host/types';
+import { createHostCommandTools } from '../src/host-tools';
+import { createRun } from '../src/run';
+import type { HarnessTool } from '../src/tool';
+import { LOOM_JS, type RealBroker, realHostMissing, startRealBroker } from './helpers/real-host';
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
+type R = Record<string, any>;
+const missing = realHostMissing();
+const title = missing ? `real host (SKIPPED: ${missing})` : 'real host';
+
+describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
+  `${title} over the %s client`,
+  (kind) => {
+    let reader: RealBroker;
+    let editor: RealBroker;
+    const clients: HostClient[] = [];
+    const config = (b: RealBroker): CommandsConfig => ({
+      cliPath: LOOM_JS,
+      transport: { kind: 'broker', queuePath: b.queuePath, client: kind },
+      timeoutMs: 20_000,
+    });
+    const client = (b: RealBroker) => {
+      const c = createHostClient(config(b));
+      clients.push(c);
+      return c;
+    };
+    const tools = (b: RealBroker): Record<string, HarnessTool> => {
+      const c = client(b);
+      return Object.fromEntries(
+        [
+          ...createHostCommandTools({ config: config(b), client: c }),
+          ...createLoomAuthoringTools({ config: config(b), client: c }),
+        ].map((t) => [t.name, t]),
+      );
+    };
+
+    beforeAll(async () => {
+      [reader, editor] = await Promise.all([startRealBroker('reader'), startRealBroker('editor')]);
+    }, 60_000);
+    afterAll(async () => {
+      for (const c of clients) await c.close();
+      await Promise.all([reader?.stop(), editor?.stop()]);
+    });
+
+    it('HC-09 HC-24 HC-42: the reader broker lists only what its scope admits, reads stamped readOnlyGranted', async () => {
+      const t = tools(reader);
+      const run = createRun({ mode: 'enforce-explicit' });
+      const r = (await t.list_commands?.execute({}, { run, slot: 'direct-command' })) as R;
+      const names = r.entries.map((e: R) => e.name);
+      expect(names).toContain('repo.log');
+      expect(names).toContain('echo.argv');
+      expect(names).not.toContain('repo.tag');
+      expect(names).not.toContain('loom.compose');
+      expect(r.entries.find((e: R) => e.name === 'repo.log').readOnlyGranted).toBe(true);
+    });
+
+    it('HC-28 HC-157: run_read_command runs a granted read through the broker with --read-only; a hostile value stays one argument', async () => {
+      const t = tools(reader);
+      const run = createRun({ mode: 'enforce-strict' });
+      const value = '; rm -rf / $(whoami) --not-a-flag';
+      const r = (await t.run_read_command?.execute(
+        { command: 'echo.argv', args: { value } },
+        { run, slot: 'context' },
+      )) as R;
+      expect(r.status).toBe('executed');
+      expect(r.outcome.ok).toBe(true);
+      expect(JSON.stringify(r.entry.value)).toContain(JSON.stringify(value).slice(1, -1));
+    });
+
+    it('HC-10 HC-159: the broker refuses a command outside its scope and a --read-only run of a write', async () => {
+      const c = client(reader);
+      const out = (await c.run({ command: 'repo.tag', args: { name: 'x' } })) as R;
+      expect(out.answer).toMatchObject({ ok: false, code: 'forbidden' });
+      const e = client(editor);
+      const ro = (await e.run({
+        command: 'json-tools.edit-in-place',
+        args: { filter: '.', file: 'data/x.json' },
+        readOnly: true,
+      })) as R;
+      expect(ro.answer).toMatchObject({ ok: false, code: 'forbidden' });
+    });
+
+    it('HC-32 HC-93: a batch of reads runs through the real broker with one result per call', async () => {
+      const t = tools(reader);
+      const run = createRun({ mode: 'disabled' });
+      const r = (await t.run_read_command?.execute(
+        { calls: Array.from({ length: 6 }, (_, i) => ({ command: 'echo.argv', args: { value: `v${i}` } })) },
+        { run },
+      )) as R;
+      expect(r.results.map((x: R) => x.status)).toEqual(Array(6).fill('executed'));
+    });
+
+    it('LA-39 LA-42 LA-98 LA-100: the editor composes a loom, inspects it, and an identical retry replays the receipt', async () => {
+      const t = tools(editor);
+      const run = createRun({ mode: 'enforce-explicit' });
+      const ctx = { run, slot: 'direct-command' as const };
+      const input = {
+        request_id: `req-${kind}`,
+        components: [
+          { ref: 'page:home', title: 'Home', stage: 'main', focus: true },
+          { ref: 'url:https://example.com' },
+        ],
+      };
+      const a = (await t.loom_compose?.execute(input, ctx)) as R;
+      expect(a).toMatchObject({ status: 'ok', kind: 'loom-authored', replayed: false });
+      expect(a.receipt.component_ids).toHaveLength(2);
+      const v = (await t.loom_inspect?.execute({ loom_id: a.receipt.loom_id }, ctx)) as R;
+      expect(v).toMatchObject({ status: 'ok', loom_id: a.receipt.loom_id, version: a.receipt.version });
+      expect(JSON.stringify(v)).not.toContain('page:home');
+      const b = (await t.loom_compose?.execute(input, ctx)) as R;
+      expect(b).toMatchObject({ status: 'ok', replayed: true, displaced: [] });
+      expect(b.receipt).toEqual(a.receipt);
+      const h = (await t.loom_authoring_context?.execute({}, ctx)) as R;
+      expect(h.receipts.map((x: R) => x.request_id)).toContain(`req-${kind}`);
+      const conflict = (await t.loom_compose?.execute(
+        { ...input, components: [{ ref: 'page:other' }] },
+        ctx,
+      )) as R;
+      expect(conflict).toMatchObject({ status: 'refused', code: 'request_conflict' });
+    });
+
+    it('LA-34 LA-52: the reader broker does not grant loom.compose; the tool reports a refusal, not a host error', async () => {
+      const t = tools(reader);
+      const r = (await t.loom_compose?.execute(
+        { request_id: 'r1', components: [{ ref: 'page:a' }] },
+        { run: createRun({ mode: 'disabled' }) },
+      )) as R;
+      expect(r).toMatchObject({ status: 'refused', code: 'forbidden' });
+    });
+  },
+);
+
+it.skipIf(missing === undefined)(`real-host integration tests are skipped: ${missing ?? ''}`, () => {
+  expect(missing).toBeDefined();
+});
