@@ -181,6 +181,33 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect(stale.json()).toMatchObject({ ok: false, code: 'version_conflict' });
   });
 
+  it('HC-158/HC-159: --read-only reaches the broker, which runs a granted read and refuses a granted write', async () => {
+    await broker('run: r1\nagent: editor\n');
+    const read = await run('text.echo', { message: 'hi' }, ['--read-only']);
+    expect([read.code, read.json().ok]).toEqual([0, true]);
+    const write = await run('text.touch', { file: join(t.path, 'touched') }, ['--read-only']);
+    expect(write.code).toBe(1);
+    expect(write.json()).toMatchObject({ ok: false, code: 'forbidden', mayHaveLanded: false });
+    expect(existsSync(join(t.path, 'touched'))).toBe(false);
+    // Without the demand the same granted write passes the broker and reaches the command layer,
+    // whose cautious tier holds it for approval: the broker's refusal came from --read-only alone.
+    const plain = await run('text.touch', { file: join(t.path, 'touched') });
+    expect(plain.json()).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
+  });
+
+  it('LA-33/LA-34: this host supports --transport direct and the three built-ins, and grants them to every broker scope', async () => {
+    await broker('run: r1\nagent: reader\n');
+    const r = await loom(['command', 'list', '--json'], { env: env() });
+    const rows = r.json().commands as { id: string; effect: string }[];
+    expect(rows.filter((row) => row.id.startsWith('loom.')).map((row) => [row.id, row.effect])).toEqual([
+      ['loom.compose', 'write'],
+      ['loom.inspect', 'read'],
+      ['loom.authoring-context', 'read'],
+    ]);
+    const help = await loom(['command', 'run', '--help']);
+    expect(help.stdout).toContain('--transport direct');
+  });
+
   it('exit 1 with the answer for a command that is not ok (unknown_command, forbidden, bad-args)', async () => {
     await broker('run: r1\nagent: reader\n');
     const u = await run('nope.cmd', {});
