@@ -1,3 +1,4 @@
+// The function-calling adapter: harness tools as plain JSON-Schema function tools and a dispatcher.
 import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from './tool';
 
 /** An OpenAI-style function tool (`tools: [{ type: 'function', function: {...} }]`). */

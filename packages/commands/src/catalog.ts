@@ -1,4 +1,6 @@
+// Reading a host listing into a run's catalog: the rows an agent is shown, and names to suggest.
 import { renderSignature } from '@harness/signature';
+import { isRecord, isStringArray } from './json';
 import { LIMITS } from './limits';
 
 /** One command the catalog shows: a manifest row an agent may call. */
@@ -32,12 +34,8 @@ export interface Catalog {
   readonly omitted: number;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function strings(v: unknown): string[] | undefined {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+  return isStringArray(v) ? v : undefined;
 }
 
 /**

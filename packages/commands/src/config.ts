@@ -1,3 +1,4 @@
+// Reading and checking the host configuration files (commands and Loom authoring).
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';

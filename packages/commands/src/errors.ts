@@ -1,3 +1,4 @@
+// The package's one error class, thrown only for embedder mistakes.
 /** Every code a {@link CommandsError} can carry. Callers branch on `code`, never on message text. */
 export const CommandsErrorCode = {
   /** A host configuration file could not be read or failed its schema. */

@@ -4,18 +4,12 @@
 
 export type { FunctionTools, OpenAiFunctionTool } from './adapters';
 export { resultText, toFunctionTools } from './adapters';
-export type { AuthoringContext, LoomAuthoringToolsOptions, ToolArtifact } from './authoring';
-export {
-  ALLOWLISTED_REFUSALS,
-  createLoomAuthoringTools,
-  directSessionRunId,
-  LOOM_TOOL_NAMES,
-  REF_PREFIXES,
-  runArtifacts,
-  toolsForCommentThread,
-} from './authoring';
+export type { ToolArtifact } from './artifacts';
+export { runArtifacts } from './artifacts';
 export type { Catalog, CatalogRow } from './catalog';
 export { hiddenReason, readCatalog, suggest } from './catalog';
+export { toolsForCommentThread } from './comment-thread';
+export { REF_PREFIXES } from './compose-input';
 export type {
   AuthoringConfig,
   BrokerTransport,
@@ -47,10 +41,16 @@ export type {
   RunOutcome,
   RunRequest,
 } from './host/types';
-export type { HostCommandToolsOptions } from './host-tools';
-export { createHostCommandTools, LIST_NOTICE } from './host-tools';
+export type { HostCommandToolsOptions } from './host-command-tools';
+export { createHostCommandTools } from './host-command-tools';
 export type { Limits } from './limits';
 export { LIMITS } from './limits';
+export { LIST_NOTICE } from './listing';
+export type { LoomAuthoringToolsOptions } from './loom-authoring-tools';
+export { createLoomAuthoringTools, LOOM_TOOL_NAMES } from './loom-authoring-tools';
+export type { AuthoringContext } from './loom-call';
+export { directSessionRunId } from './loom-call';
+export { ALLOWLISTED_REFUSALS } from './loom-failures';
 export type {
   FabricSession,
   LocalPatternResolverOptions,

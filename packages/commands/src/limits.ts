@@ -1,3 +1,4 @@
+// The bounds of the tools' contract, in one place.
 /**
  * The seed's bounds (seed 000 "run_command", "list_commands"; seed 001 "Tools and authority").
  * They are constants of the contract, not tuning knobs: a model is told them in tool descriptions.

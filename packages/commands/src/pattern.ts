@@ -1,3 +1,4 @@
+// Pattern Instance tokens: resolving the handles a session holds, and the checks they must pass.
 /** A complete Fabric binding: the session Pattern Instance tokens are resolved in. */
 export interface FabricSession {
   /** `--fabric-api-url` / `CF_HARNESS_FABRIC_API_URL`. */

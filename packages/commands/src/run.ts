@@ -1,3 +1,4 @@
+// One run's state, shared by every tool call of the run.
 import {
   type Authorization,
   type Ceiling,

@@ -1,3 +1,4 @@
+// Bounding what reaches the model: serialized sizes, identifiers cut short, strings inside answers.
 import { LIMITS } from './limits';
 
 /** Serialized size in bytes of a JSON value, as the model would receive it. */
@@ -21,6 +22,7 @@ export function boundStrings(value: unknown, max: number = LIMITS.entryString, d
   if (Array.isArray(value)) return value.map((v) => boundStrings(v, max, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
+    // defineProperty, not assignment: a host key "__proto__" stays a plain key of the copy.
     Object.defineProperty(out, k, {
       value: boundStrings(v, max, depth + 1),
       enumerable: true,
@@ -29,22 +31,4 @@ export function boundStrings(value: unknown, max: number = LIMITS.entryString, d
     });
   }
   return out;
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the items' order. */
-export async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

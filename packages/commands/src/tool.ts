@@ -1,3 +1,4 @@
+// The framework-neutral tool shape every adapter consumes.
 import type { RunState } from './run';
 
 /** The prompt slot the run's task is bound to; `undefined` when it is bound to none. */

@@ -1,13 +1,11 @@
 // The Loom authoring tools against the scripted FAKE host CLI (test/fixtures/fake-loom.mjs).
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createLoomAuthoringTools,
-  directSessionRunId,
-  runArtifacts,
-  toolsForCommentThread,
-} from '../src/authoring';
+import { runArtifacts } from '../src/artifacts';
+import { toolsForCommentThread } from '../src/comment-thread';
 import type { AuthoringConfig } from '../src/config';
+import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
+import { directSessionRunId } from '../src/loom-call';
 import { createLocalPatternResolver, type PatternHandle } from '../src/pattern';
 import { createRun, type RunState } from '../src/run';
 import type { HarnessTool } from '../src/tool';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hiddenReason, readCatalog, suggest } from '../src/catalog';
-import { renderListing } from '../src/host-tools';
+import { renderListing } from '../src/listing';
 import { createRun } from '../src/run';
 import { row } from './helpers/scenario';
 

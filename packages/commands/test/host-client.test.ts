@@ -217,6 +217,45 @@ describe('the socket client', () => {
     expect(e.args).toEqual({ actor: 'person:ann' });
   });
 
+  it('greets the broker with hello once per connection', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b'), row('c.d')], behaviour: { 'c.d': { mode: 'drop' } } });
+    await Promise.all(Array.from({ length: 4 }, () => sc.client.run({ command: 'a.b', args: {} })));
+    await sc.client.list();
+    expect(sc.broker?.hellos).toBe(1);
+    await sc.client.run({ command: 'c.d', args: {} });
+    await sc.client.run({ command: 'a.b', args: {} });
+    expect(sc.broker?.connections).toBe(2);
+    expect(sc.broker?.hellos).toBe(2);
+  });
+
+  it.each(['unsupported_protocol', 'unreadable'])(
+    'HC-111: a broker answering hello %s is unreachable: the listing fails and no run is sent',
+    async (mode) => {
+      sc = await scenario('socket');
+      sc.script({ commands: [row('a.b')], hello: { mode } });
+      // Both requests arrive while the first hello is still unanswered.
+      const [run, list] = await Promise.all([sc.client.run({ command: 'a.b', args: {} }), sc.client.list()]);
+      expect(run).toEqual({ kind: 'not_sent', code: 'command_failed' });
+      expect(list).toEqual({ ok: false, code: 'command_failed' });
+      expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({
+        kind: 'not_sent',
+        code: 'command_failed',
+      });
+      expect(sc.log()).toHaveLength(0);
+      expect(sc.broker?.hellos).toBe(2);
+    },
+  );
+
+  it('HC-111: after a refused hello, the next request greets again and goes through once the broker speaks loom-broker/1', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')], hello: { mode: 'unsupported_protocol' } });
+    expect(await sc.client.list()).toEqual({ ok: false, code: 'command_failed' });
+    sc.script({ commands: [row('a.b')] });
+    expect((await sc.client.run({ command: 'a.b', args: {} })).kind).toBe('answer');
+    expect(sc.runs()).toHaveLength(1);
+  });
+
   it('a broker envelope refusal of the request itself is not sent (invalid_input)', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { mode: 'usage' } } });

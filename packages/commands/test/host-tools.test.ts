@@ -3,7 +3,7 @@
 // the same script, so every behaviour below must be identical through either path.
 import { renderSignature } from '@harness/signature';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHostCommandTools } from '../src/host-tools';
+import { createHostCommandTools } from '../src/host-command-tools';
 import { LIMITS } from '../src/limits';
 import { createRun, type RunState } from '../src/run';
 import type { HarnessTool, ToolContext, ToolResult } from '../src/tool';

@@ -1,11 +1,11 @@
 // Integration against the REAL reference host: apps/loom/dist/loom.js and a real broker per scope.
 // Skipped, with the reason in the test name, when the loom CLI has not been built.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLoomAuthoringTools } from '../src/authoring';
 import type { CommandsConfig } from '../src/config';
 import { createHostClient } from '../src/host/client';
 import type { HostClient } from '../src/host/types';
-import { createHostCommandTools } from '../src/host-tools';
+import { createHostCommandTools } from '../src/host-command-tools';
+import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { createRun } from '../src/run';
 import type { HarnessTool } from '../src/tool';
 import { LOOM_JS, type RealBroker, realHostMissing, startRealBroker } from './helpers/real-host';

@@ -1,8 +1,6 @@
+// Reading one answer of the host's command layer, whichever client carried it.
+import { isRecord, isStringArray } from '../json';
 import type { CommandAnswer } from './types';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Reads one answer of the command layer. Anything that is not a well-formed answer is
@@ -13,32 +11,18 @@ export function readAnswer(value: unknown): CommandAnswer | undefined {
   const { ok, id, code, reason, mayHaveLanded, completed, body } = value;
   if (typeof ok !== 'boolean' || typeof id !== 'string' || typeof code !== 'string') return undefined;
   if (mayHaveLanded !== undefined && typeof mayHaveLanded !== 'boolean') return undefined;
-  if (
-    completed !== undefined &&
-    !(Array.isArray(completed) && completed.every((c) => typeof c === 'string'))
-  ) {
-    return undefined;
-  }
+  if (completed !== undefined && !isStringArray(completed)) return undefined;
   const answer: CommandAnswer = {
     ok,
     id,
     code,
     // An answer that does not say is assumed to have landed: the conservative reading.
     mayHaveLanded: mayHaveLanded ?? true,
-    completed: (completed as string[] | undefined) ?? [],
+    completed: completed ?? [],
     body: body ?? null,
     hasLabel: 'ifc' in value,
   };
   if (typeof reason === 'string') answer.reason = reason;
   if ('ifc' in value) answer.ifc = value.ifc;
   return answer;
-}
-
-/** Parses one JSON text, `undefined` when it is not JSON. */
-export function parseJson(text: string): { value: unknown } | undefined {
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,8 @@
+// The seed's host client: the host CLI run once per call, over a cleared environment.
 import { run as execRun } from '@harness/exec';
 import type { HostConfig } from '../config';
-import { parseJson, readAnswer } from './answer';
+import { parseJson } from '../json';
+import { readAnswer } from './answer';
 import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
 
 /** Exit codes of `loom command run` (docs/protocol.md). */

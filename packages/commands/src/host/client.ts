@@ -1,3 +1,4 @@
+// Choosing the host client a configuration asks for.
 import type { HostConfig } from '../config';
 import { createCliHostClient } from './cli-client';
 import { createSocketHostClient } from './socket-client';

@@ -1,3 +1,4 @@
+// What a host client is and what its calls come to, whichever transport carries them.
 /** A label as the host writes it; `@harness/ifc` reads it (`readLabel`). */
 export type RawLabel = unknown;
 

@@ -12,6 +12,8 @@ export interface FakeBroker {
   server: Server;
   /** Connections accepted so far (the socket client keeps one). */
   connections: number;
+  /** `hello` requests received so far (the socket client sends one per connection). */
+  hellos: number;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
     path,
     server: undefined as unknown as Server,
     connections: 0,
+    hellos: 0,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();
@@ -64,13 +67,28 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
       if (script.log)
         appendFileSync(script.log, `${JSON.stringify({ via: 'socket', jobId: req.jobId, ...entry })}\n`);
     };
-    if (req.op === 'hello')
+    if (req.op === 'hello') {
+      fake.hellos++;
+      // `hello.mode` scripts a broker that does not speak loom-broker/1.
+      const mode = script.hello?.mode;
+      if (mode === 'unsupported_protocol')
+        return send(socket, {
+          protocol: PROTOCOL,
+          id,
+          ok: false,
+          error: { code: 'unsupported_protocol', message: 'this broker speaks loom-broker/0' },
+        });
+      if (mode === 'unreadable') {
+        if (!socket.destroyed) socket.write('this is not json\n');
+        return;
+      }
       return send(socket, {
         protocol: PROTOCOL,
         id,
         ok: true,
         result: { protocol: PROTOCOL, run: 'fake-run', agent: 'agent:fake' },
       });
+    }
     if (req.op === 'list') {
       log({ op: 'list' });
       const mode = script.list?.mode;

@@ -1,0 +1,135 @@
+// Shaping one answered call for the model: the outcome summary, the answer measured against the
+// run's ceiling and held as a referent, and a lone call's result fitted to the output bound.
+import { type Label, type Measurement, measure } from '@harness/ifc';
+import type { CatalogRow } from './catalog';
+import type { Delivery } from './deliver-call';
+import type { CommandAnswer } from './host/types';
+import { isRecord } from './json';
+import { LIMITS } from './limits';
+import type { RunState } from './run';
+import { boundStrings, cutId, jsonBytes } from './shape';
+import type { ToolResult } from './tool';
+
+/** One answered call, in every form the lone-call and batch results choose between. */
+export interface ShapedAnswer {
+  /** `{ outputId, status: "executed", command, outcome }`: the smallest whole result. */
+  summary: Record<string, unknown>;
+  /** What the command layer said, cut to identifiers: never the body itself. */
+  outcome: Record<string, unknown>;
+  /** The command's signature, given back after `bad-args` so the model can fix its arguments. */
+  signature: string | undefined;
+  hint: string | undefined;
+  measurement: Measurement<Record<string, unknown>>;
+  /** The entry without the answer's value: its admission status and referent id. */
+  entryStub: Record<string, unknown>;
+  /** The entry with the bounded value, for an admitted answer only. */
+  entryFull: Record<string, unknown> | undefined;
+}
+
+const NOT_GRANTED_HINT =
+  'The host did not grant this command to this run. Do not retry it: say in your result that the command needs the person to grant it, and offer it to them.';
+
+/**
+ * Shapes an answered call. The answer is measured against the run's ceiling with `queryLabel` (what
+ * the model had seen when it wrote the call); an admitted answer is held as a referent whose
+ * provenance names the command, the loom and the version it reports.
+ */
+export function shapeAnswer(
+  run: RunState,
+  delivered: Extract<Delivery, { kind: 'answered' }>,
+  queryLabel: Label,
+  outputId: string,
+): ShapedAnswer {
+  const { answer, row, call } = delivered;
+  const outcome: Record<string, unknown> = {
+    ok: answer.ok,
+    id: cutId(answer.id),
+    code: cutId(answer.code),
+    mayHaveLanded: answer.mayHaveLanded,
+    completed: answer.completed.slice(0, LIMITS.maxCompleted).map((c) => cutId(c)),
+    bodyBytes: jsonBytes(answer.body),
+  };
+  let hint: string | undefined;
+  if (answer.code === 'forbidden' || answer.code === 'refused') {
+    outcome.code = 'not_granted';
+    outcome.hostCode = answer.code;
+    hint = NOT_GRANTED_HINT;
+  }
+  if (answer.reason !== undefined) outcome.reason = cutId(answer.reason);
+  const signature = answer.code === 'bad-args' ? row.signature : undefined;
+
+  const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });
+  let entryStub: Record<string, unknown>;
+  let entryFull: Record<string, unknown> | undefined;
+  if (measurement.status === 'admitted') {
+    const body = answer.body;
+    const named = isRecord(body) && typeof body.handle === 'string' ? body.handle : undefined;
+    const version = reportedVersion(body);
+    const loomId =
+      call.loomId ?? (isRecord(body) && typeof body.loom_id === 'string' ? body.loom_id : undefined);
+    const referent = run.referents.hold(measurement, {
+      source: 'command',
+      provenance: {
+        command: row.name,
+        actor: run.actor,
+        ...(loomId !== undefined ? { loomId } : {}),
+        ...(version !== undefined ? { version } : {}),
+      },
+      // An answer naming a held referent by its handle was derived from it.
+      ...(named !== undefined && run.referents.get(named) ? { derivedFrom: named } : {}),
+    });
+    entryStub = { status: 'admitted', labelSource: measurement.labelSource, referent: referent.id };
+    entryFull = { ...entryStub, value: boundStrings(body) };
+  } else {
+    entryStub = { status: 'withheld', reasonCode: measurement.reasonCode };
+  }
+  const summary: Record<string, unknown> = { outputId, status: 'executed', command: row.name, outcome };
+  return { summary, outcome, signature, hint, measurement, entryStub, entryFull };
+}
+
+/**
+ * The result of a lone call: the whole summary with its entry, the answer's value left out
+ * (`truncated: true`) when the whole would pass `outputBound`.
+ */
+export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ToolResult {
+  const result = shaped.summary;
+  if (shaped.hint !== undefined) result.hint = shaped.hint;
+  if (shaped.signature !== undefined) result.signature = shaped.signature;
+  result.entry = shaped.entryFull ?? shaped.entryStub;
+  result.truncated = false;
+  if (shaped.entryFull && jsonBytes(result) > outputBound) {
+    result.entry = shaped.entryStub;
+    result.truncated = true;
+  }
+  return result;
+}
+
+function answerForMeasure(answer: CommandAnswer, row: CatalogRow): Record<string, unknown> {
+  const a: Record<string, unknown> = {
+    ok: answer.ok,
+    id: answer.id,
+    code: answer.code,
+    mayHaveLanded: answer.mayHaveLanded,
+    completed: answer.completed,
+    body: answer.body,
+  };
+  if (answer.reason !== undefined) a.reason = answer.reason;
+  // The answer's own label; else the label the host declares for this command's answers (still
+  // the host's statement about this answer); else none, and measure() takes the query's label.
+  if (answer.hasLabel) a.ifc = answer.ifc;
+  else if (row.hasLabel) a.ifc = row.ifc;
+  return a;
+}
+
+/** The loom version an answer body reports, wherever a Loom command puts it. */
+function reportedVersion(body: unknown): number | undefined {
+  if (!isRecord(body)) return undefined;
+  for (const v of [
+    body.version,
+    body.current_version,
+    isRecord(body.receipt) ? body.receipt.version : undefined,
+  ]) {
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  }
+  return undefined;
+}

@@ -1,0 +1,103 @@
+// Taking one call of run_command / run_read_command to the host and back: the catalog check, the
+// read-only gate, the send, and what a call that got no answer reports.
+import type { CallParse, ParsedCall } from './call-input';
+import { type Catalog, type CatalogRow, suggest } from './catalog';
+import { sendRun } from './host/send';
+import type { CommandAnswer, HostClient, RunRequest } from './host/types';
+import { cutId } from './shape';
+import type { ToolContext } from './tool';
+
+/**
+ * How one call came back: `final` is the call's whole result already (it got no answer to shape,
+ * and has no output id yet); `answered` carries the command layer's answer to shape.
+ */
+export type Delivery =
+  | { kind: 'final'; result: Record<string, unknown> }
+  | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: CommandAnswer };
+
+const UNKNOWN_HINT =
+  'No command by that name is listed for this run. Call list_commands to see what this run can call.';
+const READ_NOT_GRANTED_HINT =
+  'run_read_command runs only commands whose effect is "read" and that carry readOnlyGranted: true in a fresh list_commands. Do not retry it here; use run_command if the task allows a write, or offer the command to the person.';
+const LOST_HINT =
+  'The command was sent and its answer could not be read: it may have taken effect. Check before repeating it.';
+
+/** Why a call the host client did not send was not sent, as the model reads it. */
+const NOT_SENT_MESSAGES = {
+  cancelled: 'The turn was cancelled before this call was sent.',
+  invalid_input: 'The host refused the call before running it (malformed or oversized arguments).',
+  command_failed: 'The host could not be reached; nothing was sent.',
+} as const;
+
+/**
+ * Delivers one call. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
+ * needs the row to be a granted read, and asks the host to enforce it with `--read-only`.
+ */
+export async function deliverCall(
+  parsed: CallParse,
+  readOnly: boolean,
+  catalog: Catalog,
+  client: HostClient,
+  ctx: ToolContext,
+): Promise<Delivery> {
+  if (!parsed.ok)
+    return final({
+      status: 'failed_to_deliver',
+      landed: 'no',
+      code: 'invalid_input',
+      message: parsed.message,
+    });
+  const call = parsed.call;
+  if (ctx.signal?.aborted)
+    return final({
+      status: 'failed_to_deliver',
+      landed: 'no',
+      code: 'cancelled',
+      command: cutId(call.command),
+      message: NOT_SENT_MESSAGES.cancelled,
+    });
+  const row = catalog.byName.get(call.command);
+  if (!row)
+    return final({
+      status: 'unknown_command',
+      command: cutId(call.command),
+      suggestions: suggest(catalog, call.command),
+      hint: UNKNOWN_HINT,
+    });
+  if (readOnly && (row.effect !== 'read' || !row.readOnlyGranted))
+    return final({
+      status: 'not_granted',
+      landed: 'no',
+      code: 'not_granted',
+      command: row.name,
+      reasonCode: row.effect !== 'read' ? 'effect_not_read' : 'read_only_not_granted',
+      hint: READ_NOT_GRANTED_HINT,
+    });
+
+  const req: RunRequest = { command: row.name, args: call.args };
+  if (call.loomId !== undefined) req.loomId = call.loomId;
+  if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
+  if (readOnly) req.readOnly = true;
+  const outcome = await sendRun(client, req, ctx);
+
+  if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer };
+  if (outcome.kind === 'lost')
+    return final({
+      status: 'failed_to_deliver',
+      landed: 'unknown',
+      code: 'answer_lost',
+      command: row.name,
+      hint: LOST_HINT,
+    });
+  return final({
+    status: 'failed_to_deliver',
+    landed: 'no',
+    code: outcome.code,
+    command: row.name,
+    message: NOT_SENT_MESSAGES[outcome.code],
+  });
+}
+
+function final(result: Record<string, unknown>): Delivery {
+  return { kind: 'final', result };
+}

@@ -1,0 +1,93 @@
+// Rendering a catalog as the list_commands result, compacted to fit the model's listing bound.
+import { sanitizeSchema } from '@harness/signature';
+import type { Catalog, CatalogRow } from './catalog';
+import { LIMITS } from './limits';
+import type { RunState } from './run';
+import { jsonBytes } from './shape';
+import type { ToolResult } from './tool';
+
+/** The notice every listing carries (seed 000 "list_commands"). */
+export const LIST_NOTICE =
+  "A command's effect is shown in its signature's bracket only where the host declares it; assume a command whose effect is not shown may change the person's data. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command.";
+
+/** `whole` adds the description; `detail` adds the sanitised argument schema. */
+function listEntry(row: CatalogRow, whole: boolean, detail: boolean): Record<string, unknown> {
+  const e: Record<string, unknown> = { name: row.name, signature: row.signature };
+  if (row.title !== undefined) e.title = row.title;
+  if (whole && row.description !== undefined) e.description = row.description;
+  if (row.readOnlyGranted) e.readOnlyGranted = true;
+  if (detail) e.inputSchema = sanitizeSchema(row.inputs);
+  return e;
+}
+
+/**
+ * Builds the `list_commands` result from a catalog: entries whole while the listing fits the model
+ * bound (counting every later entry in its compact form), the rest without description; entries
+ * named in `detail` always whole, with their sanitised `inputSchema`.
+ */
+export function renderListing(
+  run: RunState,
+  catalog: Catalog,
+  detail: readonly string[] = [],
+  bound: number = LIMITS.listBound,
+): ToolResult {
+  const wanted = new Set(detail);
+  const rows = catalog.rows;
+  const n = rows.length;
+  const entries = new Array<Record<string, unknown>>(n);
+  const compactSize = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const row = rows[i] as CatalogRow;
+    const isDetail = wanted.has(row.name);
+    // A detail entry is always whole; the others start compact and gain their description below.
+    const e = listEntry(row, isDetail, isDetail);
+    entries[i] = e;
+    compactSize[i] = Buffer.byteLength(JSON.stringify(e)) + 1;
+  }
+  // What every entry from i on costs in its compact form: the room an earlier entry must leave.
+  const compactFrom = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--) compactFrom[i] = (compactFrom[i + 1] ?? 0) + (compactSize[i] ?? 0);
+  const head = {
+    outputId: 'out-',
+    status: 'ok',
+    notice: LIST_NOTICE,
+    entries: [],
+    hidden: catalog.hidden,
+    omitted: catalog.omitted,
+    compacted: n,
+  };
+  // Room for the real output id, longer than the placeholder above.
+  let used = jsonBytes(head) + 32;
+  let whole = true;
+  let compacted = 0;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i] as CatalogRow;
+    const size = compactSize[i] ?? 0;
+    if (row.description === undefined || wanted.has(row.name)) {
+      used += size;
+      continue;
+    }
+    if (whole) {
+      // The description's cost: `,"description":` plus its JSON text.
+      const extra = 15 + Buffer.byteLength(JSON.stringify(row.description));
+      if (used + size + extra + (compactFrom[i + 1] ?? 0) <= bound) {
+        (entries[i] as Record<string, unknown>).description = row.description;
+        used += size + extra;
+        continue;
+      }
+      // The first entry that does not fit ends the whole prefix: the rest lose their description.
+      whole = false;
+    }
+    used += size;
+    compacted++;
+  }
+  return {
+    outputId: run.mintOutputId(),
+    status: 'ok',
+    notice: LIST_NOTICE,
+    entries,
+    hidden: catalog.hidden,
+    omitted: catalog.omitted,
+    compacted,
+  };
+}

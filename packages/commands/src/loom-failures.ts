@@ -1,0 +1,75 @@
+// The results a Loom tool returns when it has no receipt or view to show: refusals with fixed
+// guidance, and calls that were not sent, were lost, or failed. Raw host text never appears in them.
+import type { CommandAnswer } from './host/types';
+import type { RunState } from './run';
+import type { ToolResult } from './tool';
+
+/** Host refusal codes relayed to the model, each with fixed, bounded recovery guidance. */
+export const ALLOWLISTED_REFUSALS: Readonly<Record<string, string>> = {
+  version_conflict:
+    'The loom changed since you read it. Inspect it with loom_inspect and reconsider before composing again.',
+  request_conflict:
+    'This request_id already names a different committed composition. Recover its receipt with loom_authoring_context before deciding whether any new work is needed.',
+  not_found: 'No loom has that id. Check the id; loom_authoring_context lists the looms this run composed.',
+  forbidden: 'The host did not grant this to the run. Do not retry; tell the person it needs their grant.',
+  refused: 'The host refused this. Do not retry; tell the person what you tried.',
+  'bad-args': 'The host rejected the arguments. Check them against the tool description and call again.',
+  unknown_command: 'This host does not offer Loom authoring. Tell the person the host needs a newer Loom.',
+};
+
+const UNCERTAIN_GUIDANCE =
+  'The outcome is uncertain: the composition may have been committed. Retry the identical request with the same request_id and the same arguments to recover its receipt.';
+const HOST_ERROR_GUIDANCE =
+  'The host could not complete this. Nothing is known to have changed; try again later.';
+
+/** A refusal (`status: "refused"`): the harness or the host would not do it. */
+export function refused(
+  run: RunState,
+  code: string,
+  guidance: string,
+  extra: Record<string, unknown> = {},
+): ToolResult {
+  return { outputId: run.mintOutputId(), status: 'refused', code, guidance, ...extra };
+}
+
+/** A call whose outcome nobody knows: a composition may have been committed. */
+export function uncertain(run: RunState): ToolResult {
+  return { outputId: run.mintOutputId(), status: 'uncertain', guidance: UNCERTAIN_GUIDANCE };
+}
+
+/** A failed call (`status: "failed"`) whose guidance says whether repeating it is safe. */
+export function failed(run: RunState, code: string, guidance: string): ToolResult {
+  return { outputId: run.mintOutputId(), status: 'failed', code, guidance };
+}
+
+/** The result of a tool built without an authoring configuration (`alwaysRegister`). */
+export function notConfigured(run: RunState): ToolResult {
+  return failedNotSent(run, 'not_configured', 'Loom authoring is not configured for this run.');
+}
+
+/** A call that never reached the host: cancelled by the turn, or the host could not be reached. */
+export function notSent(run: RunState, code: string): ToolResult {
+  if (code === 'cancelled')
+    return {
+      outputId: run.mintOutputId(),
+      status: 'cancelled',
+      landed: 'no',
+      guidance: 'The turn was cancelled before the host was called; nothing was written.',
+    };
+  return failedNotSent(run, 'host_unavailable', HOST_ERROR_GUIDANCE);
+}
+
+/**
+ * The result for a host answer with `ok: false`: an allowlisted code keeps its fixed guidance;
+ * anything else is a raw host error whose text never reaches the model.
+ */
+export function refusalOf(run: RunState, answer: CommandAnswer): ToolResult {
+  const guidance = ALLOWLISTED_REFUSALS[answer.code];
+  if (guidance !== undefined) return refused(run, answer.code, guidance);
+  if (answer.mayHaveLanded) return uncertain(run);
+  return failed(run, 'host_error', HOST_ERROR_GUIDANCE);
+}
+
+function failedNotSent(run: RunState, code: string, guidance: string): ToolResult {
+  return { outputId: run.mintOutputId(), status: 'failed', landed: 'no', code, guidance };
+}

@@ -1,0 +1,111 @@
+// loom_authoring_context: this run's historical compose receipts, the bound loom, and tokens for
+// deployed patterns. History only: it is not work done now and never selects a write target.
+import { recordArtifact } from '../artifacts';
+import { deployedPatternTokens } from '../deployed-patterns';
+import { sendRun } from '../host/send';
+import type { RunRequest } from '../host/types';
+import { isRecord } from '../json';
+import { LIMITS } from '../limits';
+import { readReceipt, readView } from '../loom-answers';
+import { type AuthoringContext, LOOM_ID, type LoomToolSetup, startLoomCall } from '../loom-call';
+import { failed, notSent, refusalOf, refused } from '../loom-failures';
+import { cutId } from '../shape';
+import type { HarnessTool, ToolResult } from '../tool';
+
+const HISTORY_NOTE =
+  'These receipts are history: they are not work done in this turn, they never select a write target, and a receipt does not attest that anything rendered.';
+
+/**
+ * The `loom_authoring_context` tool (host command `loom.authoring-context`). A call naming no loom
+ * reads the configuration's `boundLoomId`, unless an interactive turn binds its own.
+ */
+export function loomAuthoringContextTool(setup: LoomToolSetup): HarnessTool {
+  return {
+    name: 'loom_authoring_context',
+    description: `Recover up to ${LIMITS.maxReceipts} of this run's historical compose receipts and the bound loom, and deployed Pattern tokens where the host reports them. History is not new work and never selects a write target.`,
+    inputSchema: {
+      type: 'object',
+      properties: { loom_id: { type: 'string', description: 'A loom to read beside the receipts.' } },
+    },
+    effect: 'read',
+    annotations: {
+      title: 'Loom authoring context',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    execute: (input, ctx) => authoringContext(input, ctx as AuthoringContext, setup),
+  };
+}
+
+async function authoringContext(
+  input: unknown,
+  ctx: AuthoringContext,
+  setup: LoomToolSetup,
+): Promise<ToolResult> {
+  const run = ctx.run;
+  const start = startLoomCall('loom_authoring_context', 'read', ctx, setup);
+  if (!start.ok) return start.result;
+  const raw = input ?? {};
+  if (
+    !isRecord(raw) ||
+    Object.keys(raw).some((k) => k !== 'loom_id') ||
+    (raw.loom_id !== undefined && (typeof raw.loom_id !== 'string' || !LOOM_ID.test(raw.loom_id)))
+  ) {
+    return refused(run, 'invalid_input', 'loom_authoring_context takes { loom_id? } only.');
+  }
+  // An explicit loom_id is a request (missing: an error); the bound target is implicit (missing:
+  // reported unavailable). An interactive turn binds its own loomId and clears the configured one.
+  const bound = ctx.turn ? ctx.turn.loomId : setup.config?.boundLoomId;
+  const req: RunRequest = { command: 'loom.authoring-context', args: {} };
+  if (typeof raw.loom_id === 'string') req.args.loom_id = raw.loom_id;
+  else if (bound !== undefined) req.loomId = bound;
+  if (ctx.signal?.aborted) return notSent(run, 'cancelled');
+  const outcome = await sendRun(start.client, req, ctx);
+  if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
+  if (outcome.kind === 'lost')
+    return failed(run, 'answer_lost', 'The answer could not be read; asking again is safe.');
+  if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
+  const body = outcome.answer.body;
+  if (!isRecord(body) || !Array.isArray(body.receipts))
+    return failed(
+      run,
+      'malformed_payload',
+      'The host answered with something unreadable; asking again is safe.',
+    );
+
+  const receipts = body.receipts
+    .slice(0, LIMITS.maxReceipts)
+    .map(readReceipt)
+    .filter((r): r is Record<string, unknown> => r !== undefined);
+  const result: ToolResult = {
+    outputId: run.mintOutputId(),
+    status: 'ok',
+    receipts,
+    target: body.target === null || body.target === undefined ? null : (readView(body.target) ?? null),
+    note: HISTORY_NOTE,
+  };
+  if (isRecord(body.target_unavailable)) {
+    result.target_unavailable = {
+      loom_id: cutId(String(body.target_unavailable.loom_id ?? '')),
+      reason: 'unavailable',
+    };
+  }
+  const deployed =
+    isRecord(body.deployed_patterns) && Array.isArray(body.deployed_patterns.receipts)
+      ? body.deployed_patterns.receipts
+      : undefined;
+  // Without a resolver no token can be checked, so the field is left out rather than empty.
+  if (deployed && setup.resolver) {
+    const { tokens, links } = await deployedPatternTokens(deployed, setup.resolver);
+    result.deployed_patterns = tokens;
+    recordArtifact(run, {
+      tool: 'loom_authoring_context',
+      outputId: result.outputId as string,
+      runId: run.id,
+      data: { canonicalRefs: links },
+    });
+  }
+  return result;
+}

@@ -1,0 +1,134 @@
+// run_command and run_read_command: one call or a batch, from the model's input to the host and
+// back to one bounded result (seed 000 "run_command").
+import type { Measurement } from '@harness/ifc';
+import { batchResult } from '../batch-result';
+import { readRunInput } from '../call-input';
+import { loneCallResult, type ShapedAnswer, shapeAnswer } from '../call-result';
+import { deliverCall } from '../deliver-call';
+import { failedToDeliver, notConfigured, policyRefusal } from '../failed-to-deliver';
+import type { HostClient } from '../host/types';
+import { LIMITS } from '../limits';
+import { mapLimited } from '../map-limited';
+import { catalogFailure, freshCatalog, heldCatalog } from '../run-catalog';
+import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from '../tool';
+
+const callSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    command: { type: 'string', description: 'A command name exactly as list_commands shows it.' },
+    args: {
+      type: 'object',
+      description: `The command's arguments (at most ${LIMITS.maxArgsBytes / 1024} KiB of JSON).`,
+    },
+    loomId: { type: 'string', description: 'The loom a command whose target is "loom" acts on.' },
+    expectedVersion: {
+      type: 'integer',
+      description: "Refuse unless the loom is at this version (the loom's write guard).",
+    },
+  },
+};
+
+const inputSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(callSchema.properties as Record<string, unknown>),
+    calls: {
+      type: 'array',
+      description: `A batch of 1 to ${LIMITS.maxBatchCalls} independent calls (instead of command/args); they run concurrently.`,
+      items: callSchema,
+    },
+  },
+};
+
+/** The `run_command` tool: any listed command, judged by policy as a write. */
+export function runCommandTool(client: HostClient | undefined, outputBound: number): HarnessTool {
+  return {
+    name: 'run_command',
+    description: `Run one host command { command, args, loomId?, expectedVersion? } or a batch { calls: [...] } of 1 to ${LIMITS.maxBatchCalls} independent calls (at most ${LIMITS.maxInFlight} run at once). Only commands list_commands shows can run; the command may change the person's data.`,
+    inputSchema,
+    effect: 'write',
+    annotations: {
+      title: 'Run host commands',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    execute: (input, ctx) => runCalls('run_command', input, ctx, client, outputBound),
+  };
+}
+
+/** The `run_read_command` tool: granted reads only, judged by policy as a read, enforced by the host. */
+export function runReadCommandTool(client: HostClient | undefined, outputBound: number): HarnessTool {
+  return {
+    name: 'run_read_command',
+    description: `Run host commands that only read: the same input as run_command, for commands whose effect is "read" and that list_commands marks readOnlyGranted: true. The host enforces read-only execution.`,
+    inputSchema,
+    effect: 'read',
+    annotations: {
+      title: 'Run read-only host commands',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    execute: (input, ctx) => runCalls('run_read_command', input, ctx, client, outputBound),
+  };
+}
+
+async function runCalls(
+  tool: 'run_command' | 'run_read_command',
+  input: unknown,
+  ctx: ToolContext,
+  client: HostClient | undefined,
+  outputBound: number,
+): Promise<ToolResult> {
+  const run = ctx.run;
+  const readOnly = tool === 'run_read_command';
+  const refused = policyRefusal(run, tool, ctx, readOnly ? 'read' : 'write');
+  if (refused) return refused;
+  if (!client) return notConfigured(run);
+  const parsed = readRunInput(input);
+  if (!parsed.ok) return failedToDeliver(run, parsed.code, parsed.message);
+  if (ctx.signal?.aborted)
+    return failedToDeliver(run, 'cancelled', 'The turn was cancelled; nothing was sent.');
+  // The label of the whole input: what the model had seen when it wrote these arguments.
+  const queryLabel = run.observations.context;
+  // A read-only run is judged against the host's grants as they are now, never a held listing.
+  const catalog = readOnly ? await freshCatalog(run, client, ctx) : await heldCatalog(run, client, ctx);
+  if ('code' in catalog) return catalogFailure(run, catalog.code);
+
+  const { calls } = parsed;
+  let done = 0;
+  const deliveries = await mapLimited(calls, LIMITS.maxInFlight, async (call) => {
+    const d = await deliverCall(call, readOnly, catalog, client, ctx);
+    done++;
+    ctx.onProgress?.({ progress: done, total: calls.length });
+    return d;
+  });
+
+  // Output ids are minted in the calls' order (the batch's own first), whatever order calls settled in.
+  const batchId = parsed.batch ? run.mintOutputId() : undefined;
+  const results: Record<string, unknown>[] = [];
+  const shaped: (ShapedAnswer | undefined)[] = [];
+  const measurements: Measurement<unknown>[] = [];
+  for (const d of deliveries) {
+    const outputId = run.mintOutputId();
+    if (d.kind === 'final') {
+      results.push({ outputId, ...d.result });
+      shaped.push(undefined);
+      continue;
+    }
+    const s = shapeAnswer(run, d, queryLabel, outputId);
+    measurements.push(s.measurement);
+    shaped.push(s);
+    results.push(s.summary);
+  }
+  // One observation for the whole batch: each answer was measured against the label the model had
+  // when it wrote the calls, never one raised by a sibling answer.
+  run.observations.observeBatch(measurements);
+
+  if (batchId !== undefined) return batchResult(batchId, results, shaped, outputBound);
+  const lone = shaped[0];
+  return lone ? loneCallResult(lone, outputBound) : (results[0] as ToolResult);
+}
