@@ -40,9 +40,8 @@ export function checkCwd(cwd: string): string {
  * would but against the caller's `PATH` only.
  *
  * A `command` containing `/` is taken relative to `cwd`. Otherwise each entry of `path` is tried
- * in order; empty entries are skipped (POSIX reads them as the current directory, which would let
- * a file in the working directory shadow a real program) and relative entries are taken relative
- * to `cwd`. Throws {@link ExecError} `NO_PATH`, `EXECUTABLE_NOT_FOUND` or `NOT_EXECUTABLE`.
+ * in order; empty and relative entries are skipped (POSIX reads them relative to the current
+ * directory, which would let a file in the working directory shadow a real program). Throws {@link ExecError} `NO_PATH`, `EXECUTABLE_NOT_FOUND` or `NOT_EXECUTABLE`.
  */
 export function resolveExecutable(
   command: string,
@@ -80,8 +79,10 @@ export function resolveExecutable(
   }
   let notExecutable: string | undefined;
   for (const entry of path.split(delimiter)) {
-    if (entry === '') continue;
-    const file = resolve(cwd, entry, command);
+    // Empty and relative entries ("", ".", "bin") name directories under the working directory,
+    // where a command's own writes (or a checkout's files) could shadow a real program.
+    if (!isAbsolute(entry)) continue;
+    const file = resolve(entry, command);
     const dir = isDirectory(file);
     if (dir === undefined) continue;
     if (!dir && isExecutable(file)) return file;

@@ -1,6 +1,6 @@
 import { ExecError, ExecErrorCode, run } from '@harness/exec';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
-import { redact } from './credentials';
+import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue } from './errors';
 import { FALLBACK_PATH } from './load';
 import { getCommand, unknownCommandMessage } from './lookup';
@@ -367,6 +367,9 @@ export async function runPackCommand(
     };
   }
   const parsed = parseOutput(command.output, stdout);
+  // A JSON string may spell a secret with escapes (`\u0074ok…`, `\/`) that the text sweep above
+  // cannot see; the parsed value is swept again.
+  if ('output' in parsed && command.output === 'json') parsed.output = redactDeep(parsed.output, secrets);
   if ('error' in parsed) {
     return {
       ok: true,
