@@ -68,37 +68,78 @@ export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
   return { instanceDir, queuePath, chosenBy };
 }
 
-/** A broker running in this process for the embedded default. */
+/** The embedded default's broker: started in this process, or one already running for the instance. */
 export interface EmbeddedHost {
   location: EmbeddedLocation;
   workspaceFile: string;
   cliPath: string;
   created: boolean;
+  /** True when another process (a running `harness serve`) already served the instance's socket. */
+  shared: boolean;
   close(): Promise<void>;
 }
 
 /**
  * Opens (creating on first use) the default instance and starts its broker in this process. The
- * workspace is recorded when the instance is created; an existing instance keeps its own.
+ * workspace is recorded when the instance is created; an existing instance keeps its own. When a
+ * live broker already listens on the instance's socket (a `harness serve` running beside a
+ * `harness call`), that broker is used: it serves the same instance and scope.
  */
 export async function startEmbeddedHost(options: {
   instance?: string | undefined;
   workspace?: string | undefined;
   scope?: ScopeFile;
 }): Promise<EmbeddedHost> {
-  const { initInstance, startBroker } = await import('@harness/host');
+  const { HostError, initInstance, readInstance, startBroker } = await import('@harness/host');
   const location = embeddedLocation(options.instance);
-  const workspaceFile = resolve(options.workspace ?? exampleWorkspace());
+  let workspaceFile = resolve(options.workspace ?? exampleWorkspace());
   let created = false;
-  if (!existsSync(join(location.instanceDir, 'instance.json'))) {
-    mkdirSync(dirname(location.instanceDir), { recursive: true });
-    await initInstance(location.instanceDir, workspaceFile);
-    created = true;
+  try {
+    if (!existsSync(join(location.instanceDir, 'instance.json'))) {
+      mkdirSync(dirname(location.instanceDir), { recursive: true });
+      await initInstance(location.instanceDir, workspaceFile);
+      created = true;
+    } else {
+      workspaceFile = readInstance(location.instanceDir).workspaceFile;
+    }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof HostError && error.code === 'workspace_invalid') {
+      // One line: the issues themselves are what `packs check` prints, file:line:column each.
+      const issues = reason.split('\n').length - 1;
+      throw new CliError(
+        'config',
+        `the embedded host cannot start: the workspace ${workspaceFile} does not load (${issues} error(s)); run 'harness packs check ${workspaceFile}' to see each one`,
+        { cause: error },
+      );
+    }
+    throw new CliError(
+      'config',
+      `cannot open the instance directory ${location.instanceDir}: ${reason}; pass --instance <dir> (or set HARNESS_HOME) to a directory you can write`,
+      { cause: error },
+    );
   }
-  const broker = await startBroker({
-    instanceDir: location.instanceDir,
-    queuePath: location.queuePath,
-    scope: options.scope ?? defaultScope,
-  });
-  return { location, workspaceFile, cliPath: bundledLoomCli(), created, close: () => broker.close() };
+  const base = { location, workspaceFile, cliPath: bundledLoomCli(), created };
+  if (existsSync(location.queuePath)) {
+    const { brokerHello } = await import('@harness/host/client');
+    const hello = await brokerHello(location.queuePath, { timeoutMs: 2000 });
+    if (hello.ok) return { ...base, shared: true, close: async () => {} };
+  }
+  try {
+    const broker = await startBroker({
+      instanceDir: location.instanceDir,
+      queuePath: location.queuePath,
+      scope: options.scope ?? defaultScope,
+    });
+    return { ...base, shared: false, close: () => broker.close() };
+  } catch (error) {
+    if (error instanceof HostError) {
+      throw new CliError(
+        error.code === 'queue_busy' ? 'host_unavailable' : 'config',
+        `the embedded host at ${location.instanceDir} did not start: ${error.message}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }

@@ -26,3 +26,19 @@ export class CliError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * What the one top-level handler prints for an error, and the exit code: one line naming what
+ * failed; for anything that is not a {@link CliError} (a bug) the stack follows only with `--debug`.
+ */
+export function describeFailure(error: unknown, debug: boolean): { lines: string[]; exitCode: number } {
+  if (error instanceof CliError) {
+    const lines = [`harness: ${error.message}`];
+    if (debug && error.cause instanceof Error && error.cause.stack) lines.push(error.cause.stack);
+    return { lines, exitCode: exitCodes[error.code] };
+  }
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  const lines = [`harness: internal error: ${message}${debug ? '' : ' (run with --debug for the stack)'}`];
+  if (debug && error instanceof Error && error.stack) lines.push(error.stack);
+  return { lines, exitCode: exitCodes.internal };
+}

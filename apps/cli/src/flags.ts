@@ -5,6 +5,7 @@ import type { SessionOptions } from './session';
 export const sessionFlags = {
   instance: { type: 'string' },
   workspace: { type: 'string' },
+  'no-embedded': { type: 'boolean' },
   'loom-commands-config': { type: 'string' },
   'loom-authoring-config': { type: 'string' },
   'allow-tool': { type: 'string', multiple: true },
@@ -38,7 +39,9 @@ export const sessionFlagsHelp = `Configuration (flags win over their environment
                                       default ~/.local/share/harness/default), used when no host
                                       configuration is given
   --workspace <file>                  the workspace an embedded instance is created with
-                                      (default: the example workspace)`;
+                                      (default: the example workspace)
+  --no-embedded                       never start the embedded default: without a configuration
+                                      file the tools it configures are absent`;
 
 /** Maps parsed flag values onto {@link SessionOptions}. */
 export function sessionOptions(
@@ -49,6 +52,7 @@ export function sessionOptions(
   return {
     instance: str('instance'),
     workspace: str('workspace'),
+    noEmbedded: values['no-embedded'] === true,
     commandsConfig: str('loom-commands-config'),
     authoringConfig: str('loom-authoring-config'),
     allowTools: Array.isArray(list) ? list : undefined,

@@ -1,11 +1,12 @@
 // The `harness` bin. Each subcommand lives in its own module and is imported only when named, so
 // `harness --help` and `harness tmpl …` never load the MCP SDK or the host.
-import { CliError, exitCodes } from './errors';
+import { CliError, describeFailure, exitCodes } from './errors';
 import { err, out } from './output';
 
 const subcommands = {
   serve: 'Serve the host command tools (and Loom authoring tools) to any MCP client over stdio or HTTP',
   call: 'Call one tool once and print its result as JSON',
+  capabilities: 'List the parent tools this CLI can serve and which are available with this configuration',
   packs: 'Check a workspace file (packs check) or show the catalog a model sees (packs list)',
   tmpl: 'Check a template or render it against a webhook delivery (tmpl check|render)',
   doctor: 'Check configuration, binaries, broker, socket permissions and store health',
@@ -19,7 +20,7 @@ Usage: harness <command> [options]
 
 Commands:
 ${Object.entries(subcommands)
-  .map(([name, summary]) => `  ${name.padEnd(8)} ${summary}`)
+  .map(([name, summary]) => `  ${name.padEnd(13)} ${summary}`)
   .join('\n')}
 
 Run 'harness <command> --help' for a command's options. --debug prints a stack on internal errors.
@@ -31,6 +32,8 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/serve')).serveCommand;
     case 'call':
       return (await import('./commands/call')).callCommand;
+    case 'capabilities':
+      return (await import('./commands/capabilities')).capabilitiesCommand;
     case 'packs':
       return (await import('./commands/packs')).packsCommand;
     case 'tmpl':
@@ -59,23 +62,18 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   const run = await load(name as Subcommand);
-  return run(rest.filter((a) => a !== '--debug'));
+  return run(rest);
 }
 
+// --debug is global: taken out wherever it stands, before a subcommand parses its flags.
 const debug = process.argv.includes('--debug');
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2).filter((a) => a !== '--debug')).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof CliError) {
-      err(`harness: ${error.message}`);
-      process.exitCode = exitCodes[error.code];
-      return;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    err(`harness: internal error: ${message}${debug ? '' : ' (run with --debug for the stack)'}`);
-    if (debug && error instanceof Error && error.stack) err(error.stack);
-    process.exitCode = exitCodes.internal;
+    const failure = describeFailure(error, debug);
+    for (const line of failure.lines) err(line);
+    process.exitCode = failure.exitCode;
   },
 );

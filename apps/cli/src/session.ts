@@ -13,9 +13,12 @@ import type {
 import { type EmbeddedHost, startEmbeddedHost } from './embedded';
 import { CliError } from './errors';
 
-/** Tool names this CLI can serve, by the configuration each needs. */
+/** The host command tools, which need `--loom-commands-config`. */
 export const COMMAND_TOOLS = ['list_commands', 'run_command', 'run_read_command'] as const;
+/** The Loom authoring tools, which need `--loom-authoring-config`. */
 export const AUTHORING_TOOLS = ['loom_compose', 'loom_inspect', 'loom_authoring_context'] as const;
+/** Every tool the CLI can serve: its parent tools, in the order they are registered. */
+export const ALL_TOOLS = [...COMMAND_TOOLS, ...AUTHORING_TOOLS] as const;
 
 const MODES = ['disabled', 'observe', 'enforce-explicit', 'enforce-strict'] as const;
 const SLOTS = ['direct-command', 'context', 'quote', 'absent'] as const;
@@ -25,6 +28,8 @@ export interface SessionOptions {
   instance?: string | undefined;
   /** The workspace file an embedded instance is created with (default: the example workspace). */
   workspace?: string | undefined;
+  /** Never start the embedded default: without a configuration file its tools are absent. */
+  noEmbedded?: boolean | undefined;
   commandsConfig?: string | undefined;
   authoringConfig?: string | undefined;
   allowTools?: string[] | undefined;
@@ -123,29 +128,43 @@ export async function resolveOptions(options: SessionOptions) {
       'config',
       `--loom-authoring-config: ${authoringPath.issues.map((i) => i.message).join('; ')}`,
     );
-  const embedded = commandsPath.value === undefined && authoringPath.value === undefined;
+  const embedded =
+    options.noEmbedded !== true && commandsPath.value === undefined && authoringPath.value === undefined;
+  const configured = (name: string): boolean =>
+    embedded ||
+    ((COMMAND_TOOLS as readonly string[]).includes(name)
+      ? commandsPath.value !== undefined
+      : authoringPath.value !== undefined);
+  const needs = (name: string): string =>
+    (COMMAND_TOOLS as readonly string[]).includes(name)
+      ? `--loom-commands-config (or ${commands.COMMANDS_CONFIG_ENV}); without it the command tools are absent`
+      : `--loom-authoring-config (or ${commands.AUTHORING_CONFIG_ENV}); without it the Loom tools are absent`;
 
-  const allowTools = options.allowTools ?? manifest.allowTools;
-  for (const name of allowTools ?? []) {
-    const isCommand = (COMMAND_TOOLS as readonly string[]).includes(name);
-    const isAuthoring = (AUTHORING_TOOLS as readonly string[]).includes(name);
-    if (!isCommand && !isAuthoring) {
-      throw new CliError(
-        'usage',
-        `--allow-tool ${name}: no such tool; expected one of ${[...COMMAND_TOOLS, ...AUTHORING_TOOLS].join(', ')}`,
-      );
-    }
-    if (!embedded && isCommand && commandsPath.value === undefined) {
-      throw new CliError(
-        'usage',
-        `--allow-tool ${name} needs --loom-commands-config (or ${commands.COMMANDS_CONFIG_ENV}); without it the command tools are absent`,
-      );
-    }
-    if (!embedded && isAuthoring && authoringPath.value === undefined) {
-      throw new CliError(
-        'usage',
-        `--allow-tool ${name} needs --loom-authoring-config (or ${commands.AUTHORING_CONFIG_ENV}); without it the Loom tools are absent`,
-      );
+  // An explicit --allow-tool is the operator's argument: naming a tool that cannot exist is refused
+  // at parsing (seed 000, HC-06; LA-06 decided the same way). A run manifest is a profile that may
+  // serve several configurations, so a grant it holds without the configuration leaves the tool
+  // absent, with a warning (LA-10).
+  const fromFlag = options.allowTools !== undefined;
+  const requested = options.allowTools ?? manifest.allowTools;
+  if (requested !== undefined && !Array.isArray(requested))
+    throw new CliError('config', `the run manifest's allowTools must be a list of tool names`);
+  const warnings: string[] = [];
+  let allowTools: string[] | undefined;
+  if (requested !== undefined) {
+    allowTools = [];
+    for (const name of requested) {
+      if (!(ALL_TOOLS as readonly string[]).includes(name)) {
+        throw new CliError(
+          fromFlag ? 'usage' : 'config',
+          `${fromFlag ? '--allow-tool' : 'run manifest allowTools:'} ${name}: no such tool; expected one of ${ALL_TOOLS.join(', ')}`,
+        );
+      }
+      if (!configured(name)) {
+        if (fromFlag) throw new CliError('usage', `--allow-tool ${name} needs ${needs(name)}`);
+        warnings.push(`run manifest grants ${name}, but it needs ${needs(name)}; left out`);
+        continue;
+      }
+      allowTools.push(name);
     }
   }
   const mode = options.cfcMode ?? manifest.cfcMode ?? 'enforce-explicit';
@@ -163,14 +182,26 @@ export async function resolveOptions(options: SessionOptions) {
       'usage',
       `a Fabric binding needs all three of --fabric-api-url, --fabric-identity, --fabric-space; missing ${fabric.missing.join(', ')}`,
     );
+  const ceiling = parseCeiling(options.maxConfidentiality ?? manifest.maxConfidentiality);
+  try {
+    // The same reading the run will do, done before anything starts (LA-14).
+    commands.createRun({ mode: mode as (typeof MODES)[number], ceiling });
+  } catch (error) {
+    throw new CliError(
+      'usage',
+      `--max-confidentiality: ${(error as Error).message}; e.g. --max-confidentiality team,person or '[{"anyOf":["team"]}]' ('' = public data only)`,
+      { cause: error },
+    );
+  }
   return {
     commandsPath: commandsPath.value,
     authoringPath: authoringPath.value,
     embedded,
     allowTools,
+    warnings,
     mode: mode as (typeof MODES)[number],
     slot: slot === 'absent' ? undefined : (slot as PromptSlot),
-    ceiling: parseCeiling(options.maxConfidentiality ?? manifest.maxConfidentiality),
+    ceiling,
     jobId: options.jobId ?? manifest.jobId,
     fabric: fabric.value,
   };
@@ -179,6 +210,7 @@ export async function resolveOptions(options: SessionOptions) {
 /** Opens a session: reads the configuration files (or starts the embedded default) and builds the tools. */
 export async function openSession(options: SessionOptions): Promise<Session> {
   const resolved = await resolveOptions(options);
+  for (const warning of resolved.warnings) options.log?.(`harness: warning: ${warning}`);
   const commands = await import('@harness/commands');
   let commandsConfig: CommandsConfig | undefined;
   let authoringConfig: AuthoringConfig | undefined;
@@ -197,7 +229,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       `harness: embedded host ${embedded.created ? 'created' : 'opened'} at ${embedded.location.instanceDir} (chosen by ${embedded.location.chosenBy}; set HARNESS_HOME or --instance to move it)`,
     );
     options.log?.(
-      `harness: broker socket ${embedded.location.queuePath}, workspace ${embedded.workspaceFile}`,
+      `harness: broker socket ${embedded.location.queuePath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
     );
   } else {
     if (resolved.commandsPath !== undefined)

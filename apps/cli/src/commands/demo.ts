@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from '../args';
 import { bundledLoomCli, exampleWorkspace } from '../embedded';
-import { bold, dim, green, out, red } from '../output';
+import { bold, dim, green, out, red, spinner } from '../output';
 
 const help = `Usage: harness demo [--keep]
 
@@ -65,6 +65,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, NO_COLOR: '1' },
     stderr: 'pipe',
   });
+  // Kept so a failed demo can show what serve said.
+  let serveLog = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    serveLog = (serveLog + chunk.toString('utf8')).slice(-4000);
+  });
   const client = new Client({ name: 'harness-demo', version: '0.1.0' });
   const call = async (name: string, args: Result): Promise<Result> => {
     const res = await client.callTool({ name, arguments: args });
@@ -81,11 +86,16 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (!jq)
     out(
       dim(
-        '  jq is not installed: the jq steps run over the repo and echo packs instead (install jq to see json-tools)',
+        '  jq is not installed: the json-tools pack is left out, so the jq steps run over the fallback packs repo, echo and notes (install jq to see json-tools)',
       ),
     );
   try {
-    await client.connect(transport);
+    const starting = spinner('starting harness serve');
+    try {
+      await client.connect(transport);
+    } finally {
+      starting.stop();
+    }
 
     out(bold('\n1. The catalog as the model sees it (tools/list, then list_commands)'));
     const tools = await client.listTools();
@@ -179,11 +189,14 @@ export async function demoCommand(argv: string[]): Promise<number> {
     } else {
       out(dim('    (jq absent: echo.argv prints the argv it received)'));
       const inj = await call('run_read_command', { command: 'echo.argv', args: { value: '; rm -rf /' } });
-      const printed = get(inj, 'entry', 'value', 'parsed') ?? get(inj, 'entry', 'value', 'stdout');
+      const printed = get(inj, 'entry', 'value', 'output');
       show('argv received', printed);
       check(
         'injection stays one argument',
-        JSON.stringify(printed).includes('"; rm -rf /"'),
+        inj.status === 'executed' &&
+          Array.isArray(printed) &&
+          printed.length === 1 &&
+          printed[0] === '; rm -rf /',
         JSON.stringify(inj).slice(0, 400),
       );
     }
@@ -191,7 +204,6 @@ export async function demoCommand(argv: string[]): Promise<number> {
     out(bold('\n6. A loom compose, and its identical retry returning the original receipt'));
     const compose = {
       request_id: 'demo-compose-1',
-      title: 'Demo loom',
       components: [{ ref: 'url:https://example.org/spec', title: 'The spec' }, { ref: 'person:ada' }],
     };
     const first = await call('loom_compose', compose);
@@ -214,6 +226,10 @@ export async function demoCommand(argv: string[]): Promise<number> {
     if (!values.keep) rmSync(root, { recursive: true, force: true });
   }
   const failed = steps.filter((s) => !s.ok);
+  if (failed.length > 0 && serveLog.trim() !== '') {
+    out(dim('\nharness serve said:'));
+    for (const line of serveLog.trim().split('\n').slice(-20)) out(dim(`  ${line}`));
+  }
   out('');
   out(
     failed.length === 0

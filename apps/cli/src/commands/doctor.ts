@@ -1,8 +1,9 @@
 // `harness doctor`: one line per check (configuration, binaries and versions, broker reachable,
 // socket permissions, store health) and a verdict. Exit 1 when any check fails.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { parse } from '../args';
 import { bundledLoomCli, embeddedLocation, exampleWorkspace } from '../embedded';
 import { sessionFlags, sessionOptions } from '../flags';
@@ -105,9 +106,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   add(
     'loom',
     existsSync(loom) ? 'ok' : 'fail',
-    existsSync(loom)
-      ? `${loom} (${version(process.execPath, [loom, '--version']) ?? 'version unknown'})`
-      : `${loom} missing: run pnpm build`,
+    existsSync(loom) ? `${loom} (@harness/loom ${loomVersion()})` : `${loom} missing: run pnpm build`,
   );
   const git = version('git');
   add('git', git ? 'ok' : 'warn', git ?? 'not found: the example repo pack is left out');
@@ -126,7 +125,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         `no socket at ${queuePath} (harness serve starts one; loom broker start runs one)`,
       );
     } else {
-      const mode = statSync(queuePath).mode & 0o777;
+      // Asynchronous on purpose: on Node 20 a synchronous stat of a socket leaves later ESM
+      // resolution of better-sqlite3 un-realpathed, which breaks the store check below.
+      const mode = (await stat(queuePath)).mode & 0o777;
       add(
         'socket permissions',
         mode === 0o600 ? 'ok' : 'fail',
@@ -168,6 +169,17 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     out(failed === 0 ? green('verdict: healthy') : red(`verdict: ${failed} check(s) failed`));
   }
   return failed === 0 ? 0 : 1;
+}
+
+function loomVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dirname(bundledLoomCli()), '..', 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'version unknown';
+  } catch {
+    return 'version unknown';
+  }
 }
 
 function canExecute(path: string): boolean {

@@ -3,18 +3,22 @@
 import { parse } from '../args';
 import { exampleWorkspace } from '../embedded';
 import { CliError } from '../errors';
-import { out, printJson } from '../output';
+import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
+import { err, out, printJson } from '../output';
 
 const help = `Usage:
   harness packs check [workspace.yaml] [--no-probe] [--json]
-  harness packs list [--instance <dir>] [--loom-commands-config <file>] [--json]
+  harness packs list [--json] [configuration]
 
 check  loads the workspace file (default: the example workspace) and prints every load error as
        file:line:column with what was expected and what was found. Requirements are probed
        (<binary> --version) unless --no-probe; an optional pack whose binary is missing is
        reported as left out. Exit 1 when the file does not load.
 list   prints the catalog a model sees: the list_commands result of this configuration (the
-       embedded default when no configuration is given), one signature per line.`;
+       embedded default when no configuration is given), one signature per line; with --json
+       the list_commands result itself. Takes the configuration flags of serve and call:
+
+${sessionFlagsHelp}`;
 
 /** Runs `harness packs`. */
 export async function packsCommand(argv: string[]): Promise<number> {
@@ -66,20 +70,13 @@ async function check(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    instance: { type: 'string' },
-    'loom-commands-config': { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parse(argv, { ...sessionFlags, json: { type: 'boolean' } }, false);
   if (values.help) {
     out(help);
     return 0;
   }
   const { openSession } = await import('../session');
-  const session = await openSession({
-    instance: values.instance,
-    commandsConfig: values['loom-commands-config'],
-  });
+  const session = await openSession({ ...sessionOptions(values), log: err });
   try {
     const result = (await session.call('list_commands', {})) as {
       status?: string;

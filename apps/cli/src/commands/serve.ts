@@ -3,6 +3,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import type { HarnessTool, ToolProgress } from '@harness/commands';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
@@ -19,6 +20,9 @@ an instance directory with the example workspace and a broker in this process (i
   --http <host:port>   serve streamable HTTP at http://host:port/mcp instead of stdio.
                        Loopback by default (127.0.0.1); any other address requires a token.
   --token <secret>     require "Authorization: Bearer <secret>" (env HARNESS_HTTP_TOKEN)
+  --heartbeat <ms>     while a single call runs, send the client a progress notification this
+                       often when it asked for progress (default 1000; 0 turns it off). A batch
+                       reports progress as its calls settle.
 
 ${sessionFlagsHelp}`;
 
@@ -28,7 +32,7 @@ const VERSION = '0.1.0';
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
-    { ...sessionFlags, http: { type: 'string' }, token: { type: 'string' } },
+    { ...sessionFlags, http: { type: 'string' }, token: { type: 'string' }, heartbeat: { type: 'string' } },
     false,
   );
   if (values.help) {
@@ -37,7 +41,21 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const token = values.token ?? (process.env.HARNESS_HTTP_TOKEN || undefined);
   const listen = values.http === undefined ? undefined : parseListen(values.http, token);
+  const heartbeatMs = values.heartbeat === undefined ? 1000 : Number(values.heartbeat);
+  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 0)
+    throw new CliError(
+      'usage',
+      `--heartbeat must be a whole number of milliseconds, found '${values.heartbeat}'`,
+    );
   const session = await openSession({ ...sessionOptions(values), log: err });
+  if (session.tools.length === 0) {
+    await session.close();
+    throw new CliError(
+      'config',
+      'nothing to serve: no tool is configured; give --loom-commands-config and/or --loom-authoring-config (or drop --no-embedded)',
+    );
+  }
+  if (heartbeatMs > 0) session.tools = session.tools.map((t) => withHeartbeat(t, heartbeatMs));
   const stop = async () => {
     await session.close();
   };
@@ -56,6 +74,49 @@ export async function serveCommand(argv: string[]): Promise<number> {
   });
   await stop();
   return 0;
+}
+
+/**
+ * Wraps a tool so a single call that runs longer than `everyMs` sends progress notifications while
+ * it runs (the MCP adapter of @harness/commands reports progress only as calls settle). Every
+ * report, the tool's own included, is renumbered to keep increasing, as MCP requires; a batch keeps
+ * the tool's own reports.
+ */
+export function withHeartbeat(tool: HarnessTool, everyMs: number): HarnessTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    effect: tool.effect,
+    annotations: tool.annotations,
+    async execute(input, ctx) {
+      const report = ctx.onProgress;
+      if (report === undefined) return tool.execute(input, ctx);
+      const batch = typeof input === 'object' && input !== null && 'calls' in input;
+      let last = 0;
+      const send = (p: ToolProgress) => {
+        const progress = Math.max(p.progress, last + 1);
+        last = progress;
+        report({
+          ...p,
+          progress,
+          ...(p.total !== undefined ? { total: Math.max(p.total, progress) } : {}),
+        });
+      };
+      const started = Date.now();
+      const timer = batch
+        ? undefined
+        : setInterval(() => {
+            const seconds = ((Date.now() - started) / 1000).toFixed(1);
+            send({ progress: last + 1, message: `${tool.name} still running (${seconds}s)` });
+          }, everyMs);
+      try {
+        return await tool.execute(input, { ...ctx, onProgress: send });
+      } finally {
+        if (timer) clearInterval(timer);
+      }
+    },
+  };
 }
 
 function isLoopback(host: string): boolean {
@@ -127,6 +188,7 @@ async function serveHttp(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  let sessions = 0;
   const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
   const http = createServer(async (req, res) => {
     try {
@@ -150,7 +212,8 @@ async function serveHttp(
       transport.onclose = () => {
         if (transport.sessionId) transports.delete(transport.sessionId);
       };
-      const server = await newMcpServer(session, `http-${transports.size + 1}`);
+      sessions += 1;
+      const server = await newMcpServer(session, `http-${sessions}`);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (error) {

@@ -1,7 +1,7 @@
 // `harness tmpl check|render`: check a template against the run context's allow sets, or render it
 // against a real webhook delivery, exactly as a triggered run would.
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { buildEnvelope, buildRenderContext, extract, parseRunTemplate } from '@harness/events';
 import { render, renderArgv, type Template } from '@harness/tmpl';
 import { parse } from '../args';
@@ -18,6 +18,8 @@ check   parses the template and checks every placeholder against the run context
 render  extracts the typed event from the delivery (the event name comes from the forge's header,
         e.g. X-GitHub-Event), builds the run context and renders. With --location argv each
         template argument is one argv element and the result is printed as a JSON array.
+
+A template that starts with a dash goes after '--': harness tmpl check -- --pr={{event.number}}
 
 Options:
   --location           argv (default) or prompt
@@ -128,7 +130,7 @@ function renderContext(
   });
   return buildRenderContext({
     run: { id: 'cli-render', trigger: 'webhook', source: `webhook.${values.scheme}`, startedAt: new Date() },
-    event: { ...loaded, file: values.delivery },
+    event: { ...loaded, file: resolve(values.delivery) },
     untrustedInline,
   });
 }

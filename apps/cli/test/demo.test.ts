@@ -1,0 +1,38 @@
+// harness demo runs in the suite and must pass, with jq and on a PATH without jq.
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { findBinary } from '@harness/test-utils';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, sandbox } from './helpers';
+
+const box = sandbox();
+afterAll(() => box.cleanup());
+
+describe('harness demo', () => {
+  it.skipIf(!findBinary('jq'))('passes every step with jq installed (json-tools pack)', async () => {
+    const r = await runCli(['demo'], { home: box.home, timeoutMs: 55_000 });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/demo passed: 7 steps behaved as expected/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('json-tools.query');
+    expect(r.stdout).toContain('jq: error');
+    expect(r.stdout).toMatch(/retry: \{"replayed":true/);
+  });
+
+  it('passes every step on a PATH without jq, over the fallback packs, and says so', async () => {
+    const binDir = join(box.root, 'bin-without-jq');
+    mkdirSync(binDir, { recursive: true });
+    for (const name of ['node', 'git', 'grep', 'sh', 'env', 'cat', 'ls']) {
+      const path = findBinary(name);
+      if (path) symlinkSync(path, join(binDir, name));
+    }
+    const r = await runCli(['demo'], { home: box.home, env: { PATH: binDir }, timeoutMs: 55_000 });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain('jq is not installed: the json-tools pack is left out');
+    expect(r.stdout).toContain('fallback packs repo, echo and notes');
+    expect(r.stdout).not.toContain('json-tools.query(');
+    expect(r.stdout).toContain('argv received: ["; rm -rf /"]');
+    expect(r.stdout).toMatch(/demo passed: 7 steps behaved as expected/);
+    expect(r.code).toBe(0);
+  });
+});

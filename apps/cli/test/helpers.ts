@@ -1,0 +1,138 @@
+// Shared by the CLI tests: the real bin, spawned with a temp HOME and instance so no test touches
+// ~/.local/share, and real MCP SDK clients connected to it.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '@harness/test-utils';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const bin = join(appDir, 'dist', 'harness.js');
+export const loomBin = join(appDir, '..', 'loom', 'dist', 'loom.js');
+export const slowWorkspace = join(appDir, 'test', 'fixtures', 'slow', 'workspace.yaml');
+
+/** A temp directory holding a HOME and an instance; `cleanup()` removes both. */
+export function sandbox(): { root: string; home: string; instance: string; cleanup: () => void } {
+  const dir = tempDir('harness-cli-');
+  return {
+    root: dir.path,
+    home: join(dir.path, 'home'),
+    instance: join(dir.path, 'instance'),
+    cleanup: dir.cleanup,
+  };
+}
+
+/** The environment every spawned bin gets: nothing inherited but PATH, a temp HOME, no colour. */
+export function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...extra };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/harness.js …args` to completion. */
+export function runCli(
+  args: string[],
+  options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: baseEnv(options.home, options.env), timeout: options.timeoutMs ?? 50_000, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    else child.stdin?.end();
+  });
+}
+
+/** The real MCP SDK client over stdio, spawning `harness serve …args`. */
+export async function connectStdio(
+  args: string[],
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'serve', ...args],
+    env: baseEnv(home, env),
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr?.on('data', (c: Buffer) => {
+    log += c.toString('utf8');
+  });
+  const client = new Client({ name: 'harness-cli-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => log, close: () => client.close() };
+}
+
+/** `harness serve --http …` as a child process, with the URL it printed on stderr. */
+export async function startHttp(
+  args: string[],
+  home: string,
+): Promise<{ url: URL; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    env: baseEnv(home),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve printed no URL: ${log}`)), 20_000);
+    child.stderr?.on('data', (c: Buffer) => {
+      log += c.toString('utf8');
+      const match = /at (http:\/\/\S+\/mcp)/.exec(log);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${log}`));
+    });
+  });
+  return {
+    url,
+    child,
+    stderr: () => log,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The real MCP SDK client over streamable HTTP. */
+export async function connectHttp(url: URL, token?: string): Promise<Client> {
+  const client = new Client({ name: 'harness-cli-test', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, {
+    ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A tool result's structured content. */
+export function structured(result: unknown): Record<string, unknown> {
+  return (result as { structuredContent: Record<string, unknown> }).structuredContent;
+}
+
+/** Reads a nested field. */
+export function get(value: unknown, ...path: (string | number)[]): unknown {
+  let v: unknown = value;
+  for (const k of path)
+    v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
+  return v;
+}

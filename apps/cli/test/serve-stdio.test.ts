@@ -1,0 +1,175 @@
+// harness serve over stdio, driven by the real MCP SDK client (StdioClientTransport spawning the
+// real bin) on the embedded default with a temp instance.
+import { execFileSync } from 'node:child_process';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStdio, get, loomBin, sandbox, slowWorkspace, structured } from './helpers';
+
+const box = sandbox();
+let conn: Awaited<ReturnType<typeof connectStdio>>;
+
+beforeAll(async () => {
+  conn = await connectStdio(
+    ['--instance', box.instance, '--workspace', slowWorkspace, '--heartbeat', '150'],
+    box.home,
+  );
+});
+afterAll(async () => {
+  await conn?.close();
+  box.cleanup();
+});
+
+describe('harness serve over stdio', () => {
+  it('lists the six tools with true annotations', async () => {
+    const { tools } = await conn.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_commands',
+      'run_command',
+      'run_read_command',
+      'loom_compose',
+      'loom_inspect',
+      'loom_authoring_context',
+    ]);
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.list_commands?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.run_read_command?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.run_command?.annotations?.readOnlyHint).toBe(false);
+    expect(byName.loom_compose?.annotations?.readOnlyHint).toBe(false);
+    expect(byName.loom_compose?.annotations?.idempotentHint).toBe(true);
+    expect(byName.run_command?.inputSchema.type).toBe('object');
+  });
+
+  it('prints where the embedded default keeps its data on stderr', () => {
+    expect(conn.stderr()).toContain(`embedded host created at ${box.instance}`);
+    expect(conn.stderr()).toContain('chosen by --instance');
+  });
+
+  it('list_commands returns the catalog as structuredContent beside the same JSON text', async () => {
+    const res = await conn.client.callTool({ name: 'list_commands', arguments: {} });
+    const value = structured(res);
+    expect(value.status).toBe('ok');
+    expect(JSON.parse(String(get(res, 'content', 0, 'text')))).toEqual(value);
+    const names = (value.entries as { name: string }[]).map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(['slow.wait', 'echo.argv', 'loom.compose']));
+  });
+
+  it('run_read_command runs a granted read', async () => {
+    const res = await conn.client.callTool({
+      name: 'run_read_command',
+      arguments: { command: 'echo.argv', args: { value: '$(id) `x` ; |' } },
+    });
+    const value = structured(res);
+    expect(value.status).toBe('executed');
+    expect(get(value, 'entry', 'value', 'output')).toEqual(['$(id) `x` ; |']);
+    expect(res.isError).toBe(false);
+  });
+
+  it('run_command runs a single call and a batch, one result per call in order', async () => {
+    const single = structured(
+      await conn.client.callTool({
+        name: 'run_command',
+        arguments: { command: 'echo.argv', args: { value: 'one' } },
+      }),
+    );
+    expect(single.status).toBe('executed');
+    expect(get(single, 'outcome', 'ok')).toBe(true);
+    const batch = structured(
+      await conn.client.callTool({
+        name: 'run_command',
+        arguments: {
+          calls: [
+            { command: 'echo.argv', args: { value: 'a' } },
+            { command: 'nope.missing', args: {} },
+            { command: 'echo.argv', args: { value: 'b' } },
+          ],
+        },
+      }),
+    );
+    expect(batch.status).toBe('batch');
+    const results = batch.results as Record<string, unknown>[];
+    expect(results.map((r) => r.status)).toEqual(['executed', 'unknown_command', 'executed']);
+    expect(get(results[2], 'entry', 'value', 'output')).toEqual(['b']);
+  });
+
+  it('sends heartbeat progress notifications while a long single call runs', async () => {
+    const seen: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
+    const res = await conn.client.callTool(
+      { name: 'run_read_command', arguments: { command: 'slow.wait', args: { seconds: 1 } } },
+      CallToolResultSchema,
+      { onprogress: (p) => seen.push(p) },
+    );
+    expect(structured(res).status).toBe('executed');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1));
+    expect(seen[0]?.message).toMatch(/^run_read_command still running/);
+    // The tool's own completion report, when it arrives before the result, is renumbered so
+    // progress keeps increasing.
+    const last = seen.at(-1);
+    if (last?.total !== undefined) expect(last).toEqual({ progress: seen.length, total: seen.length });
+  });
+
+  it('reports batch progress as its calls settle, increasing, with the batch size as total', async () => {
+    const seen: { progress: number; total?: number | undefined }[] = [];
+    const res = await conn.client.callTool(
+      {
+        name: 'run_command',
+        arguments: {
+          calls: [
+            { command: 'echo.argv', args: { value: 'a' } },
+            { command: 'slow.wait', args: { seconds: 0.6 } },
+          ],
+        },
+      },
+      CallToolResultSchema,
+      { onprogress: (p) => seen.push(p) },
+    );
+    expect(structured(res).status).toBe('batch');
+    // The SDK client runs progress handlers a microtask late and drops the handler when the result
+    // arrives, so a report sent just before the result may be lost; the first one never is.
+    expect(seen[0]).toEqual({ progress: 1, total: 2 });
+    expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1));
+  });
+
+  it('cancels a slow call: the client settles at once, unsent calls of a batch never run', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = conn.client.callTool(
+      {
+        name: 'run_command',
+        arguments: {
+          // Four in flight at most: the last two wait for a slot and are cancelled before sending.
+          calls: Array.from({ length: 6 }, () => ({ command: 'slow.wait', args: { seconds: 2 } })),
+        },
+      },
+      CallToolResultSchema,
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort('test cancelled'), 400);
+    await expect(pending).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1500);
+    // The four sent calls settle (a sent call is never rolled back); the two unsent never start.
+    const ran = async () => {
+      const text = execFileSync(
+        process.execPath,
+        [loomBin, 'audit', 'tail', '--json', '-n', '500', '--instance', box.instance],
+        { encoding: 'utf8' },
+      );
+      const events = (JSON.parse(text) as { events: Record<string, unknown>[] }).events;
+      return events.filter(
+        (e) => e.command === 'slow.wait' && (get(e, 'payload', 'run', 'argv') as string[]).at(-1) === '2',
+      ).length;
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await ran()) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await ran()).toBe(4);
+    // The server still answers after a cancellation.
+    const after = structured(
+      await conn.client.callTool({
+        name: 'run_read_command',
+        arguments: { command: 'echo.argv', args: { value: 'x' } },
+      }),
+    );
+    expect(after.status).toBe('executed');
+  });
+});
