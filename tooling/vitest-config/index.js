@@ -12,8 +12,6 @@ export function harnessVitestConfig(overrides = {}) {
     test: {
       include: ['test/**/*.test.ts'],
       testTimeout: 20_000,
-      // Until every package has tests of its own; the suite still fails on any failing test.
-      passWithNoTests: true,
       hookTimeout: 20_000,
       ...(overrides.test ?? {}),
     },
