@@ -11,4 +11,5 @@ export type {
   RunOptions,
   RunOutcome,
   RunResult,
+  SpawnInfo,
 } from './types';

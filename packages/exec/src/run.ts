@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import { ExecError, ExecErrorCode } from './errors';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
@@ -126,6 +127,51 @@ function spawnError(error: unknown, command: string, file: string): ExecError {
   );
 }
 
+// The parts of execa's subprocess a failed spawn hook touches.
+interface ChildPipes {
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  readonly stdin: Writable | null;
+}
+
+/**
+ * Runs the caller's spawn hook. The hook exists so the caller can track the group; a hook that
+ * failed means the group is untracked, so it is killed rather than left running unrecorded.
+ */
+function callOnSpawn(
+  onSpawn: NonNullable<RunOptions['onSpawn']>,
+  pid: number,
+  subprocess: ChildPipes,
+  execaDone: Promise<unknown>,
+): Promise<never> | undefined {
+  try {
+    onSpawn({ pid, pgid: pid });
+    return undefined;
+  } catch (error) {
+    return killAfterFailedHook(error, pid, subprocess, execaDone);
+  }
+}
+
+async function killAfterFailedHook(
+  error: unknown,
+  pid: number,
+  subprocess: ChildPipes,
+  execaDone: Promise<unknown>,
+): Promise<never> {
+  signalGroup(pid, 'SIGKILL');
+  // Nobody reads the pipes now; let them drain so the child's close is not held up.
+  subprocess.stdout?.resume();
+  subprocess.stderr?.resume();
+  subprocess.stdin?.destroy();
+  await execaDone;
+  const deadline = performance.now() + AFTER_KILL_WAIT_MS;
+  while (groupAlive(pid) && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  untrackGroup(pid);
+  throw error;
+}
+
 /**
  * Runs `argv` as one bounded process: no shell, the given env only, in its own process group.
  *
@@ -135,6 +181,8 @@ function spawnError(error: unknown, command: string, file: string): ExecError {
  * {@link RunResult}. It resolves only when the whole process group is gone: a timeout, an abort or
  * (under `onExceed: "fail"`) the ceiling sends SIGTERM to the group and SIGKILL after `killGraceMs`;
  * members left running after the child itself exited are killed the same way (`strayKilled`).
+ * `onSpawn` is told the pid and group id as soon as the child exists; a hook that throws gets the
+ * group killed and its error rethrown.
  *
  * @example
  * const r = await run({ argv: ['git', 'status', '--short'], env: { PATH: '/usr/bin:/bin' }, cwd: repo });
@@ -186,6 +234,11 @@ export async function run(options: RunOptions): Promise<RunResult> {
     throw spawnError(result.cause ?? result, command, file);
   }
   trackGroup(pid);
+  if (options.onSpawn !== undefined) {
+    // Only a failed hook awaits (the group's end); a good one adds no turn of the event loop.
+    const failed = callOnSpawn(options.onSpawn, pid, subprocess, execaDone);
+    if (failed !== undefined) await failed;
+  }
 
   const collector = new OutputCollector(limits.maxOutputBytes);
   let reason: KillReason | undefined;

@@ -1,6 +1,14 @@
 /** What {@link run} does when stdout + stderr together pass `maxOutputBytes`. */
 export type OnExceed = 'fail' | 'truncate';
 
+/** What {@link RunOptions.onSpawn} is told about a child that now exists. */
+export interface SpawnInfo {
+  /** The child's process id. */
+  readonly pid: number;
+  /** Its process group id (equal to `pid`: the child leads its own group). */
+  readonly pgid: number;
+}
+
 /** Options of one {@link run}: an argv, an explicit environment and its bounds. */
 export interface RunOptions {
   /**
@@ -44,6 +52,14 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Delay between SIGTERM and SIGKILL to the process group. Default {@link DEFAULT_KILL_GRACE_MS} (2 s). */
   readonly killGraceMs?: number;
+  /**
+   * Called synchronously once the child exists, before any of its output is read, with its pid and
+   * process group id: the moment to record the group somewhere that outlives this process (a broker
+   * that may be killed with SIGKILL, which skips every exit hook). If it throws, the group is killed
+   * with SIGKILL and `run` rejects with that same error once the group is gone; nothing is reported
+   * as having run.
+   */
+  readonly onSpawn?: (info: SpawnInfo) => void;
 }
 
 /** Byte accounting of one output stream, or of both together. */

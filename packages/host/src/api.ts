@@ -7,6 +7,7 @@ import { APPROVAL_TTL_MS, createCommandHost } from './host';
 import { readInstance } from './instance';
 import { loadPackBackend } from './packs-backend';
 import type { CommandAnswer, ListResult, RunRequest } from './protocol';
+import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
 import { openSqliteStore } from './store/sqlite';
 import type { ApprovalRecord, ApprovalStatus, AuditEvent } from './store/types';
@@ -29,18 +30,23 @@ export interface RunningBroker extends BrokerServer {
 }
 
 /**
- * Starts a broker for one scope: loads the instance's workspace, resolves the scope against it (a
- * scope that widens the agent's grants fails here), opens the store and listens on `queuePath`.
+ * Starts a broker for one scope: opens the instance's store, kills every pack command a crashed
+ * broker left running on the instance (one `host:reap` audit event each; docs/host.md, "Commands
+ * outliving a crashed broker"), loads the workspace, resolves the scope against it (a scope that
+ * widens the agent's grants fails here) and listens on `queuePath`.
  * `close()` stops it, waits for calls in flight, closes the store and removes the socket.
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   const instance = readInstance(options.instanceDir);
-  const scopeFile = typeof options.scope === 'string' ? readScopeFile(options.scope) : options.scope;
-  const scopeName = typeof options.scope === 'string' ? options.scope : '<scope>';
-  const { backend, scopeWorkspace } = await loadPackBackend(instance.workspaceFile, instance.dir);
-  const scope = resolveScope(scopeFile, scopeWorkspace, scopeName);
   const store = openSqliteStore(instance.storeFile);
   try {
+    // First, before anything can fail on the workspace or the scope: whatever a crashed broker left
+    // running on this instance is killed.
+    await reapRunning(instance.dir, store);
+    const scopeFile = typeof options.scope === 'string' ? readScopeFile(options.scope) : options.scope;
+    const scopeName = typeof options.scope === 'string' ? options.scope : '<scope>';
+    const { backend, scopeWorkspace } = await loadPackBackend(instance.workspaceFile, instance.dir);
+    const scope = resolveScope(scopeFile, scopeWorkspace, scopeName);
     const host = createCommandHost({
       store,
       scope,

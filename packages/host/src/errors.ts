@@ -16,6 +16,8 @@ export const HOST_ERROR_CODES = {
   approvalNotFound: 'approval_not_found',
   /** Direct transport settings are missing or malformed. */
   directInvalid: 'direct_invalid',
+  /** A running command's record (`<instance>/running/<pgid>.json`) could not be written; it was killed. */
+  runningRecord: 'running_record',
 } as const;
 
 /** One {@link HostError} code. */

@@ -20,6 +20,7 @@ import { canonicalJson, sha256 } from './canonical';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import type { PackBackend, PackCallContext, PackOutcome } from './host';
 import type { CommandAnswer, ManifestRow } from './protocol';
+import { recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
 
 /** The optional credentials file of an instance: `{ "<name>": "<value>" }`, mode 0600. */
@@ -167,7 +168,25 @@ export async function loadPackBackend(
         };
         return { answer, audit: auditOf() };
       }
-      const result = await runPackCommand(workspace, id, args, credentials ? { credentials } : {});
+      // While the command runs, its group is on record in the instance, so a broker killed with
+      // SIGKILL (no exit hook, no timeout) leaves nothing the next broker cannot reap.
+      let release: (() => void) | undefined;
+      const track = instanceDir
+        ? {
+            onSpawn: (info: { pid: number; pgid: number }) => {
+              release = recordRunning(instanceDir, info, { commandId: id, run: ctx.run, actor: ctx.actor });
+            },
+          }
+        : {};
+      let result: Awaited<ReturnType<typeof runPackCommand>>;
+      try {
+        result = await runPackCommand(workspace, id, args, {
+          ...(credentials ? { credentials } : {}),
+          ...track,
+        });
+      } finally {
+        release?.();
+      }
       if (!result.ok) {
         // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).
         const first = result.issues[0];

@@ -1,4 +1,4 @@
-import { ExecError, ExecErrorCode, run } from '@harness/exec';
+import { ExecError, ExecErrorCode, run, type SpawnInfo } from '@harness/exec';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue } from './errors';
@@ -66,6 +66,13 @@ export interface RunPackOptions {
   readonly path?: string;
   /** Delay between SIGTERM and SIGKILL when a bound fires. Default: `@harness/exec`'s (2 s). */
   readonly killGraceMs?: number;
+  /**
+   * Called synchronously once the command's process exists, with its pid and process group id
+   * (`@harness/exec`'s `onSpawn`): the host records the group here so a crashed broker's commands
+   * can be killed at the next start. If it throws, the group is killed and `runPackCommand` rejects
+   * with that error.
+   */
+  readonly onSpawn?: (info: SpawnInfo) => void;
 }
 
 function argIssue(commandId: string, name: string, message: string): PacksIssue {
@@ -285,6 +292,7 @@ export async function runPackCommand(
       onExceed: 'fail',
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     });
   } catch (error) {
     if (!(error instanceof ExecError)) throw error;

@@ -88,7 +88,8 @@ export interface AuditEvent {
   job: string | null;
   command: string;
   action: string;
-  phase: 'list' | 'run' | 'approval';
+  /** `reap`: the host killed a command a crashed broker left running (docs/host.md). */
+  phase: 'list' | 'run' | 'approval' | 'reap';
   outcome: string;
   code: string;
   reason: string | null;

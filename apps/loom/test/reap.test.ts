@@ -1,0 +1,123 @@
+// End to end with the real bin: a pack command's process group outlives `loom broker start` killed
+// with SIGKILL, and the next `loom broker start` on the instance kills it before serving and says so
+// in the audit log (docs/host.md, "Commands outliving a crashed broker").
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brokerRun } from '@harness/host/client';
+import { tempDir } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type BrokerProcess, loom, startBrokerProcess } from './cli';
+
+let t: { path: string; cleanup: () => void };
+let instance: string;
+let scope: string;
+let queue: string;
+const brokers: BrokerProcess[] = [];
+const groups = new Set<number>();
+
+beforeEach(async () => {
+  t = tempDir('loom-reap-');
+  writeFileSync(
+    join(t.path, 'workspace.yaml'),
+    `version: 1
+command_packs:
+  - id: slow
+    commands:
+      - id: hang
+        argv: [sh, -c, 'trap "" TERM; sleep 60 & sleep 60']
+        effects: read
+agents:
+  - id: reader
+    grants: [pack:slow]
+`,
+  );
+  scope = join(t.path, 'scope.yaml');
+  writeFileSync(scope, 'run: crash\nagent: reader\n');
+  instance = join(t.path, 'instance');
+  queue = join(t.path, 'q.sock');
+  expect((await loom(['init', instance, '--workspace', join(t.path, 'workspace.yaml')])).code).toBe(0);
+});
+afterEach(async () => {
+  for (const b of brokers.splice(0)) {
+    if (b.child.exitCode === null && b.child.signalCode === null) {
+      b.child.kill('SIGKILL');
+      await b.exited;
+    }
+  }
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {}
+  }
+  groups.clear();
+  t.cleanup();
+});
+
+async function broker(): Promise<BrokerProcess> {
+  const b = await startBrokerProcess(instance, queue, scope);
+  brokers.push(b);
+  return b;
+}
+
+/** Live (non-zombie) members of group `pgid`, through /proc. */
+function members(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') out.push(Number(entry));
+    } catch {}
+  }
+  return out;
+}
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('a crashed broker', () => {
+  it('leaves no command running past the next `loom broker start`, and the reap is in the audit log', async () => {
+    const first = await broker();
+    const call = brokerRun(queue, { command: 'slow.hang', args: {} });
+    const running = join(instance, 'running');
+    const name = await until('the running record', () => {
+      try {
+        return readdirSync(running).find((n) => n.endsWith('.json'));
+      } catch {
+        return undefined;
+      }
+    });
+    const pgid = Number(name.replace('.json', ''));
+    groups.add(pgid);
+    const before = await until('sh and both sleeps', () => {
+      const m = members(pgid);
+      return m.length >= 3 ? m : undefined;
+    });
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect((await call).ok).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(members(pgid).sort()).toEqual(before.sort());
+
+    await broker();
+    await until('the group to be gone', () => (members(pgid).length === 0 ? true : undefined), 3_000);
+    expect(readdirSync(running).filter((n) => n.endsWith('.json'))).toEqual([]);
+
+    const audit = await loom(['audit', 'tail', '--instance', instance, '--json']);
+    expect(audit.code).toBe(0);
+    const events = (
+      audit.json() as { events: { action: string; command: string; payload: { pgid?: number } }[] }
+    ).events;
+    const reaps = events.filter((e) => e.action === 'host:reap');
+    expect(reaps.map((e) => [e.command, e.payload.pgid])).toEqual([['slow.hang', pgid]]);
+  });
+});

@@ -1,0 +1,388 @@
+// Commands must not outlive a crashed broker past the next broker start. A broker killed with
+// SIGKILL runs no exit hook, so @harness/exec cannot kill its children's groups and their timeouts
+// never fire; the host records each running group in `<instance>/running/<pgid>.json` and the next
+// broker reaps it. These tests use real processes: a real broker process killed with SIGKILL, real
+// `sh` and `sleep` children, /proc to see who is alive.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningBroker, startBroker, tailAudit } from '../src/api';
+import { brokerRun } from '../src/client';
+import { initInstance } from '../src/instance';
+import {
+  processStartTime,
+  REAP_ACTION,
+  REAP_ACTOR,
+  RUNNING_DIR,
+  type RunningRecord,
+  reapRunning,
+  recordRunning,
+} from '../src/running';
+import { openSqliteStore } from '../src/store/sqlite';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
+const PACKAGE_DIR = join(HERE, '..');
+
+const WORKSPACE = `version: 1
+command_packs:
+  - id: slow
+    timeout: 30s
+    commands:
+      - id: hang
+        argv: [sh, -c, 'trap "" TERM; sleep 60 & sleep 60']
+        effects: read
+      - id: quick
+        argv: [sh, -c, 'echo done']
+        effects: read
+agents:
+  - id: reader
+    grants: [pack:slow]
+`;
+const SCOPE = { run: 'run-reap', agent: 'reader' };
+
+let root: ReturnType<typeof tempDir>;
+let instance: string;
+const children: ChildProcess[] = [];
+const groups = new Set<number>();
+const brokers: RunningBroker[] = [];
+
+beforeEach(async () => {
+  root = tempDir('host-reap-');
+  const workspace = join(root.path, 'workspace.yaml');
+  writeFileSync(workspace, WORKSPACE);
+  instance = join(root.path, 'instance');
+  await initInstance(instance, workspace);
+});
+
+afterEach(async () => {
+  for (const b of brokers.splice(0)) await b.close();
+  // Whatever a failing test left running is not left for the machine.
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {}
+  }
+  groups.clear();
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  root.cleanup();
+});
+
+/** Fields of /proc/<pid>/stat from the state on; undefined when the process is gone. */
+function stat(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Live (non-zombie) members of group `pgid`, through /proc. */
+function members(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = stat(Number(entry));
+    if (f && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') out.push(Number(entry));
+  }
+  return out;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const runningDir = () => join(instance, RUNNING_DIR);
+const records = (): string[] => {
+  try {
+    return readdirSync(runningDir()).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+};
+
+/** A real broker process (startBroker from the sources, under tsx), once it printed its ready line. */
+function brokerProcess(queue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@harness/source', '--import', 'tsx', BROKER_MAIN, instance, queue, JSON.stringify(SCOPE)],
+    {
+      cwd: PACKAGE_DIR,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  const exited = new Promise((r) => child.once('exit', r));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      if (out.includes('\n')) resolve({ child, exited });
+    });
+    void exited.then(() => reject(new Error(`broker exited before ready: ${err}`)));
+  });
+}
+
+/** A process in its own group (like a command exec runs), tracked for cleanup. */
+function detachedSleep(): ChildProcess & { pid: number } {
+  const child = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+  if (child.pid === undefined) throw new Error('sleep did not start');
+  children.push(child);
+  groups.add(child.pid);
+  return child as ChildProcess & { pid: number };
+}
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn('true', [], { stdio: 'ignore' });
+  await new Promise((r) => child.once('exit', r));
+  return child.pid as number;
+}
+
+function writeRecord(record: RunningRecord): string {
+  const file = join(runningDir(), `${record.pgid}.json`);
+  ensureRunningDir();
+  writeFileSync(file, JSON.stringify(record));
+  return file;
+}
+
+function ensureRunningDir(): void {
+  mkdirSync(runningDir(), { recursive: true, mode: 0o700 });
+}
+
+const reapEvents = () => tailAudit(instance, 100).filter((e) => e.action === REAP_ACTION);
+
+describe.skipIf(process.platform !== 'linux')('a command outliving a crashed broker', () => {
+  it('survives SIGKILL of its broker, and the next broker start kills its whole group and audits it', async () => {
+    const queue = join(root.path, 'run', 'q.sock');
+    const first = await brokerProcess(queue);
+    // The call never gets an answer: the broker dies mid-run.
+    const call = brokerRun(queue, { command: 'slow.hang', args: {} });
+
+    const name = await until('the running record', () => records()[0]);
+    const record = JSON.parse(readFileSync(join(runningDir(), name), 'utf8')) as RunningRecord;
+    groups.add(record.pgid);
+    expect(record).toMatchObject({ version: 1, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
+    expect(record.owner.pid).toBe(first.child.pid);
+    expect(record.startTime).toBe(stat(record.pid)?.[19]);
+    expect((statSync(join(runningDir(), name)).mode & 0o777).toString(8)).toBe('600');
+    // sh and both sleeps.
+    const before = await until('sh and both sleeps', () => {
+      const m = members(record.pgid);
+      return m.length >= 3 ? m : undefined;
+    });
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect((await call).ok).toBe(false);
+    // Nothing killed them: the broker's exit hooks never ran, and its timeout died with it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(members(record.pgid).sort()).toEqual(before.sort());
+    expect(records()).toEqual([name]);
+
+    const second = await startBroker({ instanceDir: instance, queuePath: queue, scope: SCOPE });
+    brokers.push(second);
+    // startBroker waited for the group to go; poll briefly anyway so a slow kernel does not flake.
+    await until('the group to be gone', () => members(record.pgid).length === 0, 3_000);
+    for (const pid of before) {
+      // Gone, or at most a zombie (runs nothing) where PID 1 does not reap orphans.
+      expect(['Z', 'X', undefined]).toContain(stat(pid)?.[0]);
+    }
+    expect(records()).toEqual([]);
+    const events = reapEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      run: 'run-reap',
+      actor: REAP_ACTOR,
+      command: 'slow.hang',
+      phase: 'reap',
+      outcome: 'reaped',
+      payload: {
+        pid: record.pid,
+        pgid: record.pgid,
+        start_time: record.startTime,
+        verified_by: 'proc-start-time',
+        signal: 'SIGKILL',
+        group_gone: true,
+        agent_actor: 'agent:reader',
+      },
+    });
+
+    // The new broker serves, and its own runs leave no record behind once they settle.
+    const ran = await brokerRun(queue, { command: 'slow.quick', args: {} });
+    expect(ran.ok && ran.value.ok).toBe(true);
+    expect(records()).toEqual([]);
+  }, 30_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
+  const base = (over: Partial<RunningRecord>): RunningRecord => ({
+    version: 1,
+    pid: 0,
+    pgid: 0,
+    startTime: null,
+    owner: { pid: 0, startTime: '1' },
+    commandId: 'slow.hang',
+    run: 'run-old',
+    actor: 'agent:reader',
+    startedAt: new Date().toISOString(),
+    ...over,
+  });
+
+  async function reap() {
+    const store = openSqliteStore(join(instance, 'loom.db'));
+    try {
+      return await reapRunning(instance, store);
+    } finally {
+      store.close();
+    }
+  }
+
+  it('deletes a record whose process is gone, signalling nothing and auditing nothing', async () => {
+    const pid = await deadPid();
+    const owner = await deadPid();
+    const file = writeRecord(
+      base({ pid, pgid: pid, startTime: '12345', owner: { pid: owner, startTime: '1' } }),
+    );
+    const results = await reap();
+    expect(results.map((r) => r.outcome)).toEqual(['gone']);
+    expect(() => statSync(file)).toThrow();
+    expect(reapEvents()).toEqual([]);
+  });
+
+  it('deletes a record whose pid now belongs to a process that started at another time, and leaves that process alone', async () => {
+    const stranger = detachedSleep();
+    const actual = processStartTime(stranger.pid);
+    expect(actual).toMatch(/^\d+$/);
+    const file = writeRecord(
+      base({
+        pid: stranger.pid,
+        pgid: stranger.pid,
+        startTime: String(Number(actual) - 1), // our process, long gone, had this pid before
+        owner: { pid: await deadPid(), startTime: '1' },
+      }),
+    );
+    const results = await reap();
+    expect(results.map((r) => r.outcome)).toEqual(['reused']);
+    expect(() => statSync(file)).toThrow();
+    expect(members(stranger.pid)).toEqual([stranger.pid]);
+    expect(reapEvents()).toEqual([]);
+  });
+
+  it('reaps a group whose leader still runs with the recorded start time', async () => {
+    const leader = detachedSleep();
+    const file = writeRecord(
+      base({
+        pid: leader.pid,
+        pgid: leader.pid,
+        startTime: processStartTime(leader.pid) as string,
+        owner: { pid: await deadPid(), startTime: '1' },
+      }),
+    );
+    const results = await reap();
+    expect(results.map((r) => [r.outcome, r.groupGone])).toEqual([['reaped', true]]);
+    expect(members(leader.pid)).toEqual([]);
+    expect(() => statSync(file)).toThrow();
+    expect(reapEvents().map((e) => [e.command, e.run, e.payload.pgid])).toEqual([
+      ['slow.hang', 'run-old', leader.pid],
+    ]);
+  });
+
+  it('leaves the records of a broker that still runs (two brokers on one instance)', async () => {
+    const leader = detachedSleep();
+    const file = writeRecord(
+      base({
+        pid: leader.pid,
+        pgid: leader.pid,
+        startTime: processStartTime(leader.pid) as string,
+        owner: { pid: process.pid, startTime: processStartTime(process.pid) as string },
+      }),
+    );
+    const results = await reap();
+    expect(results.map((r) => r.outcome)).toEqual(['owner_alive']);
+    expect(statSync(file).isFile()).toBe(true);
+    expect(members(leader.pid)).toEqual([leader.pid]);
+  });
+
+  it('without a recorded start time (no /proc where it was written) reaps only a group kill(-pgid, 0) reaches', async () => {
+    const leader = detachedSleep();
+    const gone = await deadPid();
+    const owner = { pid: await deadPid(), startTime: null };
+    writeRecord(base({ pid: leader.pid, pgid: leader.pid, startTime: null, owner }));
+    writeRecord(base({ pid: gone, pgid: gone, startTime: null, owner }));
+    const results = await reap();
+    const by = new Map(results.map((r) => [r.record?.pgid, r]));
+    expect(by.get(leader.pid)?.outcome).toBe('reaped');
+    expect(by.get(gone)?.outcome).toBe('gone');
+    expect(members(leader.pid)).toEqual([]);
+    expect(reapEvents().map((e) => e.payload.verified_by)).toEqual(['kill-0']);
+    expect(records()).toEqual([]);
+  });
+
+  it('deletes a file that is not a record', async () => {
+    ensureRunningDir();
+    writeFileSync(join(runningDir(), '999.json'), '{"version": 1, "pid": "x"');
+    expect((await reap()).map((r) => r.outcome)).toEqual(['invalid']);
+    expect(records()).toEqual([]);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('recordRunning', () => {
+  it('writes the record atomically (mode 0600, no temp file left) and its release removes it', () => {
+    const child = detachedSleep();
+    const release = recordRunning(
+      instance,
+      { pid: child.pid, pgid: child.pid },
+      { commandId: 'slow.hang', run: 'r', actor: 'agent:reader' },
+    );
+    expect(readdirSync(runningDir())).toEqual([`${child.pid}.json`]);
+    const file = join(runningDir(), `${child.pid}.json`);
+    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as RunningRecord;
+    expect(record).toMatchObject({
+      pid: child.pid,
+      pgid: child.pid,
+      startTime: stat(child.pid)?.[19],
+      owner: { pid: process.pid, startTime: stat(process.pid)?.[19] },
+      commandId: 'slow.hang',
+    });
+    release();
+    expect(readdirSync(runningDir())).toEqual([]);
+  });
+
+  it('release leaves a record that another broker wrote for a reused group id', () => {
+    const child = detachedSleep();
+    const release = recordRunning(
+      instance,
+      { pid: child.pid, pgid: child.pid },
+      { commandId: 'slow.hang', run: 'r', actor: 'agent:reader' },
+    );
+    const file = join(runningDir(), `${child.pid}.json`);
+    const theirs = { ...JSON.parse(readFileSync(file, 'utf8')), owner: { pid: 1, startTime: '1' } };
+    writeFileSync(file, JSON.stringify(theirs));
+    release();
+    expect(statSync(file).isFile()).toBe(true);
+  });
+
+  it('fails with running_record when the record cannot be written', () => {
+    writeFileSync(join(instance, RUNNING_DIR), 'a file where the directory should be');
+    expect(() =>
+      recordRunning(instance, { pid: 1234, pgid: 1234 }, { commandId: 'slow.hang', run: 'r', actor: 'a' }),
+    ).toThrow(expect.objectContaining({ code: 'running_record' }));
+  });
+});
