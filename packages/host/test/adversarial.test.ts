@@ -9,7 +9,7 @@ import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAud
 import { brokerHello, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
 import type { CommandAnswer } from '../src/protocol';
-import { freshInstance } from './helpers';
+import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
 const brokers: RunningBroker[] = [];
@@ -34,31 +34,8 @@ async function start(scope: Record<string, unknown> = {}, name = 'q.sock'): Prom
   return b;
 }
 
-/** Sends raw text on one connection and collects `n` answer lines. */
-function raw(path: string, text: string | Buffer, n: number): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const s = connect(path);
-    sockets.push(s);
-    let buf = '';
-    const out: Record<string, unknown>[] = [];
-    s.setEncoding('utf8');
-    s.on('connect', () => s.write(text));
-    s.on('data', (c: string) => {
-      buf += c;
-      let nl = buf.indexOf('\n');
-      while (nl >= 0) {
-        out.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
-        buf = buf.slice(nl + 1);
-        nl = buf.indexOf('\n');
-      }
-      if (out.length >= n) {
-        s.destroy();
-        resolve(out);
-      }
-    });
-    s.on('error', reject);
-  });
-}
+const raw = (path: string, text: string | Buffer, n: number) =>
+  rawLines(path, text, n, (s) => sockets.push(s));
 
 const runLine = (fields: Record<string, unknown>, id = 'r1'): string =>
   `${JSON.stringify({ protocol: 'loom-broker/1', id, op: 'run', ...fields })}\n`;

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
 import { brokerHello, brokerList, brokerRequest, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
 import { openSqliteStore } from '../src/store/sqlite';
-import { freshInstance } from './helpers';
+import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
 const brokers: RunningBroker[] = [];
@@ -30,30 +29,7 @@ async function start(scope: Record<string, unknown>, name = 'q.sock'): Promise<R
   return b;
 }
 
-/** Sends raw lines on one connection and collects `n` answer lines. */
-function raw(path: string, text: string, n: number): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const s = connect(path);
-    let buf = '';
-    const out: Record<string, unknown>[] = [];
-    s.setEncoding('utf8');
-    s.on('connect', () => s.write(text));
-    s.on('data', (c: string) => {
-      buf += c;
-      let nl = buf.indexOf('\n');
-      while (nl >= 0) {
-        out.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
-        buf = buf.slice(nl + 1);
-        nl = buf.indexOf('\n');
-      }
-      if (out.length >= n) {
-        s.destroy();
-        resolve(out);
-      }
-    });
-    s.on('error', reject);
-  });
-}
+const raw = (path: string, text: string, n: number) => rawLines(path, text, n);
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
 

@@ -1,5 +1,6 @@
 // Test helpers: an inline workspace (real binaries: echo, touch, sh) and a fresh instance.
 import { writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { type CommandHost, createCommandHost } from '../src/host';
@@ -82,4 +83,38 @@ export async function hostFor(
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
   });
   return { host, store };
+}
+
+/**
+ * Sends raw text on one new connection to a broker socket and collects `n` answer lines; the
+ * socket is destroyed once they arrived (and is passed to `track` so a test can destroy it early).
+ */
+export function rawLines(
+  path: string,
+  text: string | Buffer,
+  n: number,
+  track?: (socket: Socket) => void,
+): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    track?.(s);
+    let buf = '';
+    const out: Record<string, unknown>[] = [];
+    s.setEncoding('utf8');
+    s.on('connect', () => s.write(text));
+    s.on('data', (c: string) => {
+      buf += c;
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        out.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf('\n');
+      }
+      if (out.length >= n) {
+        s.destroy();
+        resolve(out);
+      }
+    });
+    s.on('error', reject);
+  });
 }
