@@ -88,3 +88,13 @@ export function startBrokerProcess(instance: string, queue: string, scope: strin
     exited.then(({ code }) => reject(new Error(`broker exited ${code} before ready: ${err}`)));
   });
 }
+
+/** SIGKILLs every broker process of a test that is still running and waits for each to exit. */
+export async function killBrokers(brokers: BrokerProcess[]): Promise<void> {
+  for (const b of brokers.splice(0)) {
+    if (b.child.exitCode === null && b.child.signalCode === null) {
+      b.child.kill('SIGKILL');
+      await b.exited;
+    }
+  }
+}

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BrokerProcess, loom, startBrokerProcess } from './cli';
+import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';
 
 const WORKSPACE = `version: 1
 command_packs:
@@ -54,12 +54,7 @@ beforeEach(async () => {
   expect(r.code, r.stderr).toBe(0);
 });
 afterEach(async () => {
-  for (const b of brokers.splice(0)) {
-    if (b.child.exitCode === null && b.child.signalCode === null) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-  }
+  await killBrokers(brokers);
   t.cleanup();
 });
 

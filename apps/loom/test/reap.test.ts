@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { brokerRun } from '@harness/host/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BrokerProcess, loom, startBrokerProcess } from './cli';
+import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';
 
 let t: { path: string; cleanup: () => void };
 let instance: string;
@@ -38,12 +38,7 @@ agents:
   expect((await loom(['init', instance, '--workspace', join(t.path, 'workspace.yaml')])).code).toBe(0);
 });
 afterEach(async () => {
-  for (const b of brokers.splice(0)) {
-    if (b.child.exitCode === null && b.child.signalCode === null) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-  }
+  await killBrokers(brokers);
   for (const g of groups) {
     try {
       process.kill(-g, 'SIGKILL');

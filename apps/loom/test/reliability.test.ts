@@ -4,7 +4,7 @@ import { brokerRun, type CommandAnswer } from '@harness/host/client';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BrokerProcess, loom, startBrokerProcess } from './cli';
+import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';
 
 let t: { path: string; cleanup: () => void };
 let instance: string;
@@ -22,12 +22,7 @@ beforeEach(async () => {
   expect((await loom(['init', instance, '--workspace', join(t.path, 'workspace.yaml')])).code).toBe(0);
 });
 afterEach(async () => {
-  for (const b of brokers.splice(0)) {
-    if (b.child.exitCode === null && b.child.signalCode === null) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-  }
+  await killBrokers(brokers);
   t.cleanup();
 });
 
