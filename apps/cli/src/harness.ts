@@ -1,5 +1,6 @@
 // The `harness` bin. Each subcommand lives in its own module and is imported only when named, so
 // `harness --help` and `harness tmpl …` never load the MCP SDK or the host.
+import { version } from '../package.json';
 import { CliError, describeFailure, exitCodes } from './errors';
 import { err, out } from './output';
 
@@ -52,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? exitCodes.usage : 0;
   }
   if (name === '--version') {
-    out('harness 0.1.0');
+    out(`harness ${version}`);
     return 0;
   }
   if (!(name in subcommands)) {

@@ -42,6 +42,11 @@ describe('--help', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('Exit codes: 0 ok, 1 a check or step failed, 2 usage, 3 configuration');
   });
+
+  it('--version prints the package version', async () => {
+    const r = await run(['--version']);
+    expect([r.code, r.stdout.trim()]).toEqual([0, 'harness 0.1.0']);
+  });
 });
 
 describe('errors and exit codes', () => {

@@ -1,5 +1,7 @@
 // The `loom` bin. Only `command list/run` over a broker is on every agent call's path, so this entry
 // statically loads nothing but that path; every other subcommand imports the host when it runs.
+
+import { version } from '../package.json';
 import { commandMain } from './command';
 import { HELP } from './help';
 
@@ -19,6 +21,9 @@ async function main(argv: readonly string[]): Promise<number> {
       const { adminMain } = await import('./admin');
       return adminMain(cmd, rest, out);
     }
+    case '--version':
+      out(`loom ${version}\n`);
+      return 0;
     case undefined:
     case '--help':
     case '-h':

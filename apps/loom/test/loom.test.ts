@@ -365,6 +365,11 @@ describe('approvals and audit through the CLI', () => {
     expect(text.stdout).toContain('agent:editor');
   });
 
+  it('--version prints the package version', async () => {
+    const r = await loom(['--version']);
+    expect([r.code, r.stdout.trim()]).toEqual([0, 'loom 0.1.0']);
+  });
+
   it('--help works everywhere', async () => {
     for (const args of [
       ['--help'],

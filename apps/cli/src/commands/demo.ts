@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { version } from '../../package.json';
 import { parse } from '../args';
 import { bundledLoomCli, exampleWorkspace } from '../embedded';
 import { bold, dim, green, out, red, spinner } from '../output';
@@ -70,7 +71,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   transport.stderr?.on('data', (chunk: Buffer) => {
     serveLog = (serveLog + chunk.toString('utf8')).slice(-4000);
   });
-  const client = new Client({ name: 'harness-demo', version: '0.1.0' });
+  const client = new Client({ name: 'harness-demo', version });
   const call = async (name: string, args: Result): Promise<Result> => {
     const res = await client.callTool({ name, arguments: args });
     return (res.structuredContent ?? JSON.parse(String(get(res, 'content', 0, 'text')))) as Result;

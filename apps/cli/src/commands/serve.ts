@@ -4,6 +4,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
+import { version } from '../../package.json';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
@@ -25,8 +26,6 @@ an instance directory with the example workspace and a broker in this process (i
                        reports progress as its calls settle.
 
 ${sessionFlagsHelp}`;
-
-const VERSION = '0.1.0';
 
 /** Runs `harness serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -141,7 +140,7 @@ function parseListen(value: string, token: string | undefined): { host: string; 
 async function newMcpServer(session: Session, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { registerMcpTools } = await import('@harness/commands/mcp');
-  const server = new McpServer({ name: 'harness', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'harness', version }, { capabilities: { tools: {} } });
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
   registerMcpTools(server, session.tools, ({ signal }) => session.context(signal, run));
   return server;
