@@ -8,7 +8,7 @@ import { resolveGrantList } from './grants';
 import { listForMessage } from './lookup';
 import { type Locator, locator } from './positions';
 import { type ProbeResult, probeBinary, satisfies } from './probe';
-import { type WorkspaceFile, workspaceSchema } from './schema';
+import { ID_PATTERN, type WorkspaceFile, workspaceSchema } from './schema';
 import type {
   Agent,
   CredentialSource,
@@ -133,6 +133,10 @@ function zodMessage(
  * requirements, and resolves every agent's grants. Never throws for a bad file: every problem is an
  * issue naming file, line and column, what was expected and what was found.
  *
+ * A file the schema rejects reports its schema issues together with the argv and input checks of
+ * every command whose own entry is well-formed (valid `id`, `argv` a list of strings, `inputs`
+ * absent or a map); the other checks, requirement probes and grants need a schema-valid file.
+ *
  * A pack whose requirement fails is a load error naming the binary, unless the pack says
  * `optional: true`: then it is left out (its commands are not in the workspace) with a warning.
  */
@@ -207,6 +211,13 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       seen.add(where);
       issues.push(issue(Code.SCHEMA, m.path as Path, m.message, m.key));
     }
+    // The argv and input checks need only the command's own entry, so they run here too: `packs
+    // check` then reports every load error in one pass rather than template errors after a fix.
+    // Where a schema issue and a template issue share a position, the schema issue says it.
+    const taken = new Set(issues.map((i) => `${i.line}:${i.column}`));
+    for (const t of checkWellFormedCommands(data, { file, loc, issue })) {
+      if (!taken.has(`${t.line}:${t.column}`)) issues.push(t);
+    }
     return { ok: false, issues: sortIssues(issues) };
   }
   return build(parsed.data, { file, loc, issue, options });
@@ -216,11 +227,146 @@ function sortIssues(issues: PacksIssue[]): PacksIssue[] {
   return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
-interface BuildContext {
+interface CheckContext {
   readonly file: string;
   readonly loc: Locator;
   readonly issue: (code: PacksErrorCode, path: Path, message: string, key?: boolean) => PacksIssue;
+}
+
+interface BuildContext extends CheckContext {
   readonly options: LoadOptions;
+}
+
+/** The parts of a command entry its template checks read. */
+interface CommandTemplates {
+  readonly argv: readonly string[];
+  readonly inputs?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The argv template and input checks of one command: pushes its issues and returns the placeholders
+ * that name an input. The one copy of these checks, used by `build` on a schema-valid file and by
+ * {@link checkWellFormedCommands} on a file the schema rejects.
+ */
+function checkCommandTemplates(
+  rc: CommandTemplates,
+  cPath: Path,
+  ctx: CheckContext,
+  issues: PacksIssue[],
+): TemplateRef[] {
+  const { file, issue } = ctx;
+  const refs: TemplateRef[] = [];
+  const declared = rc.inputs ? Object.keys(rc.inputs) : undefined;
+  rc.argv.forEach((element, ai) => {
+    const at: Path = [...cPath, 'argv', ai];
+    const t = parseTemplate(element);
+    if (!t.ok) {
+      for (const ti of t.issues) {
+        const p = ctx.loc.inside(at, ti.offset);
+        issues.push({
+          code: Code.TEMPLATE,
+          message: `${showPath(at)}: ${ti.message}`,
+          path: at,
+          file,
+          line: p.line,
+          column: p.column,
+        });
+      }
+      return;
+    }
+    for (const ref of t.template.refs()) {
+      const p = ctx.loc.inside(at, ref.offset);
+      const push = (code: PacksErrorCode, message: string) =>
+        issues.push({
+          code,
+          message: `${showPath(at)}: ${message}`,
+          path: at,
+          file,
+          line: p.line,
+          column: p.column,
+        });
+      if (ref.path === 'credential' || ref.path.startsWith('credential.')) {
+        push(
+          Code.CREDENTIAL_IN_ARGV,
+          `{{${ref.path}}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{${ref.path}}}' })`,
+        );
+        continue;
+      }
+      if (ref.form === 'untrusted') {
+        push(
+          Code.TEMPLATE,
+          `{{untrusted ${ref.path}}} is not allowed in argv; expected {{name}} or {{name?}}`,
+        );
+        continue;
+      }
+      if (ai === 0) {
+        push(
+          Code.TEMPLATE,
+          `argv[0] names the executable and must be literal; found the placeholder {{${ref.path}}}`,
+        );
+        continue;
+      }
+      if (ref.path.includes('.') || (declared !== undefined && !declared.includes(ref.path))) {
+        push(
+          Code.INPUT_MISMATCH,
+          `placeholder {{${ref.path}}} names no declared input; expected one of ${listForMessage(declared ?? [])}`,
+        );
+        continue;
+      }
+      refs.push(ref);
+    }
+  });
+  const used = new Set(refs.map((r) => r.path));
+  for (const name of declared ?? []) {
+    if (name === 'credential') {
+      issues.push(
+        issue(
+          Code.INPUT_MISMATCH,
+          [...cPath, 'inputs', name],
+          `input name "credential" is reserved; expected another name`,
+          true,
+        ),
+      );
+    }
+    if (!used.has(name)) {
+      issues.push(
+        issue(
+          Code.INPUT_MISMATCH,
+          [...cPath, 'inputs', name],
+          `input "${name}" is used by no argv placeholder; expected {{${name}}} in argv, or remove the input`,
+          true,
+        ),
+      );
+    }
+  }
+  return refs;
+}
+
+function isMapObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Runs {@link checkCommandTemplates} over a file the schema rejected, on every command entry that
+ * is well-formed enough to check: an object whose `id` is a valid id, whose `argv` is a list of
+ * strings, and whose `inputs` is absent or a map. Anything else in the file (pack ids, env,
+ * overrides, agents) is left to the schema issues already reported.
+ */
+function checkWellFormedCommands(data: unknown, ctx: CheckContext): PacksIssue[] {
+  const issues: PacksIssue[] = [];
+  if (!isMapObject(data) || !Array.isArray(data.command_packs)) return issues;
+  data.command_packs.forEach((rp: unknown, pi) => {
+    if (!isMapObject(rp) || !Array.isArray(rp.commands)) return;
+    rp.commands.forEach((rc: unknown, ci) => {
+      if (!isMapObject(rc)) return;
+      const { id, argv, inputs } = rc;
+      if (typeof id !== 'string' || !ID_PATTERN.test(id)) return;
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) return;
+      if (inputs !== undefined && !isMapObject(inputs)) return;
+      checkCommandTemplates({ argv, inputs }, ['command_packs', pi, 'commands', ci], ctx, issues);
+    });
+  });
+  return issues;
 }
 
 const CREDENTIAL_CONTEXT = defineContext([{ path: 'credential.*', locations: ['env'] }]);
@@ -352,91 +498,11 @@ async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<LoadResult>
           ),
         );
       }
-      const refs: TemplateRef[] = [];
-      const declared = rc.inputs ? Object.keys(rc.inputs) : undefined;
-      rc.argv.forEach((element, ai) => {
-        const at: Path = [...cPath, 'argv', ai];
-        const t = parseTemplate(element);
-        if (!t.ok) {
-          for (const ti of t.issues) {
-            const p = ctx.loc.inside(at, ti.offset);
-            issues.push({
-              code: Code.TEMPLATE,
-              message: `${showPath(at)}: ${ti.message}`,
-              path: at,
-              file,
-              line: p.line,
-              column: p.column,
-            });
-          }
-          return;
-        }
-        for (const ref of t.template.refs()) {
-          const p = ctx.loc.inside(at, ref.offset);
-          const push = (code: PacksErrorCode, message: string) =>
-            issues.push({
-              code,
-              message: `${showPath(at)}: ${message}`,
-              path: at,
-              file,
-              line: p.line,
-              column: p.column,
-            });
-          if (ref.path === 'credential' || ref.path.startsWith('credential.')) {
-            push(
-              Code.CREDENTIAL_IN_ARGV,
-              `{{${ref.path}}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{${ref.path}}}' })`,
-            );
-            continue;
-          }
-          if (ref.form === 'untrusted') {
-            push(
-              Code.TEMPLATE,
-              `{{untrusted ${ref.path}}} is not allowed in argv; expected {{name}} or {{name?}}`,
-            );
-            continue;
-          }
-          if (ai === 0) {
-            push(
-              Code.TEMPLATE,
-              `argv[0] names the executable and must be literal; found the placeholder {{${ref.path}}}`,
-            );
-            continue;
-          }
-          if (ref.path.includes('.') || (declared !== undefined && !declared.includes(ref.path))) {
-            push(
-              Code.INPUT_MISMATCH,
-              `placeholder {{${ref.path}}} names no declared input; expected one of ${listForMessage(declared ?? [])}`,
-            );
-            continue;
-          }
-          refs.push(ref);
-        }
-      });
+      const refs = checkCommandTemplates(rc, cPath, ctx, issues);
       const used = new Set(refs.map((r) => r.path));
       const inputs: Record<string, InputSchema> = {};
       if (rc.inputs) {
         for (const [name, schema] of Object.entries(rc.inputs)) {
-          if (name === 'credential') {
-            issues.push(
-              issue(
-                Code.INPUT_MISMATCH,
-                [...cPath, 'inputs', name],
-                `input name "credential" is reserved; expected another name`,
-                true,
-              ),
-            );
-          }
-          if (!used.has(name)) {
-            issues.push(
-              issue(
-                Code.INPUT_MISMATCH,
-                [...cPath, 'inputs', name],
-                `input "${name}" is used by no argv placeholder; expected {{${name}}} in argv, or remove the input`,
-                true,
-              ),
-            );
-          }
           inputs[name] = { ...schema, type: schema.type ?? 'string' } as InputSchema;
         }
       } else {

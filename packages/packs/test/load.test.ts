@@ -403,6 +403,116 @@ describe('bounds in human units', () => {
   });
 });
 
+describe('every load error in one pass', () => {
+  it('reports a schema error in one pack with an undeclared placeholder and a credential in argv in another, each at file:line:column', async () => {
+    const text = `command_packs:
+  - id: broken
+    permission: careful
+    commands:
+      - id: a
+        argv: [echo]
+  - id: p
+    credentials_ref: token
+    commands:
+      - id: b
+        argv: [curl, '{{site}}', '{{url}}', '--token={{credential.token}}']
+        inputs:
+          site: { type: string }
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+        "workspace.yaml:11:35: command_packs[1].commands[0].argv[2]: placeholder {{url}} names no declared input; expected one of site",
+        "workspace.yaml:11:54: command_packs[1].commands[0].argv[3]: {{credential.token}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.token}}' })",
+      ]
+    `);
+  });
+
+  it('checks the templates of a command whose own entry is well formed, even inside a pack with schema errors', async () => {
+    const text = `command_packs:
+  - id: Bad.Pack
+    commands:
+      - id: a
+        effects: sometimes
+        argv: ['{{exe}}', '{{untrusted x}}']
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Pack"",
+        "workspace.yaml:5:18: command_packs[0].commands[0].effects: expected effects read or write, found "sometimes"",
+        "workspace.yaml:6:17: command_packs[0].commands[0].argv[0]: argv[0] names the executable and must be literal; found the placeholder {{exe}}",
+        "workspace.yaml:6:28: command_packs[0].commands[0].argv[1]: {{untrusted x}} is not allowed in argv; expected {{name}} or {{name?}}",
+      ]
+    `);
+  });
+
+  it('skips the template checks of a command whose own entry is malformed (the schema issue says what to fix)', async () => {
+    const text = `command_packs:
+  - id: p
+    commands:
+      - id: Bad.Id
+        argv: [echo, '{{credential.x}}']
+      - id: b
+        argv: [echo, 3, '{{credential.x}}']
+      - id: c
+        argv: [echo, '{{credential.x}}']
+        inputs: [x]
+      - id: d
+        argv: [echo, '{{y}}']
+        inputs:
+          x: {}
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Id"",
+        "workspace.yaml:7:22: command_packs[0].commands[1].argv[1]: expected an argv element (a string), found number 3",
+        "workspace.yaml:10:17: command_packs[0].commands[2].inputs: expected record, found a list of 1",
+        "workspace.yaml:12:23: command_packs[0].commands[3].argv[1]: placeholder {{y}} names no declared input; expected one of x",
+        "workspace.yaml:14:11: input "x" is used by no argv placeholder; expected {{x}} in argv, or remove the input",
+      ]
+    `);
+  });
+
+  it('keeps one issue per position: a schema issue on an input name wins over its unused-input issue', async () => {
+    const text = onePack(`      - id: a\n        argv: [echo]\n        inputs:\n          Bad: {}\n`);
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:7:11: command_packs[0].commands[0].inputs.Bad: expected a input name matching [a-z][a-z0-9_]*, found "Bad"",
+      ]
+    `);
+  });
+
+  it('reports the same template issues whether or not another pack breaks the schema', async () => {
+    const fixture = readFileSync(join(__dirname, 'fixtures', 'invalid-metachar.yaml'), 'utf8');
+    const alone = await loadErrors(fixture);
+    const broken = `${fixture}  - id: other\n    timeout: 30\n    commands:\n      - id: a\n        argv: [echo]\n`;
+    const together = await loadErrors(broken);
+    expect(together).toEqual([
+      ...alone,
+      'workspace.yaml:12:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30',
+    ]);
+  });
+
+  it('grants are checked only once the schema passes (they need the packs resolved)', async () => {
+    const text = `command_packs:
+  - id: p
+    permission: careful
+    commands:
+      - id: a
+        argv: [echo, '{{credential.x}}']
+agents:
+  - id: a
+    grants: [pack:nope]
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+        "workspace.yaml:6:23: command_packs[0].commands[0].argv[1]: {{credential.x}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.x}}' })",
+      ]
+    `);
+  });
+});
+
 describe('JSON Schema for editors', () => {
   it('schema/workspace.schema.json is generated from the zod schema and up to date (run pnpm schema)', () => {
     const shipped = JSON.parse(
