@@ -88,7 +88,8 @@ export interface EmbeddedHost {
 export async function startEmbeddedHost(options: {
   instance?: string | undefined;
   workspace?: string | undefined;
-  scope?: ScopeFile;
+  /** A scope file path, or a scope; default {@link defaultScope}. */
+  scope?: string | ScopeFile | undefined;
 }): Promise<EmbeddedHost> {
   const { HostError, initInstance, readInstance, startBroker } = await import('@harness/host');
   const location = embeddedLocation(options.instance);
@@ -100,9 +101,17 @@ export async function startEmbeddedHost(options: {
       await initInstance(location.instanceDir, workspaceFile);
       created = true;
     } else {
-      workspaceFile = readInstance(location.instanceDir).workspaceFile;
+      const recorded = readInstance(location.instanceDir).workspaceFile;
+      if (options.workspace !== undefined && resolve(options.workspace) !== recorded) {
+        throw new CliError(
+          'config',
+          `the instance ${location.instanceDir} serves the workspace ${recorded}, not ${resolve(options.workspace)}; an instance keeps the workspace it was created with, so pass a new --instance <dir> for this one`,
+        );
+      }
+      workspaceFile = recorded;
     }
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     if (error instanceof HostError && error.code === 'workspace_invalid') {
       // One line: the issues themselves are what `packs check` prints, file:line:column each.

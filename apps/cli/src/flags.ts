@@ -5,6 +5,8 @@ import type { SessionOptions } from './session';
 export const sessionFlags = {
   instance: { type: 'string' },
   workspace: { type: 'string' },
+  agent: { type: 'string' },
+  scope: { type: 'string' },
   'no-embedded': { type: 'boolean' },
   'loom-commands-config': { type: 'string' },
   'loom-authoring-config': { type: 'string' },
@@ -40,6 +42,9 @@ export const sessionFlagsHelp = `Configuration (flags win over their environment
                                       configuration is given
   --workspace <file>                  the workspace an embedded instance is created with
                                       (default: the example workspace)
+  --agent <id>                        the workspace agent the embedded broker serves (default demo)
+  --scope <file>                      a scope file for the embedded broker instead (run, agent,
+                                      grants subset, readOnly; see docs/host.md)
   --no-embedded                       never start the embedded default: without a configuration
                                       file the tools it configures are absent`;
 
@@ -52,6 +57,8 @@ export function sessionOptions(
   return {
     instance: str('instance'),
     workspace: str('workspace'),
+    agent: str('agent'),
+    scope: str('scope'),
     noEmbedded: values['no-embedded'] === true,
     commandsConfig: str('loom-commands-config'),
     authoringConfig: str('loom-authoring-config'),

@@ -28,6 +28,10 @@ export interface SessionOptions {
   instance?: string | undefined;
   /** The workspace file an embedded instance is created with (default: the example workspace). */
   workspace?: string | undefined;
+  /** The agent the embedded broker serves (default `demo`, the example workspace's). */
+  agent?: string | undefined;
+  /** A scope file for the embedded broker; wins over `agent`. */
+  scope?: string | undefined;
   /** Never start the embedded default: without a configuration file its tools are absent. */
   noEmbedded?: boolean | undefined;
   commandsConfig?: string | undefined;
@@ -130,6 +134,18 @@ export async function resolveOptions(options: SessionOptions) {
     );
   const embedded =
     options.noEmbedded !== true && commandsPath.value === undefined && authoringPath.value === undefined;
+  for (const [flag, value] of [
+    ['--workspace', options.workspace],
+    ['--agent', options.agent],
+    ['--scope', options.scope],
+  ] as const) {
+    if (value !== undefined && !embedded) {
+      throw new CliError(
+        'usage',
+        `${flag} applies to the embedded default only; with a host configuration the host's broker decides what is served`,
+      );
+    }
+  }
   const configured = (name: string): boolean =>
     embedded ||
     ((COMMAND_TOOLS as readonly string[]).includes(name)
@@ -217,7 +233,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let embedded: EmbeddedHost | undefined;
 
   if (resolved.embedded) {
-    embedded = await startEmbeddedHost({ instance: options.instance, workspace: options.workspace });
+    embedded = await startEmbeddedHost({
+      instance: options.instance,
+      workspace: options.workspace,
+      scope:
+        options.scope ??
+        (options.agent === undefined ? undefined : { run: 'harness-serve', agent: options.agent }),
+    });
     const transport = {
       kind: 'broker' as const,
       queuePath: embedded.location.queuePath,

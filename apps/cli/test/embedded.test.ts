@@ -1,0 +1,84 @@
+// The embedded default's own flags: which agent its broker serves (--agent, --scope), and the
+// workspace an instance keeps (--workspace), all refused where a host configuration is given.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, sandbox, slowWorkspace } from './helpers';
+
+let box: ReturnType<typeof sandbox>;
+beforeEach(() => {
+  box = sandbox();
+});
+afterEach(() => box.cleanup());
+
+const names = (stdout: string): string[] =>
+  (JSON.parse(stdout) as { entries: { name: string }[] }).entries.map((e) => e.name).sort();
+
+describe('the embedded default serves one agent', () => {
+  it('serves the demo agent by default, and the agent --agent names instead', async () => {
+    const demo = await runCli(['call', 'list_commands', '--instance', box.instance], { home: box.home });
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(names(demo.stdout)).toContain('repo.tag');
+    const reader = await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'reader'], {
+      home: box.home,
+    });
+    expect(reader.code, reader.stderr).toBe(0);
+    expect(names(reader.stdout)).not.toContain('repo.tag');
+    expect(names(reader.stdout)).toContain('repo.log');
+  });
+
+  it('takes a scope file that narrows the agent to a subset of its grants', async () => {
+    const scope = join(box.root, 'scope.yaml');
+    writeFileSync(scope, 'run: narrow\nagent: reader\ngrants: [repo.log]\nbuiltins: false\n');
+    const r = await runCli(['call', 'list_commands', '--instance', box.instance, '--scope', scope], {
+      home: box.home,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(names(r.stdout)).toEqual(['repo.log']);
+  });
+
+  it('refuses an agent the workspace does not declare, exit 3, one line', async () => {
+    const r = await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'nobody'], {
+      home: box.home,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/nobody/);
+  });
+});
+
+describe('an instance keeps its workspace', () => {
+  it('refuses a --workspace other than the one the instance was created with, naming both', async () => {
+    const first = await runCli(['call', 'list_commands', '--instance', box.instance], { home: box.home });
+    expect(first.code, first.stderr).toBe(0);
+    const other = await runCli(
+      ['call', 'list_commands', '--instance', box.instance, '--workspace', slowWorkspace],
+      {
+        home: box.home,
+      },
+    );
+    expect(other.code).toBe(3);
+    expect(other.stderr).toContain(slowWorkspace);
+    expect(other.stderr).toContain('pass a new --instance');
+  });
+});
+
+describe('embedded-only flags', () => {
+  it('--agent, --scope and --workspace are usage errors next to a host configuration', async () => {
+    const config = join(box.root, 'commands.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ cliPath: '/bin/true', transport: { kind: 'broker', queuePath: '/tmp/x.sock' } }),
+    );
+    for (const flag of [
+      ['--agent', 'reader'],
+      ['--scope', config],
+      ['--workspace', slowWorkspace],
+    ]) {
+      const r = await runCli(['call', 'list_commands', '--loom-commands-config', config, ...flag], {
+        home: box.home,
+      });
+      expect(r.code, flag.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`${flag[0]} applies to the embedded default only`);
+    }
+  });
+});
