@@ -1,5 +1,6 @@
 // harness serve over streamable HTTP: the real MCP SDK client (StreamableHTTPClientTransport)
 // against the real bin, the URL read from what serve prints on stderr.
+import { request } from 'node:http';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, get, runCli, sandbox, slowWorkspace, startHttp, structured } from './helpers';
@@ -23,6 +24,29 @@ function post(url: URL, headers: Record<string, string> = {}) {
   });
 }
 
+/** POSTs `initialize` with explicit Host and Origin headers (fetch cannot set Host) and returns the status. */
+function postWith(url: URL, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(initialize));
+  });
+}
+
 describe('harness serve --http on loopback', () => {
   const box = sandbox();
   let server: Awaited<ReturnType<typeof startHttp>>;
@@ -35,6 +59,18 @@ describe('harness serve --http on loopback', () => {
   afterAll(async () => {
     await server?.stop();
     box.cleanup();
+  });
+
+  it('answers 403 to a request naming another host or sent from another origin (DNS rebinding, cross-site pages)', async () => {
+    const port = server.url.port;
+    expect(await postWith(server.url, { host: `evil.example:${port}` })).toBe(403);
+    expect(await postWith(server.url, { host: `127.0.0.1:${port}`, origin: 'https://evil.example' })).toBe(
+      403,
+    );
+    expect(
+      await postWith(server.url, { host: `localhost:${port}`, origin: `http://localhost:${port}` }),
+    ).toBe(200);
+    expect(await postWith(server.url, { host: `127.0.0.1:${port}` })).toBe(200);
   });
 
   it('prints the URL it listens on, on an ephemeral loopback port', () => {

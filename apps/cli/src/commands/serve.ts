@@ -122,6 +122,28 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
+/** The host name of a `Host` header or an `Origin` URL, without port or IPv6 brackets. */
+function hostnameOf(value: string | undefined, isOrigin: boolean): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return new URL(isOrigin ? value : `http://${value}`).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * On a loopback address, a request must also name a loopback host, and come from a loopback page
+ * if it comes from a page at all: otherwise a web page the person visits could reach the tools
+ * through DNS rebinding (its own name resolving to 127.0.0.1) or a cross-site request.
+ */
+function loopbackRequest(req: IncomingMessage): boolean {
+  const host = hostnameOf(req.headers.host, false);
+  if (host === undefined || !isLoopback(host)) return false;
+  const origin = req.headers.origin;
+  return origin === undefined || isLoopback(hostnameOf(origin, true) ?? '');
+}
+
 function parseListen(value: string, token: string | undefined): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value) ?? /^()()(\d{1,5})$/.exec(value);
   if (!match) throw new CliError('usage', `--http must be host:port or port, found '${value}'`);
@@ -189,8 +211,16 @@ async function serveHttp(
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   let sessions = 0;
   const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  const guardLoopback = isLoopback(listen.host);
   const http = createServer(async (req, res) => {
     try {
+      if (guardLoopback && !loopbackRequest(req)) {
+        return reply(
+          res,
+          403,
+          'this server answers only requests addressed to and sent from a loopback host',
+        );
+      }
       if (!authorized(req, token)) {
         res.setHeader('www-authenticate', 'Bearer');
         return reply(res, 401, 'missing or wrong bearer token');
