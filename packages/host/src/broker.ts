@@ -64,12 +64,43 @@ const envelopeError = (id: string, code: EnvelopeErrorCode, message: string): Br
 });
 
 /**
+ * Per-connection limits of {@link serveBroker}. The defaults suit every client; tests lower them to
+ * reach the limits with little traffic.
+ */
+export interface BrokerOptions {
+  /**
+   * While a connection's unsent answers exceed this many bytes, the broker reads no further request
+   * from it (default 8 MiB); reading resumes once the client has drained them.
+   */
+  readonly outputHighWaterBytes?: number;
+  /** Requests of one connection handled at once; later ones wait, unread (default 32). */
+  readonly maxInflightPerConnection?: number;
+  /**
+   * Called after each answer is handed to a connection, with the bytes it still holds unsent and
+   * whether the broker stopped reading from it. An observation hook (tests, metrics); it must not throw.
+   */
+  readonly onOutput?: (info: { pendingBytes: number; paused: boolean }) => void;
+}
+
+const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
+const DEFAULT_MAX_INFLIGHT = 32;
+
+/**
  * Serves `host` on a Unix socket at `queuePath` (mode 0600, newline-delimited JSON, loom-broker/1).
  * Every request is validated against the protocol's JSON Schema before it reaches the host; the
  * host stamps the actor and run, so whatever a request names as actor or run is never read.
+ * A client that sends requests without reading the answers is paused (see {@link BrokerOptions}),
+ * so the answers held for one connection stay bounded and other connections are unaffected.
  */
-export async function serveBroker(host: CommandHost, queuePath: string): Promise<BrokerServer> {
+export async function serveBroker(
+  host: CommandHost,
+  queuePath: string,
+  options: BrokerOptions = {},
+): Promise<BrokerServer> {
+  const highWater = options.outputHighWaterBytes ?? DEFAULT_OUTPUT_HIGH_WATER;
+  const maxInflight = Math.max(1, options.maxInflightPerConnection ?? DEFAULT_MAX_INFLIGHT);
   await claimQueuePath(queuePath);
+  let stopping = false;
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
 
@@ -133,41 +164,73 @@ export async function serveBroker(host: CommandHost, queuePath: string): Promise
     sockets.add(socket);
     socket.setEncoding('utf8');
     let buffer = '';
+    let running = 0;
+    let paused = false;
+    const tooLarge = (): BrokerAnswer =>
+      envelopeError('', 'request_too_large', `a request line may hold at most ${MAX_LINE_BYTES} bytes`);
     const write = (answer: BrokerAnswer): void => {
       if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
     };
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
+    // Backpressure: a line is only taken from `buffer` while the connection's unsent answers are
+    // under the high-water mark and few of its requests run; otherwise the socket is paused, so
+    // the kernel, not the broker, holds what the client keeps sending.
+    // `writableNeedDrain` guarantees a 'drain' event will come to resume the connection.
+    const blocked = (): boolean =>
+      (socket.writableNeedDrain && socket.writableLength > highWater) || running >= maxInflight;
+    const pump = (): void => {
+      while (!stopping && !socket.destroyed && !blocked()) {
+        const nl = buffer.indexOf('\n');
+        if (nl < 0) break;
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
-        nl = buffer.indexOf('\n');
         if (line.trim() === '') continue;
         if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
-          write(
-            envelopeError('', 'request_too_large', `a request line may hold at most ${MAX_LINE_BYTES} bytes`),
-          );
+          write(tooLarge());
           continue;
         }
+        running++;
         const p = handle(line)
           .catch((error: unknown) =>
             envelopeError('', 'internal', `the broker failed: ${(error as Error).message}`),
           )
-          .then(write);
+          .then((answer) => {
+            running--;
+            write(answer);
+            pump();
+            options.onOutput?.({ pendingBytes: socket.writableLength, paused });
+          });
         const tracked = p.finally(() => inflight.delete(tracked));
         inflight.add(tracked);
       }
-      if (Buffer.byteLength(buffer) > MAX_LINE_BYTES) {
-        buffer = '';
-        write(
-          envelopeError('', 'request_too_large', `a request line may hold at most ${MAX_LINE_BYTES} bytes`),
-        );
-        socket.end();
+      if (blocked() && !stopping) {
+        if (!paused) {
+          paused = true;
+          socket.pause();
+        }
+      } else if (paused) {
+        paused = false;
+        socket.resume();
       }
+    };
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      // Only the unterminated tail counts against the line limit: complete lines may wait here
+      // while the connection is paused.
+      const tail = buffer.length - buffer.lastIndexOf('\n') - 1;
+      if (tail > MAX_LINE_BYTES || Buffer.byteLength(buffer.slice(buffer.length - tail)) > MAX_LINE_BYTES) {
+        buffer = '';
+        write(tooLarge());
+        socket.end();
+        return;
+      }
+      pump();
     });
+    socket.on('drain', pump);
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      buffer = '';
+      sockets.delete(socket);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -193,6 +256,7 @@ export async function serveBroker(host: CommandHost, queuePath: string): Promise
     queuePath,
     close() {
       closing ??= (async () => {
+        stopping = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         await Promise.allSettled([...inflight]);
         for (const s of sockets) s.destroy();

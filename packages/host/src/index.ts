@@ -9,7 +9,7 @@ export {
   startBroker,
   tailAudit,
 } from './api';
-export type { BrokerServer } from './broker';
+export type { BrokerOptions, BrokerServer } from './broker';
 export { claimQueuePath, serveBroker } from './broker';
 export type { BuiltinId } from './builtins';
 export { BUILTIN_IDS, BUILTIN_ROWS, MAX_COMPONENTS, MAX_CONTEXT_RECEIPTS } from './builtins';

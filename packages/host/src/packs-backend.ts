@@ -1,5 +1,5 @@
 // Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type ApprovalStore,
@@ -23,16 +23,51 @@ import type { CommandAnswer, ManifestRow } from './protocol';
 import { recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
 
-/** The optional credentials file of an instance: `{ "<name>": "<value>" }`, mode 0600. */
+/**
+ * The optional credentials file of an instance: `{ "<name>": "<value>" }`. It must be mode 0600 (or
+ * stricter): a file that its group or others may read or write is refused, as ssh refuses such keys.
+ */
 export const CREDENTIALS_FILE = 'credentials.json';
 
 function readCredentials(instanceDir: string | undefined): CredentialSource | undefined {
   if (instanceDir === undefined) return undefined;
   const file = join(instanceDir, CREDENTIALS_FILE);
-  if (!existsSync(file)) return undefined;
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO planted at the path must not hang the broker's start.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new HostError(
+      HOST_ERROR_CODES.instanceInvalid,
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unknown error'}`,
+      { cause: error },
+    );
+  }
+  let text: string;
+  try {
+    // The mode is checked on the open descriptor, so the file read is the file checked.
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      throw new HostError(
+        HOST_ERROR_CODES.instanceInvalid,
+        `${file} is not a regular file; remove it or replace it with one`,
+      );
+    }
+    const mode = st.mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new HostError(
+        HOST_ERROR_CODES.instanceInvalid,
+        `${file} has mode ${mode.toString(8).padStart(4, '0')}: its group or other users may read or write it, so its credentials are not loaded. Expected mode 0600; fix with: chmod 600 ${file}`,
+      );
+    }
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
   let values: unknown;
   try {
-    values = JSON.parse(readFileSync(file, 'utf8'));
+    values = JSON.parse(text);
   } catch {
     // Never echo the file: it holds secrets.
     throw new HostError(

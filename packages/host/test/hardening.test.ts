@@ -1,0 +1,163 @@
+// Robustness of the host at its edges: a broker client that never reads its answers, and a
+// credentials file that others may read. Real sockets, real files, real store.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startBroker } from '../src/api';
+import { type BrokerServer, serveBroker } from '../src/broker';
+import { brokerHello, brokerRun } from '../src/client';
+import { HostError } from '../src/errors';
+import type { Store } from '../src/store/types';
+import { freshInstance, hostFor } from './helpers';
+
+let env: Awaited<ReturnType<typeof freshInstance>>;
+const closers: (() => unknown)[] = [];
+
+beforeEach(async () => {
+  env = await freshInstance();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+  env.cleanup();
+});
+
+const listLine = (i: number): string =>
+  `${JSON.stringify({ protocol: 'loom-broker/1', id: `l${i}`, op: 'list' })}\n`;
+
+const listings = (store: Store): number =>
+  store.tailAudit(100_000).filter((e) => e.phase === 'list' && e.outcome === 'listed').length;
+
+describe('broker backpressure: a client that never reads its answers', () => {
+  it('is paused at the high-water mark, its pending output stays bounded, others are served, and nothing is lost', async () => {
+    const { host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'reader' } as never);
+    closers.push(() => store.close());
+    const highWater = 64 * 1024;
+    const maxInflight = 4;
+    let maxPending = 0;
+    let onPaused: () => void = () => {};
+    const paused = new Promise<void>((resolve) => {
+      onPaused = resolve;
+    });
+    const server: BrokerServer = await serveBroker(host, join(env.root, 'run', 'bp.sock'), {
+      outputHighWaterBytes: highWater,
+      maxInflightPerConnection: maxInflight,
+      onOutput: (info) => {
+        maxPending = Math.max(maxPending, info.pendingBytes);
+        if (info.paused) onPaused();
+      },
+    });
+    closers.push(() => server.close());
+
+    // One listing answer's size, measured on the wire.
+    const one = await brokerRunRaw(server.queuePath, listLine(0));
+    const answerBytes = Buffer.byteLength(one);
+    const before = listings(store);
+
+    // Far more answers than the kernel's socket buffers and the high-water mark hold together.
+    const total = Math.ceil((16 * 1024 * 1024) / answerBytes);
+    const greedy = connect(server.queuePath);
+    closers.push(() => greedy.destroy());
+    greedy.on('error', () => {});
+    greedy.pause();
+    greedy.write(Array.from({ length: total }, (_, i) => listLine(i)).join(''));
+    await paused;
+
+    // Another connection is answered while the greedy one is paused, and it runs commands.
+    expect((await brokerHello(server.queuePath)).ok).toBe(true);
+    const echoed = await brokerRun(server.queuePath, { command: 'text.echo', args: { message: 'hi' } });
+    expect(echoed.ok && echoed.value.code).toBe('ok');
+
+    // What the broker holds for the greedy connection never passed the high-water mark by more
+    // than the answers that were already running when it was reached.
+    expect(maxPending).toBeLessThanOrEqual(highWater + maxInflight * answerBytes);
+    const started = listings(store) - before;
+    expect(started).toBeLessThan(total);
+
+    // Once the client reads, every request it sent is answered, in full.
+    const answered = await new Promise<number>((resolve) => {
+      let n = 0;
+      let buf = '';
+      greedy.setEncoding('utf8');
+      greedy.on('data', (c: string) => {
+        buf += c;
+        let nl = buf.indexOf('\n');
+        while (nl >= 0) {
+          n++;
+          buf = buf.slice(nl + 1);
+          nl = buf.indexOf('\n');
+        }
+        if (n === total) resolve(n);
+      });
+      greedy.resume();
+    });
+    expect(answered).toBe(total);
+    expect(listings(store) - before).toBe(total);
+    expect(maxPending).toBeLessThanOrEqual(highWater + maxInflight * answerBytes);
+  });
+});
+
+/** Sends one line on a fresh connection and returns the first answer line as text. */
+function brokerRunRaw(path: string, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    let buf = '';
+    s.setEncoding('utf8');
+    s.on('connect', () => s.write(line));
+    s.on('data', (c: string) => {
+      buf += c;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        s.destroy();
+        resolve(buf.slice(0, nl + 1));
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+describe('credentials.json must be private to its owner', () => {
+  const SECRET = 'tok-SUPERSECRET-2';
+  const write = (mode: number): string => {
+    const file = join(env.instance, 'credentials.json');
+    writeFileSync(file, JSON.stringify({ api_token: SECRET }), { mode });
+    chmodSync(file, mode); // the umask may have narrowed the mode given to writeFileSync
+    return file;
+  };
+  const startEditor = () =>
+    startBroker({
+      instanceDir: env.instance,
+      queuePath: join(env.root, 'run', 'c.sock'),
+      scope: { run: 'run-1', agent: 'editor' } as never,
+    });
+
+  it('mode 0600 is loaded and the credential reaches the command', async () => {
+    write(0o600);
+    const b = await startEditor();
+    closers.push(() => b.close());
+    const r = await brokerRun(b.queuePath, { command: 'creds.show', args: {} });
+    expect(r.ok && r.value.code).toBe('ok');
+  });
+
+  it.each([0o644, 0o640, 0o604, 0o660, 0o602])(
+    'mode %o is refused with the file, its mode and the fix, never the secret',
+    async (mode) => {
+      const file = write(mode);
+      const error = await startEditor().then(
+        (b) => {
+          closers.push(() => b.close());
+          throw new Error('the broker started');
+        },
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(HostError);
+      expect((error as HostError).code).toBe('instance_invalid');
+      const message = (error as HostError).message;
+      expect(message).toContain(file);
+      expect(message).toContain(`0${mode.toString(8)}`);
+      expect(message).toContain(`chmod 600 ${file}`);
+      expect(message).not.toContain(SECRET);
+      expect(JSON.stringify(error)).not.toContain(SECRET);
+    },
+  );
+});
