@@ -8,7 +8,7 @@ import { resolveGrantList } from './grants';
 import { listForMessage } from './lookup';
 import { type Locator, locator } from './positions';
 import { type ProbeResult, probeBinary, satisfies } from './probe';
-import { ID_PATTERN, type WorkspaceFile, workspaceSchema } from './schema';
+import { ID_PATTERN, NAME_PATTERN, type WorkspaceFile, workspaceSchema } from './schema';
 import type {
   Agent,
   CredentialSource,
@@ -135,7 +135,9 @@ function zodMessage(
  *
  * A file the schema rejects reports its schema issues together with the argv and input checks of
  * every command whose own entry is well-formed (valid `id`, `argv` a list of strings, `inputs`
- * absent or a map); the other checks, requirement probes and grants need a schema-valid file.
+ * absent or a map) and the env checks of every pack whose `env` is a map of strings and whose
+ * `credentials_ref` is absent or well-formed; the other checks, requirement probes and grants need
+ * a schema-valid file.
  *
  * A pack whose requirement fails is a load error naming the binary, unless the pack says
  * `optional: true`: then it is left out (its commands are not in the workspace) with a warning.
@@ -211,11 +213,11 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       seen.add(where);
       issues.push(issue(Code.SCHEMA, m.path as Path, m.message, m.key));
     }
-    // The argv and input checks need only the command's own entry, so they run here too: `packs
+    // The argv, input and env checks need only their own entries, so they run here too: `packs
     // check` then reports every load error in one pass rather than template errors after a fix.
     // Where a schema issue and a template issue share a position, the schema issue says it.
     const taken = new Set(issues.map((i) => `${i.line}:${i.column}`));
-    for (const t of checkWellFormedCommands(data, { file, loc, issue })) {
+    for (const t of checkWellFormedEntries(data, { file, loc, issue })) {
       if (!taken.has(`${t.line}:${t.column}`)) issues.push(t);
     }
     return { ok: false, issues: sortIssues(issues) };
@@ -246,7 +248,7 @@ interface CommandTemplates {
 /**
  * The argv template and input checks of one command: pushes its issues and returns the placeholders
  * that name an input. The one copy of these checks, used by `build` on a schema-valid file and by
- * {@link checkWellFormedCommands} on a file the schema rejects.
+ * {@link checkWellFormedEntries} on a file the schema rejects.
  */
 function checkCommandTemplates(
   rc: CommandTemplates,
@@ -342,34 +344,103 @@ function checkCommandTemplates(
   return refs;
 }
 
+const CREDENTIAL_CONTEXT = defineContext([{ path: 'credential.*', locations: ['env'] }]);
+
+/**
+ * The env template checks of one pack: a value may reference only `{{credential.NAME}}`, and only a
+ * credential in `credentials` (the pack's `credentials_ref`). `pack` names the pack in messages. The
+ * one copy of these checks, used by `build` on a schema-valid file and by
+ * {@link checkWellFormedEntries} on a file the schema rejects.
+ */
+function checkPackEnv(
+  env: Readonly<Record<string, string>>,
+  credentials: readonly string[],
+  pack: string,
+  pPath: Path,
+  ctx: CheckContext,
+  issues: PacksIssue[],
+): void {
+  const { file } = ctx;
+  for (const [name, value] of Object.entries(env)) {
+    const at: Path = [...pPath, 'env', name];
+    const t = parseTemplate(value, { location: 'env', context: CREDENTIAL_CONTEXT });
+    if (!t.ok) {
+      for (const ti of t.issues) {
+        const p = ctx.loc.inside(at, ti.offset);
+        issues.push({
+          code: Code.TEMPLATE,
+          message: `${showPath(at)}: env may reference only {{credential.NAME}}; ${ti.message}`,
+          path: at,
+          file,
+          line: p.line,
+          column: p.column,
+        });
+      }
+      continue;
+    }
+    for (const ref of t.template.refs()) {
+      const cred = ref.path.slice('credential.'.length);
+      if (!credentials.includes(cred)) {
+        const p = ctx.loc.inside(at, ref.offset);
+        issues.push({
+          code: Code.UNKNOWN_CREDENTIAL,
+          message: `${showPath(at)}: {{${ref.path}}} names a credential ${pack} does not declare; expected one of credentials_ref: ${listForMessage(credentials)}`,
+          path: at,
+          file,
+          line: p.line,
+          column: p.column,
+        });
+      }
+    }
+  }
+}
+
 function isMapObject(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function isStringMap(value: unknown): value is Readonly<Record<string, string>> {
+  return isMapObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+/** A `credentials_ref` as the list of names it declares, or `undefined` when the value is malformed. */
+function wellFormedCredentials(ref: unknown): readonly string[] | undefined {
+  const names: unknown[] = ref === undefined ? [] : [ref].flat();
+  return names.every((n): n is string => typeof n === 'string' && NAME_PATTERN.test(n)) ? names : undefined;
+}
+
 /**
- * Runs {@link checkCommandTemplates} over a file the schema rejected, on every command entry that
- * is well-formed enough to check: an object whose `id` is a valid id, whose `argv` is a list of
- * strings, and whose `inputs` is absent or a map. Anything else in the file (pack ids, env,
- * overrides, agents) is left to the schema issues already reported.
+ * Runs the template checks over a file the schema rejected, on every entry well-formed enough to
+ * check. {@link checkPackEnv} runs on a pack (any map) whose `env` is a map of strings and whose
+ * `credentials_ref` is absent or well-formed; {@link checkCommandTemplates} on a command entry (a
+ * map) whose `id` is a valid id, whose `argv` is a list of strings, and whose `inputs` is absent or a
+ * map. Anything else in the file (pack ids, overrides, agents) is left to the schema issues already
+ * reported.
  */
-function checkWellFormedCommands(data: unknown, ctx: CheckContext): PacksIssue[] {
+function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksIssue[] {
   const issues: PacksIssue[] = [];
   if (!isMapObject(data) || !Array.isArray(data.command_packs)) return issues;
   data.command_packs.forEach((rp: unknown, pi) => {
-    if (!isMapObject(rp) || !Array.isArray(rp.commands)) return;
+    if (!isMapObject(rp)) return;
+    const pPath: Path = ['command_packs', pi];
+    const credentials = wellFormedCredentials(rp.credentials_ref);
+    if (credentials !== undefined && isStringMap(rp.env)) {
+      // A pack without a string id is still named by the path at the start of each message.
+      const pack = typeof rp.id === 'string' ? `pack "${rp.id}"` : 'this pack';
+      checkPackEnv(rp.env, credentials, pack, pPath, ctx, issues);
+    }
+    if (!Array.isArray(rp.commands)) return;
     rp.commands.forEach((rc: unknown, ci) => {
       if (!isMapObject(rc)) return;
       const { id, argv, inputs } = rc;
       if (typeof id !== 'string' || !ID_PATTERN.test(id)) return;
       if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) return;
       if (inputs !== undefined && !isMapObject(inputs)) return;
-      checkCommandTemplates({ argv, inputs }, ['command_packs', pi, 'commands', ci], ctx, issues);
+      checkCommandTemplates({ argv, inputs }, [...pPath, 'commands', ci], ctx, issues);
     });
   });
   return issues;
 }
-
-const CREDENTIAL_CONTEXT = defineContext([{ path: 'credential.*', locations: ['env'] }]);
 
 async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<LoadResult> {
   const { file, issue, options } = ctx;
@@ -435,38 +506,7 @@ async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<LoadResult>
       }
     }
     const credentials = rp.credentials_ref === undefined ? [] : [rp.credentials_ref].flat();
-    for (const [name, value] of Object.entries(rp.env ?? {})) {
-      const at: Path = [...pPath, 'env', name];
-      const t = parseTemplate(value, { location: 'env', context: CREDENTIAL_CONTEXT });
-      if (!t.ok) {
-        for (const ti of t.issues) {
-          const p = ctx.loc.inside(at, ti.offset);
-          issues.push({
-            code: Code.TEMPLATE,
-            message: `${showPath(at)}: env may reference only {{credential.NAME}}; ${ti.message}`,
-            path: at,
-            file,
-            line: p.line,
-            column: p.column,
-          });
-        }
-        continue;
-      }
-      for (const ref of t.template.refs()) {
-        const cred = ref.path.slice('credential.'.length);
-        if (!credentials.includes(cred)) {
-          const p = ctx.loc.inside(at, ref.offset);
-          issues.push({
-            code: Code.UNKNOWN_CREDENTIAL,
-            message: `${showPath(at)}: {{${ref.path}}} names a credential pack "${rp.id}" does not declare; expected one of credentials_ref: ${listForMessage(credentials)}`,
-            path: at,
-            file,
-            line: p.line,
-            column: p.column,
-          });
-        }
-      }
-    }
+    checkPackEnv(rp.env ?? {}, credentials, `pack "${rp.id}"`, pPath, ctx, issues);
     if (options.credentials) {
       for (const cred of credentials) {
         const v = options.credentials.get(cred);

@@ -493,6 +493,68 @@ describe('every load error in one pass', () => {
     ]);
   });
 
+  it('checks the env templates of a pack whose env is a map of strings and whose credentials_ref is absent or well formed', async () => {
+    const text = `command_packs:
+  - id: p
+    permission: careful
+    credentials_ref: token
+    env:
+      TOKEN: '{{credential.token}}'
+      OTHER: 'Bearer {{credential.secret}}'
+      FILTER: '{{filter}}'
+    commands:
+      - id: a
+        argv: [echo]
+  - id: q
+    credentials_ref: Bad-Name
+    env:
+      X: '{{credential.nope}}'
+    commands:
+      - id: b
+        argv: [echo]
+  - id: r
+    timeout: 30
+    env:
+      Y: '{{credential.none}}'
+      Z: 3
+    commands:
+      - id: c
+        argv: [echo]
+  - description: no id
+    env:
+      W: '{{credential.gone}}'
+    commands:
+      - id: d
+        argv: [echo]
+`;
+    expect(await loadErrors(text)).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+        "workspace.yaml:7:22: command_packs[0].env.OTHER: {{credential.secret}} names a credential pack "p" does not declare; expected one of credentials_ref: token",
+        "workspace.yaml:8:16: command_packs[0].env.FILTER: env may reference only {{credential.NAME}}; Unknown path filter in {{filter}}: it is not in the context table; check the spelling against the documented paths.",
+        "workspace.yaml:13:22: command_packs[1].credentials_ref: expected a credential name matching [a-z][a-z0-9_]*, found "Bad-Name"",
+        "workspace.yaml:20:14: command_packs[2].timeout: expected a duration such as 30s, 5m or 500ms, found number 30",
+        "workspace.yaml:23:10: command_packs[2].env.Z: expected an env value (a string), found number 3",
+        "workspace.yaml:27:5: command_packs[3].id: missing; expected a pack id (a string)",
+        "workspace.yaml:29:11: command_packs[3].env.W: {{credential.gone}} names a credential this pack does not declare; expected one of credentials_ref: none",
+      ]
+    `);
+  });
+
+  it('reports the same env issues whether or not another pack breaks the schema', async () => {
+    const valid = onePack(
+      `      - id: a\n        argv: [echo]\n`,
+      `    credentials_ref: [token]\n    env: { A: '{{credential.other}}', B: '{{credential.token|x}}' }\n`,
+    );
+    const alone = await loadErrors(valid);
+    expect(alone).toHaveLength(2);
+    const broken = `${valid}  - id: other\n    timeout: 30\n    commands:\n      - id: a\n        argv: [echo]\n`;
+    expect(await loadErrors(broken)).toEqual([
+      ...alone,
+      'workspace.yaml:9:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30',
+    ]);
+  });
+
   it('grants are checked only once the schema passes (they need the packs resolved)', async () => {
     const text = `command_packs:
   - id: p
