@@ -69,7 +69,7 @@ export function parseScope(text: string, file = '<scope>'): ScopeFile {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw bad(
       file,
-      'expected a mapping with `run` and `agent`, found ' + (Array.isArray(doc) ? 'a list' : String(doc)),
+      `expected a mapping with \`run\` and \`agent\`, found ${Array.isArray(doc) ? 'a list' : String(doc)}`,
     );
   }
   const o = doc as Record<string, unknown>;
