@@ -159,44 +159,26 @@ export function parseAuthoringConfig(value: unknown): ConfigResult<AuthoringConf
   return { ok: true, value: { ...strip(rest), transport: strip(transport) } as AuthoringConfig };
 }
 
+/** A failure about the configuration file itself, rather than a field in it. */
+function fileIssue(code: string, message: string): { ok: false; issues: ConfigIssue[] } {
+  return { ok: false, issues: [{ code, path: '(file)', message }] };
+}
+
 function readJson(path: string): ConfigResult<unknown> {
   if (!isAbsolute(path)) {
-    return {
-      ok: false,
-      issues: [
-        {
-          code: 'relative_path',
-          path: '(file)',
-          message: `the configuration path must be absolute (found "${path}")`,
-        },
-      ],
-    };
+    return fileIssue('relative_path', `the configuration path must be absolute (found "${path}")`);
   }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code ?? 'read_failed';
-    return {
-      ok: false,
-      issues: [
-        {
-          code: 'unreadable',
-          path: '(file)',
-          message: `cannot read the configuration file ${path} (${code})`,
-        },
-      ],
-    };
+    return fileIssue('unreadable', `cannot read the configuration file ${path} (${code})`);
   }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
-    return {
-      ok: false,
-      issues: [
-        { code: 'invalid_json', path: '(file)', message: `the configuration file ${path} is not valid JSON` },
-      ],
-    };
+    return fileIssue('invalid_json', `the configuration file ${path} is not valid JSON`);
   }
 }
 
@@ -228,16 +210,7 @@ export function resolveConfigPath(options: {
   const chosen = options.flag ?? (options.env === '' ? undefined : options.env);
   if (chosen === undefined) return { ok: true, value: undefined };
   if (!isAbsolute(chosen)) {
-    return {
-      ok: false,
-      issues: [
-        {
-          code: 'relative_path',
-          path: '(file)',
-          message: `the configuration path must be absolute (found "${chosen}")`,
-        },
-      ],
-    };
+    return fileIssue('relative_path', `the configuration path must be absolute (found "${chosen}")`);
   }
   return { ok: true, value: chosen };
 }

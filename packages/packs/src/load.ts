@@ -225,6 +225,21 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
   return build(parsed.data, { file, loc, issue, options });
 }
 
+/**
+ * An issue positioned inside the string at `at` (a template's placeholder or syntax error), its
+ * message prefixed with where that string sits in the file.
+ */
+function issueInside(
+  ctx: CheckContext,
+  code: PacksErrorCode,
+  at: Path,
+  offset: number,
+  message: string,
+): PacksIssue {
+  const { line, column } = ctx.loc.inside(at, offset);
+  return { code, message: `${showPath(at)}: ${message}`, path: at, file: ctx.file, line, column };
+}
+
 function sortIssues(issues: PacksIssue[]): PacksIssue[] {
   return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
@@ -256,37 +271,19 @@ function checkCommandTemplates(
   ctx: CheckContext,
   issues: PacksIssue[],
 ): TemplateRef[] {
-  const { file, issue } = ctx;
+  const { issue } = ctx;
   const refs: TemplateRef[] = [];
   const declared = rc.inputs ? Object.keys(rc.inputs) : undefined;
   rc.argv.forEach((element, ai) => {
     const at: Path = [...cPath, 'argv', ai];
     const t = parseTemplate(element);
     if (!t.ok) {
-      for (const ti of t.issues) {
-        const p = ctx.loc.inside(at, ti.offset);
-        issues.push({
-          code: Code.TEMPLATE,
-          message: `${showPath(at)}: ${ti.message}`,
-          path: at,
-          file,
-          line: p.line,
-          column: p.column,
-        });
-      }
+      for (const ti of t.issues) issues.push(issueInside(ctx, Code.TEMPLATE, at, ti.offset, ti.message));
       return;
     }
     for (const ref of t.template.refs()) {
-      const p = ctx.loc.inside(at, ref.offset);
       const push = (code: PacksErrorCode, message: string) =>
-        issues.push({
-          code,
-          message: `${showPath(at)}: ${message}`,
-          path: at,
-          file,
-          line: p.line,
-          column: p.column,
-        });
+        issues.push(issueInside(ctx, code, at, ref.offset, message));
       if (ref.path === 'credential' || ref.path.startsWith('credential.')) {
         push(
           Code.CREDENTIAL_IN_ARGV,
@@ -360,36 +357,35 @@ function checkPackEnv(
   ctx: CheckContext,
   issues: PacksIssue[],
 ): void {
-  const { file } = ctx;
   for (const [name, value] of Object.entries(env)) {
     const at: Path = [...pPath, 'env', name];
     const t = parseTemplate(value, { location: 'env', context: CREDENTIAL_CONTEXT });
     if (!t.ok) {
       for (const ti of t.issues) {
-        const p = ctx.loc.inside(at, ti.offset);
-        issues.push({
-          code: Code.TEMPLATE,
-          message: `${showPath(at)}: env may reference only {{credential.NAME}}; ${ti.message}`,
-          path: at,
-          file,
-          line: p.line,
-          column: p.column,
-        });
+        issues.push(
+          issueInside(
+            ctx,
+            Code.TEMPLATE,
+            at,
+            ti.offset,
+            `env may reference only {{credential.NAME}}; ${ti.message}`,
+          ),
+        );
       }
       continue;
     }
     for (const ref of t.template.refs()) {
       const cred = ref.path.slice('credential.'.length);
       if (!credentials.includes(cred)) {
-        const p = ctx.loc.inside(at, ref.offset);
-        issues.push({
-          code: Code.UNKNOWN_CREDENTIAL,
-          message: `${showPath(at)}: {{${ref.path}}} names a credential ${pack} does not declare; expected one of credentials_ref: ${listForMessage(credentials)}`,
-          path: at,
-          file,
-          line: p.line,
-          column: p.column,
-        });
+        issues.push(
+          issueInside(
+            ctx,
+            Code.UNKNOWN_CREDENTIAL,
+            at,
+            ref.offset,
+            `{{${ref.path}}} names a credential ${pack} does not declare; expected one of credentials_ref: ${listForMessage(credentials)}`,
+          ),
+        );
       }
     }
   }
