@@ -52,7 +52,7 @@ const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
 
 describe('--loom-commands-config', () => {
-  it('HC-02: call accepts --loom-commands-config with an absolute path and reaches the host through it', async () => {
+  it('call accepts --loom-commands-config with an absolute path and reaches the host through it [HC-02]', async () => {
     const r = await call(['list_commands', '--loom-commands-config', commandsCfg]);
     expect(r.code).toBe(0);
     const names = (json(r.stdout).entries as { name: string }[]).map((e) => e.name);
@@ -60,7 +60,7 @@ describe('--loom-commands-config', () => {
     expect(r.stderr).not.toContain('embedded host');
   });
 
-  it('HC-02: a relative --loom-commands-config path is refused (decision: paths must be absolute), exit 3', async () => {
+  it('a relative --loom-commands-config path is refused (decision: paths must be absolute), exit 3 [HC-02]', async () => {
     const r = await call(['list_commands', '--loom-commands-config', 'commands.json']);
     expect(r.code).toBe(3);
     expect(r.stderr.trim()).toBe(
@@ -68,7 +68,7 @@ describe('--loom-commands-config', () => {
     );
   });
 
-  it('HC-02: a config with a direct transport is refused when read, exit 3', async () => {
+  it('a config with a direct transport is refused when read, exit 3 [HC-02]', async () => {
     const direct = join(hostDir, 'direct.json');
     writeFileSync(
       direct,
@@ -82,13 +82,13 @@ describe('--loom-commands-config', () => {
     expect(r.stderr).toMatch(/transport/);
   });
 
-  it('HC-03: call takes the path from CF_HARNESS_LOOM_COMMANDS_CONFIG', async () => {
+  it('call takes the path from CF_HARNESS_LOOM_COMMANDS_CONFIG [HC-03]', async () => {
     const r = await call(['list_commands'], { CF_HARNESS_LOOM_COMMANDS_CONFIG: commandsCfg });
     expect(r.code).toBe(0);
     expect(json(r.stdout).status).toBe('ok');
   });
 
-  it('HC-03: the flag wins over the variable when both are set (decision)', async () => {
+  it('the flag wins over the variable when both are set (decision) [HC-03]', async () => {
     const r = await call(['list_commands', '--loom-commands-config', commandsCfg], {
       CF_HARNESS_LOOM_COMMANDS_CONFIG: join(hostDir, 'missing.json'),
     });
@@ -100,7 +100,7 @@ describe('--loom-commands-config', () => {
     expect(bad.stderr).toContain('missing.json');
   });
 
-  it('HC-04: the config is read by the harness; the host process gets neither its path, its content nor the variable', async () => {
+  it('the config is read by the harness; the host process gets neither its path, its content nor the variable [HC-04]', async () => {
     writeFileSync(log, '');
     const r = await call(
       ['run_read_command', '{"command":"echo.argv","args":{"value":"v"}}', '--job-id', 'job-7'],
@@ -117,7 +117,7 @@ describe('--loom-commands-config', () => {
     expect(seen).toContain(`ENV:LOOM_PAGE_RPC_QUEUE=${queuePath}`);
   });
 
-  it('HC-05: without the commands config the three command tools are absent from the run', async () => {
+  it('without the commands config the three command tools are absent from the run [HC-05]', async () => {
     const conn = await connectStdio(['--loom-authoring-config', authoringCfg], home());
     try {
       expect(await toolNames(conn.client)).toEqual(LOOM);
@@ -132,7 +132,7 @@ describe('--loom-commands-config', () => {
     expect(tools.filter((t) => t.available)).toEqual([]);
   });
 
-  it('HC-06: --allow-tool naming a command tool without the commands config is refused at argument parsing', async () => {
+  it('--allow-tool naming a command tool without the commands config is refused at argument parsing [HC-06]', async () => {
     for (const name of COMMAND) {
       const r = await call(['list_commands', '--loom-authoring-config', authoringCfg, '--allow-tool', name]);
       expect(r.code).toBe(2);
@@ -158,7 +158,7 @@ describe('--loom-authoring-config', () => {
   const compose = (id: string) =>
     JSON.stringify({ request_id: id, components: [{ ref: 'url:https://example.org', title: 'Example' }] });
 
-  it('LA-01: the batch CLI (harness call) accepts --loom-authoring-config', async () => {
+  it('the batch CLI (harness call) accepts --loom-authoring-config [LA-01]', async () => {
     const r = await call(['loom_compose', compose('la-01'), '--loom-authoring-config', authoringCfg]);
     expect(r.code).toBe(0);
     const v = json(r.stdout);
@@ -166,7 +166,7 @@ describe('--loom-authoring-config', () => {
     expect(v.replayed).toBe(false);
   });
 
-  it('LA-02: the interactive stdio entrypoint (harness serve) accepts --loom-authoring-config', async () => {
+  it('the interactive stdio entrypoint (harness serve) accepts --loom-authoring-config [LA-02]', async () => {
     const conn = await connectStdio(['--loom-authoring-config', authoringCfg], home());
     try {
       expect(await toolNames(conn.client)).toEqual(LOOM);
@@ -180,7 +180,7 @@ describe('--loom-authoring-config', () => {
     }
   });
 
-  it('LA-04: call and serve take the path from CF_HARNESS_LOOM_AUTHORING_CONFIG; the flag wins (decision)', async () => {
+  it('call and serve take the path from CF_HARNESS_LOOM_AUTHORING_CONFIG; the flag wins (decision) [LA-04]', async () => {
     const env = { CF_HARNESS_LOOM_AUTHORING_CONFIG: authoringCfg };
     const r = await call(['loom_compose', compose('la-04')], env);
     expect(r.code).toBe(0);
@@ -198,7 +198,7 @@ describe('--loom-authoring-config', () => {
     expect(flagWins.stderr).toContain('/nonexistent/a.json');
   });
 
-  it('LA-05: the authoring config is read by the harness and never reaches the host process', async () => {
+  it('the authoring config is read by the harness and never reaches the host process [LA-05]', async () => {
     writeFileSync(log, '');
     const r = await call(['loom_compose', compose('la-05')], {
       CF_HARNESS_LOOM_AUTHORING_CONFIG: authoringCfg,
@@ -210,7 +210,7 @@ describe('--loom-authoring-config', () => {
     expect(seen).not.toContain('CF_HARNESS');
   });
 
-  it('LA-06: without the authoring config the Loom tools are absent, and --allow-tool naming one is refused at parsing (decision)', async () => {
+  it('without the authoring config the Loom tools are absent, and --allow-tool naming one is refused at parsing (decision) [LA-06]', async () => {
     const conn = await connectStdio(['--loom-commands-config', commandsCfg], home());
     try {
       expect(await toolNames(conn.client)).toEqual(COMMAND);
@@ -224,7 +224,7 @@ describe('--loom-authoring-config', () => {
     }
   });
 
-  it('LA-07: --allow-tool grants the three Loom tools (and only what it names)', async () => {
+  it('--allow-tool grants the three Loom tools (and only what it names) [LA-07]', async () => {
     const conn = await connectStdio(
       [
         '--loom-authoring-config',
@@ -251,7 +251,7 @@ describe('--loom-authoring-config', () => {
     }
   });
 
-  it('LA-08: a run manifest grants the three Loom tools', async () => {
+  it('a run manifest grants the three Loom tools [LA-08]', async () => {
     const manifest = join(hostDir, 'manifest-la08.json');
     writeFileSync(manifest, JSON.stringify({ allowTools: LOOM }));
     const conn = await connectStdio(
@@ -272,7 +272,7 @@ describe('--loom-authoring-config', () => {
     }
   });
 
-  it('LA-09: the capability response lists loom_compose, loom_inspect and loom_authoring_context as parent tools', async () => {
+  it('the capability response lists loom_compose, loom_inspect and loom_authoring_context as parent tools [LA-09]', async () => {
     const r = await runCli(['capabilities', '--json', '--no-embedded'], { home: home() });
     expect(r.code).toBe(0);
     const v = json(r.stdout);
@@ -292,7 +292,7 @@ describe('--loom-authoring-config', () => {
     expect(available).toEqual(LOOM);
   });
 
-  it('LA-10: a run-manifest grant without the config leaves the Loom tools unavailable (left out with a warning)', async () => {
+  it('a run-manifest grant without the config leaves the Loom tools unavailable (left out with a warning) [LA-10]', async () => {
     const manifest = join(hostDir, 'manifest-la10.json');
     writeFileSync(manifest, JSON.stringify({ allowTools: ['list_commands', ...LOOM] }));
     const conn = await connectStdio(['--loom-commands-config', commandsCfg, '--manifest', manifest], home());
@@ -327,7 +327,7 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     'did:key:space',
   ];
 
-  it('LA-11: harness serve accepts --fabric-api-url, --fabric-identity and --fabric-space', async () => {
+  it('harness serve accepts --fabric-api-url, --fabric-identity and --fabric-space [LA-11]', async () => {
     const conn = await connectStdio(['--loom-authoring-config', authoringCfg, ...fabric], home());
     try {
       expect(await toolNames(conn.client)).toEqual(LOOM);
@@ -342,7 +342,7 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     }
   });
 
-  it('LA-12: they default to CF_HARNESS_FABRIC_API_URL, CF_HARNESS_FABRIC_IDENTITY and CF_HARNESS_FABRIC_SPACE', async () => {
+  it('they default to CF_HARNESS_FABRIC_API_URL, CF_HARNESS_FABRIC_IDENTITY and CF_HARNESS_FABRIC_SPACE [LA-12]', async () => {
     const env = {
       CF_HARNESS_FABRIC_API_URL: 'https://fabric.example',
       CF_HARNESS_FABRIC_IDENTITY: 'did:key:me',
@@ -365,7 +365,7 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     expect(mixed.code).toBe(0);
   });
 
-  it('LA-15: a partial Fabric binding fails before the service starts', async () => {
+  it('a partial Fabric binding fails before the service starts [LA-15]', async () => {
     const instance = join(box.root, 'partial');
     for (const [args, env] of [
       [['--fabric-api-url', 'https://f'], {}],
@@ -380,7 +380,7 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     }
   });
 
-  it('LA-13: serve and call validate --cfc-mode alike, before start-up, default enforce-explicit', async () => {
+  it('serve and call validate --cfc-mode alike, before start-up, default enforce-explicit [LA-13]', async () => {
     const instance = join(box.root, 'cfc');
     const s = await runCli(['serve', '--cfc-mode', 'lenient', '--instance', instance], { home: home() });
     const c = await call(['list_commands', '--cfc-mode', 'lenient', '--instance', instance]);
@@ -427,7 +427,7 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     expect(json(observe.stdout).status).toBe('executed');
   });
 
-  it('LA-14: serve and call validate --max-confidentiality alike, before start-up; default none', async () => {
+  it('serve and call validate --max-confidentiality alike, before start-up; default none [LA-14]', async () => {
     const instance = join(box.root, 'ceiling');
     const s = await runCli(['serve', '--max-confidentiality', '{"not":"a list"}', '--instance', instance], {
       home: home(),

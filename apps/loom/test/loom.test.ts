@@ -139,7 +139,7 @@ describe('loom broker start', () => {
 });
 
 describe('loom command list / run (the CLI protocol)', () => {
-  it('HC-24: list prints {commands} with the scope’s rows and exit 0', async () => {
+  it('list prints {commands} with the scope’s rows and exit 0 [HC-24]', async () => {
     await broker('run: r1\nagent: reader\n');
     const r = await loom(['command', 'list', '--json'], { env: env() });
     expect(r.code).toBe(0);
@@ -147,7 +147,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect(rows).toEqual(['loom.authoring-context', 'loom.compose', 'loom.inspect', 'text.echo']);
   });
 
-  it('HC-25: run reads the arguments on stdin and prints one answer; exit 0 when ok', async () => {
+  it('run reads the arguments on stdin and prints one answer; exit 0 when ok [HC-25]', async () => {
     await broker('run: r1\nagent: reader\n');
     const r = await run('text.echo', { message: '; rm -rf / $(whoami)' });
     expect(r.code).toBe(0);
@@ -161,7 +161,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     });
   });
 
-  it('HC-26/HC-27: --loom and --expect reach the built-ins', async () => {
+  it('--loom and --expect reach the built-ins [HC-26, HC-27]', async () => {
     await broker('run: r1\nagent: editor\n');
     const c = await run('loom.compose', { request_id: 'r1', components: [{ ref: 'page:a', stage: 'main' }] });
     const loomId = (c.json().body as { receipt: { loom_id: string } }).receipt.loom_id;
@@ -176,7 +176,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect(stale.json()).toMatchObject({ ok: false, code: 'version_conflict' });
   });
 
-  it('HC-158/HC-159: --read-only reaches the broker, which runs a granted read and refuses a granted write', async () => {
+  it('--read-only reaches the broker, which runs a granted read and refuses a granted write [HC-158, HC-159]', async () => {
     await broker('run: r1\nagent: editor\n');
     const read = await run('text.echo', { message: 'hi' }, ['--read-only']);
     expect([read.code, read.json().ok]).toEqual([0, true]);
@@ -190,7 +190,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect(plain.json()).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
   });
 
-  it('LA-33/LA-34: this host supports --transport direct and the three built-ins, and grants them to every broker scope', async () => {
+  it('this host supports --transport direct and the three built-ins, and grants them to every broker scope [LA-33, LA-34]', async () => {
     await broker('run: r1\nagent: reader\n');
     const r = await loom(['command', 'list', '--json'], { env: env() });
     const rows = r.json().commands as { id: string; effect: string }[];
@@ -244,7 +244,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect((audit.json().events as { phase: string }[]).filter((e) => e.phase === 'run')).toEqual([]);
   });
 
-  it('LA-31: exit 3 when the broker socket is gone, never falling back to direct access', async () => {
+  it('exit 3 when the broker socket is gone, never falling back to direct access [LA-31]', async () => {
     const b = await broker('run: r1\nagent: editor\n');
     b.child.kill('SIGKILL');
     await b.exited;
@@ -260,7 +260,7 @@ describe('loom command list / run (the CLI protocol)', () => {
     );
   });
 
-  it('LA-32: --transport direct runs loom.* built-ins against LOOM_INSTANCE_DIR as LOOM_ACTOR, and no pack command', async () => {
+  it('--transport direct runs loom.* built-ins against LOOM_INSTANCE_DIR as LOOM_ACTOR, and no pack command [LA-32]', async () => {
     const direct = { LOOM_INSTANCE_DIR: instance, LOOM_RUN_ID: 'run-d', LOOM_ACTOR: 'agent:cf-harness' };
     const c = await loom(
       ['command', 'run', '--transport', 'direct', 'loom.compose', '--args-json', '-', '--json'],
@@ -315,8 +315,8 @@ describe('loom command list / run (the CLI protocol)', () => {
   });
 });
 
-describe('HC-10: an agent never runs a command its scope does not grant, whatever it sends', () => {
-  it('HC-10: actor fields, --read-only, --loom, --expect and direct variables never unlock a write', async () => {
+describe('an agent never runs a command its scope does not grant, whatever it sends [HC-10]', () => {
+  it('actor fields, --read-only, --loom, --expect and direct variables never unlock a write [HC-10]', async () => {
     await broker('run: r1\nagent: reader\n');
     const file = join(t.path, 'must-not-exist');
     const attempts: [Record<string, unknown>, string[], Record<string, string>][] = [

@@ -39,7 +39,7 @@ const composeArgs = (i: number) => ({
 });
 
 describe('reliability with real processes, sockets and files', () => {
-  it('LA-97: SIGKILL in the middle of a burst loses no acknowledged receipt and duplicates none; retries return the originals', async () => {
+  it('SIGKILL in the middle of a burst loses no acknowledged receipt and duplicates none; retries return the originals [LA-97]', async () => {
     const b = await broker();
     const N = 120;
     const acked = new Map<string, Receipt>();
@@ -93,7 +93,7 @@ describe('reliability with real processes, sockets and files', () => {
     }
   });
 
-  it('LA-41: concurrent composes on one loom with the same expected version: exactly one wins', async () => {
+  it('concurrent composes on one loom with the same expected version: exactly one wins [LA-41]', async () => {
     await broker();
     const first = await brokerRun(queue, {
       command: 'loom.compose',
@@ -120,7 +120,7 @@ describe('reliability with real processes, sockets and files', () => {
     expect(inspect.ok && (inspect.value.body as { version: number }).version).toBe(2);
   });
 
-  it('LA-41: two brokers on one instance still let exactly one of a racing pair win', async () => {
+  it('two brokers on one instance still let exactly one of a racing pair win [LA-41]', async () => {
     await broker();
     const other = join(t.path, 'q2.sock');
     const scope2 = join(t.path, 'scope2.yaml');

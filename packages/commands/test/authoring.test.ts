@@ -103,12 +103,12 @@ describe('Loom authoring tools', () => {
   });
   afterEach(async () => sc.close());
 
-  it('LA-06: without the configuration the three tools are absent', () => {
+  it('without the configuration the three tools are absent [LA-06]', () => {
     expect(createLoomAuthoringTools({ config: undefined })).toEqual([]);
     expect(Object.keys(tools)).toEqual(['loom_compose', 'loom_inspect', 'loom_authoring_context']);
   });
 
-  it('LA-52 LA-53 LA-54: compose is a write; inspect and authoring context are reads', () => {
+  it('compose is a write; inspect and authoring context are reads [LA-52, LA-53, LA-54]', () => {
     expect([
       tools.loom_compose?.effect,
       tools.loom_inspect?.effect,
@@ -116,7 +116,7 @@ describe('Loom authoring tools', () => {
     ]).toEqual(['write', 'read', 'read']);
   });
 
-  it('LA-52: under an enforcing mode compose needs direct-command authority; nothing reaches the host otherwise', async () => {
+  it('under an enforcing mode compose needs direct-command authority; nothing reaches the host otherwise [LA-52]', async () => {
     expect(await call('loom_compose', compose, { slot: 'context' })).toMatchObject({
       status: 'refused',
       code: 'not_authorized',
@@ -127,7 +127,7 @@ describe('Loom authoring tools', () => {
     );
   });
 
-  it('HC-153: at enforce-strict the Loom read tools keep their gate for a context-bound task', async () => {
+  it('at enforce-strict the Loom read tools keep their gate for a context-bound task [HC-153]', async () => {
     run = createRun({ mode: 'enforce-strict' });
     expect(await call('loom_inspect', { loom_id: 'loom-1' }, { slot: 'context' })).toMatchObject({
       code: 'not_authorized',
@@ -138,7 +138,7 @@ describe('Loom authoring tools', () => {
     expect(sc.runs()).toHaveLength(0);
   });
 
-  it('LA-30: the model cannot name the executable, queue, instance, actor or run identity', async () => {
+  it('the model cannot name the executable, queue, instance, actor or run identity [LA-30]', async () => {
     for (const extra of [
       { cliPath: '/bin/sh' },
       { queuePath: '/tmp/q' },
@@ -151,7 +151,7 @@ describe('Loom authoring tools', () => {
     expect(sc.runs()).toHaveLength(0);
   });
 
-  it('LA-55: composition is an authority check only: no flow-aware commit gate on the run’s label', async () => {
+  it('composition is an authority check only: no flow-aware commit gate on the run’s label [LA-55]', async () => {
     run = createRun({
       mode: 'enforce-explicit',
       ceiling: [],
@@ -160,26 +160,26 @@ describe('Loom authoring tools', () => {
     expect((await call('loom_compose', compose)).status).toBe('ok');
   });
 
-  it('LA-39 LA-29: compose without loom_id creates: the host gets loom.compose with the arguments on stdin', async () => {
+  it('compose without loom_id creates: the host gets loom.compose with the arguments on stdin [LA-39, LA-29]', async () => {
     await call('loom_compose', compose);
     const r = sc.runs()[0] as R;
     expect(r.command).toBe('loom.compose');
     expect(r.args).toEqual({ request_id: 'req-1', components: [{ ref: 'page:p1', title: 'P' }] });
   });
 
-  it('LA-40 LA-41: compose with loom_id extends it, guarded by expected_version', async () => {
+  it('compose with loom_id extends it, guarded by expected_version [LA-40, LA-41]', async () => {
     await call('loom_compose', { ...compose, loom_id: 'loom-1', expected_version: 2 });
     expect(sc.runs()[0]?.args).toMatchObject({ loom_id: 'loom-1', expected_version: 2 });
   });
 
-  it('LA-41 (decision): expected_version without loom_id is refused', async () => {
+  it('expected_version without loom_id is refused (decision) [LA-41]', async () => {
     expect(await call('loom_compose', { ...compose, expected_version: 2 })).toMatchObject({
       status: 'refused',
       code: 'invalid_input',
     });
   });
 
-  it('LA-24: the configured boundLoomId is never an implicit composition target', async () => {
+  it('the configured boundLoomId is never an implicit composition target [LA-24]', async () => {
     make({ boundLoomId: 'loom-bound' });
     await call('loom_compose', compose);
     const r = sc.runs()[0] as R;
@@ -187,7 +187,7 @@ describe('Loom authoring tools', () => {
     expect(r.loomId ?? null).toBeNull();
   });
 
-  it('LA-35: zero or more than 100 components are refused before the host', async () => {
+  it('zero or more than 100 components are refused before the host [LA-35]', async () => {
     expect((await call('loom_compose', { ...compose, components: [] })).code).toBe('invalid_input');
     const many = Array.from({ length: 101 }, (_, i) => ({ ref: `page:${i}` }));
     expect((await call('loom_compose', { ...compose, components: many })).code).toBe('invalid_input');
@@ -195,7 +195,7 @@ describe('Loom authoring tools', () => {
     expect(sc.runs()).toHaveLength(1);
   });
 
-  it('LA-36: a component with both or neither of ref and pattern_token is refused', async () => {
+  it('a component with both or neither of ref and pattern_token is refused [LA-36]', async () => {
     expect(
       (await call('loom_compose', { ...compose, components: [{ ref: 'page:a', pattern_token: 'tok-ok' }] }))
         .code,
@@ -205,7 +205,7 @@ describe('Loom authoring tools', () => {
     );
   });
 
-  it('LA-37 LA-93 LA-94 (decision): a ref must use one of the eleven kinds; a model-supplied pattern: address is refused', async () => {
+  it('a ref must use one of the eleven kinds; a model-supplied pattern: address is refused (decision) [LA-37, LA-93, LA-94]', async () => {
     for (const p of [
       'page:',
       'artifact:',
@@ -228,7 +228,7 @@ describe('Loom authoring tools', () => {
     }
   });
 
-  it('LA-38: a component carries an optional title, stage and focus', async () => {
+  it('a component carries an optional title, stage and focus [LA-38]', async () => {
     await call('loom_compose', {
       ...compose,
       components: [{ ref: 'page:a', title: 'T', stage: 'main', focus: true }],
@@ -238,11 +238,11 @@ describe('Loom authoring tools', () => {
     });
   });
 
-  it('LA-96 (decision): request_id is required', async () => {
+  it('request_id is required (decision) [LA-96]', async () => {
     expect((await call('loom_compose', { components: compose.components })).code).toBe('invalid_input');
   });
 
-  it('LA-98 LA-99: success is a loom-authored observation with the receipt, replayed, current_version and current displaced', async () => {
+  it('success is a loom-authored observation with the receipt, replayed, current_version and current displaced [LA-98, LA-99]', async () => {
     const r = await call('loom_compose', compose);
     expect(r).toMatchObject({
       status: 'ok',
@@ -254,7 +254,7 @@ describe('Loom authoring tools', () => {
     expect(r.receipt).toEqual(receipt());
   });
 
-  it('LA-100 LA-101 LA-102 LA-103: a replay returns the original receipt, older version, and no current displacement', async () => {
+  it('a replay returns the original receipt, older version, and no current displacement [LA-100, LA-101, LA-102, LA-103]', async () => {
     script({
       'loom.compose': ok('loom.compose', {
         receipt: receipt({ version: 2 }),
@@ -270,7 +270,7 @@ describe('Loom authoring tools', () => {
     expect(r.note).toMatch(/no new work/);
   });
 
-  it('LA-104 LA-105 LA-106: a version conflict keeps its code and asks for inspection and reconsideration', async () => {
+  it('a version conflict keeps its code and asks for inspection and reconsideration [LA-104, LA-105, LA-106]', async () => {
     script({ 'loom.compose': fail('loom.compose', 'version_conflict') });
     const r = await call('loom_compose', compose);
     expect(r).toMatchObject({ status: 'refused', code: 'version_conflict' });
@@ -278,14 +278,14 @@ describe('Loom authoring tools', () => {
     expect(r.guidance.length).toBeLessThan(300);
   });
 
-  it('LA-107: a request conflict guides to recovering the original receipt first', async () => {
+  it('a request conflict guides to recovering the original receipt first [LA-107]', async () => {
     script({ 'loom.compose': fail('loom.compose', 'request_conflict') });
     expect((await call('loom_compose', compose)).guidance).toMatch(
       /Recover its receipt with loom_authoring_context before/,
     );
   });
 
-  it('LA-108: raw host errors are never relayed', async () => {
+  it('raw host errors are never relayed [LA-108]', async () => {
     for (const code of ['internal', 'failed', 'version_conflict', 'weird_code']) {
       script({ 'loom.compose': fail('loom.compose', code) });
       const r = await call('loom_compose', compose);
@@ -295,7 +295,7 @@ describe('Loom authoring tools', () => {
     }
   });
 
-  it('LA-109 LA-110: an unreadable or malformed composition response is uncertain: retry the identical request with the same key', async () => {
+  it('an unreadable or malformed composition response is uncertain: retry the identical request with the same key [LA-109, LA-110]', async () => {
     for (const b of [
       { mode: 'malformed' },
       { mode: 'lost' },
@@ -309,7 +309,7 @@ describe('Loom authoring tools', () => {
     }
   });
 
-  it('LA-111: cancellation before invocation runs no command', async () => {
+  it('cancellation before invocation runs no command [LA-111]', async () => {
     const ac = new AbortController();
     ac.abort();
     expect(await call('loom_compose', compose, { signal: ac.signal })).toMatchObject({
@@ -319,7 +319,7 @@ describe('Loom authoring tools', () => {
     expect(sc.runs()).toHaveLength(0);
   });
 
-  it('LA-112 LA-113: a started compose settles when the turn is cancelled and reports the commit, not a rollback', async () => {
+  it('a started compose settles when the turn is cancelled and reports the commit, not a rollback [LA-112, LA-113]', async () => {
     script({
       'loom.compose': {
         ...ok('loom.compose', { receipt: receipt(), replayed: false, current_version: 3, displaced: [] }),
@@ -334,7 +334,7 @@ describe('Loom authoring tools', () => {
   });
 
   describe('pattern tokens', () => {
-    it('LA-57 LA-58 LA-65 LA-66 LA-116: a held general token becomes pattern:<space>/<id> for the host, never shown to the model', async () => {
+    it('a held general token becomes pattern:<space>/<id> for the host, never shown to the model [LA-57, LA-58, LA-65, LA-66, LA-116]', async () => {
       const r = await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-ok' }] });
       expect((sc.runs()[0] as R).args.components).toEqual([{ pattern_ref: 'pattern:home/inst-1' }]);
       expect(JSON.stringify(r)).not.toContain('pattern:home');
@@ -359,7 +359,7 @@ describe('Loom authoring tools', () => {
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('LA-16 LA-64: without a resolver bound to a Fabric session a token is refused before any write', async () => {
+    it('without a resolver bound to a Fabric session a token is refused before any write [LA-16, LA-64]', async () => {
       tools = Object.fromEntries(
         createLoomAuthoringTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
       );
@@ -371,7 +371,7 @@ describe('Loom authoring tools', () => {
   });
 
   describe('loom_inspect', () => {
-    it('LA-42 LA-43 LA-44 LA-67: version, component metadata and layout only; no refs or renderer internals; piece reads as pattern', async () => {
+    it('version, component metadata and layout only; no refs or renderer internals; piece reads as pattern [LA-42, LA-43, LA-44, LA-67]', async () => {
       script({
         'loom.inspect': ok('loom.inspect', {
           loom_id: 'loom-1',
@@ -411,7 +411,7 @@ describe('Loom authoring tools', () => {
   describe('loom_authoring_context', () => {
     const receipts = Array.from({ length: 40 }, (_, i) => receipt({ request_id: `r${i}` }));
 
-    it('LA-45 LA-46 LA-48 LA-49 LA-56: at most 32 historical receipts, marked as history that is not new work or a target', async () => {
+    it('at most 32 historical receipts, marked as history that is not new work or a target [LA-45, LA-46, LA-48, LA-49, LA-56]', async () => {
       script({ 'loom.authoring-context': ok('loom.authoring-context', { receipts, target: null }) });
       const r = await call('loom_authoring_context', {});
       expect(r.receipts).toHaveLength(32);
@@ -419,7 +419,7 @@ describe('Loom authoring tools', () => {
       expect(r).not.toHaveProperty('kind');
     });
 
-    it('LA-23 LA-47 LA-50: the bound target is sent as the implicit origin; a missing one is reported unavailable beside the receipts', async () => {
+    it('the bound target is sent as the implicit origin; a missing one is reported unavailable beside the receipts [LA-23, LA-47, LA-50]', async () => {
       make({ boundLoomId: 'loom-bound' });
       script({
         'loom.authoring-context': ok('loom.authoring-context', {
@@ -434,14 +434,14 @@ describe('Loom authoring tools', () => {
       expect(r.receipts).toHaveLength(1);
     });
 
-    it('LA-51: an explicitly requested missing target is an error', async () => {
+    it('an explicitly requested missing target is an error [LA-51]', async () => {
       script({ 'loom.authoring-context': fail('loom.authoring-context', 'not_found') });
       const r = await call('loom_authoring_context', { loom_id: 'loom-x' });
       expect(sc.runs()[0]?.args).toEqual({ loom_id: 'loom-x' });
       expect(r).toMatchObject({ status: 'refused', code: 'not_found' });
     });
 
-    it('LA-25 LA-26: an interactive turn binds its own loomId, and a turn without one clears the configured target', async () => {
+    it('an interactive turn binds its own loomId, and a turn without one clears the configured target [LA-25, LA-26]', async () => {
       make({ boundLoomId: 'loom-bound' });
       script({ 'loom.authoring-context': ok('loom.authoring-context', { receipts: [], target: null }) });
       await call('loom_authoring_context', {}, { turn: { loomId: 'loom-turn' } });
@@ -451,7 +451,7 @@ describe('Loom authoring tools', () => {
       expect(b?.loomId ?? null).toBeNull();
     });
 
-    it('LA-76 (decision): takes no deployment arguments; unknown fields are refused', async () => {
+    it('takes no deployment arguments; unknown fields are refused (decision) [LA-76]', async () => {
       expect((await call('loom_authoring_context', { deploy: true })).code).toBe('invalid_input');
     });
 
@@ -477,7 +477,7 @@ describe('Loom authoring tools', () => {
         }),
       });
 
-    it('LA-77 LA-79 LA-80 LA-81 LA-82 LA-85 LA-86: verified deployed receipts come back as tokens; canonical links stay in the artifact', async () => {
+    it('verified deployed receipts come back as tokens; canonical links stay in the artifact [LA-77, LA-79, LA-80, LA-81, LA-82, LA-85, LA-86]', async () => {
       withDeployed([deployed(), deployed({ instance_id: 'inst-2' })]);
       const r = await call('loom_authoring_context', {});
       expect(r.deployed_patterns).toHaveLength(2);
@@ -495,7 +495,7 @@ describe('Loom authoring tools', () => {
       ).toBe('ok');
     });
 
-    it('LA-87: a restricted skill handle is not expanded into a composition grant', async () => {
+    it('a restricted skill handle is not expanded into a composition grant [LA-87]', async () => {
       resolver = createLocalPatternResolver({
         session,
         handles: [handle('tok-r', { kind: 'restricted-skill' })],
@@ -510,12 +510,12 @@ describe('Loom authoring tools', () => {
       ).toBe('pattern_token_restricted');
     });
 
-    it('LA-78: at most 32 deployed entries are admitted', async () => {
+    it('at most 32 deployed entries are admitted [LA-78]', async () => {
       withDeployed(Array.from({ length: 40 }, () => deployed()));
       expect((await call('loom_authoring_context', {})).deployed_patterns).toHaveLength(32);
     });
 
-    it('LA-88: without Fabric backing there are no pattern tokens, and ordinary context stays available', async () => {
+    it('without Fabric backing there are no pattern tokens, and ordinary context stays available [LA-88]', async () => {
       tools = Object.fromEntries(
         createLoomAuthoringTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
       );
@@ -526,7 +526,7 @@ describe('Loom authoring tools', () => {
       expect(r).not.toHaveProperty('deployed_patterns');
     });
 
-    it('LA-89: an older host without the receipts field gives no tokens and ordinary context', async () => {
+    it('an older host without the receipts field gives no tokens and ordinary context [LA-89]', async () => {
       withDeployed(undefined);
       const r = await call('loom_authoring_context', {});
       expect(r.receipts).toHaveLength(1);
@@ -559,19 +559,19 @@ describe('Loom authoring tools', () => {
     ];
     const policy = ['loom_compose', 'loom_inspect', 'shell', 'write_file', 'delegate'];
 
-    it('LA-68: without allowCommentThreads a comment thread keeps its read-only policy', () => {
+    it('without allowCommentThreads a comment thread keeps its read-only policy [LA-68]', () => {
       expect(toolsForCommentThread(all, { sessionPolicy: policy }).map((t) => t.name)).toEqual([
         'loom_inspect',
       ]);
     });
 
-    it('LA-69 LA-70 LA-71 LA-72 LA-73: with it, only the Loom tools the session policy names survive; shell, files, delegation do not', () => {
+    it('with it, only the Loom tools the session policy names survive; shell, files, delegation do not [LA-69, LA-70, LA-71, LA-72, LA-73]', () => {
       expect(
         toolsForCommentThread(all, { sessionPolicy: policy, allowCommentThreads: true }).map((t) => t.name),
       ).toEqual(['loom_compose', 'loom_inspect']);
     });
 
-    it('LA-74: the grant does not create direct-command authority', async () => {
+    it('the grant does not create direct-command authority [LA-74]', async () => {
       make({ allowCommentThreads: true });
       expect(await call('loom_compose', compose, { slot: 'context' })).toMatchObject({
         code: 'not_authorized',
@@ -579,7 +579,7 @@ describe('Loom authoring tools', () => {
     });
   });
 
-  it('LA-114 LA-115: a direct interactive call derives its receipt namespace from the run identity and session id with SHA-256', () => {
+  it('a direct interactive call derives its receipt namespace from the run identity and session id with SHA-256 [LA-114, LA-115]', () => {
     const a = directSessionRunId('weaver-console', 'session-1');
     const digest = createHash('sha256').update('weaver-console\nsession-1').digest('hex').slice(0, 32);
     expect(a).toBe(`weaver-console.${digest}`);

@@ -21,12 +21,12 @@ describe('hiding rules (presentation only)', () => {
     expect(r.ok && r.catalog.hidden).toBe(1);
   });
 
-  it('HC-53 (decision): an actor is an agent when it starts with agent:; a row naming any agent is shown', () => {
+  it('an actor is an agent when it starts with agent:; a row naming any agent is shown (decision) [HC-53]', () => {
     expect(hiddenReason({ actors: ['person:ann', 'agent:x'] })).toBeUndefined();
     expect(hiddenReason({ actors: [] })).toBeUndefined();
   });
 
-  it('HC-57: a row that declares none of these is shown, as are harmless values of the fields', () => {
+  it('a row that declares none of these is shown, as are harmless values of the fields [HC-57]', () => {
     for (const extra of [
       {},
       { developer: false },
@@ -40,7 +40,7 @@ describe('hiding rules (presentation only)', () => {
 });
 
 describe('reading a listing', () => {
-  it('HC-50 (decision: limit 10 000): unreadable, repeated and past-the-limit rows count as omitted', () => {
+  it('unreadable, repeated and past-the-limit rows count as omitted (decision: limit 10 000) [HC-50]', () => {
     const r = readCatalog(
       { commands: [row('a.b'), 7, { id: '' }, { id: 'has space' }, row('a.b'), row('c.d'), row('e.f')] },
       6,
@@ -49,19 +49,19 @@ describe('reading a listing', () => {
     expect(r.ok && r.catalog.omitted).toBe(5);
   });
 
-  it('HC-111: a listing that is not { commands: [...] } is malformed_payload', () => {
+  it('a listing that is not { commands: [...] } is malformed_payload [HC-111]', () => {
     for (const bad of [null, [], { commands: {} }, 'x'])
       expect(readCatalog(bad)).toEqual({ ok: false, code: 'malformed_payload' });
   });
 
-  it('HC-41 (decision): title and description are left out when the host gives none', () => {
+  it('title and description are left out when the host gives none (decision) [HC-41]', () => {
     const r = readCatalog({ commands: [{ id: 'a.b', inputs: {} }] });
     if (!r.ok) throw new Error('unreadable');
     const listing = renderListing(createRun(), r.catalog) as R;
     expect(listing.entries[0]).toEqual({ name: 'a.b', signature: expect.any(String) });
   });
 
-  it('HC-61 HC-62 HC-63 HC-65 HC-75 HC-77 HC-79: the seed’s example row renders the seed’s example line', () => {
+  it('the seed’s example row renders the seed’s example line [HC-61, HC-62, HC-63, HC-65, HC-75, HC-77, HC-79]', () => {
     const r = readCatalog({
       commands: [
         {
@@ -93,7 +93,7 @@ describe('the model bound', () => {
     return r.catalog;
   };
 
-  it('HC-47 HC-49: a listing past the bound keeps its first entries whole and the rest without description', () => {
+  it('a listing past the bound keeps its first entries whole and the rest without description [HC-47, HC-49]', () => {
     const l = renderListing(createRun(), catalog(), [], 6000) as R;
     const whole = l.entries.map((e: R) => 'description' in e);
     const firstCompact = whole.indexOf(false);
@@ -103,7 +103,7 @@ describe('the model bound', () => {
     expect(JSON.stringify(l).length).toBeLessThanOrEqual(6000);
   });
 
-  it('HC-48: a command named in detail is always kept whole', () => {
+  it('a command named in detail is always kept whole [HC-48]', () => {
     const l = renderListing(createRun(), catalog(), ['c.n39'], 6000) as R;
     const last = l.entries.at(-1);
     expect(last.description).toBeDefined();
@@ -119,7 +119,7 @@ describe('suggestions', () => {
   });
   const cat = r.ok ? r.catalog : undefined;
 
-  it('HC-104 HC-105: names containing the called name come first (shortest first), then by edit distance, at most three', () => {
+  it('names containing the called name come first (shortest first), then by edit distance, at most three [HC-104, HC-105]', () => {
     expect(suggest(cat as never, 'log')).toEqual(['git.log', 'git.log.all', expect.any(String)]);
     expect(suggest(cat as never, 'git.stats')[0]).toBe('git.status');
     expect(suggest(cat as never, 'zzzz')).toHaveLength(3);

@@ -20,12 +20,12 @@ const direct = {
 };
 
 describe('commands configuration', () => {
-  it('HC-08: accepts the seed’s example: cliPath, jobIdEnvVar and a broker queuePath', () => {
+  it('accepts the seed’s example: cliPath, jobIdEnvVar and a broker queuePath [HC-08]', () => {
     const r = parseCommandsConfig({ ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
     expect(r).toEqual({ ok: true, value: { ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' } });
   });
 
-  it('HC-08 (decision): cliPath and queuePath are required and must be absolute', () => {
+  it('cliPath and queuePath are required and must be absolute (decision) [HC-08]', () => {
     for (const bad of [
       { transport: broker },
       { cliPath: '/x' },
@@ -36,22 +36,22 @@ describe('commands configuration', () => {
     }
   });
 
-  it('HC-07: a direct transport is refused when the file is read, with the reason', () => {
+  it('a direct transport is refused when the file is read, with the reason [HC-07]', () => {
     const r = parseCommandsConfig({ ...base, transport: direct });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.issues[0]?.message).toMatch(/must be "broker".*only the broker enforces/);
   });
 
-  it('HC-14: jobIdEnvVar is optional', () => {
+  it('jobIdEnvVar is optional [HC-14]', () => {
     expect(parseCommandsConfig(base)).toEqual({ ok: true, value: base });
   });
 
-  it('HC-16: a jobId in the file is ignored', () => {
+  it('a jobId in the file is ignored [HC-16]', () => {
     const r = parseCommandsConfig({ ...base, jobId: 'from-file' });
     expect(r.ok && 'jobId' in r.value).toBe(false);
   });
 
-  it('HC-20: a jobIdEnvVar that is not an uppercase identifier is refused when the file is read', () => {
+  it('a jobIdEnvVar that is not an uppercase identifier is refused when the file is read [HC-20]', () => {
     for (const name of ['lower', '1ABC', 'A-B', 'A B', '', 'ÄB']) {
       expect(parseCommandsConfig({ ...base, jobIdEnvVar: name }).ok).toBe(false);
     }
@@ -59,12 +59,12 @@ describe('commands configuration', () => {
       expect(parseCommandsConfig({ ...base, jobIdEnvVar: name }).ok).toBe(true);
   });
 
-  it('HC-21: jobIdEnvVar cannot be PATH or LOOM_PAGE_RPC_QUEUE', () => {
+  it('jobIdEnvVar cannot be PATH or LOOM_PAGE_RPC_QUEUE [HC-21]', () => {
     expect(parseCommandsConfig({ ...base, jobIdEnvVar: 'PATH' }).ok).toBe(false);
     expect(parseCommandsConfig({ ...base, jobIdEnvVar: 'LOOM_PAGE_RPC_QUEUE' }).ok).toBe(false);
   });
 
-  it('HC-02 HC-04: the file is read on the host from an absolute path; a relative one is refused', () => {
+  it('the file is read on the host from an absolute path; a relative one is refused [HC-02, HC-04]', () => {
     const t = tempDir();
     const p = join(t.path, 'host.json');
     writeFileSync(p, JSON.stringify(base));
@@ -75,7 +75,7 @@ describe('commands configuration', () => {
     t.cleanup();
   });
 
-  it('HC-03 (decision): the flag wins over CF_HARNESS_LOOM_COMMANDS_CONFIG; either alone is used; relative refused', () => {
+  it('the flag wins over CF_HARNESS_LOOM_COMMANDS_CONFIG; either alone is used; relative refused (decision) [HC-03]', () => {
     expect(resolveConfigPath({ flag: '/a.json', env: '/b.json' })).toEqual({ ok: true, value: '/a.json' });
     expect(resolveConfigPath({ env: '/b.json' })).toEqual({ ok: true, value: '/b.json' });
     expect(resolveConfigPath({})).toEqual({ ok: true, value: undefined });
@@ -89,54 +89,54 @@ describe('commands configuration', () => {
 });
 
 describe('authoring configuration', () => {
-  it('LA-17: a broker configuration holds cliPath and the broker queue', () => {
+  it('a broker configuration holds cliPath and the broker queue [LA-17]', () => {
     expect(parseAuthoringConfig(base)).toEqual({ ok: true, value: base });
   });
 
-  it('LA-18: a direct configuration pins instance, run id and actor', () => {
+  it('a direct configuration pins instance, run id and actor [LA-18]', () => {
     expect(parseAuthoringConfig({ ...base, transport: direct })).toEqual({
       ok: true,
       value: { ...base, transport: direct },
     });
   });
 
-  it('LA-19: relative cliPath, queuePath or instanceDir are refused', () => {
+  it('relative cliPath, queuePath or instanceDir are refused [LA-19]', () => {
     expect(parseAuthoringConfig({ ...base, cliPath: 'loom' }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, transport: { ...broker, queuePath: './q' } }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, instanceDir: 'inst' } }).ok).toBe(false);
   });
 
-  it('LA-20 (decision: runId and actor): an empty run identity is refused', () => {
+  it('an empty run identity is refused (decision: runId and actor) [LA-20]', () => {
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: '' } }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, actor: '' } }).ok).toBe(false);
   });
 
-  it('LA-21 (decision: refused, not trimmed): a run identity with surrounding whitespace is refused', () => {
+  it('a run identity with surrounding whitespace is refused (decision: refused, not trimmed) [LA-21]', () => {
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: ' weaver' } }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, actor: 'agent:x ' } }).ok).toBe(false);
   });
 
-  it('LA-22: a run identity longer than 128 characters is refused', () => {
+  it('a run identity longer than 128 characters is refused [LA-22]', () => {
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: 'r'.repeat(128) } }).ok).toBe(true);
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, runId: 'r'.repeat(129) } }).ok).toBe(
       false,
     );
   });
 
-  it('LA-23: an optional boundLoomId is accepted', () => {
+  it('an optional boundLoomId is accepted [LA-23]', () => {
     expect(parseAuthoringConfig({ ...base, boundLoomId: 'loom-1' })).toMatchObject({
       ok: true,
       value: { boundLoomId: 'loom-1' },
     });
   });
 
-  it('LA-68 (decision): allowCommentThreads must be a boolean; a truthy non-boolean is refused', () => {
+  it('allowCommentThreads must be a boolean; a truthy non-boolean is refused (decision) [LA-68]', () => {
     expect(parseAuthoringConfig({ ...base, allowCommentThreads: true }).ok).toBe(true);
     expect(parseAuthoringConfig({ ...base, allowCommentThreads: 'yes' }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, allowCommentThreads: 1 }).ok).toBe(false);
   });
 
-  it('LA-04 LA-05 (decision as HC-03): the flag wins over CF_HARNESS_LOOM_AUTHORING_CONFIG; read on the host', () => {
+  it('the flag wins over CF_HARNESS_LOOM_AUTHORING_CONFIG; read on the host (decision as HC-03) [LA-04, LA-05]', () => {
     const t = tempDir();
     const p = join(t.path, 'a.json');
     writeFileSync(p, JSON.stringify({ ...base, transport: direct }));
@@ -148,7 +148,7 @@ describe('authoring configuration', () => {
 });
 
 describe('Fabric binding', () => {
-  it('LA-11 LA-12 LA-15: flags or CF_HARNESS_FABRIC_* give a complete binding; a partial one is refused', async () => {
+  it('flags or CF_HARNESS_FABRIC_* give a complete binding; a partial one is refused [LA-11, LA-12, LA-15]', async () => {
     const { readFabricBinding } = await import('../src/pattern');
     expect(readFabricBinding({})).toEqual({ ok: true, value: undefined });
     expect(readFabricBinding({ apiUrl: 'https://f', identity: 'i', space: 's' })).toMatchObject({

@@ -24,13 +24,13 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     });
   });
 
-  it('HC-115: an answer it cannot read after sending is lost (landed unknown)', async () => {
+  it('an answer it cannot read after sending is lost (landed unknown) [HC-115]', async () => {
     sc = await scenario(kind);
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { mode: 'malformed' } } });
     expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
   });
 
-  it('HC-111: a host that cannot be reached sends nothing (command_failed)', async () => {
+  it('a host that cannot be reached sends nothing (command_failed) [HC-111]', async () => {
     sc = await scenario(kind, { noBroker: true });
     expect(await sc.client.list()).toEqual({ ok: false, code: 'command_failed' });
     expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({
@@ -39,7 +39,7 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     });
   });
 
-  it('HC-17 HC-18 HC-19: the job id reaches the host only when supplied', async () => {
+  it('the job id reaches the host only when supplied [HC-17, HC-18, HC-19]', async () => {
     sc = await scenario(kind, { jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
     sc.script({ commands: [row('a.b')], jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
     await sc.client.list({ jobId: 'j1' });
@@ -48,7 +48,7 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     expect(sc.log().map((e) => e.jobId ?? null)).toEqual(['j1', 'j2', null]);
   });
 
-  it('LA-111: a call whose signal is already aborted is not sent', async () => {
+  it('a call whose signal is already aborted is not sent [LA-111]', async () => {
     sc = await scenario(kind);
     const ac = new AbortController();
     ac.abort();
@@ -59,7 +59,7 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     expect(sc.log()).toHaveLength(0);
   });
 
-  it('LA-112: a call already sent settles even when the signal aborts meanwhile', async () => {
+  it('a call already sent settles even when the signal aborts meanwhile [LA-112]', async () => {
     sc = await scenario(kind);
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 300 } } });
     const ac = new AbortController();
@@ -73,7 +73,7 @@ describe('the CLI client', () => {
   let sc: Scenario;
   afterEach(async () => sc?.close());
 
-  it('HC-12 HC-13 HC-23 LA-27 LA-28: runs over a cleared environment: PATH, the queue and the job id only', async () => {
+  it('runs over a cleared environment: PATH, the queue and the job id only [HC-12, HC-13, HC-23, LA-27, LA-28]', async () => {
     process.env.LOOM_COMMAND_JOB_ID = 'ambient-job';
     process.env.SECRET_TOKEN = 'must-not-leak';
     try {
@@ -95,7 +95,7 @@ describe('the CLI client', () => {
     }
   });
 
-  it('HC-24 HC-25 HC-26 HC-27 HC-28 HC-161 LA-29: argv of list and run; arguments on stdin; flags only when asked', () => {
+  it('argv of list and run; arguments on stdin; flags only when asked [HC-24, HC-25, HC-26, HC-27, HC-28, HC-161, LA-29]', () => {
     const config = { cliPath: '/opt/loom', transport: { kind: 'broker' as const, queuePath: '/q' } };
     expect(listArgv(config)).toEqual(['/opt/loom', 'command', 'list', '--json']);
     expect(runArgv(config, { command: 'a.b', args: { x: 1 } })).toEqual([
@@ -125,7 +125,7 @@ describe('the CLI client', () => {
     ]);
   });
 
-  it('HC-25 LA-29: the args reach the host on stdin, byte for byte', async () => {
+  it('the args reach the host on stdin, byte for byte [HC-25, LA-29]', async () => {
     sc = await scenario('cli');
     sc.script({ commands: [row('a.b')] });
     const args = { text: '; rm -rf / $(whoami) `id` --flag "q" \\ \n ünï' };
@@ -134,7 +134,7 @@ describe('the CLI client', () => {
     expect(sc.runs()[0]?.argv).not.toContain(args.text);
   });
 
-  it('LA-32 LA-28: a direct call passes --transport direct before the command id and pins instance, run and actor', () => {
+  it('a direct call passes --transport direct before the command id and pins instance, run and actor [LA-32, LA-28]', () => {
     const config: AuthoringConfig = {
       cliPath: '/opt/loom',
       transport: { kind: 'direct', instanceDir: '/i', runId: 'weaver', actor: 'agent:cf' },
@@ -155,7 +155,7 @@ describe('the CLI client', () => {
     });
   });
 
-  it('LA-31: a disappeared broker queue never falls back to direct access', async () => {
+  it('a disappeared broker queue never falls back to direct access [LA-31]', async () => {
     sc = await scenario('cli', { noBroker: true });
     expect(await sc.client.run({ command: 'loom.compose', args: {} })).toEqual({
       kind: 'not_sent',
@@ -164,7 +164,7 @@ describe('the CLI client', () => {
     expect(sc.log()).toHaveLength(0);
   });
 
-  it('HC-33: a missing executable starts nothing and reads as not sent', async () => {
+  it('a missing executable starts nothing and reads as not sent [HC-33]', async () => {
     const c = createCliHostClient({
       cliPath: '/nonexistent/loom',
       transport: { kind: 'broker', queuePath: '/q' },
@@ -172,7 +172,7 @@ describe('the CLI client', () => {
     expect(await c.run({ command: 'a', args: {} })).toEqual({ kind: 'not_sent', code: 'command_failed' });
   });
 
-  it('HC-115: a host killed past the configured timeout reads as lost', async () => {
+  it('a host killed past the configured timeout reads as lost [HC-115]', async () => {
     sc = await scenario('cli');
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 3000 } } });
     const c = createCliHostClient({ ...sc.config, timeoutMs: 800 });
@@ -192,7 +192,7 @@ describe('the socket client', () => {
     expect(sc.broker?.connections).toBe(1);
   });
 
-  it('HC-115: a dropped connection loses the requests in flight, and the next request reconnects', async () => {
+  it('a dropped connection loses the requests in flight, and the next request reconnects [HC-115]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b'), row('c.d')], behaviour: { 'c.d': { mode: 'drop' } } });
     expect(await sc.client.run({ command: 'c.d', args: {} })).toEqual({ kind: 'lost' });
@@ -200,7 +200,7 @@ describe('the socket client', () => {
     expect(sc.broker?.connections).toBe(2);
   });
 
-  it('HC-115: a request unanswered past the timeout reads as lost', async () => {
+  it('a request unanswered past the timeout reads as lost [HC-115]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 2000 } } });
     const c = createSocketHostClient({ queuePath: sc.queuePath, timeoutMs: 300 });
@@ -208,7 +208,7 @@ describe('the socket client', () => {
     await c.close();
   });
 
-  it('HC-11 LA-117: any actor or run a request could carry is not the client’s to send', async () => {
+  it('any actor or run a request could carry is not the client’s to send [HC-11, LA-117]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')] });
     await sc.client.run({ command: 'a.b', args: { actor: 'person:ann' } });
@@ -230,7 +230,7 @@ describe('the socket client', () => {
   });
 
   it.each(['unsupported_protocol', 'unreadable'])(
-    'HC-111: a broker answering hello %s is unreachable: the listing fails and no run is sent',
+    'a broker answering hello %s is unreachable: the listing fails and no run is sent [HC-111]',
     async (mode) => {
       sc = await scenario('socket');
       sc.script({ commands: [row('a.b')], hello: { mode } });
@@ -247,7 +247,7 @@ describe('the socket client', () => {
     },
   );
 
-  it('HC-111: after a refused hello, the next request greets again and goes through once the broker speaks loom-broker/1', async () => {
+  it('after a refused hello, the next request greets again and goes through once the broker speaks loom-broker/1 [HC-111]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')], hello: { mode: 'unsupported_protocol' } });
     expect(await sc.client.list()).toEqual({ ok: false, code: 'command_failed' });

@@ -50,7 +50,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   });
 
   describe('list_commands', () => {
-    it('HC-24 HC-29 HC-40 HC-41: reads the host listing and returns outputId, status, notice, entries and hidden', async () => {
+    it('reads the host listing and returns outputId, status, notice, entries and hidden [HC-24, HC-29, HC-40, HC-41]', async () => {
       const r = await call('list_commands', {});
       expect(sc.lists()).toHaveLength(1);
       expect(r.status).toBe('ok');
@@ -67,12 +67,12 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
     });
 
-    it('HC-58 HC-59: the notice says an undeclared effect may change the person’s data', async () => {
+    it('the notice says an undeclared effect may change the person’s data [HC-58, HC-59]', async () => {
       const r = await call('list_commands', {});
       expect(r.notice).toMatch(/assume a command whose effect is not shown may change the person's data/);
     });
 
-    it('HC-42 HC-60 HC-145: readOnlyGranted appears only for the broker’s literal true stamp', async () => {
+    it('readOnlyGranted appears only for the broker’s literal true stamp [HC-42, HC-60, HC-145]', async () => {
       const r = await call('list_commands', {});
       const by = (n: string) => r.entries.find((x: R) => x.name === n);
       expect(by('files.read').readOnlyGranted).toBe(true);
@@ -80,7 +80,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(by('weird.stamp')).not.toHaveProperty('readOnlyGranted');
     });
 
-    it('HC-61 HC-66 HC-76 HC-78: each entry carries the one-line signature @harness/signature renders for its row', async () => {
+    it('each entry carries the one-line signature @harness/signature renders for its row [HC-61, HC-66, HC-76, HC-78]', async () => {
       const r = await call('list_commands', {});
       const e = r.entries.find((x: R) => x.name === 'board.post');
       expect(e.signature).toBe(
@@ -89,7 +89,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(e.signature).not.toContain('\n');
     });
 
-    it('HC-43 HC-44: a command named in detail carries its inputSchema without x-* keywords', async () => {
+    it('a command named in detail carries its inputSchema without x-* keywords [HC-43, HC-44]', async () => {
       const r = await call('list_commands', { detail: ['files.read'] });
       const e = r.entries.find((x: R) => x.name === 'files.read');
       expect(e.inputSchema).toEqual({
@@ -100,7 +100,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.entries.find((x: R) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
     });
 
-    it('HC-45 HC-46: inputSchema is true where the host schema is not an object or is past 16 KiB', async () => {
+    it('inputSchema is true where the host schema is not an object or is past 16 KiB [HC-45, HC-46]', async () => {
       sc.script({
         commands: [
           row('a.list', { inputs: ['not', 'an', 'object'] }),
@@ -111,13 +111,13 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.entries.map((e: R) => e.inputSchema)).toEqual([true, true]);
     });
 
-    it('HC-39: a detail of more than sixteen names is refused with nothing read', async () => {
+    it('a detail of more than sixteen names is refused with nothing read [HC-39]', async () => {
       const r = await call('list_commands', { detail: Array.from({ length: 17 }, (_, i) => `c${i}`) });
       expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' });
       expect(sc.lists()).toHaveLength(0);
     });
 
-    it('HC-36: an explicit list_commands reads afresh every time and the run holds what it read', async () => {
+    it('an explicit list_commands reads afresh every time and the run holds what it read [HC-36]', async () => {
       await call('list_commands', {});
       sc.script({ commands: [row('only.one')] });
       const r = await call('list_commands', {});
@@ -126,7 +126,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.catalog?.rows.map((x) => x.name)).toEqual(['only.one']);
     });
 
-    it('HC-111: an unreadable listing is failed_to_deliver, landed no, malformed_payload or command_failed', async () => {
+    it('an unreadable listing is failed_to_deliver, landed no, malformed_payload or command_failed [HC-111]', async () => {
       sc.script({ commands, list: { mode: 'malformed' } });
       expect(await call('list_commands', {})).toMatchObject({
         status: 'failed_to_deliver',
@@ -143,20 +143,20 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   });
 
   describe('the run catalog', () => {
-    it('HC-30 HC-34 HC-35: the first run_command lists, later ones use the held catalog', async () => {
+    it('the first run_command lists, later ones use the held catalog [HC-30, HC-34, HC-35]', async () => {
       for (let i = 0; i < 3; i++)
         expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
       expect(sc.lists()).toHaveLength(1);
       expect(sc.runs()).toHaveLength(3);
     });
 
-    it('HC-30: a run_command after list_commands uses the catalog list_commands read', async () => {
+    it('a run_command after list_commands uses the catalog list_commands read [HC-30]', async () => {
       await call('list_commands', {});
       await call('run_command', { command: 'files.write' });
       expect(sc.lists()).toHaveLength(1);
     });
 
-    it('HC-31 HC-37 HC-143: every run_read_command reads the listing afresh and holds it', async () => {
+    it('every run_read_command reads the listing afresh and holds it [HC-31, HC-37, HC-143]', async () => {
       await call('run_read_command', { command: 'files.read', args: { path: 'a' } });
       await call('run_read_command', { command: 'files.read', args: { path: 'a' } });
       expect(sc.lists()).toHaveLength(2);
@@ -165,7 +165,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.catalog?.rows.map((r) => r.name)).toEqual(['x.y']);
     });
 
-    it('HC-38: a failed listing read is not held; the next call asks the host again', async () => {
+    it('a failed listing read is not held; the next call asks the host again [HC-38]', async () => {
       sc.script({ commands, list: { mode: 'fail' } });
       expect(await call('run_command', { command: 'files.write' })).toMatchObject({ code: 'command_failed' });
       expect(run.catalog).toBeUndefined();
@@ -174,7 +174,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.lists()).toHaveLength(2);
     });
 
-    it('HC-38 (decision): a failed fresh read keeps the catalog held from an earlier good read', async () => {
+    it('a failed fresh read keeps the catalog held from an earlier good read (decision) [HC-38]', async () => {
       await call('list_commands', {});
       sc.script({ commands, list: { mode: 'fail' } });
       expect(await call('list_commands', {})).toMatchObject({ code: 'command_failed' });
@@ -184,7 +184,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   });
 
   describe('run_command: one call', () => {
-    it('HC-25 HC-83 HC-95 HC-96: runs one call with its args and returns executed with the outcome summary', async () => {
+    it('runs one call with its args and returns executed with the outcome summary [HC-25, HC-83, HC-95, HC-96]', async () => {
       const r = await call('run_command', { command: 'files.write', args: { a: 1 } });
       expect(r).toMatchObject({ status: 'executed', command: 'files.write', truncated: false });
       expect(r.outcome).toEqual({
@@ -199,7 +199,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()[0]).toMatchObject({ command: 'files.write', args: { a: 1 } });
     });
 
-    it('HC-26 HC-81 HC-82: loomId is passed only when the call names it, never inferred from the target', async () => {
+    it('loomId is passed only when the call names it, never inferred from the target [HC-26, HC-81, HC-82]', async () => {
       await call('run_command', { command: 'board.post' });
       await call('run_command', { command: 'board.post', loomId: 'loom-1' });
       const [a, b] = sc.runs();
@@ -207,7 +207,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(b?.loomId).toBe('loom-1');
     });
 
-    it('HC-27: expectedVersion is passed only when given', async () => {
+    it('expectedVersion is passed only when given [HC-27]', async () => {
       await call('run_command', { command: 'files.write' });
       await call('run_command', { command: 'files.write', expectedVersion: 3 });
       const [a, b] = sc.runs();
@@ -215,12 +215,12 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(b?.expectedVersion).toBe(3);
     });
 
-    it('HC-161: run_command sends no read-only demand', async () => {
+    it('run_command sends no read-only demand [HC-161]', async () => {
       await call('run_command', { command: 'files.read', args: { path: 'a' } });
       expect(sc.runs()[0]?.readOnly).toBe(false);
     });
 
-    it('HC-15 HC-17 HC-18 HC-22: the job id comes from the embedder for discovery and execution, never from the model', async () => {
+    it('the job id comes from the embedder for discovery and execution, never from the model [HC-15, HC-17, HC-18, HC-22]', async () => {
       await call(
         'run_command',
         { command: 'files.write', args: { jobId: 'from-model' } },
@@ -230,18 +230,18 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()[0]?.jobId).toBe('job-7');
     });
 
-    it('HC-19: without a supplied id the request is still sent, with no job id', async () => {
+    it('without a supplied id the request is still sent, with no job id [HC-19]', async () => {
       expect((await call('run_command', { command: 'files.write' })).status).toBe('executed');
       expect(sc.runs()[0]?.jobId ?? null).toBeNull();
     });
 
-    it('HC-89 HC-103 HC-33: a command the catalog does not show (hidden included) is unknown_command and starts nothing', async () => {
+    it('a command the catalog does not show (hidden included) is unknown_command and starts nothing [HC-89, HC-103, HC-33]', async () => {
       const r = await call('run_command', { command: 'people.only' });
       expect(r).toMatchObject({ status: 'unknown_command', command: 'people.only' });
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-104 HC-105 HC-106: unknown_command suggests up to three names, containing ones first, and points to list_commands', async () => {
+    it('unknown_command suggests up to three names, containing ones first, and points to list_commands [HC-104, HC-105, HC-106]', async () => {
       const r = await call('run_command', { command: 'files' });
       expect(r.suggestions).toEqual(['files.read', 'files.write', expect.any(String)]);
       expect(r.suggestions).toHaveLength(3);
@@ -250,7 +250,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(typo.suggestions[0]).toBe('files.write');
     });
 
-    it('HC-90 HC-102: args go to the host unchecked; a bad-args answer carries the signature list_commands shows', async () => {
+    it('args go to the host unchecked; a bad-args answer carries the signature list_commands shows [HC-90, HC-102]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -273,7 +273,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.signature).toBe(listed.entries.find((e: R) => e.name === 'files.read').signature);
     });
 
-    it('HC-99 HC-100 HC-101: forbidden and refused read as not_granted with hostCode and a hint', async () => {
+    it('forbidden and refused read as not_granted with hostCode and a hint [HC-99, HC-100, HC-101]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -302,7 +302,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(forbidden.outcome).toMatchObject({ code: 'not_granted', hostCode: 'forbidden' });
     });
 
-    it('HC-91: a command withdrawn after the catalog was read is still sent, and the broker refuses it', async () => {
+    it('a command withdrawn after the catalog was read is still sent, and the broker refuses it [HC-91]', async () => {
       await call('list_commands', {});
       sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
       const r = await call('run_command', { command: 'files.write' });
@@ -310,7 +310,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.outcome).toMatchObject({ ok: false, code: 'not_granted', hostCode: 'forbidden' });
     });
 
-    it('HC-97 HC-98: outcome texts are cut to an identifier and completed to 32 ids', async () => {
+    it('outcome texts are cut to an identifier and completed to 32 ids [HC-97, HC-98]', async () => {
       const completed = Array.from({ length: 40 }, (_, i) => `op-${i}`);
       sc.script({
         commands,
@@ -332,7 +332,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.outcome.code.length).toBeLessThanOrEqual(LIMITS.maxIdentifier);
     });
 
-    it('HC-108 LA-30: a malformed call is failed_to_deliver, landed no, invalid_input; routing fields are not the model’s', async () => {
+    it('a malformed call is failed_to_deliver, landed no, invalid_input; routing fields are not the model’s [HC-108, LA-30]', async () => {
       for (const bad of [
         { command: 'files.write', cliPath: '/bin/sh' },
         { command: 'files.write', queuePath: '/tmp/q' },
@@ -351,7 +351,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-88: args over 16 KiB of JSON are refused before sending', async () => {
+    it('args over 16 KiB of JSON are refused before sending [HC-88]', async () => {
       const r = await call('run_command', { command: 'files.write', args: { s: 'x'.repeat(16 * 1024) } });
       expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' });
       expect(sc.runs()).toHaveLength(0);
@@ -362,7 +362,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(ok.status).toBe('executed');
     });
 
-    it('HC-110: a call cancelled before sending is failed_to_deliver, cancelled, with nothing sent', async () => {
+    it('a call cancelled before sending is failed_to_deliver, cancelled, with nothing sent [HC-110]', async () => {
       const ac = new AbortController();
       ac.abort();
       const r = await call('run_command', { command: 'files.write' }, { signal: ac.signal });
@@ -370,7 +370,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-115: an answer lost after sending is failed_to_deliver, landed unknown', async () => {
+    it('an answer lost after sending is failed_to_deliver, landed unknown [HC-115]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -393,7 +393,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
     });
 
-    it('HC-111: a host that refuses the request itself (usage) is landed no', async () => {
+    it('a host that refuses the request itself (usage) is landed no [HC-111]', async () => {
       sc.script({ commands, behaviour: { 'files.write': { mode: 'usage' } } });
       expect(await call('run_command', { command: 'files.write' })).toMatchObject({
         status: 'failed_to_deliver',
@@ -402,7 +402,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
     });
 
-    it('HC-172: an answer that alone passes the output bound is left out and the result marked truncated', async () => {
+    it('an answer that alone passes the output bound is left out and the result marked truncated [HC-172]', async () => {
       const body = Array.from({ length: 9000 }, (_, i) => `item-${i}`);
       sc.script({
         commands,
@@ -420,7 +420,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   });
 
   describe('run_command: batches', () => {
-    it('HC-84 HC-116 HC-117 HC-119: a batch returns one result per call in order, each with its own outputId', async () => {
+    it('a batch returns one result per call in order, each with its own outputId [HC-84, HC-116, HC-117, HC-119]', async () => {
       const r = await call('run_command', {
         calls: [
           { command: 'files.write', args: { n: 1 } },
@@ -437,7 +437,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(new Set(ids).size).toBe(4);
     });
 
-    it('HC-118 HC-120 HC-121 HC-122: executed summaries replace completed by its count and drop the hint; bad-args keeps its signature', async () => {
+    it('executed summaries replace completed by its count and drop the hint; bad-args keeps its signature [HC-118, HC-120, HC-121, HC-122]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -484,7 +484,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(b.signature).toMatch(/^files\.read\(/);
     });
 
-    it('HC-85 HC-109 HC-114: more than sixteen calls is batch_too_large in place of the batch, nothing sent or listed', async () => {
+    it('more than sixteen calls is batch_too_large in place of the batch, nothing sent or listed [HC-85, HC-109, HC-114]', async () => {
       const r = await call('run_command', {
         calls: Array.from({ length: 17 }, () => ({ command: 'files.write' })),
       });
@@ -492,7 +492,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.log()).toHaveLength(0);
     });
 
-    it('HC-86: a batch of zero calls is refused (invalid_input) with nothing sent', async () => {
+    it('a batch of zero calls is refused (invalid_input) with nothing sent [HC-86]', async () => {
       expect(await call('run_command', { calls: [] })).toMatchObject({
         status: 'failed_to_deliver',
         landed: 'no',
@@ -501,14 +501,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.log()).toHaveLength(0);
     });
 
-    it('HC-87: naming both command and calls is refused (invalid_input)', async () => {
+    it('naming both command and calls is refused (invalid_input) [HC-87]', async () => {
       expect(
         await call('run_command', { command: 'files.write', calls: [{ command: 'files.write' }] }),
       ).toMatchObject({ code: 'invalid_input' });
       expect(sc.log()).toHaveLength(0);
     });
 
-    it('HC-94 HC-112: a malformed call comes back as its own result and the others still run', async () => {
+    it('a malformed call comes back as its own result and the others still run [HC-94, HC-112]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { mode: 'lost' } } });
       const r = await call('run_command', {
         calls: [
@@ -527,14 +527,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.results[2].landed).toBe('unknown');
     });
 
-    it('HC-114: an unreadable catalog stops the whole batch', async () => {
+    it('an unreadable catalog stops the whole batch [HC-114]', async () => {
       sc.script({ commands, list: { mode: 'malformed' } });
       const r = await call('run_command', { calls: [{ command: 'files.write' }, { command: 'files.read' }] });
       expect(r).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'malformed_payload' });
       expect(r).not.toHaveProperty('results');
     });
 
-    it('HC-32 HC-92 HC-93: sixteen calls of a 200 ms command start one host run each, never more than four in flight', async () => {
+    it('sixteen calls of a 200 ms command start one host run each, never more than four in flight [HC-32, HC-92, HC-93]', async () => {
       sc.script({ commands, behaviour: { 'files.write': { sleepMs: 200 } } });
       const r = await call('run_command', {
         calls: Array.from({ length: 16 }, (_, i) => ({ command: 'files.write', args: { i } })),
@@ -547,7 +547,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(max).toBeGreaterThanOrEqual(2);
     });
 
-    it('HC-113: calls reached after the turn was cancelled come back cancelled; calls already sent settle', async () => {
+    it('calls reached after the turn was cancelled come back cancelled; calls already sent settle [HC-113]', async () => {
       sc.script({ commands, behaviour: { 'files.write': { sleepMs: 400 } } });
       await call('list_commands', {});
       const ac = new AbortController();
@@ -567,7 +567,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(4);
     });
 
-    it('HC-127 HC-128 HC-129: answers are charged in order; one that would fit alone is left out when earlier ones used the bound', async () => {
+    it('answers are charged in order; one that would fit alone is left out when earlier ones used the bound [HC-127, HC-128, HC-129]', async () => {
       const body = Array.from({ length: 4000 }, (_, i) => `item-${i}`);
       sc.script({
         commands,
@@ -591,7 +591,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   });
 
   describe('run_read_command', () => {
-    it('HC-28 HC-138 HC-157: runs the same invocation with the read-only demand appended, outside the model’s arguments', async () => {
+    it('runs the same invocation with the read-only demand appended, outside the model’s arguments [HC-28, HC-138, HC-157]', async () => {
       const r = await call('run_read_command', {
         command: 'files.read',
         args: { path: 'a', readOnly: false },
@@ -608,7 +608,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
     });
 
-    it('HC-144 HC-147: a row whose effect is not read is not_granted, landed no, with a hint, and nothing is sent', async () => {
+    it('a row whose effect is not read is not_granted, landed no, with a hint, and nothing is sent [HC-144, HC-147]', async () => {
       const r = await call('run_read_command', { command: 'files.write' });
       expect(r).toMatchObject({
         status: 'not_granted',
@@ -620,7 +620,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-145 HC-148 HC-160: without the literal broker stamp the call is not_granted; a stamp in the arguments counts for nothing', async () => {
+    it('without the literal broker stamp the call is not_granted; a stamp in the arguments counts for nothing [HC-145, HC-148, HC-160]', async () => {
       const a = await call('run_read_command', { command: 'notes.search', args: { readOnlyGranted: true } });
       const b = await call('run_read_command', { command: 'weird.stamp' });
       expect(a).toMatchObject({ status: 'not_granted', landed: 'no', reasonCode: 'read_only_not_granted' });
@@ -628,7 +628,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-146: a command the fresh listing no longer shows is unknown_command', async () => {
+    it('a command the fresh listing no longer shows is unknown_command [HC-146]', async () => {
       await call('list_commands', {});
       sc.script({ commands: commands.filter((c) => c.id !== 'files.read') });
       expect(await call('run_read_command', { command: 'files.read' })).toMatchObject({
@@ -637,7 +637,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-37 HC-156: a grant changed between discovery and execution is caught by the fresh read', async () => {
+    it('a grant changed between discovery and execution is caught by the fresh read [HC-37, HC-156]', async () => {
       await call('list_commands', {});
       sc.script({
         commands: commands.map((c) => (c.id === 'files.read' ? { ...c, readOnlyGranted: false } : c)),
@@ -649,7 +649,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(sc.runs()).toHaveLength(0);
     });
 
-    it('HC-139 HC-140: shares the catalog lookup, argument checks and result shapes of run_command', async () => {
+    it('shares the catalog lookup, argument checks and result shapes of run_command [HC-139, HC-140]', async () => {
       expect(await call('run_read_command', { command: 'nope' })).toMatchObject({
         status: 'unknown_command',
       });
@@ -673,7 +673,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       ifc,
     });
 
-    it('HC-162 HC-163 HC-165 HC-170 HC-171: an answer labelled above the ceiling is withheld; the model sees only outcome, status and reasonCode', async () => {
+    it('an answer labelled above the ceiling is withheld; the model sees only outcome, status and reasonCode [HC-162, HC-163, HC-165, HC-170, HC-171]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
       run = createRun({ mode: 'enforce-explicit', ceiling: [] });
       const r = await call('run_command', { command: 'files.read' });
@@ -683,7 +683,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.observations.observations).toHaveLength(0);
     });
 
-    it('HC-164: an answer without a label takes the query’s label (the run context the arguments came from)', async () => {
+    it('an answer without a label takes the query’s label (the run context the arguments came from) [HC-164]', async () => {
       run = createRun({ mode: 'enforce-explicit', ceiling: [], initialLabel: SECRET as never });
       const r = await call('run_command', { command: 'files.write' });
       expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
@@ -697,7 +697,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(ok.entry).toMatchObject({ status: 'admitted', labelSource: 'query' });
     });
 
-    it('HC-166 HC-167 HC-168 HC-173 HC-174: an admitted answer is the entry, held as a command document with provenance; its label is observed, not shown', async () => {
+    it('an admitted answer is the entry, held as a command document with provenance; its label is observed, not shown [HC-166, HC-167, HC-168, HC-173, HC-174]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -730,7 +730,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.observations.context.confidentiality).toEqual(['secret']);
     });
 
-    it('HC-169: a result that names a held handle links the document minted from it', async () => {
+    it('a result that names a held handle links the document minted from it [HC-169]', async () => {
       const first = await call('run_command', { command: 'files.write' });
       sc.script({
         commands,
@@ -751,7 +751,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.referents.get(second.entry.referent)?.derivedFrom).toBe(first.entry.referent);
     });
 
-    it('HC-130 HC-175: a batch records one observation, the join of its admitted answers’ labels', async () => {
+    it('a batch records one observation, the join of its admitted answers’ labels [HC-130, HC-175]', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -780,7 +780,7 @@ describe('run_command output bound (model bound)', () => {
   let sc: Scenario;
   afterEach(async () => sc.close());
 
-  it('HC-123 HC-124 HC-125 HC-126: summaries shrink in order, later calls first: signature dropped, then only ok/code/bodyBytes', async () => {
+  it('summaries shrink in order, later calls first: signature dropped, then only ok/code/bodyBytes [HC-123, HC-124, HC-125, HC-126]', async () => {
     sc = await scenario('socket');
     const inputs = {
       type: 'object',
@@ -849,13 +849,13 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
   const exec = (name: string, input: unknown, run: RunState, slot?: ToolContext['slot']) =>
     (tools[name] as HarnessTool).execute(input, { run, slot }) as Promise<R>;
 
-  it('HC-131 HC-132 HC-133 HC-141: run_command is a write, run_read_command and list_commands are reads', () => {
+  it('run_command is a write, run_read_command and list_commands are reads [HC-131, HC-132, HC-133, HC-141]', () => {
     expect(tools.run_command?.effect).toBe('write');
     expect(tools.run_read_command?.effect).toBe('read');
     expect(tools.list_commands?.effect).toBe('read');
   });
 
-  it('HC-133 HC-135 HC-137: under enforce-explicit a context-bound task cannot run even a declared read through run_command', async () => {
+  it('under enforce-explicit a context-bound task cannot run even a declared read through run_command [HC-133, HC-135, HC-137]', async () => {
     const run = createRun({ mode: 'enforce-explicit' });
     const r = await exec('run_command', { command: 'r.one' }, run, 'context');
     expect(r).toMatchObject({
@@ -868,7 +868,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
     expect((await exec('run_command', { command: 'r.one' }, run, 'direct-command')).status).toBe('executed');
   });
 
-  it('HC-134: a batch is authorized or refused whole: no call of a refused batch runs', async () => {
+  it('a batch is authorized or refused whole: no call of a refused batch runs [HC-134]', async () => {
     const run = createRun({ mode: 'enforce-strict' });
     const r = await exec(
       'run_command',
@@ -881,7 +881,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
     expect(sc.log()).toHaveLength(0);
   });
 
-  it('HC-136 HC-137 HC-154: under enforce-strict run_command needs direct-command; context cannot invoke it', async () => {
+  it('under enforce-strict run_command needs direct-command; context cannot invoke it [HC-136, HC-137, HC-154]', async () => {
     const run = createRun({ mode: 'enforce-strict' });
     expect(await exec('run_command', { command: 'w.one' }, run, 'context')).toMatchObject({
       code: 'not_authorized',
@@ -889,7 +889,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
     expect((await exec('run_command', { command: 'w.one' }, run, 'direct-command')).status).toBe('executed');
   });
 
-  it('HC-142 HC-149 HC-150 HC-155: at enforce-strict a context-bound task may list and run reads; the trace names the admission', async () => {
+  it('at enforce-strict a context-bound task may list and run reads; the trace names the admission [HC-142, HC-149, HC-150, HC-155]', async () => {
     const run = createRun({ mode: 'enforce-strict' });
     expect((await exec('list_commands', {}, run, 'context')).status).toBe('ok');
     expect((await exec('run_read_command', { command: 'r.one' }, run, 'context')).status).toBe('executed');
@@ -903,7 +903,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
     );
   });
 
-  it('HC-151 HC-152: at enforce-strict quoted or absent task authority cannot list or run reads', async () => {
+  it('at enforce-strict quoted or absent task authority cannot list or run reads [HC-151, HC-152]', async () => {
     const run = createRun({ mode: 'enforce-strict' });
     for (const slot of ['quote', undefined] as const) {
       expect(await exec('list_commands', {}, run, slot)).toMatchObject({ code: 'not_authorized' });
@@ -914,7 +914,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
     expect(sc.log()).toHaveLength(0);
   });
 
-  it('HC-156: the admission is not a grant: the broker’s current grant is still checked on every invocation', async () => {
+  it('the admission is not a grant: the broker’s current grant is still checked on every invocation [HC-156]', async () => {
     const run = createRun({ mode: 'enforce-strict' });
     sc.script({ commands: [row('r.one', { effect: 'read' })] });
     const r = await exec('run_read_command', { command: 'r.one' }, run, 'context');
@@ -923,11 +923,11 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
 });
 
 describe('configuration presence', () => {
-  it('HC-05: without a configuration the three tools are absent', () => {
+  it('without a configuration the three tools are absent [HC-05]', () => {
     expect(createHostCommandTools({ config: undefined })).toEqual([]);
   });
 
-  it('HC-107: tools kept present without a configuration answer failed_to_deliver, not_configured', async () => {
+  it('tools kept present without a configuration answer failed_to_deliver, not_configured [HC-107]', async () => {
     const tools = createHostCommandTools({ config: undefined, alwaysRegister: true });
     expect(tools.map((t) => t.name)).toEqual(['list_commands', 'run_command', 'run_read_command']);
     const run = createRun({ mode: 'disabled' });
@@ -940,7 +940,7 @@ describe('configuration presence', () => {
     }
   });
 
-  it('HC-01: the harness names no command: every name a tool shows comes from the host listing', async () => {
+  it('the harness names no command: every name a tool shows comes from the host listing [HC-01]', async () => {
     const sc = await scenario('cli');
     sc.script({ commands: [] });
     const [list] = createHostCommandTools({ config: sc.config, client: sc.client });

@@ -49,7 +49,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       await Promise.all([reader?.stop(), editor?.stop()]);
     });
 
-    it('HC-09 HC-24 HC-42: the reader broker lists only what its scope admits, reads stamped readOnlyGranted', async () => {
+    it('the reader broker lists only what its scope admits, reads stamped readOnlyGranted [HC-09, HC-24, HC-42]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'enforce-explicit' });
       const r = (await t.list_commands?.execute({}, { run, slot: 'direct-command' })) as R;
@@ -61,7 +61,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(r.entries.find((e: R) => e.name === 'repo.log').readOnlyGranted).toBe(true);
     });
 
-    it('HC-28 HC-157: run_read_command runs a granted read through the broker with --read-only; a hostile value stays one argument', async () => {
+    it('run_read_command runs a granted read through the broker with --read-only; a hostile value stays one argument [HC-28, HC-157]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'enforce-strict' });
       const value = '; rm -rf / $(whoami) --not-a-flag';
@@ -74,7 +74,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(JSON.stringify(r.entry.value)).toContain(JSON.stringify(value).slice(1, -1));
     });
 
-    it('HC-10 HC-159: the broker refuses a command outside its scope and a --read-only run of a write', async () => {
+    it('the broker refuses a command outside its scope and a --read-only run of a write [HC-10, HC-159]', async () => {
       const c = client(reader);
       const out = (await c.run({ command: 'repo.tag', args: { name: 'x' } })) as R;
       expect(out.answer).toMatchObject({ ok: false, code: 'forbidden' });
@@ -87,7 +87,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(ro.answer).toMatchObject({ ok: false, code: 'forbidden' });
     });
 
-    it('HC-32 HC-93: a batch of reads runs through the real broker with one result per call', async () => {
+    it('a batch of reads runs through the real broker with one result per call [HC-32, HC-93]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'disabled' });
       const r = (await t.run_read_command?.execute(
@@ -97,7 +97,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(r.results.map((x: R) => x.status)).toEqual(Array(6).fill('executed'));
     });
 
-    it('LA-39 LA-42 LA-98 LA-100: the editor composes a loom, inspects it, and an identical retry replays the receipt', async () => {
+    it('the editor composes a loom, inspects it, and an identical retry replays the receipt [LA-39, LA-42, LA-98, LA-100]', async () => {
       const t = tools(editor);
       const run = createRun({ mode: 'enforce-explicit' });
       const ctx = { run, slot: 'direct-command' as const };
@@ -126,7 +126,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(conflict).toMatchObject({ status: 'refused', code: 'request_conflict' });
     });
 
-    it('LA-34 LA-52: the reader broker does not grant loom.compose; the tool reports a refusal, not a host error', async () => {
+    it('the reader broker does not grant loom.compose; the tool reports a refusal, not a host error [LA-34, LA-52]', async () => {
       const t = tools(reader);
       const r = (await t.loom_compose?.execute(
         { request_id: 'r1', components: [{ ref: 'page:a' }] },

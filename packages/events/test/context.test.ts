@@ -60,22 +60,22 @@ const run = {
   startedAt: new Date('2026-09-22T05:10:07.5Z'),
 };
 
-describe('TM-17: every template is checked against the allow set of its location', () => {
-  it('TM-17: argv, prompt and fence each have their own allow set', () => {
+describe('every template is checked against the allow set of its location [TM-17]', () => {
+  it('argv, prompt and fence each have their own allow set [TM-17]', () => {
     expect(codes('{{event.repo}}', 'argv')).toEqual([]);
     expect(codes('{{prompt}}', 'prompt')).toEqual(['path_not_allowed']);
     expect(codes('{{untrusted event.body}}', 'argv')).toContain('fence_outside_prompt');
     expect(codes('Review {{untrusted event.body}}', 'prompt', true)).toEqual([]);
   });
 
-  it('TM-17: the allow sets, as data', () => {
+  it('the allow sets, as data [TM-17]', () => {
     expect(allowSets.argv).toEqual([...OPERATOR, ...DAEMON, ...TYPED, 'event.meta.*']);
     const notInPrompt = new Set(['prompt', 'prompt_file']);
     expect(allowSets.prompt).toEqual(allowSets.argv.filter((p) => !notInPrompt.has(p)));
     expect(allowSets.fence).toEqual([...allowSets.prompt, ...UNTRUSTED]);
   });
 
-  it('TM-17: every issue of one template is reported at load, with its position', () => {
+  it('every issue of one template is reported at load, with its position [TM-17]', () => {
     const r = parseRunTemplate('{{event.repo}} {{nope}} {{event.title}}', 'argv', quiet);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.issues.map((i) => [i.code, i.path, i.column])).toEqual([
@@ -85,7 +85,7 @@ describe('TM-17: every template is checked against the allow set of its location
   });
 });
 
-describe('TM-18: a path not in the context table fails load', () => {
+describe('a path not in the context table fails load [TM-18]', () => {
   it.each([
     'nope',
     'run',
@@ -96,44 +96,44 @@ describe('TM-18: a path not in the context table fails load', () => {
     'harness',
     'event.sender',
     'env.home',
-  ])('TM-18: {{%s}} is an unknown path', (path) => {
+  ])('{{%s}} is an unknown path [TM-18]', (path) => {
     expect(codes(`{{${path}}}`, 'argv')).toEqual(['unknown_path']);
     expect(codes(`{{${path}?}}`, 'prompt')).toEqual(['unknown_path']);
   });
 });
 
-describe('TM-19: operator-supplied paths', () => {
-  it.each(OPERATOR)('TM-19: {{%s}} is allowed in argv', (path) => {
+describe('operator-supplied paths [TM-19]', () => {
+  it.each(OPERATOR)('{{%s}} is allowed in argv [TM-19]', (path) => {
     expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
   });
-  it('TM-19: the table marks them operator-supplied', () => {
+  it('the table marks them operator-supplied [TM-19]', () => {
     expect(runContextPaths.filter((r) => r.supplier === 'operator').map((r) => r.path)).toEqual(OPERATOR);
   });
 });
 
-describe('TM-20: prompt is allowed in argv only', () => {
-  it('TM-20: {{prompt}} passes in argv and fails in a prompt template', () => {
+describe('prompt is allowed in argv only [TM-20]', () => {
+  it('{{prompt}} passes in argv and fails in a prompt template [TM-20]', () => {
     expect(codes('{{prompt}}', 'argv')).toEqual([]);
     expect(codes('{{prompt?}}', 'prompt')).toEqual(['path_not_allowed']);
     expect(codes('{{untrusted prompt}}', 'prompt', true)).toEqual(['path_not_allowed']);
   });
-  it('TM-20: prompt_file is argv-only too (decision: a prompt cannot name its own file)', () => {
+  it('prompt_file is argv-only too (decision: a prompt cannot name its own file) [TM-20]', () => {
     expect(codes('{{prompt_file}}', 'argv')).toEqual([]);
     expect(codes('{{prompt_file}}', 'prompt')).toEqual(['path_not_allowed']);
   });
-  it('TM-20: no run-context path is allowed in env', () => {
+  it('no run-context path is allowed in env [TM-20]', () => {
     expect(parse('{{run.id}}', { location: 'env', context: runContext }).ok).toBe(false);
   });
 });
 
-describe('TM-21: daemon-supplied paths', () => {
-  it.each(DAEMON)('TM-21: {{%s}} is declared', (path) => {
+describe('daemon-supplied paths [TM-21]', () => {
+  it.each(DAEMON)('{{%s}} is declared [TM-21]', (path) => {
     expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
   });
-  it('TM-21: the table marks them daemon-supplied', () => {
+  it('the table marks them daemon-supplied [TM-21]', () => {
     expect(runContextPaths.filter((r) => r.supplier === 'daemon').map((r) => r.path)).toEqual(DAEMON);
   });
-  it('TM-21: run.started_at is RFC 3339 UTC in whole seconds and run.date the UTC date (decision)', () => {
+  it('run.started_at is RFC 3339 UTC in whole seconds and run.date the UTC date (decision) [TM-21]', () => {
     const ctx = buildRenderContext({ run });
     expect(render('{{run.started_at}} {{run.date}}', ctx)).toBe('2026-09-22T05:10:07Z 2026-09-22');
     const lateEvening = buildRenderContext({
@@ -143,27 +143,27 @@ describe('TM-21: daemon-supplied paths', () => {
   });
 });
 
-describe('TM-22: run.trigger is one of schedule, catch_up, manual, channel, webhook', () => {
-  it.each(RUN_TRIGGERS)('TM-22: %s renders', (trigger) => {
+describe('run.trigger is one of schedule, catch_up, manual, channel, webhook [TM-22]', () => {
+  it.each(RUN_TRIGGERS)('%s renders [TM-22]', (trigger) => {
     expect(render('{{run.trigger}}', buildRenderContext({ run: { id: 'r', trigger } }))).toBe(trigger);
   });
-  it.each(['cron', 'Webhook', '--exec', ''])('TM-22: %j is refused', (trigger) => {
+  it.each(['cron', 'Webhook', '--exec', ''])('%j is refused [TM-22]', (trigger) => {
     expect(() => buildRenderContext({ run: { id: 'r', trigger: trigger as 'manual' } })).toThrow(EventsError);
   });
-  it('TM-22: lists exactly the five triggers', () => {
+  it('lists exactly the five triggers [TM-22]', () => {
     expect([...RUN_TRIGGERS]).toEqual(['schedule', 'catch_up', 'manual', 'channel', 'webhook']);
   });
 });
 
-describe('TM-23: typed paths', () => {
+describe('typed paths [TM-23]', () => {
   it.each([...TYPED, 'event.meta.state', 'event.meta.ref_type', 'event.meta.anything'])(
-    'TM-23: {{%s}} is allowed in argv and prompt',
+    '{{%s}} is allowed in argv and prompt [TM-23]',
     (path) => {
       expect(codes(`{{${path}}}`, 'argv')).toEqual([]);
       expect(codes(`{{${path}?}}`, 'prompt')).toEqual([]);
     },
   );
-  it('TM-23: they render from the extraction', () => {
+  it('they render from the extraction [TM-23]', () => {
     const ctx = buildRenderContext({ event: loaded });
     expect(
       renderArgv(
@@ -192,7 +192,7 @@ describe('TM-23: typed paths', () => {
       'open',
     ]);
   });
-  it('TM-23: an untrusted sender leaves {{event.actor}} unresolved', () => {
+  it('an untrusted sender leaves {{event.actor}} unresolved [TM-23]', () => {
     const untrusted = buildEnvelope({
       source: 'webhook.github-pr',
       scheme: 'github',
@@ -205,8 +205,8 @@ describe('TM-23: typed paths', () => {
   });
 });
 
-describe('TM-24: untrusted-only paths fail as {{path}} or {{path?}} anywhere', () => {
-  it.each(UNTRUSTED)('TM-24: %s', (path) => {
+describe('untrusted-only paths fail as {{path}} or {{path?}} anywhere [TM-24]', () => {
+  it.each(UNTRUSTED)('%s [TM-24]', (path) => {
     for (const form of [`{{${path}}}`, `{{${path}?}}`]) {
       expect(codes(form, 'argv')).toContain('untrusted_only_path');
       expect(codes(form, 'prompt')).toContain('untrusted_only_path');
@@ -215,14 +215,14 @@ describe('TM-24: untrusted-only paths fail as {{path}} or {{path?}} anywhere', (
   });
 });
 
-describe('TM-25: free text in argv fails load', () => {
-  it.each([...UNTRUSTED, 'event.repo'])('TM-25: {{untrusted %s}} in an argv element is refused', (path) => {
+describe('free text in argv fails load [TM-25]', () => {
+  it.each([...UNTRUSTED, 'event.repo'])('{{untrusted %s}} in an argv element is refused [TM-25]', (path) => {
     expect(codes(`--title={{untrusted ${path}}}`, 'argv')).toContain('fence_outside_prompt');
   });
 });
 
-describe('TM-26: {{untrusted …}} in a prompt needs untrusted_inline', () => {
-  it('TM-26: fails without it and passes with it, warning at load', () => {
+describe('{{untrusted …}} in a prompt needs untrusted_inline [TM-26]', () => {
+  it('fails without it and passes with it, warning at load [TM-26]', () => {
     expect(codes('{{untrusted event.title}}', 'prompt', false)).toEqual(['fence_not_enabled']);
     const warnings: TmplWarning[] = [];
     const r = parseRunTemplate('{{untrusted event.title}}', 'prompt', {
@@ -234,12 +234,12 @@ describe('TM-26: {{untrusted …}} in a prompt needs untrusted_inline', () => {
   });
 });
 
-describe('TM-27: untrusted_inline is off by default', () => {
-  it('TM-27: parseRunTemplate refuses the fence unless asked', () => {
+describe('untrusted_inline is off by default [TM-27]', () => {
+  it('parseRunTemplate refuses the fence unless asked [TM-27]', () => {
     const r = parseRunTemplate('{{untrusted event.body}}', 'prompt', quiet);
     expect(!r.ok && r.issues.map((i) => i.code)).toEqual(['fence_not_enabled']);
   });
-  it('TM-27: the render context carries no free text unless untrustedInline is set', () => {
+  it('the render context carries no free text unless untrustedInline is set [TM-27]', () => {
     const off = buildRenderContext({ event: loaded }) as { event: Record<string, unknown> };
     for (const path of UNTRUSTED) expect(off.event[path.slice(6)]).toBeUndefined();
     const on = buildRenderContext({ event: loaded, untrustedInline: true }) as {
@@ -249,25 +249,25 @@ describe('TM-27: untrusted_inline is off by default', () => {
   });
 });
 
-describe('TM-28: {{untrusted path}} accepts the untrusted-only paths', () => {
-  it.each(UNTRUSTED)('TM-28: {{untrusted %s}} renders fenced', (path) => {
+describe('{{untrusted path}} accepts the untrusted-only paths [TM-28]', () => {
+  it.each(UNTRUSTED)('{{untrusted %s}} renders fenced [TM-28]', (path) => {
     const ctx = buildRenderContext({ event: loaded, untrustedInline: true });
     const out = render(`{{untrusted ${path}}}`, ctx, { fenceSource: 'webhook.github-pr', ...quiet });
     expect(out).toMatch(
       new RegExp(`^<untrusted-data source="webhook.github-pr" field="${path}" nonce="[0-9a-f]{32}">\\n`),
     );
   });
-  it('TM-28: it also accepts typed and daemon paths (tmpl decision: fencing a trusted value makes it inert)', () => {
+  it('it also accepts typed and daemon paths (tmpl decision: fencing a trusted value makes it inert) [TM-28]', () => {
     expect(codes('{{untrusted event.repo}} {{untrusted run.id}}', 'prompt', true)).toEqual([]);
   });
-  it('TM-28: a fenced path with untrusted_inline off in the context renders an empty block', () => {
+  it('a fenced path with untrusted_inline off in the context renders an empty block [TM-28]', () => {
     const out = render('{{untrusted event.title}}', buildRenderContext({ event: loaded }), quiet);
     expect(out).toMatch(/^<untrusted-data [^>]+>\n\n<\/untrusted-data nonce="[0-9a-f]{32}">$/);
   });
 });
 
-describe('TM-29: templates read typed, never the raw payload', () => {
-  it('TM-29: no path reaches webhook.*', () => {
+describe('templates read typed, never the raw payload [TM-29]', () => {
+  it('no path reaches webhook.* [TM-29]', () => {
     for (const path of [
       'webhook.body',
       'webhook.body.title',
@@ -279,7 +279,7 @@ describe('TM-29: templates read typed, never the raw payload', () => {
     }
     expect(runContextPaths.every((r) => !r.path.startsWith('webhook'))).toBe(true);
   });
-  it('TM-29: the render context holds no payload field outside the table', () => {
+  it('the render context holds no payload field outside the table [TM-29]', () => {
     const ctx = buildRenderContext({ event: loaded, untrustedInline: true });
     expect(Object.keys(ctx)).toEqual(['event']);
     expect(Object.keys(ctx.event as object)).not.toContain('webhook');
@@ -290,8 +290,8 @@ describe('TM-29: templates read typed, never the raw payload', () => {
   });
 });
 
-describe('TM-30: the render context comes from harness, run request and typed', () => {
-  it('TM-30: assembles operator, daemon and typed values', () => {
+describe('the render context comes from harness, run request and typed [TM-30]', () => {
+  it('assembles operator, daemon and typed values [TM-30]', () => {
     const ctx = buildRenderContext({
       harness: { name: 'reviewer', workdir: '/srv/work' },
       model: 'anthropic/claude',
@@ -329,7 +329,7 @@ describe('TM-30: the render context comes from harness, run request and typed', 
       'run-42 webhook webhook.github-pr /run/e.json',
     );
   });
-  it('TM-30: config validation holds no run values: the declaration is paths only', () => {
+  it('config validation holds no run values: the declaration is paths only [TM-30]', () => {
     expect(
       runContext.paths.every((p) =>
         Object.keys(p).every((k) => ['path', 'locations', 'description', 'untrustedOnly'].includes(k)),
@@ -337,7 +337,7 @@ describe('TM-30: the render context comes from harness, run request and typed', 
     ).toBe(true);
     expect(parseRunTemplate('{{run.id}} {{event.sha}}', 'argv').ok).toBe(true);
   });
-  it('TM-30: an absent value is an absent key: {{x?}} renders empty, {{x}} is unresolved', () => {
+  it('an absent value is an absent key: {{x?}} renders empty, {{x}} is unresolved [TM-30]', () => {
     const ctx = buildRenderContext({ run: { id: 'r', trigger: 'manual' } });
     expect(renderArgv(['a', '{{event.sha?}}'], ctx)).toEqual(['a', '']);
     try {

@@ -58,8 +58,8 @@ function parsedArgv() {
   });
 }
 
-describe('TM-70: the envelope format', () => {
-  it('TM-70: holds version 1, kind, source, event_id, received_at, webhook {event, delivery, body} and typed', async () => {
+describe('the envelope format [TM-70]', () => {
+  it('holds version 1, kind, source, event_id, received_at, webhook {event, delivery, body} and typed [TM-70]', async () => {
     const { path } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     expect(Object.keys(file)).toEqual([
@@ -91,7 +91,7 @@ describe('TM-70: the envelope format', () => {
     });
   });
 
-  it('TM-70: stores the raw delivery body, less its top-level secret', async () => {
+  it('stores the raw delivery body, less its top-level secret [TM-70]', async () => {
     const { path } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     const { secret, ...rest } = giteaPr.body as Record<string, unknown>;
@@ -99,13 +99,13 @@ describe('TM-70: the envelope format', () => {
     expect(file.webhook.body).toEqual(rest);
   });
 
-  it('TM-70: an invalid delivery id gets a generated event_id (TM-64), the raw id stays in webhook.delivery', () => {
+  it('an invalid delivery id gets a generated event_id (TM-64), the raw id stays in webhook.delivery [TM-70]', () => {
     const { envelope } = buildEnvelope({ ...config, event: 'push', delivery: '--x', body: {} });
     expect(envelope.event_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(envelope.webhook.delivery).toBe('--x');
   });
 
-  it('TM-70: refuses a source name no replay could read back', () => {
+  it('refuses a source name no replay could read back [TM-70]', () => {
     let thrown: unknown;
     try {
       buildEnvelope({ ...config, source: '-bad source', event: 'push', body: {} });
@@ -117,13 +117,13 @@ describe('TM-70: the envelope format', () => {
   });
 });
 
-describe('TM-71: written before spawn, mode 0600, atomically', () => {
-  it('TM-71: the file has mode 0600', async () => {
+describe('written before spawn, mode 0600, atomically [TM-71]', () => {
+  it('the file has mode 0600 [TM-71]', async () => {
     const { path } = await written();
     expect(statSync(path).mode & 0o777).toBe(ENVELOPE_FILE_MODE);
   });
 
-  it('TM-71: replaces an existing file whole and leaves no temporary file behind', async () => {
+  it('replaces an existing file whole and leaves no temporary file behind [TM-71]', async () => {
     const d = dir();
     const path = join(d, 'e.json');
     writeFileSync(path, 'old contents that are longer than nothing', { mode: 0o644 });
@@ -133,7 +133,7 @@ describe('TM-71: written before spawn, mode 0600, atomically', () => {
     expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(1);
   });
 
-  it('TM-71: a write into a missing directory fails with envelope_write_failed and writes nothing', async () => {
+  it('a write into a missing directory fails with envelope_write_failed and writes nothing [TM-71]', async () => {
     const path = join(dir(), 'missing', 'e.json');
     await expect(writeEnvelope(path, { ...config, event: 'push', body: {} })).rejects.toMatchObject({
       code: EventsErrorCode.ENVELOPE_WRITE_FAILED,
@@ -141,8 +141,8 @@ describe('TM-71: written before spawn, mode 0600, atomically', () => {
   });
 });
 
-describe('TM-40: extraction runs once, when the envelope is written', () => {
-  it('TM-40: the written envelope stores the extraction as typed', async () => {
+describe('extraction runs once, when the envelope is written [TM-40]', () => {
+  it('the written envelope stores the extraction as typed [TM-40]', async () => {
     const { path, loaded } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     expect(file.typed).toEqual(loaded.extraction.typed);
@@ -157,8 +157,8 @@ describe('TM-40: extraction runs once, when the envelope is written', () => {
   });
 });
 
-describe('TM-41: the envelope typed holds exactly the values templates render', () => {
-  it('TM-41: every typed value renders through the run context unchanged', async () => {
+describe('the envelope typed holds exactly the values templates render [TM-41]', () => {
+  it('every typed value renders through the run context unchanged [TM-41]', async () => {
     const { path, loaded } = await written();
     const ctx = buildRenderContext({ event: { ...loaded, file: path } });
     const typed = JSON.parse(readFileSync(path, 'utf8')).typed;
@@ -170,14 +170,14 @@ describe('TM-41: the envelope typed holds exactly the values templates render', 
   });
 });
 
-describe('TM-72/TM-73: event.file and the envelope header render', () => {
-  it('TM-72: {{event.file}} renders the envelope file path', async () => {
+describe('event.file and the envelope header render [TM-72, TM-73]', () => {
+  it('{{event.file}} renders the envelope file path [TM-72]', async () => {
     const { path, loaded } = await written();
     const ctx = buildRenderContext({ event: { ...loaded, file: path } });
     expect(renderArgv(['cat', '{{event.file}}'], ctx)).toEqual(['cat', path]);
   });
 
-  it('TM-73: event.id, kind, source and received_at render event_id, kind, source and received_at', async () => {
+  it('event.id, kind, source and received_at render event_id, kind, source and received_at [TM-73]', async () => {
     const { path, loaded } = await written();
     const ctx = buildRenderContext({ event: { ...loaded, file: path } });
     expect(render('{{event.id}} {{event.kind}} {{event.source}} {{event.received_at}}', ctx)).toBe(
@@ -186,8 +186,8 @@ describe('TM-72/TM-73: event.file and the envelope header render', () => {
   });
 });
 
-describe('TM-74: a replay re-extracts typed from the stored body', () => {
-  it('TM-74: a hand-edited typed is ignored', async () => {
+describe('a replay re-extracts typed from the stored body [TM-74]', () => {
+  it('a hand-edited typed is ignored [TM-74]', async () => {
     const { path, loaded } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     file.typed = {
@@ -206,7 +206,7 @@ describe('TM-74: a replay re-extracts typed from the stored body', () => {
     expect(replay.value.extraction).toEqual(loaded.extraction);
   });
 
-  it('TM-74: scheme and trusted actors come from configuration, not the file', async () => {
+  it('scheme and trusted actors come from configuration, not the file [TM-74]', async () => {
     const { path } = await written();
     const untrusting = await readEnvelope(path, { ...config, trustedActors: [] });
     expect(untrusting.ok && untrusting.value.envelope.typed.actor).toBeUndefined();
@@ -214,7 +214,7 @@ describe('TM-74: a replay re-extracts typed from the stored body', () => {
     expect(other.ok && other.value.envelope.typed).toEqual({});
   });
 
-  it('TM-74: an edited body is what a replay extracts (the body is the single source)', async () => {
+  it('an edited body is what a replay extracts (the body is the single source) [TM-74]', async () => {
     const { path } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     file.webhook.body.pull_request.head.sha = `-${'a'.repeat(39)}`;
@@ -227,13 +227,13 @@ describe('TM-74: a replay re-extracts typed from the stored body', () => {
     ['not json', '{', 'invalid_json'],
     ['an array', '[]', 'not_an_object'],
     ['version 2', '{"version":2}', 'unsupported_version'],
-  ])('TM-74: refuses %s', (_, text, code) => {
+  ])('refuses %s [TM-74]', (_, text, code) => {
     const r = parseEnvelope(text, config);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.issues[0]?.code).toBe(code);
   });
 
-  it('TM-74: refuses a hand-edited header that would render a flag', async () => {
+  it('refuses a hand-edited header that would render a flag [TM-74]', async () => {
     const { path } = await written();
     const file = JSON.parse(readFileSync(path, 'utf8'));
     Object.assign(file, { event_id: '--exec', source: '-x', received_at: 'yesterday', kind: 'Webhook' });
@@ -241,19 +241,19 @@ describe('TM-74: a replay re-extracts typed from the stored body', () => {
     expect(!r.ok && r.issues.map((i) => i.path)).toEqual(['kind', 'source', 'event_id', 'received_at']);
   });
 
-  it('TM-74: refuses an envelope of another source', async () => {
+  it('refuses an envelope of another source [TM-74]', async () => {
     const { path } = await written();
     const r = await readEnvelope(path, { ...config, source: 'webhook.other' });
     expect(!r.ok && r.issues[0]?.code).toBe('source_mismatch');
   });
 
-  it('TM-74: a missing file is an unreadable issue, not a throw', async () => {
+  it('a missing file is an unreadable issue, not a throw [TM-74]', async () => {
     const r = await readEnvelope(join(dir(), 'nope.json'), config);
     expect(!r.ok && r.issues[0]?.code).toBe('unreadable');
   });
 });
 
-describe('TM-75: a replay renders exactly what the original run rendered', () => {
+describe('a replay renders exactly what the original run rendered [TM-75]', () => {
   it.each(
     fixtures()
       .filter((f) => f.event === 'pull_request')

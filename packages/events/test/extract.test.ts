@@ -104,16 +104,16 @@ function assertNoLeadingDash(typed: Typed): void {
   }
 }
 
-describe('TM-65: no extracted value can start with -', () => {
+describe('no extracted value can start with - [TM-65]', () => {
   test.prop([fc.constantFrom(...schemes), event, fc.jsonValue(), trusted], { numRuns: 500 })(
-    'TM-65: holds for arbitrary JSON bodies',
+    'holds for arbitrary JSON bodies [TM-65]',
     (scheme, ev, body, actors) => {
       assertNoLeadingDash(extract({ scheme, event: ev, body, trustedActors: actors }).typed);
     },
   );
 
   for (const scheme of schemes) {
-    it(`TM-65: holds for ${scheme} bodies with hostile values at every table path`, () => {
+    it(`holds for ${scheme} bodies with hostile values at every table path [TM-65]`, () => {
       const seen = new Set<string>();
       fc.assert(
         fc.property(event, shapedBody(scheme), trusted, (ev, body, actors) => {
@@ -128,7 +128,7 @@ describe('TM-65: no extracted value can start with -', () => {
     });
   }
 
-  it('TM-65: every pattern of the table starts with an alphanumeric', () => {
+  it('every pattern of the table starts with an alphanumeric [TM-65]', () => {
     for (const re of [
       NAME_PATTERN,
       REPO_PATTERN,
@@ -178,8 +178,8 @@ describe('extract never throws', () => {
   });
 });
 
-describe('TM-42: the extractor table is data, rows of {field, jsonPaths, validate}', () => {
-  it('TM-42: has one table per scheme with typed and untrusted rows', () => {
+describe('the extractor table is data, rows of {field, jsonPaths, validate} [TM-42]', () => {
+  it('has one table per scheme with typed and untrusted rows [TM-42]', () => {
     expect(Object.keys(extractorTables).sort()).toEqual(['forgejo', 'gitea', 'github']);
     for (const [scheme, table] of Object.entries(extractorTables)) {
       expect(table.scheme).toBe(scheme);
@@ -192,7 +192,7 @@ describe('TM-42: the extractor table is data, rows of {field, jsonPaths, validat
     }
   });
 
-  it('TM-42: with several paths, the first present (non-null) one wins', () => {
+  it('with several paths, the first present (non-null) one wins [TM-42]', () => {
     const body = {
       pull_request: { number: null },
       issue: { number: 5 },
@@ -202,14 +202,14 @@ describe('TM-42: the extractor table is data, rows of {field, jsonPaths, validat
     expect(extract({ scheme: 'github', event: 'issues', body }).typed.number).toBe(5);
   });
 
-  it('TM-42: a failing first value is dropped, never replaced by a later path (no guessing)', () => {
+  it('a failing first value is dropped, never replaced by a later path (no guessing) [TM-42]', () => {
     const body = { pull_request: { number: '5' }, number: 9 };
     const r = extract({ scheme: 'github', event: 'pull_request', body });
     expect(r.typed.number).toBeUndefined();
     expect(r.dropped).toContainEqual({ field: 'number', rule: 'number_type', path: 'pull_request.number' });
   });
 
-  it('TM-42: reads own properties only, never the prototype chain', () => {
+  it('reads own properties only, never the prototype chain [TM-42]', () => {
     const body = JSON.parse('{"__proto__": {"action": "opened"}}');
     expect(extract({ scheme: 'github', event: 'push', body }).typed.action).toBeUndefined();
     expect(
@@ -222,8 +222,8 @@ describe('TM-42: the extractor table is data, rows of {field, jsonPaths, validat
   });
 });
 
-describe('TM-43: only the fields in the table reach typed', () => {
-  it('TM-43: typed has only the table fields, whatever the body carries', () => {
+describe('only the fields in the table reach typed [TM-43]', () => {
+  it('typed has only the table fields, whatever the body carries [TM-43]', () => {
     const body = {
       action: 'opened',
       extra: 'x',
@@ -236,7 +236,7 @@ describe('TM-43: only the fields in the table reach typed', () => {
   });
 
   test.prop([fc.constantFrom(...schemes), fc.jsonValue()], { numRuns: 200 })(
-    'TM-43: typed keys are always a subset of the table fields',
+    'typed keys are always a subset of the table fields [TM-43]',
     (scheme, body) => {
       const { typed } = extract({ scheme, event: 'push', body });
       const allowed = ['name', 'action', 'repo', 'number', 'url', 'sha', 'actor', 'meta'];
@@ -249,15 +249,15 @@ describe('TM-43: only the fields in the table reach typed', () => {
   );
 });
 
-describe('TM-44: a field missing from the payload is absent, not an error', () => {
-  it('TM-44: an empty body yields only the event name and no drops', () => {
+describe('a field missing from the payload is absent, not an error [TM-44]', () => {
+  it('an empty body yields only the event name and no drops [TM-44]', () => {
     expect(extract({ scheme: 'gitea', event: 'push', body: {} })).toEqual({
       typed: { name: 'push' },
       untrusted: {},
       dropped: [],
     });
   });
-  it('TM-44: a push has no number and that is not an error', () => {
+  it('a push has no number and that is not an error [TM-44]', () => {
     const push = fixtures().find((f) => f.scheme === 'github' && f.file === 'push.json')!;
     const r = extract({ scheme: 'github', event: 'push', body: push.body, trustedActors: ['Codertocat'] });
     expect(r.typed.number).toBeUndefined();
@@ -265,8 +265,8 @@ describe('TM-44: a field missing from the payload is absent, not an error', () =
   });
 });
 
-describe('TM-45: a value that fails its rule is absent from typed', () => {
-  it('TM-45: each failing field is absent and listed in dropped with its rule', () => {
+describe('a value that fails its rule is absent from typed [TM-45]', () => {
+  it('each failing field is absent and listed in dropped with its rule [TM-45]', () => {
     const body = {
       action: 'Opened',
       number: 0,
@@ -288,15 +288,15 @@ describe('TM-45: a value that fails its rule is absent from typed', () => {
       ].sort(),
     );
   });
-  it('TM-45: dropped never carries the failing value', () => {
+  it('dropped never carries the failing value [TM-45]', () => {
     const r = extract({ scheme: 'github', event: 'push', body: { action: 'hunter2 SECRET' } });
     expect(JSON.stringify(r.dropped)).not.toContain('hunter2');
   });
 });
 
-describe('TM-47: switchboard and cairn get no extractor', () => {
+describe('switchboard and cairn get no extractor [TM-47]', () => {
   it.each(['switchboard', 'cairn', 'gitlab', ''])(
-    'TM-47: %j yields an empty extraction and says why',
+    '%j yields an empty extraction and says why [TM-47]',
     (scheme) => {
       const push = fixtures().find((f) => f.file === 'push.json')!;
       expect(extract({ scheme, event: 'push', body: push.body })).toEqual({

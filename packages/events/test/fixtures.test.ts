@@ -4,15 +4,15 @@ import { at, eventNameOf, fixtures, leaves } from './helpers';
 
 const all = fixtures();
 
-describe('TM-46: extractors run against real captured deliveries, one set per scheme', () => {
-  it('TM-46: has fixtures for every scheme with a table', () => {
+describe('extractors run against real captured deliveries, one set per scheme [TM-46]', () => {
+  it('has fixtures for every scheme with a table [TM-46]', () => {
     for (const scheme of Object.keys(extractorTables)) {
       expect(all.filter((f) => f.scheme === scheme).length, scheme).toBeGreaterThan(5);
     }
   });
 
   it.each(all.map((f) => [`${f.scheme}/${f.file}`, f] as const))(
-    'TM-46: maps %s to an event name',
+    'maps %s to an event name [TM-46]',
     (_, f) => {
       expect(f.event, `no event-name rule for ${f.scheme}/${f.file}; extend test/helpers.ts`).toBeDefined();
     },

@@ -7,9 +7,9 @@ import { env } from './helpers';
 // which no process argument can hold.
 const argument = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0'));
 
-describe('CP-33: argv integrity for arbitrary strings', () => {
+describe('argv integrity for arbitrary strings [CP-33]', () => {
   test.prop([fc.array(argument, { minLength: 1, maxLength: 6 })], { numRuns: 50 })(
-    'CP-33: arbitrary argv strings without NUL round-trip through a real process',
+    'arbitrary argv strings without NUL round-trip through a real process [CP-33]',
     async (args) => {
       // printf's format comes first, so an argument starting with "-" is data, and %s (unlike %b)
       // never interprets it.

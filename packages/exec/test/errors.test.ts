@@ -51,7 +51,7 @@ describe('errors before anything runs', () => {
     expect(error.message).toMatchInlineSnapshot(`"argv[1] must be a string; found number."`);
   });
 
-  it('CP-50: names a missing executable', async () => {
+  it('names a missing executable [CP-50]', async () => {
     const error = await rejection(
       run({ argv: ['no-such-program-xyz', '--help'], env: { PATH: '/usr/bin:/bin' } }),
     );
@@ -61,7 +61,7 @@ describe('errors before anything runs', () => {
     );
   });
 
-  it('CP-50: names a missing executable given by path', async () => {
+  it('names a missing executable given by path [CP-50]', async () => {
     const error = await rejection(run({ argv: ['/nonexistent/tool'], env }));
     expect(error.code).toBe('EXECUTABLE_NOT_FOUND');
     expect(error.message).toMatchInlineSnapshot(

@@ -29,7 +29,7 @@ describe('exit and signal reporting', () => {
     expect(r.durationMs).toBeGreaterThan(0);
   });
 
-  it('CP-49: reports a nonzero exit together with stderr', async () => {
+  it('reports a nonzero exit together with stderr [CP-49]', async () => {
     const r = await run({ argv: ['sh', '-c', 'echo partial; echo "boom: bad input" >&2; exit 3'], env });
     expect(r).toMatchObject({
       ok: false,
@@ -103,7 +103,7 @@ describe('stdin', () => {
   });
 });
 
-describe('CP-30..CP-34: argv reaches the program intact, never through a shell', () => {
+describe('argv reaches the program intact, never through a shell [CP-30..CP-34]', () => {
   const hostile = [
     '; rm -rf /',
     '| cat /etc/passwd',
@@ -123,18 +123,18 @@ describe('CP-30..CP-34: argv reaches the program intact, never through a shell',
     '>out.txt',
   ];
 
-  it('CP-31/CP-32: each hostile value stays exactly one argument', async () => {
+  it('each hostile value stays exactly one argument [CP-31, CP-32]', async () => {
     const r = await run({ argv: [node, '-e', printArgv, ...hostile], env: {}, cwd: dir.path });
     expect(JSON.parse(r.stdout)).toEqual(hostile);
     expect(existsSync(join(dir.path, 'out.txt'))).toBe(false);
   });
 
-  it('CP-30: a value is not interpreted by a shell, even for a program that would take it as one word', async () => {
+  it('a value is not interpreted by a shell, even for a program that would take it as one word [CP-30]', async () => {
     const r = await run({ argv: ['echo', '$(whoami)', '`id`', '*', '; echo injected'], env, cwd: dir.path });
     expect(r.stdout).toBe('$(whoami) `id` * ; echo injected\n');
   });
 
-  it('CP-33: a hostile value reaches a real process byte for byte', async () => {
+  it('a hostile value reaches a real process byte for byte [CP-33]', async () => {
     const value = 'ünï\tcode \u0001\u007f 😀 ; rm -rf / $(whoami)';
     const r = await run({
       argv: [node, '-e', 'process.stdout.write(Buffer.from(process.argv[1]).toString("hex"))', value],
@@ -143,7 +143,7 @@ describe('CP-30..CP-34: argv reaches the program intact, never through a shell',
     expect(r.stdout).toBe(Buffer.from(value).toString('hex'));
   });
 
-  it('CP-34: placeholder syntax inside a value reaches the process as literal text', async () => {
+  it('placeholder syntax inside a value reaches the process as literal text [CP-34]', async () => {
     const r = await run({ argv: ['printf', '%s', '{{credential.gh-token}} {credential.gh-token}'], env });
     expect(r.stdout).toBe('{{credential.gh-token}} {credential.gh-token}');
   });
@@ -195,7 +195,7 @@ describe('environment: exactly what the caller passes', () => {
     });
   });
 
-  it('CP-39: a credential passed in env reaches the child but not its argv (ps cannot show it)', async () => {
+  it('a credential passed in env reaches the child but not its argv (ps cannot show it) [CP-39]', async () => {
     const secret = 'ghp_exampleSecretValue123';
     const r = await run({
       argv: ['sh', '-c', 'tr "\\0" " " < /proc/$$/cmdline; printf "\\n%s" "$GH_TOKEN"'],
@@ -211,13 +211,13 @@ describe('environment: exactly what the caller passes', () => {
 });
 
 describe('bounds: defaults', () => {
-  it('CP-45: a run with no timeout is bounded by the built-in 30 s', async () => {
+  it('a run with no timeout is bounded by the built-in 30 s [CP-45]', async () => {
     const r = await run({ argv: ['true'], env });
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
     expect(r.limits.timeoutMs).toBe(30_000);
   });
 
-  it('CP-46: a run with no ceiling is bounded by the built-in 10 MiB, failing past it', async () => {
+  it('a run with no ceiling is bounded by the built-in 10 MiB, failing past it [CP-46]', async () => {
     const r = await run({ argv: ['head', '-c', String(DEFAULT_MAX_OUTPUT_BYTES + 1), '/dev/zero'], env });
     expect(DEFAULT_MAX_OUTPUT_BYTES).toBe(10 * 1024 * 1024);
     expect(r.limits).toMatchObject({ maxOutputBytes: 10 * 1024 * 1024, onExceed: 'fail' });
@@ -227,7 +227,7 @@ describe('bounds: defaults', () => {
 });
 
 describe('bounds: timeout', () => {
-  it('CP-47: a command that runs past its timeout is killed and the call fails', async () => {
+  it('a command that runs past its timeout is killed and the call fails [CP-47]', async () => {
     const r = await run({
       argv: ['sh', '-c', 'echo started; sleep 30'],
       env,
@@ -248,7 +248,7 @@ describe('bounds: timeout', () => {
 });
 
 describe('bounds: output ceiling (stdout + stderr combined)', () => {
-  it('CP-48: output past the ceiling fails the command (default onExceed "fail") and kills it', async () => {
+  it('output past the ceiling fails the command (default onExceed "fail") and kills it [CP-48]', async () => {
     const r = await run({ argv: ['yes'], env, maxOutputBytes: 1000, killGraceMs: 500 });
     expect(r).toMatchObject({ ok: false, outcome: 'output_exceeded', outputExceeded: true, timedOut: false });
     expect(r.outputBytes.seen).toBeGreaterThan(1000);

@@ -33,8 +33,8 @@ const raw = (path: string, text: string, n: number) => rawLines(path, text, n);
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
 
-describe('HC-09: the broker lists only what its scope admits', () => {
-  it('HC-09: lists the agent’s granted pack commands plus the loom.* built-ins', async () => {
+describe('the broker lists only what its scope admits [HC-09]', () => {
+  it('lists the agent’s granted pack commands plus the loom.* built-ins [HC-09]', async () => {
     const b = await start({});
     const r = await brokerList(b.queuePath);
     expect(r.ok && ids(r.value.commands)).toEqual(
@@ -42,7 +42,7 @@ describe('HC-09: the broker lists only what its scope admits', () => {
     );
   });
 
-  it('HC-09: a scope grants subset narrows the listing; builtins: false removes the built-ins', async () => {
+  it('a scope grants subset narrows the listing; builtins: false removes the built-ins [HC-09]', async () => {
     const b = await start({
       agent: 'editor',
       grants: ['text.echo', 'text.touch'],
@@ -55,7 +55,7 @@ describe('HC-09: the broker lists only what its scope admits', () => {
     expect(r2.ok && ids(r2.value.commands)).toEqual(['text.echo', 'text.fail']);
   });
 
-  it('HC-09: rows carry id, title, help, inputs, effect, scope and the readOnlyGranted stamp', async () => {
+  it('rows carry id, title, help, inputs, effect, scope and the readOnlyGranted stamp [HC-09]', async () => {
     const b = await start({ agent: 'editor' });
     const r = await brokerList(b.queuePath);
     if (!r.ok) throw new Error('list failed');
@@ -67,7 +67,7 @@ describe('HC-09: the broker lists only what its scope admits', () => {
     expect(byId.get('vault.peek')?.ifc).toEqual({ confidentiality: ['secret'] });
   });
 
-  it('HC-60: readOnly: false stamps nothing; a readOnly list stamps only those', async () => {
+  it('readOnly: false stamps nothing; a readOnly list stamps only those [HC-60]', async () => {
     const none = await start({ readOnly: false });
     const r = await brokerList(none.queuePath);
     expect(r.ok && r.value.commands.every((c) => c.readOnlyGranted === false)).toBe(true);
@@ -79,8 +79,8 @@ describe('HC-09: the broker lists only what its scope admits', () => {
   });
 });
 
-describe('HC-10: the broker refuses every command its scope does not grant', () => {
-  it('HC-10: a pack write the agent does not hold is forbidden and nothing runs', async () => {
+describe('the broker refuses every command its scope does not grant [HC-10]', () => {
+  it('a pack write the agent does not hold is forbidden and nothing runs [HC-10]', async () => {
     const b = await start({});
     const file = join(env.root, 'touched');
     const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
@@ -93,13 +93,13 @@ describe('HC-10: the broker refuses every command its scope does not grant', () 
     expect(existsSync(file)).toBe(false);
   });
 
-  it('HC-10: a command the scope narrowed away is forbidden although the agent holds it', async () => {
+  it('a command the scope narrowed away is forbidden although the agent holds it [HC-10]', async () => {
     const b = await start({ agent: 'editor', grants: ['text.echo'] });
     const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file: join(env.root, 'x') } });
     expect(r.ok && r.value.code).toBe('forbidden');
   });
 
-  it('HC-10: an excluded built-in is forbidden; an unknown command is unknown_command', async () => {
+  it('an excluded built-in is forbidden; an unknown command is unknown_command [HC-10]', async () => {
     const b = await start({ builtins: ['loom.inspect'] });
     const c = await brokerRun(b.queuePath, {
       command: 'loom.compose',
@@ -110,7 +110,7 @@ describe('HC-10: the broker refuses every command its scope does not grant', () 
     expect(u.ok && u.value).toMatchObject({ ok: false, code: 'unknown_command' });
   });
 
-  it('HC-91: a command withdrawn from the scope after listing is refused at run time', async () => {
+  it('a command withdrawn from the scope after listing is refused at run time [HC-91]', async () => {
     const b = await start({ grants: ['text.echo'] });
     const listed = await brokerList(b.queuePath);
     expect(listed.ok && ids(listed.value.commands)).toContain('text.echo');
@@ -122,8 +122,8 @@ describe('HC-10: the broker refuses every command its scope does not grant', () 
   });
 });
 
-describe('HC-11: the broker stamps the agent actor and its run', () => {
-  it('HC-11: an actor or run named in the request is ignored; the audit and the receipts carry agent:<id>', async () => {
+describe('the broker stamps the agent actor and its run [HC-11]', () => {
+  it('an actor or run named in the request is ignored; the audit and the receipts carry agent:<id> [HC-11]', async () => {
     const b = await start({ agent: 'editor', run: 'run-A' });
     const answers = await raw(
       b.queuePath,
@@ -161,7 +161,7 @@ describe('HC-11: the broker stamps the agent actor and its run', () => {
 });
 
 describe('--read-only', () => {
-  it('HC-28: a granted read runs under --read-only', async () => {
+  it('a granted read runs under --read-only [HC-28]', async () => {
     const b = await start({});
     const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
     expect(r.ok && r.value).toMatchObject({
@@ -172,7 +172,7 @@ describe('--read-only', () => {
     });
   });
 
-  it('HC-59: a write is refused under --read-only before anything runs', async () => {
+  it('a write is refused under --read-only before anything runs [HC-59]', async () => {
     const b = await start({ agent: 'editor' });
     const file = join(env.root, 'ro');
     const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file }, readOnly: true });
@@ -180,7 +180,7 @@ describe('--read-only', () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it('HC-60: a read the scope does not stamp read-only is refused under --read-only', async () => {
+  it('a read the scope does not stamp read-only is refused under --read-only [HC-60]', async () => {
     const b = await start({ readOnly: false });
     const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'forbidden', reason: 'readonly_not_granted' });
@@ -188,7 +188,7 @@ describe('--read-only', () => {
 });
 
 describe('the command layer', () => {
-  it('HC-90: validates arguments against the row schema and names the failing paths', async () => {
+  it('validates arguments against the row schema and names the failing paths [HC-90]', async () => {
     const b = await start({});
     const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 5, extra: true } });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'bad-args', mayHaveLanded: false });
@@ -212,7 +212,7 @@ describe('the command layer', () => {
     expect(p.ok && p.value).toMatchObject({ ok: true, ifc: { confidentiality: ['secret'] } });
   });
 
-  it('CP-08: a cautious write needs approval before it runs', async () => {
+  it('a cautious write needs approval before it runs [CP-08]', async () => {
     const b = await start({ agent: 'editor' });
     const file = join(env.root, 'cautious');
     const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
@@ -225,7 +225,7 @@ describe('approvals (strict tier)', () => {
   const shout = (b: RunningBroker, message = 'hey') =>
     brokerRun(b.queuePath, { command: 'text.shout', args: { message } });
 
-  it('CP-09: a strict call creates a pending approval and is refused approval_required with its id', async () => {
+  it('a strict call creates a pending approval and is refused approval_required with its id [CP-09]', async () => {
     const b = await start({ agent: 'editor' });
     const r = await shout(b);
     expect(r.ok && r.value).toMatchObject({
@@ -250,7 +250,7 @@ describe('approvals (strict tier)', () => {
     expect(again.ok && (again.value.body as { approval_id: string }).approval_id).toBe(id);
   });
 
-  it('CP-09: once approved, the next identical call runs once; the one after needs approval again', async () => {
+  it('once approved, the next identical call runs once; the one after needs approval again [CP-09]', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
     const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
@@ -360,7 +360,7 @@ describe('audit', () => {
     });
   });
 
-  it('CP-40: a credential value never reaches the audit log or the answer', async () => {
+  it('a credential value never reaches the audit log or the answer [CP-40]', async () => {
     writeFileSync(
       join(env.instance, 'credentials.json'),
       JSON.stringify({ api_token: 'tok-SUPERSECRET-1' }),
@@ -454,7 +454,7 @@ describe('the broker socket', () => {
 });
 
 describe('job ids', () => {
-  it('HC-19: a scope naming a job refuses requests without it or with another one', async () => {
+  it('a scope naming a job refuses requests without it or with another one [HC-19]', async () => {
     const b = await start({ job: 'job-7' });
     expect(await brokerList(b.queuePath)).toMatchObject({
       ok: false,

@@ -38,7 +38,7 @@ interface ComposeBody {
 const body = (a: { body: unknown }) => a.body as ComposeBody;
 
 describe('loom.compose', () => {
-  it('LA-39: without loom_id creates a loom at version 1 and returns a receipt', async () => {
+  it('without loom_id creates a loom at version 1 and returns a receipt [LA-39]', async () => {
     const a = await compose({ request_id: 'r1', components: [{ ref: 'page:home', title: 'Home' }] });
     expect(a).toMatchObject({ ok: true, code: 'ok', mayHaveLanded: true });
     const b = body(a);
@@ -49,7 +49,7 @@ describe('loom.compose', () => {
     expect(b.current_version).toBe(1);
   });
 
-  it('LA-99: the receipt holds loom id, request id, version, created flag, component, operation and displaced ids', async () => {
+  it('the receipt holds loom id, request id, version, created flag, component, operation and displaced ids [LA-99]', async () => {
     const b = body(
       await compose({ request_id: 'r1', components: [{ ref: 'url:https://x.test' }, { ref: 'person:ada' }] }),
     );
@@ -68,7 +68,7 @@ describe('loom.compose', () => {
     expect(b.receipt.operation_ids.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('LA-40: with loom_id extends that loom and bumps its version', async () => {
+  it('with loom_id extends that loom and bumps its version [LA-40]', async () => {
     const first = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] }));
     const a = await compose({
       request_id: 'r2',
@@ -79,7 +79,7 @@ describe('loom.compose', () => {
     expect(a.completed).toEqual(body(a).receipt.operation_ids);
   });
 
-  it('LA-35: takes 1–100 components; 0 and 101 are bad-args', async () => {
+  it('takes 1–100 components; 0 and 101 are bad-args [LA-35]', async () => {
     const none = await compose({ request_id: 'r1', components: [] });
     expect(none).toMatchObject({ ok: false, code: 'bad-args', mayHaveLanded: false });
     expect((none.body as { errors: { path: string }[] }).errors[0]?.path).toBe('/components');
@@ -89,7 +89,7 @@ describe('loom.compose', () => {
     expect((await compose({ request_id: 'r3', components: hundred })).code).toBe('ok');
   });
 
-  it('LA-36: a component carries exactly one of ref and pattern_ref', async () => {
+  it('a component carries exactly one of ref and pattern_ref [LA-36]', async () => {
     const both = await compose({
       request_id: 'r1',
       components: [{ ref: 'page:a', pattern_ref: 'pattern:sp/inst-1' }],
@@ -104,7 +104,7 @@ describe('loom.compose', () => {
     ).toBe('ok');
   });
 
-  it('LA-37: every listed ref kind is accepted and any other prefix is refused', async () => {
+  it('every listed ref kind is accepted and any other prefix is refused [LA-37]', async () => {
     const kinds = [
       'page',
       'artifact',
@@ -136,7 +136,7 @@ describe('loom.compose', () => {
     }
   });
 
-  it('LA-38: title, stage and focus are optional fields of a component; unknown fields are refused', async () => {
+  it('title, stage and focus are optional fields of a component; unknown fields are refused [LA-38]', async () => {
     const a = await compose({
       request_id: 'r1',
       components: [{ ref: 'page:a', title: 'A', stage: 'main', focus: true }],
@@ -152,7 +152,7 @@ describe('loom.compose', () => {
     });
   });
 
-  it('LA-41: expected_version without loom_id is bad-args; a stale one is version_conflict', async () => {
+  it('expected_version without loom_id is bad-args; a stale one is version_conflict [LA-41]', async () => {
     expect(
       (await compose({ request_id: 'r0', expected_version: 1, components: [{ ref: 'page:a' }] })).code,
     ).toBe('bad-args');
@@ -173,7 +173,7 @@ describe('loom.compose', () => {
     expect(store.inspect(id)!.version).toBe(2);
   });
 
-  it('LA-41: --expect fills expected_version and guards the same way', async () => {
+  it('--expect fills expected_version and guards the same way [LA-41]', async () => {
     const id = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] })).receipt.loom_id;
     const a = await compose(
       { request_id: 'r2', loom_id: id, components: [{ ref: 'page:b' }] },
@@ -182,7 +182,7 @@ describe('loom.compose', () => {
     expect(a.code).toBe('version_conflict');
   });
 
-  it('LA-24: --loom never makes compose extend a loom (compose has no x-source target)', async () => {
+  it('--loom never makes compose extend a loom (compose has no x-source target) [LA-24]', async () => {
     const id = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] })).receipt.loom_id;
     const a = await compose({ request_id: 'r2', components: [{ ref: 'page:b' }] }, { loomId: id });
     expect(body(a).receipt.created).toBe(true);
@@ -200,12 +200,12 @@ describe('loom.compose', () => {
 });
 
 describe('idempotency and replay', () => {
-  it('LA-96: request_id is required', async () => {
+  it('request_id is required [LA-96]', async () => {
     const a = await compose({ components: [{ ref: 'page:a' }] });
     expect(a.body).toMatchObject({ errors: [{ path: '/request_id' }] });
   });
 
-  it('LA-100: an identical retry returns the original receipt with replayed: true and commits nothing', async () => {
+  it('an identical retry returns the original receipt with replayed: true and commits nothing [LA-100]', async () => {
     const args = { request_id: 'r1', components: [{ ref: 'page:a' }, { ref: 'page:b', title: 'B' }] };
     const first = await compose(args);
     const again = await compose({
@@ -218,7 +218,7 @@ describe('idempotency and replay', () => {
     expect(store.inspect(body(first).receipt.loom_id)!.components).toHaveLength(2);
   });
 
-  it('LA-101: a replay reports the current version, which may be newer than the receipt', async () => {
+  it('a replay reports the current version, which may be newer than the receipt [LA-101]', async () => {
     const first = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] }));
     await compose({ request_id: 'r2', loom_id: first.receipt.loom_id, components: [{ ref: 'page:b' }] });
     const replay = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] }));
@@ -226,7 +226,7 @@ describe('idempotency and replay', () => {
     expect(replay.current_version).toBe(2);
   });
 
-  it('LA-102: a replay’s current displaced is empty though the receipt recorded an eviction', async () => {
+  it('a replay’s current displaced is empty though the receipt recorded an eviction [LA-102]', async () => {
     const comps = Array.from({ length: STAGE_CAPACITY }, (_, i) => ({ ref: `page:s${i}`, stage: 'main' }));
     const id = body(await compose({ request_id: 'fill', components: comps })).receipt.loom_id;
     const args = { request_id: 'evict', loom_id: id, components: [{ ref: 'page:new', stage: 'main' }] };
@@ -239,20 +239,20 @@ describe('idempotency and replay', () => {
     expect(replay.displaced).toEqual([]);
   });
 
-  it('LA-103: a replay completes nothing: completed is empty', async () => {
+  it('a replay completes nothing: completed is empty [LA-103]', async () => {
     const args = { request_id: 'r1', components: [{ ref: 'page:a' }] };
     expect((await compose(args)).completed.length).toBeGreaterThan(0);
     expect((await compose(args)).completed).toEqual([]);
   });
 
-  it('LA-107: the same request_id with different arguments is request_conflict', async () => {
+  it('the same request_id with different arguments is request_conflict [LA-107]', async () => {
     await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] });
     const a = await compose({ request_id: 'r1', components: [{ ref: 'page:other' }] });
     expect(a).toMatchObject({ ok: false, code: 'request_conflict', mayHaveLanded: false });
     expect(a.body).toMatchObject({ request_id: 'r1' });
   });
 
-  it('LA-117: request ids are scoped to the broker’s run and agent namespace', async () => {
+  it('request ids are scoped to the broker’s run and agent namespace [LA-117]', async () => {
     const other = await hostFor(env.instance, { run: 'run-2', agent: 'editor' });
     try {
       const args = { request_id: 'same', components: [{ ref: 'page:a' }] };
@@ -308,8 +308,8 @@ describe('the stage model', () => {
   });
 });
 
-describe('LA-97: atomic commit', () => {
-  it('LA-97: a failure while writing the receipt leaves no loom, component or operation behind', async () => {
+describe('atomic commit [LA-97]', () => {
+  it('a failure while writing the receipt leaves no loom, component or operation behind [LA-97]', async () => {
     const raw = new Database(`${env.instance}/loom.db`);
     raw.exec("CREATE TRIGGER boom BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'boom'); END");
     const a = await compose({ request_id: 'r1', components: [{ ref: 'page:a' }, { ref: 'page:b' }] });
@@ -327,7 +327,7 @@ describe('LA-97: atomic commit', () => {
 });
 
 describe('loom.inspect', () => {
-  it('LA-42: reads the current version, component metadata and layout of one loom', async () => {
+  it('reads the current version, component metadata and layout of one loom [LA-42]', async () => {
     const r = body(
       await compose({
         request_id: 'r1',
@@ -351,7 +351,7 @@ describe('loom.inspect', () => {
     });
   });
 
-  it('LA-43: grants no handles: no component reference appears in the answer', async () => {
+  it('grants no handles: no component reference appears in the answer [LA-43]', async () => {
     const r = body(
       await compose({
         request_id: 'r1',
@@ -364,7 +364,7 @@ describe('loom.inspect', () => {
     expect(text).not.toContain('pattern:sp');
   });
 
-  it('LA-44: returns only version, components and layout (no renderer internals)', async () => {
+  it('returns only version, components and layout (no renderer internals) [LA-44]', async () => {
     const r = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] }));
     const a = await host.run({ op: 'run', command: 'loom.inspect', args: { loom_id: r.receipt.loom_id } });
     expect(Object.keys(a.body as object).sort()).toEqual([
@@ -396,7 +396,7 @@ describe('loom.inspect', () => {
     expect(clash.code).toBe('bad-args');
   });
 
-  it('LA-67: a legacy piece: reference reads with kind pattern', async () => {
+  it('a legacy piece: reference reads with kind pattern [LA-67]', async () => {
     const r = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] }));
     const raw = new Database(`${env.instance}/loom.db`);
     raw.prepare("UPDATE components SET ref = 'piece:legacy/1' WHERE id = ?").run(r.receipt.component_ids[0]);
@@ -409,7 +409,7 @@ describe('loom.authoring-context', () => {
   const ctx = (args: Record<string, unknown>, loomId?: string) =>
     host.run({ op: 'run', command: 'loom.authoring-context', args, ...(loomId ? { loomId } : {}) });
 
-  it('LA-45: returns at most 32 receipts, newest first', async () => {
+  it('returns at most 32 receipts, newest first [LA-45]', async () => {
     for (let i = 0; i < 34; i++) await compose({ request_id: `r${i}`, components: [{ ref: `page:${i}` }] });
     const a = await ctx({});
     const receipts = (a.body as { receipts: { request_id: string }[] }).receipts;
@@ -417,7 +417,7 @@ describe('loom.authoring-context', () => {
     expect(receipts[0]!.request_id).toBe('r33');
   });
 
-  it('LA-46: receipts come only from this run’s actor namespace', async () => {
+  it('receipts come only from this run’s actor namespace [LA-46]', async () => {
     await compose({ request_id: 'mine', components: [{ ref: 'page:a' }] });
     const other = await hostFor(env.instance, { run: 'run-1', agent: 'reader' });
     try {
@@ -435,18 +435,18 @@ describe('loom.authoring-context', () => {
     }
   });
 
-  it('LA-47: returns the bound target beside the receipts', async () => {
+  it('returns the bound target beside the receipts [LA-47]', async () => {
     const id = body(await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] })).receipt.loom_id;
     const a = await ctx({}, id);
     expect(a.body).toMatchObject({ target: { loom_id: id, version: 1 } });
   });
 
-  it('LA-49: history is not work done now: completed is empty and nothing lands', async () => {
+  it('history is not work done now: completed is empty and nothing lands [LA-49]', async () => {
     await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] });
     expect(await ctx({})).toMatchObject({ ok: true, completed: [], mayHaveLanded: false });
   });
 
-  it('LA-50: a missing implicit origin (--loom) is reported unavailable beside the receipts', async () => {
+  it('a missing implicit origin (--loom) is reported unavailable beside the receipts [LA-50]', async () => {
     await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] });
     const a = await ctx({}, 'loom-0000000000000000');
     expect(a).toMatchObject({
@@ -456,11 +456,11 @@ describe('loom.authoring-context', () => {
     expect((a.body as { receipts: unknown[] }).receipts).toHaveLength(1);
   });
 
-  it('LA-51: an explicitly requested missing target is an error', async () => {
+  it('an explicitly requested missing target is an error [LA-51]', async () => {
     expect(await ctx({ loom_id: 'loom-0000000000000000' })).toMatchObject({ ok: false, code: 'not_found' });
   });
 
-  it('LA-48: history never selects a write target: compose after a context read still creates', async () => {
+  it('history never selects a write target: compose after a context read still creates [LA-48]', async () => {
     await compose({ request_id: 'r1', components: [{ ref: 'page:a' }] });
     await ctx({});
     expect(body(await compose({ request_id: 'r2', components: [{ ref: 'page:b' }] })).receipt.created).toBe(

@@ -20,11 +20,11 @@ const runRead = (mode: PolicyMode, slot: PromptSlot) => at(mode, slot, 'read', '
 const listCommands = (mode: PolicyMode, slot: PromptSlot) => at(mode, slot, 'read', 'list_commands');
 
 describe('authorize: run_command (a write)', () => {
-  it.each(enforcing)('HC-135/HC-136: under %s a write runs for a direct-command task', (mode) => {
+  it.each(enforcing)('under %s a write runs for a direct-command task [HC-135, HC-136]', (mode) => {
     expect(runCommand(mode, 'direct-command')).toEqual({ allowed: true, reasonCode: 'cfc_direct_command' });
   });
 
-  it.each(enforcing)('HC-135/HC-136: under %s a write is refused for every other slot', (mode) => {
+  it.each(enforcing)('under %s a write is refused for every other slot [HC-135, HC-136]', (mode) => {
     for (const slot of ['context', 'quote', 'absent'] as const) {
       expect(runCommand(mode, slot)).toEqual({
         allowed: false,
@@ -33,11 +33,11 @@ describe('authorize: run_command (a write)', () => {
     }
   });
 
-  it.each(enforcing)('HC-137: under %s a context-bound task cannot invoke run_command', (mode) => {
+  it.each(enforcing)('under %s a context-bound task cannot invoke run_command [HC-137]', (mode) => {
     expect(runCommand(mode, 'context').allowed).toBe(false);
   });
 
-  it('HC-154: at enforce-strict run_command stays a write: the host-read exception never covers it', () => {
+  it('at enforce-strict run_command stays a write: the host-read exception never covers it [HC-154]', () => {
     expect(runCommand('enforce-strict', 'context')).toEqual({
       allowed: false,
       reasonCode: 'cfc_write_requires_direct_command',
@@ -46,7 +46,7 @@ describe('authorize: run_command (a write)', () => {
     expect(at('enforce-strict', 'context', 'write', 'run_read_command').allowed).toBe(false);
   });
 
-  it('LA-52: loom_compose is a write: enforcing modes require direct-command authority', () => {
+  it('loom_compose is a write: enforcing modes require direct-command authority [LA-52]', () => {
     for (const mode of enforcing) {
       expect(at(mode, 'direct-command', 'write', 'loom_compose').allowed).toBe(true);
       for (const slot of ['context', 'quote', 'absent'] as const) {
@@ -55,7 +55,7 @@ describe('authorize: run_command (a write)', () => {
     }
   });
 
-  it('LA-55: the write check is an authority check only: no label or flow enters the decision', () => {
+  it('the write check is an authority check only: no label or flow enters the decision [LA-55]', () => {
     const input = {
       mode: 'enforce-explicit',
       slot: 'direct-command',
@@ -68,7 +68,7 @@ describe('authorize: run_command (a write)', () => {
 });
 
 describe('authorize: reads', () => {
-  it.each(enforcing)('HC-142: under %s a context-bound task may invoke run_read_command', (mode) => {
+  it.each(enforcing)('under %s a context-bound task may invoke run_read_command [HC-142]', (mode) => {
     expect(runRead(mode, 'context').allowed).toBe(true);
   });
 
@@ -82,21 +82,21 @@ describe('authorize: reads', () => {
     });
   });
 
-  it('HC-149: at enforce-strict an explicitly context-bound task may invoke list_commands', () => {
+  it('at enforce-strict an explicitly context-bound task may invoke list_commands [HC-149]', () => {
     expect(listCommands('enforce-strict', 'context')).toEqual({
       allowed: true,
       reasonCode: 'cfc_enforce_strict_host_command_read',
     });
   });
 
-  it('HC-150: at enforce-strict an explicitly context-bound task may invoke run_read_command', () => {
+  it('at enforce-strict an explicitly context-bound task may invoke run_read_command [HC-150]', () => {
     expect(runRead('enforce-strict', 'context')).toEqual({
       allowed: true,
       reasonCode: 'cfc_enforce_strict_host_command_read',
     });
   });
 
-  it('HC-151: at enforce-strict quoted task authority cannot invoke list_commands or run_read_command', () => {
+  it('at enforce-strict quoted task authority cannot invoke list_commands or run_read_command [HC-151]', () => {
     expect(listCommands('enforce-strict', 'quote').allowed).toBe(false);
     expect(runRead('enforce-strict', 'quote')).toEqual({
       allowed: false,
@@ -104,12 +104,12 @@ describe('authorize: reads', () => {
     });
   });
 
-  it('HC-152: at enforce-strict absent task authority cannot invoke list_commands or run_read_command', () => {
+  it('at enforce-strict absent task authority cannot invoke list_commands or run_read_command [HC-152]', () => {
     expect(listCommands('enforce-strict', 'absent').allowed).toBe(false);
     expect(runRead('enforce-strict', 'absent').allowed).toBe(false);
   });
 
-  it('HC-153/LA-53/LA-54: at enforce-strict other read tools keep their gate for a context-bound task', () => {
+  it('at enforce-strict other read tools keep their gate for a context-bound task [HC-153, LA-53, LA-54]', () => {
     for (const tool of ['loom_inspect', 'loom_authoring_context', 'read_file', 'List_Commands']) {
       expect(at('enforce-strict', 'context', 'read', tool)).toEqual({
         allowed: false,
@@ -120,7 +120,7 @@ describe('authorize: reads', () => {
     }
   });
 
-  it('HC-155: the strict admission is traced as cfc_enforce_strict_host_command_read, and only there', () => {
+  it('the strict admission is traced as cfc_enforce_strict_host_command_read, and only there [HC-155]', () => {
     const codes = new Set<string>();
     for (const mode of POLICY_MODES)
       for (const slot of PROMPT_SLOTS)
@@ -136,7 +136,7 @@ describe('authorize: reads', () => {
     ]);
   });
 
-  it('HC-156: the admission is not a grant: the decision carries nothing a broker could read as one', () => {
+  it('the admission is not a grant: the decision carries nothing a broker could read as one [HC-156]', () => {
     expect(Object.keys(runRead('enforce-strict', 'context')).sort()).toEqual(['allowed', 'reasonCode']);
   });
 });

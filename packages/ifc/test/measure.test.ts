@@ -28,7 +28,7 @@ const alice: Label = { confidentiality: ['alice'], integrity: ['host'] };
 const query: Label = { confidentiality: ['bob'], integrity: ['typed-by-person'] };
 
 describe('measure: the four outcomes', () => {
-  it('HC-163: admits an answer by its own ifc label (labelSource row)', () => {
+  it('admits an answer by its own ifc label (labelSource row) [HC-163]', () => {
     const a = answer({ n: 1 }, alice);
     expect(measure(a, { queryLabel: query, ceiling: ['alice'] })).toEqual({
       status: 'admitted',
@@ -38,7 +38,7 @@ describe('measure: the four outcomes', () => {
     });
   });
 
-  it("HC-164: admits an unlabeled answer at the query's confidentiality and no integrity (labelSource query)", () => {
+  it("admits an unlabeled answer at the query's confidentiality and no integrity (labelSource query) [HC-164]", () => {
     const a = answer({ n: 1 });
     const m = measure(a, { queryLabel: query, ceiling: ['bob'] });
     expect(m).toEqual({
@@ -50,7 +50,7 @@ describe('measure: the four outcomes', () => {
     expect(labelForUnlabeled(query)).toEqual({ confidentiality: ['bob'], integrity: [] });
   });
 
-  it('HC-165: withholds an answer whose label exceeds the run ceiling (cfc_ceiling_exceeded)', () => {
+  it('withholds an answer whose label exceeds the run ceiling (cfc_ceiling_exceeded) [HC-165]', () => {
     expect(measure(answer({}, alice), { queryLabel: PUBLIC, ceiling: ['bob'] })).toBe(
       WITHHELD_CEILING_EXCEEDED,
     );
@@ -111,7 +111,7 @@ describe('measure: the four outcomes', () => {
     );
   });
 
-  it('HC-162: measures a retrieval row through the same function as a command answer', () => {
+  it('measures a retrieval row through the same function as a command answer [HC-162]', () => {
     const row = { text: 'a page', ifc: alice };
     expect(measure(row, { queryLabel: PUBLIC, ceiling: ['alice'] })).toMatchObject({
       status: 'admitted',
@@ -120,7 +120,7 @@ describe('measure: the four outcomes', () => {
     expect(measure({ text: 'a page' }, { queryLabel: query, ceiling: [] })).toBe(WITHHELD_CEILING_EXCEEDED);
   });
 
-  it("HC-130: an unlabeled answer in a batch takes the join of every call's input label", () => {
+  it("an unlabeled answer in a batch takes the join of every call's input label [HC-130]", () => {
     const calls: Label[] = [
       { confidentiality: ['alice'], integrity: [] },
       { confidentiality: ['bob'], integrity: [] },
@@ -136,7 +136,7 @@ describe('measure: the four outcomes', () => {
 });
 
 describe('measure: what a withheld answer shows', () => {
-  it('HC-170: a withheld result holds none of the content and no reference to the answer', () => {
+  it('a withheld result holds none of the content and no reference to the answer [HC-170]', () => {
     const a = answer({ secret: 'the-content' }, alice);
     const m = measure(a, { queryLabel: PUBLIC, ceiling: [] });
     expect(Object.values(m)).not.toContain(a);
@@ -153,7 +153,7 @@ describe('measure: what a withheld answer shows', () => {
     expect(JSON.stringify(smuggled)).toBe('{"status":"withheld","reasonCode":"cfc_label_read_failed"}');
   });
 
-  it('HC-171: a withheld result carries exactly its status and reasonCode', () => {
+  it('a withheld result carries exactly its status and reasonCode [HC-171]', () => {
     const m = measure(answer({}, { bogus: true }), { queryLabel: PUBLIC, ceiling: [] });
     expect(Object.keys(m).sort()).toEqual(['reasonCode', 'status']);
     expect(m).toEqual({ status: 'withheld', reasonCode: 'cfc_label_read_failed' });

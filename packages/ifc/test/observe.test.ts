@@ -19,7 +19,7 @@ const admitted = (l: Label): Measurement<unknown> =>
 const withheld = (l: Label): Measurement<unknown> => measure({ ifc: l }, { queryLabel: PUBLIC, ceiling: [] });
 
 describe('ObservationLog', () => {
-  it('HC-173: records an admitted answer as a model-context observation over the output channel', () => {
+  it('records an admitted answer as a model-context observation over the output channel [HC-173]', () => {
     const log = new ObservationLog();
     const o = log.observeBatch([admitted(alice)]);
     expect(o).toEqual({ seq: 1, channel: 'output', label: alice, context: alice });
@@ -27,7 +27,7 @@ describe('ObservationLog', () => {
     expect(log.observations).toEqual([o]);
   });
 
-  it("HC-175: a batch records exactly one observation, the join of its admitted answers' labels", () => {
+  it("a batch records exactly one observation, the join of its admitted answers' labels [HC-175]", () => {
     const log = new ObservationLog();
     log.observeBatch([admitted(alice), withheld(bob), admitted(bob)]);
     expect(log.observations).toHaveLength(1);

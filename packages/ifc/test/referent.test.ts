@@ -17,7 +17,7 @@ const admit = (body: unknown, ifc?: Label) =>
   measure(answer(body, ifc), { queryLabel: bob, ceiling: undefined });
 
 describe('ReferentStore', () => {
-  it('HC-167: holds an admitted answer as a document referent with label source command', () => {
+  it('holds an admitted answer as a document referent with label source command [HC-167]', () => {
     const store = new ReferentStore();
     const doc = store.hold(admit({ hits: 2 }, alice), { source: 'command', provenance });
     expect(doc).toMatchObject({
@@ -31,7 +31,7 @@ describe('ReferentStore', () => {
     expect(store.hold(admit({}), { source: 'command', provenance }).labelFrom).toBe('query');
   });
 
-  it('HC-168: the provenance names the command, the agent actor, the loom and the version', () => {
+  it('the provenance names the command, the agent actor, the loom and the version [HC-168]', () => {
     const doc = new ReferentStore().hold(admit({}), { source: 'command', provenance });
     expect(doc.provenance).toEqual({
       command: 'notes.search',
@@ -48,7 +48,7 @@ describe('ReferentStore', () => {
     expect(ids(new ReferentStore())).toEqual(['doc-1', 'doc-2', 'doc-3']);
   });
 
-  it('HC-169: a document minted from a structured result is linked to it and never labelled looser', () => {
+  it('a document minted from a structured result is linked to it and never labelled looser [HC-169]', () => {
     const store = new ReferentStore();
     const parent = store.hold(admit({ handle: 'page:1' }, alice), { source: 'command', provenance });
     const child = store.hold(admit({ page: 1 }, PUBLIC), {
@@ -64,7 +64,7 @@ describe('ReferentStore', () => {
     ).toThrowError(expect.objectContaining({ code: 'unknown_referent' }));
   });
 
-  it('HC-174: the label stays on the artifact; the model-visible citation carries neither label nor content', () => {
+  it('the label stays on the artifact; the model-visible citation carries neither label nor content [HC-174]', () => {
     const store = new ReferentStore();
     const doc = store.hold(admit({ text: 'body' }, alice), { source: 'command', provenance });
     const citation = store.cite(doc.id);

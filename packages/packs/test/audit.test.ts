@@ -16,7 +16,7 @@ const text = `command_packs:
 `;
 
 describe('audit events', () => {
-  it('CP-23 CP-24: the event action is the label; the payload carries provider, container, member and effects as fields', async () => {
+  it('the event action is the label; the payload carries provider, container, member and effects as fields [CP-23, CP-24]', async () => {
     const ws = await loadOk(text);
     const decision = decide(ws, { commandId: 'gh.whoami', caller: { id: 'reader', scopes: [] } });
     expect(auditEvent(ws, 'gh.whoami', { agent: 'reader', decision })).toEqual({
@@ -37,7 +37,7 @@ describe('audit events', () => {
     });
   });
 
-  it('CP-23: denied calls are audited too', async () => {
+  it('denied calls are audited too [CP-23]', async () => {
     const ws = await loadOk(text.replace('effects: read', 'effects: write').replace('cautious', 'readonly'));
     const decision = decide(ws, { commandId: 'gh.whoami', caller: { scopes: [] } });
     expect(auditEvent(ws, 'gh.whoami', { decision })?.payload).toMatchObject({
@@ -46,13 +46,13 @@ describe('audit events', () => {
     });
   });
 
-  it('CP-26: a query reads payload fields; the fields agree with the label without parsing it', async () => {
+  it('a query reads payload fields; the fields agree with the label without parsing it [CP-26]', async () => {
     const ws = await loadOk(text);
     const e = auditEvent(ws, 'gh.whoami');
     expect(e && `command:call:${e.payload.container}:${e.payload.member}`).toBe(e?.action);
   });
 
-  it('CP-40: a credential value never appears in the audit event of a run that printed it', async () => {
+  it('a credential value never appears in the audit event of a run that printed it [CP-40]', async () => {
     const ws = await loadOk(text);
     const credentials = credentialsFrom({ gh_token: SECRET });
     const r = await runPackCommand(ws, 'gh.whoami', {}, { credentials });
@@ -71,7 +71,7 @@ describe('audit events', () => {
 });
 
 describe('MCP servers (not in this project)', () => {
-  it('CP-25: with no MCP servers, every audit payload is provider "command"; server grants are refused (see CP-69)', async () => {
+  it('with no MCP servers, every audit payload is provider "command"; server grants are refused (see CP-69) [CP-25]', async () => {
     const ws = await loadOk(text);
     expect(auditEvent(ws, 'gh.whoami')?.payload.provider).toBe('command');
   });

@@ -23,12 +23,12 @@ if (!loaded.ok) throw new Error(loaded.issues.map(formatIssue).join('\n'));
 const ws = loaded.workspace;
 
 describe('the example workspace', () => {
-  it('CP-79: the fixture loads (with requirement probing)', async () => {
+  it('the fixture loads (with requirement probing) [CP-79]', async () => {
     const r = await loadWorkspace({ file: join(fixturesDir, 'workspaces', 'demo', 'workspace.yaml') });
     expect(r.ok).toBe(true);
   });
 
-  it('CP-82: declares a json-tools pack and the agents: reader holds pack:json-tools, editor the strict write by name', () => {
+  it('declares a json-tools pack and the agents: reader holds pack:json-tools, editor the strict write by name [CP-82]', () => {
     expect(ws.agents.map((a) => [a.id, a.grants])).toEqual([
       ['reader', ['pack:json-tools', 'pack:repo', 'pack:echo']],
       ['editor', ['json-tools.edit-in-place', 'repo.tag']],
@@ -62,7 +62,7 @@ describe('the example workspace', () => {
     });
   });
 
-  it.skipIf(!hasJq)('CP-83: a read command runs unattended', async () => {
+  it.skipIf(!hasJq)('a read command runs unattended [CP-83]', async () => {
     const d = decide(ws, { commandId: 'json-tools.query', caller: 'reader' });
     expect([d.outcome, d.code]).toEqual(['allow', 'read_auto_approved']);
     const r = await runPackCommand(ws, 'json-tools.query', {
@@ -73,7 +73,7 @@ describe('the example workspace', () => {
   });
 
   it.skipIf(!hasJq)(
-    'CP-84: a write command stops at a governance decision, and runs once approved',
+    'a write command stops at a governance decision, and runs once approved [CP-84]',
     async () => {
       const approvals = createMemoryApprovalStore();
       const args = { filter: 'map(.name)', file: 'data/people.json' };
@@ -92,7 +92,7 @@ describe('the example workspace', () => {
     },
   );
 
-  it('CP-85: the readonly pack refuses the declared write and prints the reason', () => {
+  it('the readonly pack refuses the declared write and prints the reason [CP-85]', () => {
     const d = decide(ws, { commandId: 'repo.tag', caller: 'editor', args: { name: 'v1' } });
     expect([d.outcome, d.code]).toEqual(['deny', 'readonly_tier']);
     expect(d.reason).toMatchInlineSnapshot(
@@ -108,7 +108,7 @@ describe('the example workspace', () => {
   });
 
   it.skipIf(!hasJq)(
-    'CP-86: a filter of "; rm -rf /" runs harmlessly and produces an ordinary jq error',
+    'a filter of "; rm -rf /" runs harmlessly and produces an ordinary jq error [CP-86]',
     async () => {
       const r = await runPackCommand(ws, 'json-tools.query', {
         filter: '; rm -rf /',
@@ -121,7 +121,7 @@ describe('the example workspace', () => {
     },
   );
 
-  it('CP-86 (fallback without jq): the injection value reaches node as one inert argument', async () => {
+  it('the injection value reaches node as one inert argument (fallback without jq) [CP-86]', async () => {
     const r = await runPackCommand(ws, 'echo.argv', { value: '; rm -rf /' });
     expect(r.ok && r.outcome.output).toEqual(['; rm -rf /']);
   });

@@ -64,24 +64,24 @@ describe('tiers (decision table)', () => {
     ['readonly.read', 'allow', 'read_auto_approved'],
     ['readonly.write', 'deny', 'readonly_tier'],
     ['readonly.undeclared', 'deny', 'readonly_tier'],
-  ] as const)('CP-07 CP-08 CP-09 CP-10 CP-12: %s → %s (%s)', (id, want, code) => {
+  ] as const)('%s → %s (%s) [CP-07, CP-08, CP-09, CP-10, CP-12]', (id, want, code) => {
     const d = outcome(id);
     expect([d.outcome, d.code]).toEqual([want, code]);
   });
 
-  it('CP-05: permission_overrides win over the pack permission in the gate', () => {
+  it('permission_overrides win over the pack permission in the gate [CP-05]', () => {
     expect(outcome('mixed.risky').code).toBe('strict_tier');
     expect(outcome('mixed.safe').code).toBe('open_tier');
     expect(outcome('mixed.plain').code).toBe('read_auto_approved');
   });
 
-  it('CP-07: open skips governance (no approval, even for a write) but the scope gate still applies (decided)', () => {
+  it('open skips governance (no approval, even for a write) but the scope gate still applies (decided) [CP-07]', () => {
     expect(outcome('open.write', { approvals: createMemoryApprovalStore() }).approvalId).toBeUndefined();
     const d = decide(ws, { commandId: 'scoped.run', caller: { scopes: ['repo:read'] } });
     expect([d.outcome, d.code, d.scopesDenied]).toEqual(['deny', 'scope_denied', ['tests:execute']]);
   });
 
-  it('CP-11: readonly + write is denied before governance or approvals are consulted', () => {
+  it('readonly + write is denied before governance or approvals are consulted [CP-11]', () => {
     const store = createMemoryApprovalStore();
     const key = approvalKey('readonly.write', 'anonymous', {});
     store.approve(store.request(key, { action: 'x', tier: 'readonly', effects: 'write', reason: 'x' }).id);
@@ -92,14 +92,14 @@ describe('tiers (decision table)', () => {
     expect(decide(ws, { commandId: 'readonly.write', caller: { scopes: [] } }).code).toBe('readonly_tier');
   });
 
-  it('CP-12: readonly does not deny a read; the read is auto-approved as under cautious (decided)', () => {
+  it('readonly does not deny a read; the read is auto-approved as under cautious (decided) [CP-12]', () => {
     expect(outcome('readonly.read', { approvals: createMemoryApprovalStore() })).toMatchObject({
       outcome: 'allow',
       code: 'read_auto_approved',
     });
   });
 
-  it('CP-13: with no governance configured, a call that passes the tier check is allowed; readonly + write is still denied', () => {
+  it('with no governance configured, a call that passes the tier check is allowed; readonly + write is still denied [CP-13]', () => {
     expect(outcome('strict.write', { governance: false })).toMatchObject({
       outcome: 'allow',
       code: 'no_governance',
@@ -111,7 +111,7 @@ describe('tiers (decision table)', () => {
     });
   });
 
-  it('CP-09: strict needs an explicit approval per call: approving one call does not approve another or a repeat', () => {
+  it('strict needs an explicit approval per call: approving one call does not approve another or a repeat [CP-09]', () => {
     const store = createMemoryApprovalStore();
     const args = { file: 'a.json' };
     const first = outcome('strict.read', { approvals: store, args });
@@ -135,7 +135,7 @@ describe('tiers (decision table)', () => {
     expect(approvalKey('a.b', 'y', {})).not.toEqual(approvalKey('a.b', 'x', {}));
   });
 
-  it('CP-14: a command of a pack left out for an unmet requirement is refused naming the binary', async () => {
+  it('a command of a pack left out for an unmet requirement is refused naming the binary [CP-14]', async () => {
     const w = await loadOk(
       `command_packs:\n  - id: gone\n    optional: true\n    requires: [{ binary: no-such-binary-xyz }]\n    commands:\n      - { id: a, argv: [no-such-binary-xyz], effects: read }\n`,
       { probe: true },
@@ -149,7 +149,7 @@ describe('tiers (decision table)', () => {
 });
 
 describe('scopes authorize, actions label', () => {
-  it('CP-16 CP-17: required scopes (pack + command) are granted or denied; any missing scope denies', () => {
+  it('required scopes (pack + command) are granted or denied; any missing scope denies [CP-16, CP-17]', () => {
     const d = decide(ws, {
       commandId: 'scoped.run',
       caller: { scopes: ['repo:read', 'tests:execute', 'x:y'] },
@@ -165,7 +165,7 @@ describe('scopes authorize, actions label', () => {
     });
   });
 
-  it('CP-16: a scope that is not noun:verb fails load', async () => {
+  it('a scope that is not noun:verb fails load [CP-16]', async () => {
     expect(
       await loadErrors(`agents:
   - id: a
@@ -178,23 +178,23 @@ describe('scopes authorize, actions label', () => {
 `);
   });
 
-  it('CP-18 CP-62 CP-63: outcomes follow declared effects, never words in the action label', () => {
+  it('outcomes follow declared effects, never words in the action label [CP-18, CP-62, CP-63]', () => {
     // truncate-table holds no write word of the old heuristic; send-query holds "send".
     expect(outcome('db.truncate-table')).toMatchObject({ outcome: 'deny', code: 'readonly_tier' });
     expect(outcome('db.send-query')).toMatchObject({ outcome: 'allow', code: 'read_auto_approved' });
   });
 
-  it('CP-19: the decision carries the resolved tier, the effects and the scopes', () => {
+  it('the decision carries the resolved tier, the effects and the scopes [CP-19]', () => {
     expect(outcome('mixed.risky')).toMatchObject({ tier: 'strict', effects: 'read', scopesRequired: [] });
   });
 
-  it('CP-20 CP-21: action labels are command:call:<pack>:<command>; mcp:call stays for servers', () => {
+  it('action labels are command:call:<pack>:<command>; mcp:call stays for servers [CP-20, CP-21]', () => {
     expect(outcome('cautious.read').action).toBe('command:call:cautious:read');
     expect(actionLabel('command', 'json-tools', 'query')).toBe('command:call:json-tools:query');
     expect(actionLabel('mcp', 'filesystem', 'read_file')).toBe('mcp:call:filesystem:read_file');
   });
 
-  it('CP-22: a denial reason names the action label, the tier and why', () => {
+  it('a denial reason names the action label, the tier and why [CP-22]', () => {
     expect(outcome('readonly.write').reason).toMatchInlineSnapshot(
       `"command:call:readonly:write denied: pack "readonly" is readonly and readonly.write declares effects write"`,
     );
@@ -208,7 +208,7 @@ describe('scopes authorize, actions label', () => {
     );
   });
 
-  it('CP-15: every refusal has one shape: outcome, code, reason, action, scopes', () => {
+  it('every refusal has one shape: outcome, code, reason, action, scopes [CP-15]', () => {
     const shapes = ['readonly.write', 'nope.x', 'scoped.run'].map((id) =>
       Object.keys(decide(ws, { commandId: id, caller: { scopes: [] } }))
         .filter((k) => !['tier', 'effects'].includes(k))
@@ -219,7 +219,7 @@ describe('scopes authorize, actions label', () => {
     );
   });
 
-  it('CP-28: an unknown command is denied naming it and listing what exists', () => {
+  it('an unknown command is denied naming it and listing what exists [CP-28]', () => {
     expect(outcome('cautious.nope').reason).toMatchInlineSnapshot(
       `"command:call:cautious:nope denied: unknown command "cautious.nope": pack "cautious" has the commands cautious.read, cautious.write, cautious.undeclared"`,
     );
@@ -228,7 +228,7 @@ describe('scopes authorize, actions label', () => {
     );
   });
 
-  it('CP-65: a declared agent id is checked against its grants; an unknown agent is denied', () => {
+  it('a declared agent id is checked against its grants; an unknown agent is denied [CP-65]', () => {
     expect(decide(ws, { commandId: 'cautious.read', caller: 'narrow' })).toMatchObject({
       outcome: 'deny',
       code: 'not_granted',

@@ -15,7 +15,7 @@ const packs = `command_packs:
 `;
 
 describe('grants', () => {
-  it('CP-64 CP-66 CP-67: pack:<id> carries the read commands only; a write is granted by naming it; forms mix in one list', async () => {
+  it('pack:<id> carries the read commands only; a write is granted by naming it; forms mix in one list [CP-64, CP-66, CP-67]', async () => {
     const ws = await loadOk(`${packs}agents:\n  - id: a\n    grants: [pack:json-tools, writers.rm]\n`);
     const r = resolveGrants(ws, 'a');
     expect(r.ok && r.commands).toEqual(['json-tools.keys', 'json-tools.query', 'writers.rm']);
@@ -24,7 +24,7 @@ describe('grants', () => {
     expect(named.ok && named.commands).toEqual(['json-tools.edit', 'json-tools.undeclared']);
   });
 
-  it('CP-65: a declared pack is inert until granted: the manifest lists only granted commands', async () => {
+  it('a declared pack is inert until granted: the manifest lists only granted commands [CP-65]', async () => {
     const ws = await loadOk(
       `${packs}agents:\n  - id: nobody\n    grants: []\n  - id: a\n    grants: [pack:json-tools]\n`,
     );
@@ -36,7 +36,7 @@ describe('grants', () => {
     ]);
   });
 
-  it('CP-68 D3: a read command added later reaches pack:<id> holders; an added write still loads and is excluded', async () => {
+  it('a read command added later reaches pack:<id> holders; an added write still loads and is excluded [CP-68, D3]', async () => {
     const grown = packs.replace(
       `      - { id: undeclared, argv: [jq, '.'] }\n`,
       `      - { id: undeclared, argv: [jq, '.'] }\n      - { id: count, argv: [jq, length], effects: read }\n      - { id: purge, argv: [jq, '.'], effects: write }\n`,
@@ -45,7 +45,7 @@ describe('grants', () => {
     expect(ws.agents[0]?.commands).toEqual(['json-tools.count', 'json-tools.keys', 'json-tools.query']);
   });
 
-  it('CP-70 CP-74: a grant matching nothing, and pack: with no id, are errors listing what exists', async () => {
+  it('a grant matching nothing, and pack: with no id, are errors listing what exists [CP-70, CP-74]', async () => {
     expect(
       await loadErrors(
         `${packs}agents:\n  - id: a\n    grants: [pack:nope, 'pack:', json-tools.nope, nope.x, json-tools]\n`,
@@ -61,7 +61,7 @@ describe('grants', () => {
     `);
   });
 
-  it('CP-75: pack:<id> whose commands are all writes is an error (it would grant nothing), naming the writes', async () => {
+  it('pack:<id> whose commands are all writes is an error (it would grant nothing), naming the writes [CP-75]', async () => {
     expect(
       await loadErrors(`${packs}agents:\n  - id: a\n    grants: [pack:writers]\n`),
     ).toMatchInlineSnapshot(`
@@ -71,7 +71,7 @@ describe('grants', () => {
     `);
   });
 
-  it('CP-69: server:<id> is reserved and refused (no MCP servers in this project)', () => {
+  it('server:<id> is reserved and refused (no MCP servers in this project) [CP-69]', () => {
     return loadOk(packs).then((ws) => {
       const r = resolveGrants(ws, ['server:filesystem']);
       expect(r.ok).toBe(false);
@@ -84,7 +84,7 @@ describe('grants', () => {
     });
   });
 
-  it('CP-72: a granted pack command is an ordinary manifest row (id, title, help, inputs, effect)', async () => {
+  it('a granted pack command is an ordinary manifest row (id, title, help, inputs, effect) [CP-72]', async () => {
     const ws = await loadOk(packs);
     expect(listCommands(ws)[0]).toEqual({
       id: 'json-tools.query',
@@ -123,7 +123,7 @@ describe('grants', () => {
 });
 
 describe('effects and synthetic ids', () => {
-  it('CP-60: effects is read or write; anything else fails load', async () => {
+  it('effects is read or write; anything else fails load [CP-60]', async () => {
     expect(
       await loadErrors(
         `command_packs:\n  - id: p\n    commands:\n      - { id: a, argv: ['true'], effects: readonly }\n`,
@@ -135,13 +135,13 @@ describe('effects and synthetic ids', () => {
     `);
   });
 
-  it('CP-61: a command with no effects is a write (and says it was not declared)', async () => {
+  it('a command with no effects is a write (and says it was not declared) [CP-61]', async () => {
     const ws = await loadOk(`command_packs:\n  - id: p\n    commands:\n      - { id: a, argv: ['true'] }\n`);
     expect(ws.packs[0]?.commands[0]).toMatchObject({ effects: 'write', effectsDeclared: false });
     expect(listCommands(ws)[0]?.effect).toBe('write');
   });
 
-  it('CP-27 CP-71: a pack command becomes an ordinary manifest row with the synthetic id <pack>.<command> (D2)', async () => {
+  it('a pack command becomes an ordinary manifest row with the synthetic id <pack>.<command> (D2) [CP-27, CP-71]', async () => {
     const ws = await loadOk(packs);
     expect(listCommands(ws).map((r) => r.id)).toEqual([
       'json-tools.query',
@@ -152,7 +152,7 @@ describe('effects and synthetic ids', () => {
     ]);
   });
 
-  it('CP-76 CP-77: a pack shipped with the product is inert until a workspace declares it and a grant names it', async () => {
+  it('a pack shipped with the product is inert until a workspace declares it and a grant names it [CP-76, CP-77]', async () => {
     // json-tools ships in fixtures/workspaces/demo; a workspace that does not declare it cannot grant it.
     expect(await loadErrors(`agents:\n  - id: a\n    grants: [json-tools.query]\n`)).toMatchInlineSnapshot(`
       [

@@ -11,7 +11,7 @@ import {
 import { loadErrors, loadOk, onePack } from './helpers';
 
 describe('pack declaration', () => {
-  it('CP-01 CP-02: a workspace declares command_packs, each with an id and commands with an id and argv', async () => {
+  it('a workspace declares command_packs, each with an id and commands with an id and argv [CP-01, CP-02]', async () => {
     const ws = await loadOk(onePack(`      - id: show\n        argv: [echo, hi]\n`));
     expect(ws.packs.map((p) => p.id)).toEqual(['p']);
     expect(ws.packs[0]?.commands[0]).toMatchObject({
@@ -21,7 +21,7 @@ describe('pack declaration', () => {
     });
   });
 
-  it('CP-01: a pack without commands, and a command without argv, fail load naming the position', async () => {
+  it('a pack without commands, and a command without argv, fail load naming the position [CP-01]', async () => {
     expect(await loadErrors(`command_packs:\n  - id: p\n    commands: []\n`)).toMatchInlineSnapshot(`
       [
         "workspace.yaml:3:15: command_packs[0].commands: expected at least one command, found a list of 0",
@@ -34,7 +34,7 @@ describe('pack declaration', () => {
     `);
   });
 
-  it('CP-02: argv is a list of strings, the first naming the executable (never a placeholder)', async () => {
+  it('argv is a list of strings, the first naming the executable (never a placeholder) [CP-02]', async () => {
     expect(await loadErrors(onePack(`      - id: a\n        argv: [echo, 3]\n`))).toMatchInlineSnapshot(`
       [
         "workspace.yaml:5:22: command_packs[0].commands[0].argv[1]: expected an argv element (a string), found number 3",
@@ -47,7 +47,7 @@ describe('pack declaration', () => {
     `);
   });
 
-  it('CP-03: permission is one of open, cautious, strict, readonly; anything else fails load', async () => {
+  it('permission is one of open, cautious, strict, readonly; anything else fails load [CP-03]', async () => {
     for (const tier of ['open', 'cautious', 'strict', 'readonly']) {
       const ws = await loadOk(
         onePack(`      - id: a\n        argv: ['true']\n`, `    permission: ${tier}\n`),
@@ -63,13 +63,13 @@ describe('pack declaration', () => {
     `);
   });
 
-  it('CP-04: a pack with no permission is cautious', async () => {
+  it('a pack with no permission is cautious [CP-04]', async () => {
     const ws = await loadOk(onePack(`      - id: a\n        argv: ['true']\n`));
     expect(ws.packs[0]?.permission).toBe('cautious');
     expect(ws.packs[0]?.commands[0]?.tier).toBe('cautious');
   });
 
-  it('CP-05: the tier is permission_overrides[command], else the pack permission', async () => {
+  it('the tier is permission_overrides[command], else the pack permission [CP-05]', async () => {
     const ws = await loadOk(
       onePack(
         `      - id: a\n        argv: ['true']\n      - id: b\n        argv: ['true']\n`,
@@ -82,7 +82,7 @@ describe('pack declaration', () => {
     ]);
   });
 
-  it('CP-06: an override key naming no command of the pack fails load (decided: not ignored)', async () => {
+  it('an override key naming no command of the pack fails load (decided: not ignored) [CP-06]', async () => {
     expect(
       await loadErrors(
         onePack(
@@ -115,7 +115,7 @@ describe('pack declaration', () => {
     expect(getCommand(ws, 'json-tools.query-2')?.manifestId).toBe('json-tools.query-2');
   });
 
-  it('CP-73: a duplicate pack, command or agent id is an error naming both places', async () => {
+  it('a duplicate pack, command or agent id is an error naming both places [CP-73]', async () => {
     const text = `command_packs:
   - id: p
     commands:
@@ -140,7 +140,7 @@ agents:
     `);
   });
 
-  it('CP-73: a pack command colliding with a host built-in id is an error naming both; workspace and loom are reserved pack ids', async () => {
+  it('a pack command colliding with a host built-in id is an error naming both; workspace and loom are reserved pack ids [CP-73]', async () => {
     expect(
       await loadErrors(
         `command_packs:\n  - id: tools\n    commands:\n      - id: compose\n        argv: ['true']\n`,
@@ -209,14 +209,14 @@ agents:
 });
 
 describe('argv templates and inputs', () => {
-  it('CP-29: inputs default to one required string per placeholder; {{x?}} is optional', async () => {
+  it('inputs default to one required string per placeholder; {{x?}} is optional [CP-29]', async () => {
     const ws = await loadOk(onePack(`      - id: a\n        argv: [echo, '{{one}}', 'x={{two?}}']\n`));
     const c = getCommand(ws, 'p.a');
     expect(c?.inputs).toEqual({ one: { type: 'string' }, two: { type: 'string' } });
     expect(c?.required).toEqual(['one']);
   });
 
-  it('CP-29: declared inputs keep their JSON Schema; every placeholder must be declared and every input used', async () => {
+  it('declared inputs keep their JSON Schema; every placeholder must be declared and every input used [CP-29]', async () => {
     const ws = await loadOk(
       onePack(
         `      - id: a\n        argv: [echo, '{{n}}']\n        inputs:\n          n: { type: integer, minimum: 1, description: count, x-ui: slider }\n`,
@@ -264,7 +264,7 @@ describe('argv templates and inputs', () => {
     `);
   });
 
-  it('CP-38: {{credential.NAME}} anywhere in argv is a load error, pointing at the placeholder', async () => {
+  it('{{credential.NAME}} anywhere in argv is a load error, pointing at the placeholder [CP-38]', async () => {
     expect(
       await loadErrors(
         onePack(
@@ -291,7 +291,7 @@ describe('argv templates and inputs', () => {
     `);
   });
 
-  it('CP-80: shell metacharacters in an argv literal are not special, and a shell-looking command is still one exec', async () => {
+  it('shell metacharacters in an argv literal are not special, and a shell-looking command is still one exec [CP-80]', async () => {
     // Decided: a literal such as `.a | .b` is an ordinary jq program (D1), so literals are not refused.
     // What fails validation is a template that would need a shell or put a value where argv[0] is.
     const ws = await loadOk(onePack(`      - id: a\n        argv: [jq, '.a | .b', '{{file}}']\n`));
@@ -307,7 +307,7 @@ describe('argv templates and inputs', () => {
 });
 
 describe('env and credentials', () => {
-  it('CP-37: credentials_ref names the credential that env may place', async () => {
+  it('credentials_ref names the credential that env may place [CP-37]', async () => {
     const ws = await loadOk(
       onePack(
         `      - id: a\n        argv: [gh, pr, list]\n`,
@@ -320,7 +320,7 @@ describe('env and credentials', () => {
     });
   });
 
-  it('CP-42: an env reference to an undeclared credential, or one the credential source lacks, fails load', async () => {
+  it('an env reference to an undeclared credential, or one the credential source lacks, fails load [CP-42]', async () => {
     expect(
       await loadErrors(
         onePack(`      - id: a\n        argv: [gh]\n`, `    env: { GH_TOKEN: 'x{{credential.gh_token}}' }\n`),
@@ -357,7 +357,7 @@ describe('env and credentials', () => {
 });
 
 describe('bounds in human units', () => {
-  it('CP-43 CP-44 CP-45 CP-46: timeout, max_output and timeout_overrides resolve; defaults are 30 s and 10 MiB', async () => {
+  it('timeout, max_output and timeout_overrides resolve; defaults are 30 s and 10 MiB [CP-43, CP-44, CP-45, CP-46]', async () => {
     const ws = await loadOk(`command_packs:
   - id: p
     timeout: 5m
@@ -379,7 +379,7 @@ describe('bounds in human units', () => {
     ]);
   });
 
-  it('CP-43: bad units fail load with what was expected and found', async () => {
+  it('bad units fail load with what was expected and found [CP-43]', async () => {
     expect(
       await loadErrors(
         onePack(`      - id: a\n        argv: ['true']\n`, `    timeout: 30\n    max_output: 10 megabytes\n`),

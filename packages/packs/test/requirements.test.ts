@@ -34,7 +34,7 @@ async function errors(text: string): Promise<string[]> {
 }
 
 describe('requirements', () => {
-  it('CP-51 CP-52 CP-81: a missing binary fails workspace load, naming the binary and the pack', async () => {
+  it('a missing binary fails workspace load, naming the binary and the pack [CP-51, CP-52, CP-81]', async () => {
     expect(await errors(pack('{ binary: no-such-binary-xyz }'))).toMatchInlineSnapshot(`
       [
         "workspace.yaml:3:16: pack "p" requires no-such-binary-xyz: no-such-binary-xyz is not installed (not found on PATH); install it, or mark the pack optional: true",
@@ -42,7 +42,7 @@ describe('requirements', () => {
     `);
   });
 
-  it('CP-53: an installed version below the constraint fails the same way, naming both', async () => {
+  it('an installed version below the constraint fails the same way, naming both [CP-53]', async () => {
     expect(await errors(pack(`{ binary: tool-old, version: '>=1.7' }`))).toMatchInlineSnapshot(`
       [
         "workspace.yaml:3:16: pack "p" requires tool-old: tool-old 1.4.2 is installed but >=1.7 is required; install a version that satisfies the constraint, or mark the pack optional: true",
@@ -50,7 +50,7 @@ describe('requirements', () => {
     `);
   });
 
-  it('CP-54: a version that satisfies the constraint loads', async () => {
+  it('a version that satisfies the constraint loads [CP-54]', async () => {
     const r = await load(
       pack(`{ binary: tool-old, version: '>=1.4' }, { binary: tool-new, version: '>=1.7, <3' }`),
     );
@@ -66,7 +66,7 @@ describe('requirements', () => {
     expect((await load(pack('{ binary: tool-noversion }'))).ok).toBe(true);
   });
 
-  it('CP-55: the probe runs <binary> --version with only PATH in its env, with a 10 s timeout', async () => {
+  it('the probe runs <binary> --version with only PATH in its env, with a 10 s timeout [CP-55]', async () => {
     expect(PROBE_TIMEOUT_MS).toBe(10_000);
     expect((await load(pack('{ binary: recorder }'))).ok).toBe(true);
     expect(readFileSync(join(workDir, 'recorder.args'), 'utf8')).toBe('--version\n');
@@ -88,11 +88,11 @@ describe('requirements', () => {
     ['1.9.9', '<2', true],
     ['2.0.0', '<2', false],
     ['1.8.0', '>=1.7, <2', true],
-  ] as const)('CP-56: %s satisfies %s → %s', (version, constraint, want) => {
+  ] as const)('%s satisfies %s → %s [CP-56]', (version, constraint, want) => {
     expect(satisfies(version, constraint)).toBe(want);
   });
 
-  it('CP-56: any other operator is a schema error at load', async () => {
+  it('any other operator is a schema error at load [CP-56]', async () => {
     expect(await errors(pack(`{ binary: jq, version: '~1.7' }`))).toMatchInlineSnapshot(`
       [
         "workspace.yaml:3:39: command_packs[0].requires[0].version: expected a version constraint such as >=1.7 (operators >= <= == > <), found "~1.7"",
@@ -113,7 +113,7 @@ describe('requirements', () => {
     `);
   });
 
-  it('CP-51: probe: false skips probing (requirements are a load-time check, never a run-time one)', async () => {
+  it('probe: false skips probing (requirements are a load-time check, never a run-time one) [CP-51]', async () => {
     const r = await loadWorkspace(
       { text: pack('{ binary: no-such-binary-xyz }'), file: 'workspace.yaml' },
       { probe: false },

@@ -102,7 +102,7 @@ const HOSTILE = [
 
 describe('argv substitution is value-only (the security test)', () => {
   it.each(HOSTILE)(
-    'CP-30 CP-31 CP-32 CP-33: %j reaches a real process as exactly one argv entry, byte for byte',
+    '%j reaches a real process as exactly one argv entry, byte for byte [CP-30, CP-31, CP-32, CP-33]',
     async (value) => {
       const o = await outcome('t.echo', { value });
       expect(o.status).toBe('ok');
@@ -124,13 +124,13 @@ describe('argv substitution is value-only (the security test)', () => {
     expect(o.stdout).toBe(`--\0${value}\0`);
   });
 
-  it('CP-34 CP-41: placeholder syntax inside a value is literal; a value spelling a credential reaches argv as text', async () => {
+  it('placeholder syntax inside a value is literal; a value spelling a credential reaches argv as text [CP-34, CP-41]', async () => {
     for (const value of ['{{filter}}', '{{credential.gh_token}}', '{credential.gh_token}']) {
       expect((await outcome('t.echo', { value })).output).toEqual([value]);
     }
   });
 
-  it('CP-35: the template is frozen: a call cannot add arguments or change the executable', async () => {
+  it('the template is frozen: a call cannot add arguments or change the executable [CP-35]', async () => {
     expect(await refused('t.echo', { value: 'x', extra: '--exec' })).toMatchInlineSnapshot(`
       [
         "INVALID_ARGS: t.echo: argument "extra" is not an input; expected value",
@@ -141,7 +141,7 @@ describe('argv substitution is value-only (the security test)', () => {
     expect(o.argv).toHaveLength(5);
   });
 
-  it('CP-36: a placeholder with no value is an error and nothing runs', async () => {
+  it('a placeholder with no value is an error and nothing runs [CP-36]', async () => {
     const file = join(workDir, 'should-not-exist');
     expect(await refused('t.touch', {})).toMatchInlineSnapshot(`
       [
@@ -162,7 +162,7 @@ describe('argv substitution is value-only (the security test)', () => {
     expect((await outcome('t.echo', { value: '--version' })).output).toEqual(['--version']);
   });
 
-  it('CP-78: an absolute path is passed unchanged (packs do not confine paths)', async () => {
+  it('an absolute path is passed unchanged (packs do not confine paths) [CP-78]', async () => {
     expect((await outcome('t.echo', { value: '/etc/passwd' })).output).toEqual(['/etc/passwd']);
   });
 
@@ -201,7 +201,7 @@ describe('argv substitution is value-only (the security test)', () => {
 
 describe('environment and credentials', () => {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
-  it('CP-37: the environment is the pack env plus PATH, credentials substituted, ${VAR} never expanded', async () => {
+  it('the environment is the pack env plus PATH, credentials substituted, ${VAR} never expanded [CP-37]', async () => {
     const env = (await outcome('t.env')).output as Record<string, string>;
     expect(Object.keys(env).sort()).toEqual(['GH_TOKEN', 'LITERAL', 'PATH']);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
@@ -221,7 +221,7 @@ describe('environment and credentials', () => {
     );
   });
 
-  it('CP-39: a credential never appears in the argv of the process that ran', async () => {
+  it('a credential never appears in the argv of the process that ran [CP-39]', async () => {
     const o = await outcome('t.echo', { value: 'x' });
     expect(JSON.stringify(o.argv)).not.toContain(SECRET);
     const env = (await outcome('t.env')).output as Record<string, string>;
@@ -233,7 +233,7 @@ describe('environment and credentials', () => {
     expect([o.stdout, o.stderr]).toEqual(['out [redacted]\n', 'err [redacted]\n']);
   });
 
-  it('CP-40: a credential value never appears in an error, even when a call passes it as a value', async () => {
+  it('a credential value never appears in an error, even when a call passes it as a value [CP-40]', async () => {
     const issues = [
       ...(await refused('t.missing', { value: SECRET })),
       ...(await refused('t.bare', { value: `-${SECRET}` })),
@@ -243,7 +243,7 @@ describe('environment and credentials', () => {
     expect(JSON.stringify(issues)).not.toContain(SECRET);
   });
 
-  it('CP-42: a credential missing from the source at run time is an error, never an empty string; nothing runs', async () => {
+  it('a credential missing from the source at run time is an error, never an empty string; nothing runs [CP-42]', async () => {
     expect(await refused('t.env', {}, { credentials: credentialsFrom({}) })).toMatchInlineSnapshot(`
       [
         "CREDENTIAL_UNAVAILABLE: t.env: credential "gh_token" has no value in the credential source; nothing ran (a credential is never replaced by an empty string)",
@@ -253,20 +253,20 @@ describe('environment and credentials', () => {
 });
 
 describe('bounds', () => {
-  it('CP-47: a command past its timeout is killed and the call fails', async () => {
+  it('a command past its timeout is killed and the call fails [CP-47]', async () => {
     const o = await outcome('bounds.sleep');
     expect([o.ok, o.status, o.timedOut]).toEqual([false, 'timed_out', true]);
     expect(o.message).toMatchInlineSnapshot(`"bounds.sleep ran past its timeout of 700ms and was killed"`);
   });
 
-  it('CP-47: a process tree that ignores SIGTERM is gone after the timeout (checked with ps)', async () => {
+  it('a process tree that ignores SIGTERM is gone after the timeout (checked with ps) [CP-47]', async () => {
     const o = await outcome('bounds.stubborn');
     expect(o.status).toBe('timed_out');
     const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps.split('\n').filter((l) => l.includes('sleep 31.4159'))).toEqual([]);
   });
 
-  it('CP-48: output past the ceiling fails the command (killed, not truncated silently)', async () => {
+  it('output past the ceiling fails the command (killed, not truncated silently) [CP-48]', async () => {
     const o = await outcome('bounds.yes');
     expect([o.ok, o.status, o.outputExceeded]).toEqual([false, 'output_exceeded', true]);
     expect(o.stdout.length).toBeLessThanOrEqual(4000 + 200);
@@ -275,13 +275,13 @@ describe('bounds', () => {
     );
   });
 
-  it('CP-49: a nonzero exit is reported with the stderr', async () => {
+  it('a nonzero exit is reported with the stderr [CP-49]', async () => {
     const o = await outcome('t.fail');
     expect([o.status, o.exitCode, o.stderr]).toEqual(['exit_nonzero', 7, 'bad things happened\n']);
     expect(o.message).toMatchInlineSnapshot(`"t.fail exited with code 7: bad things happened"`);
   });
 
-  it('CP-50: a missing executable is reported by name and nothing runs', async () => {
+  it('a missing executable is reported by name and nothing runs [CP-50]', async () => {
     expect(await refused('t.missing', { value: 'x' })).toMatchInlineSnapshot(`
       [
         "SPAWN_FAILED: t.missing: executable "no-such-binary-xyz" was not found on PATH; install it or fix the pack's argv",
@@ -298,17 +298,17 @@ describe('bounds', () => {
 });
 
 describe('output parsing', () => {
-  it('CP-57: parse json returns stdout parsed', async () => {
+  it('parse json returns stdout parsed [CP-57]', async () => {
     expect((await outcome('t.json', { value: '{"a":[1,2]}' })).output).toEqual({ a: [1, 2] });
   });
 
-  it('CP-58: invalid json is a clear failure that keeps the raw output', async () => {
+  it('invalid json is a clear failure that keeps the raw output [CP-58]', async () => {
     const o = await outcome('t.json', { value: 'not json' });
     expect([o.ok, o.status, o.stdout, o.output]).toEqual([false, 'parse_failed', 'not json\n', undefined]);
     expect(o.parseError).toMatch(/^stdout is not valid JSON/);
   });
 
-  it('CP-59: parse lines splits stdout into lines; no output declaration returns the raw text', async () => {
+  it('parse lines splits stdout into lines; no output declaration returns the raw text [CP-59]', async () => {
     expect((await outcome('t.lines')).output).toEqual(['a', 'b', 'c']);
     expect((await outcome('t.text')).output).toBe('a\nb');
   });
@@ -321,7 +321,7 @@ describe('working directory', () => {
     expect((await outcome('sub.pwd')).stdout).toBe(join(workDir, 'nested', 'dir'));
   });
 
-  it('CP-28: an unknown command names it and lists what exists', async () => {
+  it('an unknown command names it and lists what exists [CP-28]', async () => {
     expect(await refused('t.nope', {})).toMatchInlineSnapshot(`
       [
         "UNKNOWN_COMMAND: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
@@ -331,7 +331,7 @@ describe('working directory', () => {
 });
 
 describe.skipIf(!findBinary('jq'))('with jq installed', () => {
-  it('CP-86: "; rm -rf /" as a jq filter is an ordinary jq error', async () => {
+  it('"; rm -rf /" as a jq filter is an ordinary jq error [CP-86]', async () => {
     const w = await loadOk(`command_packs:
   - id: json-tools
     commands:

@@ -23,7 +23,7 @@ describe('human units', () => {
     expect(parseDuration(text)).toBeUndefined(),
   );
 
-  it('CP-43: MB is 10^6 bytes and MiB 2^20 (decided); KB/KiB, GB/GiB likewise', () => {
+  it('MB is 10^6 bytes and MiB 2^20 (decided); KB/KiB, GB/GiB likewise [CP-43]', () => {
     expect(parseByteSize('10MB')).toBe(10_000_000);
     expect(parseByteSize('10MiB')).toBe(10_485_760);
     expect(parseByteSize('512KB')).toBe(512_000);
@@ -33,7 +33,7 @@ describe('human units', () => {
     for (const bad of ['10', '0MB', '2GB', '10mb', '1 TB']) expect(parseByteSize(bad)).toBeUndefined();
   });
 
-  it('CP-45 CP-46: the built-in defaults are 30 s and 10 MiB', () => {
+  it('the built-in defaults are 30 s and 10 MiB [CP-45, CP-46]', () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
     expect(DEFAULT_MAX_OUTPUT_BYTES).toBe(10 * 1024 * 1024);
   });

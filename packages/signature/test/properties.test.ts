@@ -64,7 +64,7 @@ describe('renderSignature on arbitrary input', () => {
   );
 
   test.prop([field, schema, field, field, field], { numRuns: 300 })(
-    'HC-80: never exceeds 400 characters for schema-shaped input, and is deterministic',
+    'never exceeds 400 characters for schema-shaped input, and is deterministic [HC-80]',
     (name, inputSchema, outputs, effect, scope) => {
       const input = { name, inputSchema, outputs, effect, scope };
       const line = renderSignature(input);
@@ -92,7 +92,7 @@ describe('sanitizeSchema on arbitrary input', () => {
   };
 
   test.prop([fc.oneof(schema, anyJson)], { numRuns: 500 })(
-    'HC-44/HC-45/HC-46: never throws; gives true or an object without x-* keywords within 16 KiB; idempotent',
+    'never throws; gives true or an object without x-* keywords within 16 KiB; idempotent [HC-44, HC-45, HC-46]',
     (input) => {
       const before = JSON.stringify(input);
       const out = sanitizeSchema(input);

@@ -16,7 +16,7 @@ const typeOf = (schema: unknown) => {
 };
 
 describe('the line', () => {
-  it('HC-61: is one line shaped name(params) -> {outputs}  [effect, target]', () => {
+  it('is one line shaped name(params) -> {outputs}  [effect, target] [HC-61]', () => {
     const line = renderSignature({
       name: 'people-discovery.dossier',
       inputSchema: obj({ entity_id: { type: 'string' }, limit: { type: 'integer', default: 50 } }, [
@@ -31,7 +31,7 @@ describe('the line', () => {
     expect(line).not.toMatch(/[\n\r\u2028\u2029]/);
   });
 
-  it('HC-61: keeps a value with a line break on the line, escaped', () => {
+  it('keeps a value with a line break on the line, escaped [HC-61]', () => {
     expect(sig(obj({ 'a\nb': { enum: ['x\ny', 'z\u2028'] } }, ['a\nb']))).toBe(
       'c("a\\nb": "x\\ny"|"z\\u2028")  [global]',
     );
@@ -44,21 +44,21 @@ describe('parameters', () => {
     ['d', 'b'],
   );
 
-  it('HC-62: puts required parameters first, without ?', () => {
+  it('puts required parameters first, without ? [HC-62]', () => {
     expect(sig(schema)).toMatch(/^c\(b: integer, d: number, /);
   });
 
-  it('HC-63: marks each optional parameter with ?', () => {
+  it('marks each optional parameter with ? [HC-63]', () => {
     expect(sig(schema)).toBe('c(b: integer, d: number, a?: string, c?: boolean)  [global]');
   });
 
-  it('HC-64: keeps the schema property order in each group, not the order of required', () => {
+  it('keeps the schema property order in each group, not the order of required [HC-64]', () => {
     expect(sig(obj({ z: {}, y: {}, x: {}, w: {} }, ['x', 'z']))).toBe(
       'c(z: any, x: any, y?: any, w?: any)  [global]',
     );
   });
 
-  it('HC-65: writes a default after =', () => {
+  it('writes a default after = [HC-65]', () => {
     expect(sig(obj({ limit: { type: 'integer', default: 50 } }))).toBe('c(limit?: integer = 50)  [global]');
     expect(sig(obj({ q: { type: 'string', default: 'main' }, r: { type: 'string', default: 'a b' } }))).toBe(
       'c(q?: string = main, r?: string = "a b")  [global]',
@@ -68,7 +68,7 @@ describe('parameters', () => {
     ).toBe('c(f?: any[] = [], o?: any = {"a":1}, n?: any = null)  [global]');
   });
 
-  it('HC-66: reads a required input the host fills from context (x-source) as optional, in the optional group', () => {
+  it('reads a required input the host fills from context (x-source) as optional, in the optional group [HC-66]', () => {
     const inputs = obj(
       { loom_id: { type: 'string', 'x-source': 'loom' }, query: { type: 'string' }, n: { type: 'integer' } },
       ['loom_id', 'query'],
@@ -76,13 +76,13 @@ describe('parameters', () => {
     expect(sig(inputs, { scope: 'loom' })).toBe('c(query: string, loom_id?: string, n?: integer)  [loom]');
   });
 
-  it('HC-66: ignores an x-source that names nothing', () => {
+  it('ignores an x-source that names nothing [HC-66]', () => {
     expect(sig(obj({ a: { type: 'string', 'x-source': '' }, b: { 'x-source': true } }, ['a', 'b']))).toBe(
       'c(a: string, b: any)  [global]',
     );
   });
 
-  it('HC-74: reads a schema that leaves its arguments open as (...)', () => {
+  it('reads a schema that leaves its arguments open as (...) [HC-74]', () => {
     for (const open of [
       true,
       {},
@@ -97,12 +97,12 @@ describe('parameters', () => {
     }
   });
 
-  it('HC-74: reads declared but empty properties, or closed arguments, as ()', () => {
+  it('reads declared but empty properties, or closed arguments, as () [HC-74]', () => {
     expect(sig({ type: 'object', properties: {} })).toBe('c()  [global]');
     expect(sig({ type: 'object', additionalProperties: false })).toBe('c()  [global]');
   });
 
-  it('HC-73: reads arguments nothing can satisfy as (never)', () => {
+  it('reads arguments nothing can satisfy as (never) [HC-73]', () => {
     for (const none of [
       false,
       { type: 'string' },
@@ -165,19 +165,19 @@ describe('parameters', () => {
 });
 
 describe('types', () => {
-  it('HC-67: reads an enum as a|b|c', () => {
+  it('reads an enum as a|b|c [HC-67]', () => {
     expect(typeOf({ enum: ['a', 'b', 'c'] })).toBe('a|b|c');
     expect(typeOf({ type: 'integer', enum: [1, 2, 3] })).toBe('1|2|3');
     expect(typeOf({ enum: ['a', 'a', 'b'] })).toBe('a|b');
   });
 
-  it('HC-68: quotes and JSON-escapes an enum member that is empty or holds whitespace, |, a quote, a backslash or a control character', () => {
+  it('quotes and JSON-escapes an enum member that is empty or holds whitespace, |, a quote, a backslash or a control character [HC-68]', () => {
     expect(
       typeOf({ enum: ['', 'a b', 'tab\t', 'x|y', 'say "hi"', "it's", 'back\\slash', 'bell\u0007', 'plain'] }),
     ).toBe('""|"a b"|"tab\\t"|"x|y"|"say \\"hi\\""|"it\'s"|"back\\\\slash"|"bell\\u0007"|plain');
   });
 
-  it('HC-68: also quotes members that would read as a type, a number, or the line grammar, and escapes invisible characters', () => {
+  it('also quotes members that would read as a type, a number, or the line grammar, and escapes invisible characters [HC-68]', () => {
     expect(
       typeOf({
         enum: [
@@ -198,7 +198,7 @@ describe('types', () => {
     expect(typeOf({ enum: [42, true, null, 'true', { a: 1 }, [1]] })).toBe('42|true|null|"true"|{"a":1}|[1]');
   });
 
-  it('HC-69: reads an array as T[]', () => {
+  it('reads an array as T[] [HC-69]', () => {
     expect(typeOf({ type: 'array', items: { type: 'string' } })).toBe('string[]');
     expect(typeOf({ type: 'array' })).toBe('any[]');
     expect(typeOf({ type: 'array', items: { type: 'array', items: { enum: ['a', 'b'] } } })).toBe(
@@ -208,18 +208,18 @@ describe('types', () => {
     expect(typeOf({ type: 'array', items: false })).toBe('never[]');
   });
 
-  it('HC-70: reads an object with declared properties as {...}', () => {
+  it('reads an object with declared properties as {...} [HC-70]', () => {
     expect(typeOf({ type: 'object', properties: { a: { type: 'string' } } })).toBe('{...}');
     expect(typeOf({ properties: { a: {} } })).toBe('{...}');
   });
 
-  it('HC-71: reads an object without declared properties as object', () => {
+  it('reads an object without declared properties as object [HC-71]', () => {
     expect(typeOf({ type: 'object' })).toBe('object');
     expect(typeOf({ type: 'object', properties: {} })).toBe('object');
     expect(typeOf({ type: 'object', additionalProperties: { type: 'string' } })).toBe('object');
   });
 
-  it('HC-72: reads a $ref as the name it ends in', () => {
+  it('reads a $ref as the name it ends in [HC-72]', () => {
     expect(typeOf({ $ref: '#/$defs/Person' })).toBe('Person');
     expect(typeOf({ $ref: '#/definitions/a~1b' })).toBe('a/b');
     expect(typeOf({ $ref: 'https://example.com/schemas/address.json' })).toBe('address.json');
@@ -227,7 +227,7 @@ describe('types', () => {
     expect(typeOf({ type: 'array', items: { $ref: '#/$defs/Node' } })).toBe('Node[]');
   });
 
-  it('HC-72: terminates on a recursive $ref, which it never follows', () => {
+  it('terminates on a recursive $ref, which it never follows [HC-72]', () => {
     const node = {
       $ref: '#/$defs/Node',
       $defs: { Node: { type: 'object', properties: { next: { $ref: '#/$defs/Node' } } } },
@@ -235,7 +235,7 @@ describe('types', () => {
     expect(typeOf(node)).toBe('Node');
   });
 
-  it('HC-73: reads a position nothing can satisfy as never', () => {
+  it('reads a position nothing can satisfy as never [HC-73]', () => {
     expect(typeOf(false)).toBe('never');
     expect(typeOf({ enum: [] })).toBe('never');
     expect(typeOf({ anyOf: [] })).toBe('never');
@@ -315,12 +315,12 @@ describe('types', () => {
 });
 
 describe('outputs', () => {
-  it('HC-75: names the declared outputs as -> {a, b}', () => {
+  it('names the declared outputs as -> {a, b} [HC-75]', () => {
     expect(sig({}, { outputs: ['a', 'b'] })).toBe('c(...) -> {a, b}  [global]');
     expect(sig({}, { outputs: ['a', 7, 'a', 'b c'] })).toBe('c(...) -> {a, "b c"}  [global]');
   });
 
-  it('HC-76: leaves -> out when the command declares no outputs', () => {
+  it('leaves -> out when the command declares no outputs [HC-76]', () => {
     for (const outputs of [undefined, [], [1, null], 'a', { a: 1 }]) {
       expect(sig({}, { outputs })).toBe('c(...)  [global]');
     }
@@ -328,18 +328,18 @@ describe('outputs', () => {
 });
 
 describe('the bracket', () => {
-  it('HC-77: holds the declared effect first, then the target', () => {
+  it('holds the declared effect first, then the target [HC-77]', () => {
     expect(sig({}, { effect: 'read', scope: 'loom' })).toBe('c(...)  [read, loom]');
     expect(sig({}, { effect: 'write' })).toBe('c(...)  [write, global]');
   });
 
-  it('HC-78: holds no effect where the host declares none or an unknown one', () => {
+  it('holds no effect where the host declares none or an unknown one [HC-78]', () => {
     for (const effect of [undefined, null, '', 'READ', 'delete', 1, ['read']]) {
       expect(sig({}, { effect, scope: 'loom' })).toBe('c(...)  [loom]');
     }
   });
 
-  it('HC-79: holds the scope as the host writes it, or global where it declares none', () => {
+  it('holds the scope as the host writes it, or global where it declares none [HC-79]', () => {
     expect(sig({}, { scope: 'loom' })).toBe('c(...)  [loom]');
     expect(sig({}, { scope: 'workspace:acme' })).toBe('c(...)  ["workspace:acme"]');
     for (const scope of [undefined, '', null, 3, {}]) expect(sig({}, { scope })).toBe('c(...)  [global]');
@@ -354,7 +354,7 @@ describe('the 400-character cut', () => {
       ),
     );
 
-  it('HC-80: cuts a longer line at a parameter boundary, trailing parameters replaced by …', () => {
+  it('cuts a longer line at a parameter boundary, trailing parameters replaced by … [HC-80]', () => {
     const line = sig(many(40), { outputs: ['out'], effect: 'read' });
     expect(line.length).toBeLessThanOrEqual(400);
     expect(line).toMatch(
@@ -366,13 +366,13 @@ describe('the 400-character cut', () => {
     expect(kept).toBe(16);
   });
 
-  it('HC-80: leaves a line of exactly 400 characters whole', () => {
+  it('leaves a line of exactly 400 characters whole [HC-80]', () => {
     const fill = 'x'.repeat(400 - 'c(...)  [global]'.length);
     expect(renderSignature({ name: `c${fill}`, inputSchema: {} })).toHaveLength(400);
     expect(renderSignature({ name: `c${fill}`, inputSchema: {} })).not.toContain('…');
   });
 
-  it('HC-80: cuts inside a single huge parameter at a union boundary, keeping its name', () => {
+  it('cuts inside a single huge parameter at a union boundary, keeping its name [HC-80]', () => {
     const members = Array.from({ length: 200 }, (_, i) => `member${i}`);
     const line = sig(obj({ mode: { enum: members }, other: { type: 'string' } }, ['mode']), {
       effect: 'write',
@@ -381,19 +381,19 @@ describe('the 400-character cut', () => {
     expect(line).toMatch(/^c\(mode: member0\|member1\|(member\d+\|)+…, …\) {2}\[write, global\]$/);
   });
 
-  it('HC-80: replaces a single parameter whose type cannot be cut by its name and …', () => {
+  it('replaces a single parameter whose type cannot be cut by its name and … [HC-80]', () => {
     const line = sig(obj({ blob: { const: 'z'.repeat(1000) } }, ['blob']));
     expect(line).toBe('c(blob: …)  [global]');
   });
 
-  it('HC-80: keeps the bracket and a cut outputs list when outputs are long', () => {
+  it('keeps the bracket and a cut outputs list when outputs are long [HC-80]', () => {
     const outputs = Array.from({ length: 100 }, (_, i) => `field_${i}`);
     const line = sig(obj({ a: { type: 'string' } }, ['a']), { outputs, effect: 'read', scope: 'loom' });
     expect(line.length).toBeLessThanOrEqual(400);
     expect(line).toMatch(/^c\(a: string\) -> \{field_0, field_1, (field_\d+, )+…\} {2}\[read, loom\]$/);
   });
 
-  it('HC-80: cuts a huge name and a huge scope, marking each with …', () => {
+  it('cuts a huge name and a huge scope, marking each with … [HC-80]', () => {
     const line = renderSignature({
       name: 'n'.repeat(1000),
       inputSchema: many(3),
@@ -433,7 +433,7 @@ describe('totality', () => {
 });
 
 describe('size', () => {
-  it('HC-80: renders a schema of 100,000 parameters quickly, cut to 400', () => {
+  it('renders a schema of 100,000 parameters quickly, cut to 400 [HC-80]', () => {
     const properties = Object.fromEntries(
       Array.from({ length: 100_000 }, (_, i) => [`p${i}`, { type: 'string' }]),
     );
@@ -442,7 +442,7 @@ describe('size', () => {
     expect(line).toMatch(/^c\(p99999: string, p0\?: string, p1\?: string, .*, …\) {2}\[global\]$/);
   });
 
-  it('HC-80: renders an enum of a million members as its first ones and …', () => {
+  it('renders an enum of a million members as its first ones and … [HC-80]', () => {
     const members = Array.from({ length: 1_000_000 }, (_, i) => `m${i}`);
     const line = sig(obj({ v: { enum: members } }, ['v']));
     expect(line.length).toBeLessThanOrEqual(400);

@@ -17,19 +17,19 @@ function tpl(source: string): Template {
   return result.template;
 }
 
-describe('TM-14: renderArgv keeps argv length', () => {
-  it('TM-14: one string per element, strings and parsed templates alike', () => {
+describe('renderArgv keeps argv length [TM-14]', () => {
+  it('one string per element, strings and parsed templates alike [TM-14]', () => {
     expect(
       renderArgv(['git', tpl('log'), '-n', '{{n}}', '--grep={{q}}', '{{opt?}}'], { n: 5, q: 'a b' }),
     ).toEqual(['git', 'log', '-n', '5', '--grep=a b', '']);
   });
 
-  it('TM-14: an empty template list renders an empty argv', () => {
+  it('an empty template list renders an empty argv [TM-14]', () => {
     expect(renderArgv([], {})).toEqual([]);
   });
 });
 
-describe('CP-31/CP-32: value-only substitution (each hostile value stays one element)', () => {
+describe('value-only substitution (each hostile value stays one element) [CP-31, CP-32]', () => {
   it.each([
     '; rm -rf /',
     '| cat /etc/passwd',
@@ -51,8 +51,8 @@ describe('CP-31/CP-32: value-only substitution (each hostile value stays one ele
   });
 });
 
-describe('TM-13/CP-34: a substituted value is never re-parsed', () => {
-  it('TM-13: placeholder syntax in a value reaches argv literally', () => {
+describe('a substituted value is never re-parsed [TM-13, CP-34]', () => {
+  it('placeholder syntax in a value reaches argv literally [TM-13]', () => {
     expect(
       renderArgv(['echo', '{{x}}', 'x={{x}}'], { x: '{{credential.gh}}', credential: { gh: 'S' } }),
     ).toEqual(['echo', '{{credential.gh}}', 'x={{credential.gh}}']);
@@ -147,7 +147,7 @@ describe('argv refuses what load should have caught', () => {
     );
   });
 
-  it('CP-36: a missing required value throws unresolved with the index', () => {
+  it('a missing required value throws unresolved with the index [CP-36]', () => {
     const error = thrown(() => renderArgv(['echo', '{{x}}'], {}));
     expect([error.code, error.path]).toEqual(['unresolved', 'x']);
   });

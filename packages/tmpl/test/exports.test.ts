@@ -44,10 +44,10 @@ describe('public API', () => {
   });
 });
 
-describe('TM-16: the template package depends on no config or supervisor code', () => {
+describe('the template package depends on no config or supervisor code [TM-16]', () => {
   const sources = readdirSync(srcDir).filter((f) => f.endsWith('.ts'));
 
-  it('TM-16: imports nothing but its own modules (no Node-only import, no other package)', () => {
+  it('imports nothing but its own modules (no Node-only import, no other package) [TM-16]', () => {
     const imports = sources.flatMap((f) =>
       [...readFileSync(join(srcDir, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
     );
@@ -55,21 +55,21 @@ describe('TM-16: the template package depends on no config or supervisor code', 
     expect(imports.filter((i) => !i?.startsWith('./'))).toEqual([]);
   });
 
-  it('TM-16: declares no runtime dependency', () => {
+  it('declares no runtime dependency [TM-16]', () => {
     const pkg = JSON.parse(readFileSync(join(srcDir, '..', 'package.json'), 'utf8'));
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 });
 
-describe('TM-15: nothing rendered is persisted', () => {
-  it('TM-15: has no I/O in its sources: rendering returns strings and writes nothing', () => {
+describe('nothing rendered is persisted [TM-15]', () => {
+  it('has no I/O in its sources: rendering returns strings and writes nothing [TM-15]', () => {
     const io = /\b(writeFile|appendFile|createWriteStream|localStorage|indexedDB|fetch\(|process\.)/;
     for (const f of readdirSync(srcDir).filter((x) => x.endsWith('.ts'))) {
       expect({ file: f, io: io.test(readFileSync(join(srcDir, f), 'utf8')) }).toEqual({ file: f, io: false });
     }
   });
 
-  it('TM-15: keeps no rendered value on the template between renders', () => {
+  it('keeps no rendered value on the template between renders [TM-15]', () => {
     const result = parse('id={{run.id}}');
     if (!result.ok) throw new Error('parse failed');
     render(result.template, { run: { id: 'secret-ish-value' } });

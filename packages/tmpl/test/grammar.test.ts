@@ -22,7 +22,7 @@ function thrown(fn: () => unknown): TmplError {
   throw new Error('expected a TmplError');
 }
 
-describe('TM-01: the grammar is closed', () => {
+describe('the grammar is closed [TM-01]', () => {
   it.each([
     ['{{if x}}', IssueCode.invalid_placeholder],
     ['{{printf "%s" x}}', IssueCode.invalid_placeholder],
@@ -43,7 +43,7 @@ describe('TM-01: the grammar is closed', () => {
     }
   });
 
-  it('TM-01: accepts exactly the four forms', () => {
+  it('accepts exactly the four forms [TM-01]', () => {
     const t = ok('{{a}} {{b?}} {{untrusted c}} {{literal_open}}');
     expect(t.refs().map((r) => [r.path, r.form])).toEqual([
       ['a', 'required'],
@@ -57,7 +57,7 @@ describe('TM-01: the grammar is closed', () => {
     ]);
   });
 
-  it('TM-01: the keywords literal_open and untrusted are not paths', () => {
+  it('the keywords literal_open and untrusted are not paths [TM-01]', () => {
     expect(codes('{{literal_open?}}')).toEqual([IssueCode.invalid_placeholder]);
     expect(codes('{{untrusted}}')).toEqual([IssueCode.invalid_placeholder]);
     expect(codes('{{untrusted literal_open}}')).toEqual([IssueCode.invalid_placeholder]);
@@ -65,8 +65,8 @@ describe('TM-01: the grammar is closed', () => {
   });
 });
 
-describe('TM-02: {{path}} is required', () => {
-  it('TM-02: an unresolved required value throws unresolved naming the path', () => {
+describe('{{path}} is required [TM-02]', () => {
+  it('an unresolved required value throws unresolved naming the path [TM-02]', () => {
     const error = thrown(() => render(ok('id={{run.id}}'), { run: {} }));
     expect(error.code).toBe('unresolved');
     expect(error.path).toBe('run.id');
@@ -80,20 +80,20 @@ describe('TM-02: {{path}} is required', () => {
     [{ run: null }, 'null parent'],
     [{ run: { id: null } }, 'null value'],
     [{ run: 'r1' }, 'a string where an object should be'],
-  ])('TM-02: %j (%s) leaves run.id unresolved', (context, _why) => {
+  ])('%j (%s) leaves run.id unresolved [TM-02]', (context, _why) => {
     expect(thrown(() => render(ok('{{run.id}}'), context)).code).toBe('unresolved');
   });
 });
 
-describe('TM-03: {{path?}} is optional', () => {
-  it('TM-03: an absent optional value renders as the empty string', () => {
+describe('{{path?}} is optional [TM-03]', () => {
+  it('an absent optional value renders as the empty string [TM-03]', () => {
     expect(render(ok('[{{run.source?}}]'), {})).toBe('[]');
     expect(render(ok('[{{run.source?}}]'), { run: { source: 'cron' } })).toBe('[cron]');
   });
 });
 
-describe('TM-04: {{untrusted path}} renders inside the fence', () => {
-  it('TM-04: the value is wrapped in an untrusted-data block', () => {
+describe('{{untrusted path}} renders inside the fence [TM-04]', () => {
+  it('the value is wrapped in an untrusted-data block [TM-04]', () => {
     const out = render(ok('{{untrusted event.body}}'), { event: { body: 'hello' } }, { onWarn: () => {} });
     expect(out).toMatch(
       /^<untrusted-data source="unknown" field="event.body" nonce="[0-9a-f]{32}">\nhello\n<\/untrusted-data nonce="[0-9a-f]{32}">$/,
@@ -101,17 +101,17 @@ describe('TM-04: {{untrusted path}} renders inside the fence', () => {
   });
 });
 
-describe('TM-05: {{literal_open}} renders {{', () => {
-  it('TM-05: renders the two characters {{ and is not a reference', () => {
+describe('{{literal_open}} renders {{ [TM-05]', () => {
+  it('renders the two characters {{ and is not a reference [TM-05]', () => {
     const t = ok('{{literal_open}}run.id}}');
     expect(t.refs()).toEqual([]);
     expect(render(t, { run: { id: 'x' } })).toBe('{{run.id}}');
   });
 });
 
-describe('TM-06: path grammar', () => {
+describe('path grammar [TM-06]', () => {
   it.each(['a', 'run.id', 'event.meta.team_2', 'a0.b_c.d9', 'credential.gh_token'])(
-    'TM-06: accepts %s',
+    'accepts %s [TM-06]',
     (path) => {
       expect(ok(`{{${path}}}`).refs()[0]?.path).toBe(path);
     },
@@ -130,11 +130,11 @@ describe('TM-06: path grammar', () => {
     'rün',
     'a.b.*',
     '$x',
-  ])('TM-06: refuses %s with invalid_path', (path) => {
+  ])('refuses %s with invalid_path [TM-06]', (path) => {
     expect(codes(`{{${path}}}`)).toEqual([IssueCode.invalid_path]);
   });
 
-  it('TM-06: the message says what was found and what is expected', () => {
+  it('the message says what was found and what is expected [TM-06]', () => {
     const result = parse('x {{Run.id}}');
     expect(result.ok ? [] : result.issues).toMatchInlineSnapshot(`
       [
@@ -150,9 +150,9 @@ describe('TM-06: path grammar', () => {
   });
 });
 
-describe('TM-07: whitespace just inside the braces is ignored', () => {
+describe('whitespace just inside the braces is ignored [TM-07]', () => {
   it.each(['{{ run.id }}', '{{run.id }}', '{{\trun.id\n}}', '{{  run.id}}'])(
-    'TM-07: %j equals {{run.id}}',
+    '%j equals {{run.id}} [TM-07]',
     (source) => {
       expect(
         ok(source)
@@ -162,30 +162,30 @@ describe('TM-07: whitespace just inside the braces is ignored', () => {
     },
   );
 
-  it('TM-07: applies to every form', () => {
+  it('applies to every form [TM-07]', () => {
     expect(ok('{{ x? }}').refs()[0]?.form).toBe('optional');
     expect(ok('{{ untrusted  x }}').refs()[0]?.form).toBe('untrusted');
     expect(render(ok('{{ literal_open }}'), {})).toBe('{{');
   });
 
-  it('TM-07: whitespace inside a path or before ? is still an error', () => {
+  it('whitespace inside a path or before ? is still an error [TM-07]', () => {
     expect(codes('{{run. id}}')).toEqual([IssueCode.invalid_placeholder]);
     expect(codes('{{run.id ?}}')).toEqual([IssueCode.invalid_placeholder]);
   });
 });
 
-describe('TM-08: a lone }} is literal text', () => {
+describe('a lone }} is literal text [TM-08]', () => {
   it.each([
     ['}}', '}}'],
     ['{a: {b: .c}}', '{a: {b: .c}}'],
     ['x}}y{{run.id}}z}}', 'x}}y1z}}'],
     ['{ single } braces {', '{ single } braces {'],
-  ])('TM-08: %j renders as %j', (source, expected) => {
+  ])('%j renders as %j [TM-08]', (source, expected) => {
     expect(render(ok(source), { run: { id: '1' } })).toBe(expected);
   });
 });
 
-describe('TM-09: any other {{ is a grammar error', () => {
+describe('any other {{ is a grammar error [TM-09]', () => {
   it.each([
     ['{{', IssueCode.unclosed_placeholder],
     ['abc {{run.id', IssueCode.unclosed_placeholder],
@@ -193,11 +193,11 @@ describe('TM-09: any other {{ is a grammar error', () => {
     ['{{ }}', IssueCode.invalid_placeholder],
     ['{{{run.id}}}', IssueCode.invalid_path],
     ['{{?}}', IssueCode.invalid_path],
-  ])('TM-09: %j is %s', (source, code) => {
+  ])('%j is %s [TM-09]', (source, code) => {
     expect(codes(source)).toEqual([code]);
   });
 
-  it('TM-09: reports every issue with offset, line and column', () => {
+  it('reports every issue with offset, line and column [TM-09]', () => {
     const result = parse('ok {{a}}\n  {{if x}} {{B}}\n{{');
     expect(result.ok ? [] : result.issues).toMatchInlineSnapshot(`
       [
@@ -226,7 +226,7 @@ describe('TM-09: any other {{ is a grammar error', () => {
     `);
   });
 
-  it('TM-09: a non-string source is an issue, not a throw', () => {
+  it('a non-string source is an issue, not a throw [TM-09]', () => {
     expect(parse(42 as unknown as string)).toMatchInlineSnapshot(`
       {
         "issues": [
@@ -244,8 +244,8 @@ describe('TM-09: any other {{ is a grammar error', () => {
   });
 });
 
-describe('TM-10: parsed once into literal and placeholder segments', () => {
-  it('TM-10: parts alternate text and references, with literal_open folded into text', () => {
+describe('parsed once into literal and placeholder segments [TM-10]', () => {
+  it('parts alternate text and references, with literal_open folded into text [TM-10]', () => {
     expect(ok('a {{x}}b{{literal_open}}c{{y?}}').parts).toMatchInlineSnapshot(`
       [
         {
@@ -280,19 +280,19 @@ describe('TM-10: parsed once into literal and placeholder segments', () => {
     `);
   });
 
-  it('TM-10: a parsed template renders many times without re-parsing', () => {
+  it('a parsed template renders many times without re-parsing [TM-10]', () => {
     const t = ok('{{n}}');
     expect([1, 2, 3].map((n) => render(t, { n }))).toEqual(['1', '2', '3']);
   });
 
-  it('TM-10: grammar errors surface at parse, never at render', () => {
+  it('grammar errors surface at parse, never at render [TM-10]', () => {
     expect(parse('{{if x}}').ok).toBe(false);
     expect(thrown(() => render('{{if x}}', {})).code).toBe('invalid_template');
   });
 });
 
-describe('TM-11: refs() lists every reference', () => {
-  it('TM-11: lists each occurrence with its form and position', () => {
+describe('refs() lists every reference [TM-11]', () => {
+  it('lists each occurrence with its form and position [TM-11]', () => {
     expect(ok('{{a}}\n{{ b? }} {{untrusted c}} {{a}}').refs()).toMatchInlineSnapshot(`
       [
         {
@@ -328,14 +328,14 @@ describe('TM-11: refs() lists every reference', () => {
   });
 });
 
-describe('TM-12: render reads values from a context keyed by path', () => {
-  it('TM-12: accepts a plain nested object', () => {
+describe('render reads values from a context keyed by path [TM-12]', () => {
+  it('accepts a plain nested object [TM-12]', () => {
     expect(render(ok('{{run.id}}/{{event.number}}'), { run: { id: 'r1' }, event: { number: 412 } })).toBe(
       'r1/412',
     );
   });
 
-  it('TM-12: accepts any object with get(path), such as a Map', () => {
+  it('accepts any object with get(path), such as a Map [TM-12]', () => {
     const context = new Map<string, unknown>([
       ['run.id', 'r1'],
       ['event.number', 412],
@@ -344,7 +344,7 @@ describe('TM-12: render reads values from a context keyed by path', () => {
     expect(render(ok('{{run.id}}'), { get: (p: string) => `<${p}>` })).toBe('<run.id>');
   });
 
-  it('TM-12: strings render as-is, integers in decimal', () => {
+  it('strings render as-is, integers in decimal [TM-12]', () => {
     expect(render(ok('{{a}} {{b}} {{c}} {{d}}'), { a: ' x\n', b: -7, c: 2147483647, d: 10n ** 20n })).toBe(
       ' x\n -7 2147483647 100000000000000000000',
     );
@@ -357,36 +357,36 @@ describe('TM-12: render reads values from a context keyed by path', () => {
     [['a'], 'an array'],
     [2 ** 60, 'an integer outside the safe range'],
     [Number.NaN, 'a non-integer number'],
-  ])('TM-12: %j is refused as invalid_value', (value, found) => {
+  ])('%j is refused as invalid_value [TM-12]', (value, found) => {
     const error = thrown(() => render(ok('{{v}}'), { v: value }));
     expect(error.code).toBe('invalid_value');
     expect(error.path).toBe('v');
     expect(error.message).toContain(found);
   });
 
-  it('TM-12: the invalid_value message', () => {
+  it('the invalid_value message [TM-12]', () => {
     expect(thrown(() => render(ok('{{v}}'), { v: 1.5 })).message).toMatchInlineSnapshot(
       `"Cannot render v: expected a string or an integer, found a non-integer number; convert it to a string in the context."`,
     );
   });
 
-  it('TM-12: reads own properties only, never the prototype chain', () => {
+  it('reads own properties only, never the prototype chain [TM-12]', () => {
     expect(thrown(() => render(ok('{{constructor}}'), {})).code).toBe('unresolved');
     expect(render(ok('{{constructor?}}{{a.constructor?}}'), { a: 'x' })).toBe('');
   });
 });
 
-describe('TM-13: a rendered value is never scanned again', () => {
+describe('a rendered value is never scanned again [TM-13]', () => {
   it.each(['{{run.id}}', '{{literal_open}}', '{{untrusted event.body}}', '{{', '}}'])(
-    'TM-13: a value holding %j stays literal',
+    'a value holding %j stays literal [TM-13]',
     (value) => {
       expect(render(ok('[{{v}}]'), { v: value, run: { id: 'NO' } })).toBe(`[${value}]`);
     },
   );
 });
 
-describe('TM-14: argv rendering keeps its length (see argv.test.ts for renderArgv)', () => {
-  it('TM-14: an element holding only an absent optional is one empty element', async () => {
+describe('argv rendering keeps its length (see argv.test.ts for renderArgv) [TM-14]', () => {
+  it('an element holding only an absent optional is one empty element [TM-14]', async () => {
     const { renderArgv } = await import('../src/index');
     expect(renderArgv(['cmd', '{{x?}}', 'tail'], {})).toEqual(['cmd', '', 'tail']);
   });

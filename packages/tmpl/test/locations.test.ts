@@ -61,7 +61,7 @@ function check(source: string, location: Location, extra: Partial<CheckOptions> 
   return result.ok ? [] : result.issues.map((i) => i.code);
 }
 
-describe('TM-17: references are checked against the allow set of their location', () => {
+describe('references are checked against the allow set of their location [TM-17]', () => {
   it.each<[string, Location, string[]]>([
     ['{{run.id}}', 'argv', []],
     ['{{run.id}}', 'prompt', []],
@@ -78,7 +78,7 @@ describe('TM-17: references are checked against the allow set of their location'
     expect(check(source, location)).toEqual(expected);
   });
 
-  it('TM-17: checkTemplate checks an already parsed template the same way', () => {
+  it('checkTemplate checks an already parsed template the same way [TM-17]', () => {
     const result = parse('{{run.id}} {{nope}} {{event.body}}');
     if (!result.ok) throw new Error('parse failed');
     expect(checkTemplate(result.template, { location: 'argv', context: runContext })).toMatchInlineSnapshot(`
@@ -103,24 +103,24 @@ describe('TM-17: references are checked against the allow set of their location'
     `);
   });
 
-  it('TM-17: grammar issues come before location checks (a template that does not parse is not checked)', () => {
+  it('grammar issues come before location checks (a template that does not parse is not checked) [TM-17]', () => {
     expect(check('{{nope}} {{if x}}', 'argv')).toEqual([IssueCode.invalid_placeholder]);
   });
 });
 
-describe('TM-18: an unknown path fails load', () => {
+describe('an unknown path fails load [TM-18]', () => {
   it.each(['{{runid}}', '{{run.idd}}', '{{event}}', '{{event.meta}}', '{{event.meta.a.b}}', '{{run.id.x?}}'])(
-    'TM-18: %s is unknown_path',
+    '%s is unknown_path [TM-18]',
     (source) => {
       expect(check(source, 'prompt')).toEqual([IssueCode.unknown_path]);
     },
   );
 
-  it('TM-18: a wildcard segment matches exactly one segment', () => {
+  it('a wildcard segment matches exactly one segment [TM-18]', () => {
     expect(check('{{event.meta.team}} {{event.meta.x_1?}}', 'argv')).toEqual([]);
   });
 
-  it('TM-18: an exact entry wins over a wildcard one', () => {
+  it('an exact entry wins over a wildcard one [TM-18]', () => {
     const ctx = defineContext([
       { path: 'a.*', locations: ['argv'] },
       { path: 'a.b', locations: ['prompt'] },
@@ -130,7 +130,7 @@ describe('TM-18: an unknown path fails load', () => {
     expect(ctx.match('a')).toBeUndefined();
   });
 
-  it('TM-18: a malformed declaration throws invalid_declaration', () => {
+  it('a malformed declaration throws invalid_declaration [TM-18]', () => {
     expect(() => defineContext([{ path: 'Bad.path' }])).toThrowErrorMatchingInlineSnapshot(
       `[TmplError: Invalid context path pattern "Bad.path" at entry 0: expected dotted segments [a-z][a-z0-9_]* or *, such as event.meta.*.]`,
     );
@@ -145,17 +145,17 @@ describe('TM-18: an unknown path fails load', () => {
   });
 });
 
-describe('TM-19: operator-supplied paths', () => {
+describe('operator-supplied paths [TM-19]', () => {
   it.each(['harness.name', 'harness.workdir', 'model', 'prompt'])(
-    'TM-19: {{%s}} is known in argv',
+    '{{%s}} is known in argv [TM-19]',
     (path) => {
       expect(check(`{{${path}}}`, 'argv')).toEqual([]);
     },
   );
 });
 
-describe('TM-20: prompt is allowed in argv only', () => {
-  it('TM-20: {{prompt}} fails in a prompt template and in env', () => {
+describe('prompt is allowed in argv only [TM-20]', () => {
+  it('{{prompt}} fails in a prompt template and in env [TM-20]', () => {
     expect(check('{{prompt}}', 'prompt')).toEqual([IssueCode.path_not_allowed]);
     expect(check('{{prompt?}}', 'env')).toEqual([IssueCode.path_not_allowed]);
     const result = parse('{{prompt}}', { location: 'prompt', context: runContext });
@@ -165,22 +165,22 @@ describe('TM-20: prompt is allowed in argv only', () => {
   });
 });
 
-describe('TM-21: daemon-supplied paths', () => {
+describe('daemon-supplied paths [TM-21]', () => {
   it.each(daemon.map((d) => d.path))('TM-21: {{%s}} is known in argv and prompt', (path) => {
     expect(check(`{{${path}}}`, 'argv')).toEqual([]);
     expect(check(`{{${path}}}`, 'prompt')).toEqual([]);
   });
 });
 
-describe('TM-22: run.trigger values render as-is', () => {
-  it.each(['schedule', 'catch_up', 'manual', 'channel', 'webhook'])('TM-22: run.trigger %s', (trigger) => {
+describe('run.trigger values render as-is [TM-22]', () => {
+  it.each(['schedule', 'catch_up', 'manual', 'channel', 'webhook'])('run.trigger %s [TM-22]', (trigger) => {
     const result = parse('--trigger={{run.trigger}}', { location: 'argv', context: runContext });
     if (!result.ok) throw new Error('parse failed');
     expect(render(result.template, { run: { trigger } })).toBe(`--trigger=${trigger}`);
   });
 });
 
-describe('TM-23: typed paths', () => {
+describe('typed paths [TM-23]', () => {
   it.each([
     'event.name',
     'event.action',
@@ -190,32 +190,32 @@ describe('TM-23: typed paths', () => {
     'event.sha',
     'event.meta.team',
     'event.actor',
-  ])('TM-23: {{%s}} is known in argv', (path) => {
+  ])('{{%s}} is known in argv [TM-23]', (path) => {
     expect(check(`{{${path}}}`, 'argv')).toEqual([]);
   });
 });
 
-describe('TM-24: untrusted-only paths fail as {{path}} or {{path?}} in any location', () => {
+describe('untrusted-only paths fail as {{path}} or {{path?}} in any location [TM-24]', () => {
   const cases = freeText.flatMap((f) =>
     (['argv', 'prompt', 'env'] as const).flatMap((location) => [
       [`{{${f.path}}}`, location] as const,
       [`{{${f.path}?}}`, location] as const,
     ]),
   );
-  it.each(cases)('TM-24: %s in %s is untrusted_only_path', (source, location) => {
+  it.each(cases)('%s in %s is untrusted_only_path [TM-24]', (source, location) => {
     expect(check(source, location, { untrustedInline: true })).toEqual([IssueCode.untrusted_only_path]);
   });
 });
 
-describe('TM-25: free text in argv fails load', () => {
+describe('free text in argv fails load [TM-25]', () => {
   it.each(['{{untrusted event.body}}', '--title={{untrusted event.title}}', '{{untrusted run.id}}'])(
-    'TM-25: %s in argv is refused, even with untrustedInline',
+    '%s in argv is refused, even with untrustedInline [TM-25]',
     (source) => {
       expect(check(source, 'argv', { untrustedInline: true })).toEqual([IssueCode.fence_outside_prompt]);
     },
   );
 
-  it('TM-25: the message', () => {
+  it('the message [TM-25]', () => {
     const result = parse('{{untrusted event.body}}', { location: 'argv', context: runContext });
     expect(result.ok ? '' : result.issues[0]?.message).toMatchInlineSnapshot(
       `"{{untrusted event.body}} is not allowed in argv: the untrusted fence belongs in prompt templates only; pass the agent {{event.file}} instead."`,
@@ -223,15 +223,15 @@ describe('TM-25: free text in argv fails load', () => {
   });
 });
 
-describe('TM-26: the fence in a prompt needs untrustedInline', () => {
-  it('TM-26: fails without it and passes with it', () => {
+describe('the fence in a prompt needs untrustedInline [TM-26]', () => {
+  it('fails without it and passes with it [TM-26]', () => {
     expect(check('Review: {{untrusted event.body}}', 'prompt', { untrustedInline: false })).toEqual([
       IssueCode.fence_not_enabled,
     ]);
     expect(check('Review: {{untrusted event.body}}', 'prompt', { untrustedInline: true })).toEqual([]);
   });
 
-  it('TM-26: the message', () => {
+  it('the message [TM-26]', () => {
     const result = parse('{{untrusted event.body}}', { location: 'prompt', context: runContext });
     expect(result.ok ? '' : result.issues[0]?.message).toMatchInlineSnapshot(
       `"{{untrusted event.body}} needs untrustedInline: the fence is off by default; set untrustedInline = true on this prompt's owner (read the danger note in docs/templates.md first), or use {{event.file}}."`,
@@ -239,19 +239,19 @@ describe('TM-26: the fence in a prompt needs untrustedInline', () => {
   });
 });
 
-describe('TM-27: untrustedInline is off by default', () => {
-  it('TM-27: omitting the option refuses the fence', () => {
+describe('untrustedInline is off by default [TM-27]', () => {
+  it('omitting the option refuses the fence [TM-27]', () => {
     const result = parse('{{untrusted event.body}}', { location: 'prompt', context: runContext });
     expect(result.ok ? [] : result.issues.map((i) => i.code)).toEqual([IssueCode.fence_not_enabled]);
   });
 });
 
-describe('TM-28: {{untrusted path}} accepts untrusted-only paths (and, by decision, any prompt path)', () => {
+describe('{{untrusted path}} accepts untrusted-only paths (and, by decision, any prompt path) [TM-28]', () => {
   it.each(freeText.map((f) => f.path))('TM-28: {{untrusted %s}} is accepted in a prompt', (path) => {
     expect(check(`{{untrusted ${path}}}`, 'prompt', { untrustedInline: true })).toEqual([]);
   });
 
-  it('TM-28: typed and daemon paths may be fenced too; argv-only and unknown paths may not', () => {
+  it('typed and daemon paths may be fenced too; argv-only and unknown paths may not [TM-28]', () => {
     expect(
       check('{{untrusted event.repo}} {{untrusted run.id}}', 'prompt', { untrustedInline: true }),
     ).toEqual([]);
@@ -267,9 +267,9 @@ describe('TM-28: {{untrusted path}} accepts untrusted-only paths (and, by decisi
   });
 });
 
-describe('TM-29: no path reaches the raw payload', () => {
+describe('no path reaches the raw payload [TM-29]', () => {
   it.each(['{{webhook.body}}', '{{webhook.body.title}}', '{{webhook.event}}', '{{typed.repo}}'])(
-    'TM-29: %s is unknown_path',
+    '%s is unknown_path [TM-29]',
     (source) => {
       expect(check(source, 'prompt', { untrustedInline: true })).toEqual([IssueCode.unknown_path]);
       expect(check(source.replace('{{', '{{untrusted '), 'prompt', { untrustedInline: true })).toEqual([
@@ -279,8 +279,8 @@ describe('TM-29: no path reaches the raw payload', () => {
   );
 });
 
-describe('TM-30: validation never sees run values', () => {
-  it('TM-30: checking takes a declaration and a template, and passes with no values at all', () => {
+describe('validation never sees run values [TM-30]', () => {
+  it('checking takes a declaration and a template, and passes with no values at all [TM-30]', () => {
     const result = parse('{{run.id}} {{event.repo}}', { location: 'argv', context: runContext });
     expect(result.ok).toBe(true);
     // The declaration holds paths only: no value can travel from it into a check.
@@ -290,7 +290,7 @@ describe('TM-30: validation never sees run values', () => {
 });
 
 describe('D1/CP-38: credential.* is legal in env only', () => {
-  it('CP-38: refuses a credential outside env even if a declaration allows it there', () => {
+  it('refuses a credential outside env even if a declaration allows it there [CP-38]', () => {
     const loose = defineContext([{ path: 'credential.*' }]);
     const argv = parse('{{credential.gh}}', { location: 'argv', context: loose });
     expect(argv.ok ? [] : argv.issues).toMatchInlineSnapshot(`
@@ -309,8 +309,8 @@ describe('D1/CP-38: credential.* is legal in env only', () => {
   });
 });
 
-describe('TM-37: enabling the fence warns at load', () => {
-  it('TM-37: a prompt checked with untrustedInline emits untrusted_inline_enabled', () => {
+describe('enabling the fence warns at load [TM-37]', () => {
+  it('a prompt checked with untrustedInline emits untrusted_inline_enabled [TM-37]', () => {
     const warnings: TmplWarning[] = [];
     parse('plain', {
       location: 'prompt',
@@ -324,7 +324,7 @@ describe('TM-37: enabling the fence warns at load', () => {
     );
   });
 
-  it('TM-37: no warning when the fence stays off', () => {
+  it('no warning when the fence stays off [TM-37]', () => {
     const warnings: TmplWarning[] = [];
     parse('plain', { location: 'prompt', context: runContext, onWarn: (w) => warnings.push(w) });
     parse('plain', {
