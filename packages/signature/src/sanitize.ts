@@ -10,30 +10,29 @@ export const SCHEMA_MAX_BYTES = 16 * 1024;
 /** A sanitised schema: a fresh JSON object without extension keywords, or `true` for an open one. */
 export type SanitizedSchema = Record<string, unknown> | true;
 
-// Where subschemas sit. json-schema-traverse's tables name draft-04 to draft-07 (and `$defs`); the
-// 2019-09/2020-12 keywords it lacks are added here. The walk itself is ours, iterative and reading
-// own keys only: the library's recursive walk tests keys with `in`, so `constructor` or `toString`
-// would count as keywords, and a deep schema could overflow the stack.
+// Which keys are not keywords. Under the data keywords the value is an instance, not a schema, so an
+// `x-` key there is data and stays. Under the name-map keywords (json-schema-traverse's
+// `propsKeywords`, which include `dependencies`, plus 2019-09's `dependentSchemas`) each key names a
+// property or a definition, and each value is a schema that is still walked. Everything else is walked
+// as a schema object, including keywords this walker does not know: "every `x-*` keyword at every
+// depth" (seed 000, "list_commands"). The walk is ours, iterative and reading own keys only: the
+// library's recursive walk tests keys with `in`, so `constructor` or `toString` would count as
+// keywords, and a deep schema could overflow the stack.
 // The tables are public on the function (its README documents them) but absent from its typings.
-const tables = traverse as unknown as Record<'keywords' | 'arrayKeywords' | 'propsKeywords', object>;
-const SINGLE = new Set([
-  ...Object.keys(tables.keywords),
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-  'contains',
-]);
-const ARRAY = new Set([...Object.keys(tables.arrayKeywords), 'prefixItems']);
-const PROPS = new Set([...Object.keys(tables.propsKeywords), 'dependentSchemas']);
+const tables = traverse as unknown as Record<'propsKeywords', object>;
+const DATA = new Set(['default', 'const', 'enum', 'examples']);
+const NAMES = new Set([...Object.keys(tables.propsKeywords), 'dependentSchemas']);
 
 /**
  * Returns the schema with every `x-*` keyword removed from every schema object, at any depth, or
  * `true` (open) where the input is not a JSON object or the result is larger than
  * {@link SCHEMA_MAX_BYTES}. Never mutates its input and never throws.
  *
- * Only keywords are removed: a property *named* `x-foo` under `properties` (or `$defs`,
- * `patternProperties`, …) is kept, and so is data (`default`, `const`, `enum`, `examples`). A value
- * that is not JSON (a cycle, a BigInt) reads as `true`.
+ * Objects under keywords it does not know are walked too. Two kinds of key are not keywords and
+ * stay: a property or definition *named* `x-foo` under `properties`, `patternProperties`, `$defs`,
+ * `definitions`, `dependencies` or `dependentSchemas` (its schema is still walked), and anything
+ * inside data (`default`, `const`, `enum`, `examples`). A value that is not JSON (a cycle, a BigInt)
+ * reads as `true`.
  */
 export function sanitizeSchema(schema: unknown): SanitizedSchema {
   if (!isObject(schema)) return true;
@@ -49,17 +48,20 @@ export function sanitizeSchema(schema: unknown): SanitizedSchema {
 }
 
 function stripExtensions(root: Record<string, unknown>): void {
-  const pending: Record<string, unknown>[] = [root];
-  const visit = (value: unknown) => {
-    if (isObject(value)) pending.push(value);
-  };
-  for (let schema = pending.pop(); schema !== undefined; schema = pending.pop()) {
-    for (const key of Object.keys(schema)) {
-      const value = schema[key];
-      if (key.startsWith('x-')) delete schema[key];
-      else if (ARRAY.has(key) && Array.isArray(value)) value.forEach(visit);
-      else if (SINGLE.has(key) || ARRAY.has(key)) visit(value);
-      else if (PROPS.has(key) && isObject(value)) Object.values(value).forEach(visit);
+  const pending: unknown[] = [root];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    // A loop, not `push(...node)`: spreading a very long array overflows the argument limit.
+    if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      if (key.startsWith('x-')) delete node[key];
+      else if (DATA.has(key)) continue;
+      else if (NAMES.has(key) && isObject(value)) for (const v of Object.values(value)) pending.push(v);
+      else pending.push(value);
     }
   }
 }

@@ -83,8 +83,16 @@ describe('sanitizeSchema on arbitrary input', () => {
     if (Array.isArray(s)) return s.some(hasExtensionKeyword);
     return Object.entries(s).some(([k, v]) => {
       if (k.startsWith('x-')) return true;
-      if (['default', 'const', 'enum', 'examples', 'required'].includes(k)) return false;
-      if (['properties', '$defs', 'patternProperties'].includes(k) && v && typeof v === 'object') {
+      if (['default', 'const', 'enum', 'examples'].includes(k)) return false;
+      const names = [
+        'properties',
+        'patternProperties',
+        '$defs',
+        'definitions',
+        'dependencies',
+        'dependentSchemas',
+      ];
+      if (names.includes(k) && v && typeof v === 'object' && !Array.isArray(v)) {
         return Object.values(v).some(hasExtensionKeyword);
       }
       return hasExtensionKeyword(v);
