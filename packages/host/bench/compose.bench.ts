@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeResult } from '@harness/bench-utils';
-import { openSqliteStore } from '@harness/host';
+import { openStoreTarget } from '@harness/host';
 import Database from 'better-sqlite3';
 
 const dir = mkdtempSync(join(tmpdir(), 'host-bench-'));
@@ -14,9 +14,9 @@ const COMPONENTS = 5;
 const BATCH = 200;
 const ROUNDS = 15;
 
-const store = openSqliteStore(join(dir, 'store.db'));
+const store = openStoreTarget({ kind: 'sqlite', file: join(dir, 'store.db') });
 // The raw side: the same schema (the store created it in its own file), the same rows, no checks.
-const rawSchemaSource = openSqliteStore(join(dir, 'raw.db'));
+const rawSchemaSource = openStoreTarget({ kind: 'sqlite', file: join(dir, 'raw.db') });
 rawSchemaSource.close();
 const raw = new Database(join(dir, 'raw.db'));
 raw.pragma('journal_mode = WAL');

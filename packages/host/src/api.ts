@@ -4,13 +4,13 @@ import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import { APPROVAL_TTL_MS, createCommandHost } from './host';
-import { readInstance } from './instance';
+import { openStore, readInstance } from './instance';
 import { loadPackBackend } from './packs-backend';
 import type { CommandAnswer, ListResult, RunRequest } from './protocol';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
-import { openSqliteStore } from './store/sqlite';
-import type { ApprovalRecord, ApprovalStatus, AuditEvent } from './store/types';
+import { openStoreTarget } from './store/open';
+import type { ApprovalRecord, ApprovalStatus, AuditEvent, StoreFactory } from './store/types';
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -22,6 +22,8 @@ export interface StartBrokerOptions {
   scope: string | ScopeFile;
   /** Approval lifetime in ms (default one hour). */
   approvalTtlMs?: number;
+  /** Opens the instance's store (default: the store its `instance.json` names). */
+  openStore?: StoreFactory;
 }
 
 /** A running broker with the scope it serves. */
@@ -38,7 +40,7 @@ export interface RunningBroker extends BrokerServer {
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   const instance = readInstance(options.instanceDir);
-  const store = openSqliteStore(instance.storeFile);
+  const store = (options.openStore ?? openStoreTarget)(instance.store);
   try {
     // First, before anything can fail on the workspace or the scope: whatever a crashed broker left
     // running on this instance is killed.
@@ -107,7 +109,7 @@ function directScope(options: DirectOptions): ResolvedScope {
 
 /** `loom command list --transport direct`: the built-ins (pack commands need a broker's grant). */
 export function listDirect(options: DirectOptions): ListResult {
-  const store = openSqliteStore(readInstance(options.instanceDir).storeFile);
+  const store = openStore(options.instanceDir);
   try {
     const listed = createCommandHost({ store, scope: directScope(options), transport: 'direct' }).list({});
     return 'forbidden' in listed ? { commands: [] } : listed;
@@ -121,7 +123,7 @@ export async function runDirect(
   options: DirectOptions & { request: Omit<RunRequest, 'protocol' | 'id' | 'op'> },
 ): Promise<CommandAnswer> {
   const scope = directScope(options);
-  const store = openSqliteStore(readInstance(options.instanceDir).storeFile);
+  const store = openStore(options.instanceDir);
   try {
     return await createCommandHost({ store, scope, transport: 'direct' }).run({
       op: 'run',
@@ -137,7 +139,7 @@ export function listApprovals(
   instanceDir: string,
   filter: { status?: ApprovalStatus | 'all' } = {},
 ): ApprovalRecord[] {
-  const store = openSqliteStore(readInstance(instanceDir).storeFile);
+  const store = openStore(instanceDir);
   try {
     return store.listApprovals(filter);
   } finally {
@@ -156,7 +158,7 @@ export function decideApproval(
   by: string,
   ttlMs = APPROVAL_TTL_MS,
 ): ApprovalRecord {
-  const store = openSqliteStore(readInstance(instanceDir).storeFile);
+  const store = openStore(instanceDir);
   try {
     return store.decideApproval(id, decision, by, ttlMs);
   } finally {
@@ -166,7 +168,7 @@ export function decideApproval(
 
 /** The last `limit` audit events of an instance, oldest first. */
 export function tailAudit(instanceDir: string, limit = 20): AuditEvent[] {
-  const store = openSqliteStore(readInstance(instanceDir).storeFile);
+  const store = openStore(instanceDir);
   try {
     return store.tailAudit(limit);
   } finally {

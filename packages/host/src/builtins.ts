@@ -1,8 +1,7 @@
 // The Loom built-in commands (seed 001): loom.compose, loom.inspect, loom.authoring-context.
 import { canonicalJson, sha256 } from './canonical';
 import type { CommandAnswer, ManifestRow } from './protocol';
-import { STAGE_CAPACITY } from './store/sqlite';
-import { type ComponentInput, REF_KINDS, type Store } from './store/types';
+import { type ComponentInput, REF_KINDS, STAGE_CAPACITY, type Store } from './store/types';
 
 /** Most components one compose may carry (seed 001: 1–100). */
 export const MAX_COMPONENTS = 100;

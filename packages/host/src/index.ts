@@ -59,7 +59,7 @@ export {
 } from './protocol-schema';
 export type { ResolvedScope, ScopeFile, ScopeWorkspace } from './scope';
 export { parseScope, readScopeFile, resolveScope } from './scope';
-export { openSqliteStore, STAGE_CAPACITY } from './store/sqlite';
+export { openStoreTarget } from './store/open';
 export type {
   ApprovalRecord,
   ApprovalRequest,
@@ -73,5 +73,7 @@ export type {
   LoomView,
   Receipt,
   Store,
+  StoreFactory,
+  StoreTarget,
 } from './store/types';
-export { REF_KINDS } from './store/types';
+export { REF_KINDS, STAGE_CAPACITY } from './store/types';

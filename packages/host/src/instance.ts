@@ -13,13 +13,12 @@ import {
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import { loadPackBackend } from './packs-backend';
-import { openSqliteStore } from './store/sqlite';
-import type { Store } from './store/types';
+import { embeddedStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
+import type { Store, StoreFactory, StoreTarget } from './store/types';
 
 /** The file in an instance directory that records what the instance is. */
 export const INSTANCE_FILE = 'instance.json';
-/** The SQLite store's file name inside an instance directory. */
-export const STORE_FILE = 'loom.db';
+export { STORE_FILE };
 
 /** What `instance.json` records. */
 export interface InstanceInfo {
@@ -29,8 +28,8 @@ export interface InstanceInfo {
   workspaceFile: string;
   /** The copy of the workspace taken at init, inside the instance directory (a record, not loaded). */
   workspaceCopy: string;
-  /** Absolute path of the store file. */
-  storeFile: string;
+  /** Where the instance keeps its store. */
+  store: StoreTarget;
   createdAt: string;
 }
 
@@ -70,7 +69,7 @@ export async function initInstance(dir: string, workspaceFile: string): Promise<
       `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt }, null, 2)}\n`,
       { mode: 0o600 },
     );
-    openSqliteStore(join(staging, STORE_FILE)).close();
+    openStoreTarget(embeddedStoreTarget(staging)).close();
     try {
       renameSync(staging, target);
     } catch (cause) {
@@ -126,12 +125,15 @@ export function readInstance(dir: string): InstanceInfo {
     dir: abs,
     workspaceFile: record.workspace,
     workspaceCopy: join(abs, record.workspaceCopy),
-    storeFile: join(abs, STORE_FILE),
+    store: embeddedStoreTarget(abs),
     createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
   };
 }
 
-/** Opens the store of an instance directory (the directory must have been made by {@link initInstance}). */
-export function openStore(dir: string): Store {
-  return openSqliteStore(readInstance(dir).storeFile);
+/**
+ * Opens the store of an instance directory (the directory must have been made by
+ * {@link initInstance}), through `factory` (default: the store its record names).
+ */
+export function openStore(dir: string, factory: StoreFactory = openStoreTarget): Store {
+  return factory(readInstance(dir).store);
 }

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
 import { brokerHello, brokerList, brokerRequest, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
-import { openSqliteStore } from '../src/store/sqlite';
+import { openStore } from '../src/instance';
+import { openStoreTarget } from '../src/store/open';
 import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
@@ -141,7 +142,7 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
     expect(answers[0]).toMatchObject({ id: 'x1', ok: true, result: { ok: true, code: 'ok' } });
     const events = tailAudit(env.instance, 5).filter((e) => e.phase === 'run');
     expect(events.at(-1)).toMatchObject({ actor: 'agent:editor', run: 'run-A', command: 'loom.compose' });
-    const store = openSqliteStore(`${env.instance}/loom.db`);
+    const store = openStore(env.instance);
     try {
       expect(store.receipts('run-A/agent:editor', 5)).toHaveLength(1);
       expect(store.receipts('run-Z/person:owner', 5)).toHaveLength(0);
@@ -269,7 +270,7 @@ describe('approvals (strict tier)', () => {
     const first = await shout(b);
     const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
     decideApproval(env.instance, id, 'approved', 'person:owner');
-    const store = openSqliteStore(`${env.instance}/loom.db`);
+    const store = openStore(env.instance);
     try {
       expect(store.getApproval(id)?.agent).toBe('editor');
     } finally {
@@ -287,7 +288,7 @@ describe('approvals (strict tier)', () => {
   });
 
   it('approvals expire: a pending request past its lifetime is expired and cannot be approved', async () => {
-    const store = openSqliteStore(`${env.instance}/loom.db`);
+    const store = openStore(env.instance);
     try {
       const t0 = new Date('2030-01-01T00:00:00Z');
       const rec = store.requestApproval({
@@ -480,5 +481,42 @@ describe('job ids', () => {
     expect(
       (await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'x' }, jobId: 'whatever' })).ok,
     ).toBe(true);
+  });
+});
+
+describe('the store behind a factory', () => {
+  it('opens the instance’s store through the factory it is given and closes it on close', async () => {
+    const targets: unknown[] = [];
+    let closed = 0;
+    const b = await startBroker({
+      instanceDir: env.instance,
+      queuePath: join(env.root, 'run', 'f.sock'),
+      scope: { run: 'run-F', agent: 'editor' },
+      openStore: (target) => {
+        targets.push(target);
+        const store = openStoreTarget(target);
+        return {
+          ...store,
+          close: () => {
+            closed++;
+            store.close();
+          },
+        };
+      },
+    });
+    const r = await brokerRun(b.queuePath, {
+      command: 'loom.compose',
+      args: { request_id: 'f1', components: [{ ref: 'page:f' }] },
+    });
+    expect(r.ok && r.value.ok).toBe(true);
+    await b.close();
+    expect(targets).toEqual([{ kind: 'sqlite', file: join(env.instance, 'loom.db') }]);
+    expect(closed).toBe(1);
+    const store = openStore(env.instance);
+    try {
+      expect(store.receipts('run-F/agent:editor', 5).map((x) => x.request_id)).toEqual(['f1']);
+    } finally {
+      store.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { type CommandHost, createCommandHost } from '../src/host';
 import { initInstance, readInstance } from '../src/instance';
 import { loadPackBackend } from '../src/packs-backend';
 import { resolveScope, type ScopeFile } from '../src/scope';
-import { openSqliteStore } from '../src/store/sqlite';
+import { openStoreTarget } from '../src/store/open';
 import type { Store } from '../src/store/types';
 
 /** A workspace with read, write, strict and labelled commands, and two agents. */
@@ -75,7 +75,7 @@ export async function hostFor(
 ): Promise<{ host: CommandHost; store: Store }> {
   const info = readInstance(instance);
   const { backend, scopeWorkspace } = await loadPackBackend(info.workspaceFile, info.dir);
-  const store = openSqliteStore(info.storeFile);
+  const store = openStoreTarget(info.store);
   const host = createCommandHost({
     store,
     scope: resolveScope(scope, scopeWorkspace),

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandHost } from '../src/host';
-import { STAGE_CAPACITY } from '../src/store/sqlite';
 import type { Store } from '../src/store/types';
+import { STAGE_CAPACITY } from '../src/store/types';
 import { freshInstance, hostFor } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;

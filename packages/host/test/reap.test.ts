@@ -11,7 +11,7 @@ import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningBroker, startBroker, tailAudit } from '../src/api';
 import { brokerRun } from '../src/client';
-import { initInstance } from '../src/instance';
+import { initInstance, openStore } from '../src/instance';
 import {
   processStartTime,
   REAP_ACTION,
@@ -21,7 +21,6 @@ import {
   reapRunning,
   recordRunning,
 } from '../src/running';
-import { openSqliteStore } from '../src/store/sqlite';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
@@ -245,7 +244,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
   });
 
   async function reap() {
-    const store = openSqliteStore(join(instance, 'loom.db'));
+    const store = openStore(instance);
     try {
       return await reapRunning(instance, store);
     } finally {

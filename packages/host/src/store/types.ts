@@ -1,5 +1,8 @@
-// The store interface. SQLite fills it first (./sqlite.ts); a PostgreSQL store for several hosts can
-// fill it later, so nothing outside this folder names SQLite.
+// The store interface. SQLite fills it (./sqlite/); a store is opened from a target by ./open.ts,
+// so nothing outside this folder names SQLite.
+
+/** How many components a stage holds at once (docs/host.md, "The stage model"). */
+export const STAGE_CAPACITY = 8;
 
 /** The reference kinds a component may carry (seed 001, "Tools and authority"), plus `pattern`. */
 export const REF_KINDS = [
@@ -167,3 +170,9 @@ export interface Store {
   ): ApprovalRecord;
   close(): void;
 }
+
+/** Where an instance keeps its store: what `instance.json` records, resolved to absolute paths. */
+export type StoreTarget = { kind: 'sqlite'; file: string };
+
+/** Opens the store of a target; the host is given one (default: {@link openStoreTarget}). */
+export type StoreFactory = (target: StoreTarget) => Store;

@@ -1,0 +1,143 @@
+// Approvals in SQLite: request, decide, take (single use), read. Every method one transaction.
+import type Database from 'better-sqlite3';
+import { HOST_ERROR_CODES, HostError } from '../../errors';
+import { newId } from '../ids';
+import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+
+interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names'> {
+  arg_names: string;
+}
+
+const toApproval = (row: ApprovalRow): ApprovalRecord => ({
+  ...row,
+  arg_names: JSON.parse(row.arg_names) as string[],
+});
+
+type ApprovalPart = Pick<
+  Store,
+  'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'
+>;
+
+/** The approvals part of the SQLite store. */
+export function sqliteApprovals(db: Database.Database): ApprovalPart {
+  const st = {
+    byKey: db.prepare<[string], ApprovalRow>(
+      'SELECT * FROM approvals WHERE key = ? ORDER BY created_at DESC, rowid DESC',
+    ),
+    byId: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
+    all: db.prepare<[], ApprovalRow>('SELECT * FROM approvals ORDER BY created_at DESC, rowid DESC'),
+    insert: db.prepare(
+      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    consume: db.prepare(
+      "UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE id = ? AND status = 'approved'",
+    ),
+    set: db.prepare(
+      'UPDATE approvals SET status = ?, decided_at = COALESCE(?, decided_at), decided_by = COALESCE(?, decided_by), consumed_at = COALESCE(?, consumed_at), expires_at = ? WHERE id = ?',
+    ),
+  };
+
+  const expireIfDue = (row: ApprovalRow, now: Date): ApprovalRow => {
+    if (
+      (row.status === 'pending' || row.status === 'approved' || row.status === 'denied') &&
+      row.expires_at <= now.toISOString()
+    ) {
+      st.set.run('expired', null, null, null, row.expires_at, row.id);
+      return { ...row, status: 'expired' };
+    }
+    return row;
+  };
+
+  const takeTx = db.transaction((key: string, now: Date): ApprovalRecord | undefined => {
+    const rows = st.byKey.all(key).map((r) => expireIfDue(r, now));
+    const approved = rows.find((r) => r.status === 'approved');
+    if (!approved) return undefined;
+    // The status guard makes a second taker (another broker on this instance) find nothing.
+    const taken = st.consume.run(now.toISOString(), approved.id);
+    if (taken.changes !== 1) return undefined;
+    return toApproval({ ...approved, status: 'consumed', consumed_at: now.toISOString() });
+  });
+
+  const requestTx = db.transaction((input: ApprovalRequest): ApprovalRecord => {
+    const now = input.now ?? new Date();
+    const rows = st.byKey.all(input.key).map((r) => expireIfDue(r, now));
+    const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
+    if (live) return toApproval(live);
+    const row: ApprovalRow = {
+      id: newId('apr'),
+      key: input.key,
+      command: input.command,
+      agent: input.agent,
+      run: input.run,
+      action: input.action,
+      reason: input.reason,
+      arg_names: JSON.stringify(input.argNames),
+      status: 'pending',
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + input.ttlMs).toISOString(),
+      decided_at: null,
+      decided_by: null,
+      consumed_at: null,
+    };
+    st.insert.run(
+      row.id,
+      row.key,
+      row.command,
+      row.agent,
+      row.run,
+      row.action,
+      row.reason,
+      row.arg_names,
+      row.status,
+      row.created_at,
+      row.expires_at,
+    );
+    return toApproval(row);
+  });
+
+  const decideTx = db.transaction(
+    (id: string, decision: 'approved' | 'denied', by: string, ttlMs: number, now: Date): ApprovalRecord => {
+      const found = st.byId.get(id);
+      const row = found ? expireIfDue(found, now) : undefined;
+      if (row?.status !== 'pending') {
+        throw new HostError(
+          HOST_ERROR_CODES.approvalNotFound,
+          row
+            ? `approval ${id} is ${row.status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
+            : `no approval has the id ${id}; see \`loom approvals list\``,
+        );
+      }
+      const expires = new Date(now.getTime() + ttlMs).toISOString();
+      st.set.run(decision, now.toISOString(), by, null, expires, id);
+      return toApproval({
+        ...row,
+        status: decision,
+        decided_at: now.toISOString(),
+        decided_by: by,
+        expires_at: expires,
+      });
+    },
+  );
+
+  const getTx = db.transaction((id: string): ApprovalRecord | undefined => {
+    const row = st.byId.get(id);
+    return row ? toApproval(row) : undefined;
+  });
+
+  const listTx = db.transaction((status: ApprovalStatus | 'all', now: Date): ApprovalRecord[] =>
+    st.all
+      .all()
+      .map((r) => expireIfDue(r, now))
+      .filter((r) => status === 'all' || r.status === status)
+      .map(toApproval),
+  );
+
+  return {
+    takeApproval: (key, now = new Date()) => takeTx.immediate(key, now),
+    requestApproval: (input) => requestTx.immediate(input),
+    getApproval: (id) => getTx(id),
+    listApprovals: (filter = {}) => listTx.immediate(filter.status ?? 'pending', filter.now ?? new Date()),
+    decideApproval: (id, decision, by, ttlMs, now = new Date()) =>
+      decideTx.immediate(id, decision, by, ttlMs, now),
+  };
+}

@@ -1,0 +1,54 @@
+// The SQLite store: one file per instance, better-sqlite3, every method one transaction.
+import { HOST_ERROR_CODES, HostError } from '../../errors';
+import type { Store } from '../types';
+import { sqliteApprovals } from './approvals';
+import { sqliteAudit } from './audit';
+import { sqliteLooms } from './looms';
+import { openDatabase } from './schema';
+
+/** Wraps every method so that a driver error becomes a `store` HostError naming what failed. */
+function guarded(store: Omit<Store, 'close'>): Omit<Store, 'close'> {
+  const what: Record<keyof Omit<Store, 'close'>, string> = {
+    compose: 'commit a compose',
+    inspect: 'read a loom',
+    receipts: 'read receipts',
+    appendAudit: 'append an audit event',
+    tailAudit: 'read the audit log',
+    takeApproval: 'take an approval',
+    requestApproval: 'request an approval',
+    getApproval: 'read an approval',
+    listApprovals: 'list approvals',
+    decideApproval: 'decide an approval',
+  };
+  const out = {} as Record<string, unknown>;
+  for (const [name, fn] of Object.entries(store) as [keyof typeof what, (...a: unknown[]) => unknown][]) {
+    out[name] = (...args: unknown[]) => {
+      try {
+        return fn(...args);
+      } catch (cause) {
+        if (cause instanceof HostError) throw cause;
+        throw new HostError(
+          HOST_ERROR_CODES.store,
+          `the store failed to ${what[name]}: ${(cause as Error).message}`,
+          {
+            cause,
+          },
+        );
+      }
+    };
+  }
+  return out as Omit<Store, 'close'>;
+}
+
+/**
+ * Opens (creating when absent) the SQLite store at `file`: WAL mode, a busy timeout so that several
+ * brokers on one instance wait for each other, every write in one `BEGIN IMMEDIATE` transaction and
+ * every read in one deferred transaction (one snapshot).
+ */
+export function openSqliteStore(file: string, options: { readonly?: boolean } = {}): Store {
+  const db = openDatabase(file, options);
+  return {
+    ...guarded({ ...sqliteLooms(db), ...sqliteAudit(db), ...sqliteApprovals(db) }),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,72 @@
+// The SQLite schema and how a database file is opened.
+import Database from 'better-sqlite3';
+import { HOST_ERROR_CODES, HostError } from '../../errors';
+
+/** The schema version this code writes into `meta`. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS looms (
+  id TEXT PRIMARY KEY, version INTEGER NOT NULL, focus TEXT,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by TEXT NOT NULL, run TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS components (
+  id TEXT PRIMARY KEY, loom_id TEXT NOT NULL REFERENCES looms(id), position INTEGER NOT NULL,
+  ref TEXT NOT NULL, title TEXT, stage TEXT, placed_seq INTEGER NOT NULL,
+  added_version INTEGER NOT NULL, added_by TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS components_loom ON components(loom_id, position);
+CREATE TABLE IF NOT EXISTS operations (
+  id TEXT PRIMARY KEY, loom_id TEXT NOT NULL REFERENCES looms(id), version INTEGER NOT NULL,
+  kind TEXT NOT NULL, component_id TEXT, namespace TEXT NOT NULL, request_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, request_id TEXT NOT NULL,
+  args_hash TEXT NOT NULL, loom_id TEXT NOT NULL, version INTEGER NOT NULL, created INTEGER NOT NULL,
+  component_ids TEXT NOT NULL, operation_ids TEXT NOT NULL, displaced TEXT NOT NULL,
+  committed_at TEXT NOT NULL, UNIQUE (namespace, request_id)
+);
+CREATE TABLE IF NOT EXISTS audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, run TEXT NOT NULL, actor TEXT NOT NULL,
+  job TEXT, command TEXT NOT NULL, action TEXT NOT NULL, phase TEXT NOT NULL, outcome TEXT NOT NULL,
+  code TEXT NOT NULL, reason TEXT, payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS approvals (
+  id TEXT PRIMARY KEY, key TEXT NOT NULL, command TEXT NOT NULL, agent TEXT NOT NULL, run TEXT NOT NULL,
+  action TEXT NOT NULL, reason TEXT NOT NULL, arg_names TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL,
+  decided_at TEXT, decided_by TEXT, consumed_at TEXT
+);
+CREATE INDEX IF NOT EXISTS approvals_key ON approvals(key, status);
+`;
+
+/**
+ * Opens (creating when absent) the database at `file`: WAL mode, a busy timeout so that several
+ * brokers on one instance wait for each other, the schema, foreign keys on.
+ */
+export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(file, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    });
+    db.pragma('busy_timeout = 5000');
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(SCHEMA);
+      db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)").run(
+        String(SQLITE_SCHEMA_VERSION),
+      );
+    }
+  } catch (cause) {
+    throw new HostError(
+      HOST_ERROR_CODES.store,
+      `could not open the store at ${file}: ${(cause as Error).message}. Check the instance directory exists and is writable (create one with \`loom init\`).`,
+      { cause },
+    );
+  }
+  db.pragma('foreign_keys = ON');
+  return db;
+}
