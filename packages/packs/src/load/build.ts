@@ -1,0 +1,37 @@
+// A schema-valid workspace file to a Workspace, in three passes: the packs and agent ids (every issue
+// of the file at once), then the requirement probes (only for a file otherwise sound: a probe spawns
+// processes), then the agents' grants against the packs offered.
+import { dirname, resolve } from 'node:path';
+import type { PacksIssue } from '../errors';
+import type { WorkspaceFile } from '../schema';
+import type { Workspace } from '../types';
+import { checkAgentIds, resolveAgents } from './agents';
+import { sortIssues } from './issues';
+import { buildPacks } from './packs';
+import { probeRequirements } from './probes';
+import type { BuildContext, LoadResult } from './types';
+
+/** Builds the workspace from a file the schema accepted; every issue found, sorted into file order. */
+export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<LoadResult> {
+  const issues: PacksIssue[] = [];
+  const warnings: PacksIssue[] = [];
+  const dir = dirname(resolve(ctx.file));
+  const built = buildPacks(raw.command_packs ?? [], dir, ctx, issues);
+  checkAgentIds(raw.agents ?? [], ctx, issues);
+  if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
+
+  const scope = await probeRequirements(built, ctx, issues, warnings);
+  const agents = resolveAgents(raw.agents ?? [], scope, ctx, issues, warnings);
+  if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
+
+  const sortedWarnings = sortIssues(warnings);
+  const workspace: Workspace = Object.freeze({
+    file: ctx.file,
+    dir,
+    packs: Object.freeze(scope.packs),
+    unavailable: Object.freeze(scope.unavailable),
+    agents: Object.freeze(agents),
+    warnings: Object.freeze(sortedWarnings),
+  });
+  return { ok: true, workspace, warnings: sortedWarnings };
+}

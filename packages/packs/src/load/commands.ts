@@ -1,0 +1,73 @@
+// One pack command from its schema-valid entry: its templates checked, its inputs and required list
+// derived from the argv, and the pack's defaults (tier, timeout, output ceiling, label) applied.
+import { PacksErrorCode as Code, type PacksIssue } from '../errors';
+import type { Effects, InputSchema, Label, PackCommand, Tier } from '../types';
+import { parseDuration } from '../units';
+import { checkCommandTemplates } from './templates';
+import type { CheckContext, Path, RawPack } from './types';
+
+/** What a command inherits from its pack. */
+export interface PackDefaults {
+  readonly tier: Tier;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly label: Label | undefined;
+  /** Manifest ids the host serves itself; a command colliding with one is an issue. */
+  readonly reserved: ReadonlySet<string>;
+}
+
+/** Builds command `ci` of pack `rp`, pushing its issues; the command is returned even when it has some. */
+export function buildCommand(
+  rp: RawPack,
+  ci: number,
+  pPath: Path,
+  defaults: PackDefaults,
+  ctx: CheckContext,
+  issues: PacksIssue[],
+): PackCommand {
+  const rc = rp.commands[ci]!;
+  const cPath: Path = [...pPath, 'commands', ci];
+  const manifestId = `${rp.id}.${rc.id}`;
+  if (defaults.reserved.has(manifestId)) {
+    issues.push(
+      ctx.issue(
+        Code.DUPLICATE_ID,
+        [...cPath, 'id'],
+        `command "${manifestId}" collides with the host's built-in command "${manifestId}"; rename the pack or the command`,
+      ),
+    );
+  }
+  const refs = checkCommandTemplates(rc, cPath, ctx, issues);
+  const used = new Set(refs.map((r) => r.path));
+  const inputs: Record<string, InputSchema> = {};
+  if (rc.inputs) {
+    for (const [name, schema] of Object.entries(rc.inputs)) {
+      inputs[name] = { ...schema, type: schema.type ?? 'string' } as InputSchema;
+    }
+  } else {
+    for (const name of used) inputs[name] = { type: 'string' };
+  }
+  const required = [...new Set(refs.filter((r) => r.form === 'required').map((r) => r.path))];
+  const effects: Effects = rc.effects ?? 'write';
+  const overrideTimeout = rp.timeout_overrides?.[rc.id];
+  const label = (rc.label as Label | undefined) ?? defaults.label;
+  const description = rc.description?.trim() ?? '';
+  return Object.freeze({
+    id: rc.id,
+    manifestId,
+    pack: rp.id,
+    title: rc.title ?? (description.split('\n')[0] || manifestId),
+    description,
+    argv: Object.freeze([...rc.argv]),
+    inputs: Object.freeze(inputs),
+    required: Object.freeze(required),
+    effects,
+    effectsDeclared: rc.effects !== undefined,
+    output: rc.output?.parse ?? 'text',
+    tier: rp.permission_overrides?.[rc.id] ?? defaults.tier,
+    timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
+    maxOutputBytes: defaults.maxOutputBytes,
+    scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
+    ...(label ? { label } : {}),
+  });
+}

@@ -1,0 +1,114 @@
+// The workspace loader's entry: read the file, parse the YAML with positions, check it against the
+// schema, then build it (./build). A file the schema rejects still gets the template checks of its
+// well-formed entries (./well-formed), so one pass reports every load error.
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { PacksErrorCode as Code, type PacksErrorCode, type PacksIssue } from '../errors';
+import { locator } from '../positions';
+import { workspaceSchema } from '../schema';
+import { build } from './build';
+import { sortIssues, zodMessage } from './issues';
+import type { LoadOptions, LoadResult, Path, WorkspaceSource } from './types';
+import { checkWellFormedEntries } from './well-formed';
+
+export { RESERVED_PACK_IDS } from './packs';
+export { FALLBACK_PATH } from './probes';
+export type { LoadOptions, LoadResult, WorkspaceSource } from './types';
+
+/**
+ * Loads a workspace file (YAML, or JSON, which YAML reads too): parses it with positions, checks it
+ * against the schema, resolves every default, checks every argv and env template, probes
+ * requirements, and resolves every agent's grants. Never throws for a bad file: every problem is an
+ * issue naming file, line and column, what was expected and what was found.
+ *
+ * A file the schema rejects reports its schema issues together with the argv and input checks of
+ * every command whose own entry is well-formed (valid `id`, `argv` a list of strings, `inputs`
+ * absent or a map) and the env checks of every pack whose `env` is a map of strings and whose
+ * `credentials_ref` is absent or well-formed; the other checks, requirement probes and grants need
+ * a schema-valid file.
+ *
+ * A pack whose requirement fails is a load error naming the binary, unless the pack says
+ * `optional: true`: then it is left out (its commands are not in the workspace) with a warning.
+ */
+export async function loadWorkspace(source: WorkspaceSource, options: LoadOptions = {}): Promise<LoadResult> {
+  const file = source.file;
+  let text: string;
+  if ('text' in source) text = source.text;
+  else {
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code ?? 'read error';
+      return {
+        ok: false,
+        issues: [
+          { code: Code.FILE_UNREADABLE, message: `cannot read the workspace file (${why})`, path: [], file },
+        ],
+      };
+    }
+  }
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      issues: doc.errors.map((e) => {
+        const { line, col } = lc.linePos(e.pos[0]);
+        const msg = e.message.split('\n')[0] ?? e.message;
+        return {
+          code: Code.YAML_SYNTAX,
+          message: `not valid YAML: ${msg}`,
+          path: [],
+          file,
+          line,
+          column: col,
+        };
+      }),
+    };
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch {
+    return {
+      ok: false,
+      issues: [
+        {
+          code: Code.YAML_SYNTAX,
+          message: 'not valid YAML: too many aliases',
+          path: [],
+          file,
+          line: 1,
+          column: 1,
+        },
+      ],
+    };
+  }
+  const loc = locator(doc, lc, text);
+  const issue = (code: PacksErrorCode, path: Path, message: string, key = false): PacksIssue => {
+    const { line, column } = loc.at(path, { key });
+    return { code, message, path, file, line, column };
+  };
+  const parsed = workspaceSchema.safeParse(data);
+  if (!parsed.success) {
+    // One issue per location: the first check that fails says what was expected.
+    const seen = new Set<string>();
+    const issues: PacksIssue[] = [];
+    for (const i of parsed.error.issues) {
+      const m = zodMessage(i, data);
+      const where = JSON.stringify(m.path);
+      if (seen.has(where)) continue;
+      seen.add(where);
+      issues.push(issue(Code.SCHEMA, m.path as Path, m.message, m.key));
+    }
+    // The argv, input and env checks need only their own entries, so they run here too: `packs
+    // check` then reports every load error in one pass rather than template errors after a fix.
+    // Where a schema issue and a template issue share a position, the schema issue says it.
+    const taken = new Set(issues.map((i) => `${i.line}:${i.column}`));
+    for (const t of checkWellFormedEntries(data, { file, loc, issue })) {
+      if (!taken.has(`${t.line}:${t.column}`)) issues.push(t);
+    }
+    return { ok: false, issues: sortIssues(issues) };
+  }
+  return build(parsed.data, { file, loc, issue, options });
+}

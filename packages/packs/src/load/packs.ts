@@ -1,0 +1,159 @@
+// The packs of a schema-valid workspace file: unique and unreserved ids, overrides that name a
+// command, env templates and credentials, then each command (./commands). Issues are pushed; the
+// packs are returned for the requirement probes, which run only when no issue was found.
+import { isAbsolute, resolve } from 'node:path';
+import { PacksErrorCode as Code, type PacksIssue } from '../errors';
+import { listForMessage } from '../lookup';
+import type { Label, Pack } from '../types';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, parseByteSize, parseDuration } from '../units';
+import { buildCommand, type PackDefaults } from './commands';
+import { checkPackEnv } from './templates';
+import type { BuildContext, CheckContext, Path, RawPack } from './types';
+
+/** Pack ids no workspace may declare: `workspace` (reserved) and `loom` (the host's built-ins). */
+export const RESERVED_PACK_IDS: readonly string[] = ['workspace', 'loom'];
+
+/** A built pack and its index in `command_packs` (probe issues point there). */
+export interface BuiltPack {
+  readonly pack: Pack;
+  readonly index: number;
+}
+
+/** Builds every pack of the file whose id is not a duplicate, pushing every issue found. */
+export function buildPacks(
+  rawPacks: readonly RawPack[],
+  dir: string,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+): BuiltPack[] {
+  const { file, issue } = ctx;
+  const seenPacks = new Map<string, number>();
+  const reserved = new Set(ctx.options.reservedCommandIds ?? []);
+  const built: BuiltPack[] = [];
+  rawPacks.forEach((rp, pi) => {
+    const pPath: Path = ['command_packs', pi];
+    if (RESERVED_PACK_IDS.includes(rp.id)) {
+      issues.push(
+        issue(
+          Code.RESERVED_ID,
+          [...pPath, 'id'],
+          `pack id "${rp.id}" is reserved (${RESERVED_PACK_IDS.join(', ')}); expected another id, e.g. "${rp.id}-tools"`,
+        ),
+      );
+    }
+    const earlier = seenPacks.get(rp.id);
+    if (earlier !== undefined) {
+      const first = ctx.loc.at(['command_packs', earlier, 'id']);
+      issues.push(
+        issue(
+          Code.DUPLICATE_ID,
+          [...pPath, 'id'],
+          `pack id "${rp.id}" is declared twice: here and at ${file}:${first.line}:${first.column}; expected unique pack ids`,
+        ),
+      );
+      return;
+    }
+    seenPacks.set(rp.id, pi);
+    built.push({ index: pi, pack: buildPack(rp, pPath, dir, reserved, ctx, issues) });
+  });
+  return built;
+}
+
+function buildPack(
+  rp: RawPack,
+  pPath: Path,
+  dir: string,
+  reserved: ReadonlySet<string>,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+): Pack {
+  checkCommandIds(rp, pPath, ctx, issues);
+  checkOverrides(rp, pPath, ctx, issues);
+  const credentials = rp.credentials_ref === undefined ? [] : [rp.credentials_ref].flat();
+  checkPackEnv(rp.env ?? {}, credentials, `pack "${rp.id}"`, pPath, ctx, issues);
+  checkCredentialSource(rp, credentials, pPath, ctx, issues);
+  const defaults: PackDefaults = {
+    tier: rp.permission ?? 'cautious',
+    timeoutMs: rp.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(rp.timeout)!,
+    maxOutputBytes: rp.max_output === undefined ? DEFAULT_MAX_OUTPUT_BYTES : parseByteSize(rp.max_output)!,
+    label: rp.label as Label | undefined,
+    reserved,
+  };
+  const commands = rp.commands.map((_, ci) => buildCommand(rp, ci, pPath, defaults, ctx, issues));
+  const cwd = rp.cwd === undefined ? dir : isAbsolute(rp.cwd) ? rp.cwd : resolve(dir, rp.cwd);
+  return Object.freeze({
+    id: rp.id,
+    description: rp.description ?? '',
+    permission: defaults.tier,
+    cwd,
+    env: Object.freeze({ ...(rp.env ?? {}) }),
+    credentials: Object.freeze(credentials),
+    requires: Object.freeze(
+      (rp.requires ?? []).map((r) =>
+        r.version === undefined ? { binary: r.binary } : { binary: r.binary, version: r.version },
+      ),
+    ),
+    optional: rp.optional === true,
+    ...(defaults.label ? { label: defaults.label } : {}),
+    commands: Object.freeze(commands),
+  });
+}
+
+function checkCommandIds(rp: RawPack, pPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
+  const seenCommands = new Map<string, number>();
+  rp.commands.forEach((c, ci) => {
+    const e = seenCommands.get(c.id);
+    if (e !== undefined) {
+      const first = ctx.loc.at([...pPath, 'commands', e, 'id']);
+      issues.push(
+        ctx.issue(
+          Code.DUPLICATE_ID,
+          [...pPath, 'commands', ci, 'id'],
+          `command "${rp.id}.${c.id}" is declared twice: here and at ${ctx.file}:${first.line}:${first.column}; expected unique command ids in a pack`,
+        ),
+      );
+    } else seenCommands.set(c.id, ci);
+  });
+}
+
+function checkOverrides(rp: RawPack, pPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
+  const commandIds = rp.commands.map((c) => c.id);
+  for (const key of ['permission_overrides', 'timeout_overrides'] as const) {
+    for (const name of Object.keys(rp[key] ?? {})) {
+      if (!commandIds.includes(name)) {
+        issues.push(
+          ctx.issue(
+            Code.UNKNOWN_OVERRIDE,
+            [...pPath, key, name],
+            `${key} key "${name}" names no command of pack "${rp.id}"; expected one of ${listForMessage(commandIds)}`,
+            true,
+          ),
+        );
+      }
+    }
+  }
+}
+
+/** Where the caller gave its credential source, every credential a pack names must be in it. */
+function checkCredentialSource(
+  rp: RawPack,
+  credentials: readonly string[],
+  pPath: Path,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+): void {
+  const source = ctx.options.credentials;
+  if (!source) return;
+  for (const cred of credentials) {
+    const v = source.get(cred);
+    if (typeof v !== 'string' || v === '') {
+      issues.push(
+        ctx.issue(
+          Code.UNKNOWN_CREDENTIAL,
+          [...pPath, 'credentials_ref'],
+          `credential "${cred}" of pack "${rp.id}" is not in the configured credential source (or is empty); add it to the host's credentials`,
+        ),
+      );
+    }
+  }
+}

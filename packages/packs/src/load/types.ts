@@ -1,0 +1,47 @@
+// The types shared by the workspace loader's modules: what a caller passes and gets back, and the
+// context each check is given to position its issues.
+import type { PacksErrorCode, PacksIssue } from '../errors';
+import type { Locator } from '../positions';
+import type { WorkspaceFile } from '../schema';
+import type { CredentialSource, Workspace } from '../types';
+
+/** Where the workspace comes from: a file to read, or text already read (with the file name to report). */
+export type WorkspaceSource = { readonly file: string } | { readonly text: string; readonly file: string };
+
+/** Options of {@link loadWorkspace}. */
+export interface LoadOptions {
+  /** Probe `requires` (`<binary> --version`) at load. Default `true`; `false` trusts the file (tests, editors). */
+  readonly probe?: boolean;
+  /** PATH for probes. Default: this process's `PATH`. */
+  readonly path?: string;
+  /**
+   * The credential source the host will run with. When given, every `credentials_ref` must be
+   * present in it, or the load fails (CP-42: never an empty string at run time).
+   */
+  readonly credentials?: CredentialSource;
+  /** Manifest ids the host serves itself (e.g. `loom.compose`): a pack command colliding with one is an error naming both. */
+  readonly reservedCommandIds?: readonly string[];
+}
+
+/** What {@link loadWorkspace} returns: the workspace and its warnings, or every issue found. */
+export type LoadResult =
+  | { readonly ok: true; readonly workspace: Workspace; readonly warnings: readonly PacksIssue[] }
+  | { readonly ok: false; readonly issues: readonly PacksIssue[] };
+
+/** A position in the parsed file, as keys and indexes from its root. */
+export type Path = readonly (string | number)[];
+
+/** One entry of `command_packs` as the schema parsed it. */
+export type RawPack = NonNullable<WorkspaceFile['command_packs']>[number];
+
+/** What every check needs: the file name, positions, and a constructor for a positioned issue. */
+export interface CheckContext {
+  readonly file: string;
+  readonly loc: Locator;
+  readonly issue: (code: PacksErrorCode, path: Path, message: string, key?: boolean) => PacksIssue;
+}
+
+/** What building a schema-valid file needs besides: the caller's options. */
+export interface BuildContext extends CheckContext {
+  readonly options: LoadOptions;
+}

@@ -1,0 +1,53 @@
+// The template checks run over a file the schema rejected, so `packs check` reports every load error
+// in one pass: only on the entries well-formed enough to check.
+import type { PacksIssue } from '../errors';
+import { ID_PATTERN, NAME_PATTERN } from '../schema';
+import { checkCommandTemplates, checkPackEnv } from './templates';
+import type { CheckContext, Path } from './types';
+
+function isMapObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringMap(value: unknown): value is Readonly<Record<string, string>> {
+  return isMapObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+/** A `credentials_ref` as the list of names it declares, or `undefined` when the value is malformed. */
+function wellFormedCredentials(ref: unknown): readonly string[] | undefined {
+  const names: unknown[] = ref === undefined ? [] : [ref].flat();
+  return names.every((n): n is string => typeof n === 'string' && NAME_PATTERN.test(n)) ? names : undefined;
+}
+
+/**
+ * Runs the template checks over a file the schema rejected, on every entry well-formed enough to
+ * check. {@link checkPackEnv} runs on a pack (any map) whose `env` is a map of strings and whose
+ * `credentials_ref` is absent or well-formed; {@link checkCommandTemplates} on a command entry (a
+ * map) whose `id` is a valid id, whose `argv` is a list of strings, and whose `inputs` is absent or a
+ * map. Anything else in the file (pack ids, overrides, agents) is left to the schema issues already
+ * reported.
+ */
+export function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksIssue[] {
+  const issues: PacksIssue[] = [];
+  if (!isMapObject(data) || !Array.isArray(data.command_packs)) return issues;
+  data.command_packs.forEach((rp: unknown, pi) => {
+    if (!isMapObject(rp)) return;
+    const pPath: Path = ['command_packs', pi];
+    const credentials = wellFormedCredentials(rp.credentials_ref);
+    if (credentials !== undefined && isStringMap(rp.env)) {
+      // A pack without a string id is still named by the path at the start of each message.
+      const pack = typeof rp.id === 'string' ? `pack "${rp.id}"` : 'this pack';
+      checkPackEnv(rp.env, credentials, pack, pPath, ctx, issues);
+    }
+    if (!Array.isArray(rp.commands)) return;
+    rp.commands.forEach((rc: unknown, ci) => {
+      if (!isMapObject(rc)) return;
+      const { id, argv, inputs } = rc;
+      if (typeof id !== 'string' || !ID_PATTERN.test(id)) return;
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) return;
+      if (inputs !== undefined && !isMapObject(inputs)) return;
+      checkCommandTemplates({ argv, inputs }, [...pPath, 'commands', ci], ctx, issues);
+    });
+  });
+  return issues;
+}
