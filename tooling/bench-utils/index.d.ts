@@ -27,5 +27,23 @@ export declare function compare(options: {
   targetKind?: 'max' | 'min';
   notes?: string;
 }): Promise<Record<string, unknown>>;
+/** One subject of {@link compareEach}: its result is written to `bench/results/<name>.json`. */
+export interface NamedSide extends Side {
+  name: string;
+  target?: number;
+  notes?: string;
+}
+/**
+ * Times every subject and the anchor interleaved in each round (the order rotating), and writes one
+ * result per subject with `ratio = subject / anchor`.
+ */
+export declare function compareEach(options: {
+  anchor: Side;
+  subjects: NamedSide[];
+  rounds?: number;
+  inner?: number;
+  warmup?: number;
+  unit?: string;
+}): Promise<Record<string, unknown>[]>;
 /** Writes any result object to `bench/results/<name>.json` with the machine fields added. */
 export declare function writeResult(name: string, result: Record<string, unknown>): Record<string, unknown>;

@@ -77,3 +77,35 @@ export function writeResult(name, result) {
   process.stdout.write(`${name}:${ratio}${verdict}\n`);
   return full;
 }
+
+/**
+ * Times several subjects against one anchor, all interleaved in each round (the order rotates every
+ * round so no side always runs first), and writes one result per subject, each with the shared
+ * anchor's median. Use it when subjects share one costly set-up, such as a running server.
+ */
+export async function compareEach({ anchor, subjects, rounds = 30, inner = 1, warmup = 3, unit = 'ms' }) {
+  const sides = [anchor, ...subjects];
+  for (let i = 0; i < warmup; i++) for (const side of sides) await timeOnce(side.fn, inner);
+  const samples = sides.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < sides.length; k++) {
+      const j = (k + r) % sides.length;
+      samples[j].push(await timeOnce(sides[j].fn, inner));
+    }
+  }
+  const anchorStats = summarize(samples[0]);
+  return subjects.map((subject, i) => {
+    const stats = summarize(samples[i + 1]);
+    const ratio = stats.median / anchorStats.median;
+    const target = subject.target;
+    return writeResult(subject.name, {
+      unit: `${unit} per call`,
+      subject: { label: subject.label, ...stats },
+      anchor: { label: anchor.label, ...anchorStats },
+      ratio,
+      target: target === undefined ? undefined : { ratioAtMost: target },
+      pass: target === undefined ? undefined : ratio <= target,
+      notes: subject.notes,
+    });
+  });
+}

@@ -1,5 +1,6 @@
-// exec-spawn: the cost of `run` around a process start, against a bare child_process.spawn of the
-// same program awaited to its exit, measured interleaved in one process.
+// exec-spawn: the cost of `run` around a process start, against the floor of a run that captures
+// output: child_process.spawn of the same program, detached (its own process group), stdout and
+// stderr piped and read to their end, awaited to its close. Measured interleaved in one process.
 import { spawn } from 'node:child_process';
 import { compare } from '@harness/bench-utils';
 import { run } from '@harness/exec';
@@ -8,9 +9,11 @@ const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 function bareSpawn(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('true', [], { env });
+    const child = spawn('true', [], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', () => {});
+    child.stderr.on('data', () => {});
     child.once('error', reject);
-    child.once('exit', () => resolve());
+    child.once('close', () => resolve());
   });
 }
 
@@ -22,11 +25,11 @@ async function viaRun(): Promise<void> {
 await compare({
   name: 'exec-spawn',
   subject: { label: "run({ argv: ['true'] })", fn: viaRun },
-  anchor: { label: "child_process.spawn('true') awaiting exit", fn: bareSpawn },
+  anchor: { label: "child_process.spawn('true'), detached, both pipes read, awaiting close", fn: bareSpawn },
   rounds: 30,
   inner: 10,
   warmup: 3,
   target: 1.3,
   notes:
-    'Both start /usr/bin/true with pipes; run adds argv/env/cwd checks, PATH resolution, a process group, bounded capture and the group liveness check.',
+    'Both start /usr/bin/true detached with stdout and stderr piped and read; run adds argv/env/cwd checks, PATH resolution, a process group, bounded capture and the group liveness check.',
 });

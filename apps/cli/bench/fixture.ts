@@ -1,0 +1,162 @@
+// Shared by the serve benchmarks: a workspace whose commands cost nothing (`true`), `harness serve`
+// started on it with the real MCP SDK client over stdio or streamable HTTP, and the honest anchors
+// (a piped, detached spawn of `true` that reads both pipes; a plain SDK server's round trip).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const bin = join(here, '..', 'dist', 'harness.js');
+/** A plain MCP SDK server with one tool: the floor of an MCP round trip. */
+export const plainServer = join(here, 'plain-server.mjs');
+
+/** Exits the benchmark (status 0) with a note when the bin was not built. */
+export function requireBin(name: string): void {
+  if (existsSync(bin)) return;
+  process.stdout.write(`${name} skipped: ${bin} is missing; run pnpm build first\n`);
+  process.exit(0);
+}
+
+const workspace = `version: 1
+command_packs:
+  - id: bench
+    description: Commands that cost nothing, for benchmarks.
+    commands:
+      - id: noop
+        description: Run true.
+        argv: ["true"]
+        effects: read
+agents:
+  - id: demo
+    scopes: []
+    grants: [pack:bench]
+`;
+
+/** A temp directory holding the benchmark workspace, a HOME and an instance directory. */
+export function benchDir(): { root: string; workspace: string; instance: string; cleanup(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'harness-bench-'));
+  mkdirSync(join(root, 'home'));
+  const file = join(root, 'workspace.yaml');
+  writeFileSync(file, workspace);
+  return {
+    root,
+    workspace: file,
+    instance: join(root, 'instance'),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+function env(root: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: join(root, 'home'), NO_COLOR: '1' };
+}
+
+/** The serve flags of the benchmark workspace (the default heartbeat: what a user gets). */
+export function serveArgs(dir: { workspace: string; instance: string }): string[] {
+  return [bin, 'serve', '--instance', dir.instance, '--workspace', dir.workspace];
+}
+
+/** The real SDK client connected to `harness serve` over stdio, and the server's pid. */
+export async function serveStdio(dir: ReturnType<typeof benchDir>): Promise<{ client: Client; pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: serveArgs(dir),
+    env: env(dir.root),
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'harness-bench', version: '0.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error('harness serve has no pid');
+  return { client, pid };
+}
+
+/** `harness serve --http 127.0.0.1:0` as a child, and the real SDK client connected to it. */
+export async function serveHttp(
+  dir: ReturnType<typeof benchDir>,
+): Promise<{ client: Client; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [...serveArgs(dir), '--http', '127.0.0.1:0'], {
+    env: env(dir.root),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr?.on('data', (c: Buffer) => {
+      log += c.toString('utf8');
+      const match = /at (http:\/\/\S+\/mcp)/.exec(log);
+      if (match?.[1]) resolve(new URL(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${log}`)));
+  });
+  const client = new Client({ name: 'harness-bench', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return {
+    client,
+    child,
+    stop: async () => {
+      await client.close();
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+/** The real SDK client connected to the plain SDK server over stdio. */
+export async function plainStdio(): Promise<Client> {
+  const client = new Client({ name: 'harness-bench', version: '0.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [plainServer],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+/**
+ * The floor of a run that captures output: `true` spawned detached (its own process group, as a
+ * pack command is), stdout and stderr piped and read to their end, awaited to its close.
+ */
+export function spawnTrue(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('true', [], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    child.stdout.on('data', () => {});
+    child.stderr.on('data', () => {});
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`true exited ${code}`))));
+  });
+}
+
+/** One pack-command call through a tool; throws unless the command was executed. */
+export async function callNoop(client: Client, tool: 'run_command' | 'run_read_command'): Promise<void> {
+  const res = await client.callTool({ name: tool, arguments: { command: 'bench.noop', args: {} } });
+  const value = res.structuredContent as { status?: string; outcome?: { ok?: boolean } } | undefined;
+  if (value?.status !== 'executed' || value.outcome?.ok !== true)
+    throw new Error(`${tool} bench.noop failed: ${JSON.stringify(res.structuredContent)}`);
+}
+
+/** A batch of `n` calls of bench.noop through one tool call; throws unless every call executed. */
+export async function callBatch(
+  client: Client,
+  tool: 'run_command' | 'run_read_command',
+  n: number,
+): Promise<void> {
+  const calls = Array.from({ length: n }, () => ({ command: 'bench.noop', args: {} }));
+  const res = await client.callTool({ name: tool, arguments: { calls } });
+  const value = res.structuredContent as { results?: { status?: string }[] } | undefined;
+  const executed = value?.results?.filter((r) => r.status === 'executed').length ?? 0;
+  if (executed !== n) throw new Error(`batch of ${n} failed: ${JSON.stringify(res.structuredContent)}`);
+}
