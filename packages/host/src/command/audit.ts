@@ -1,0 +1,77 @@
+// The audit of the command layer: one event per listing and per call, never an argument value.
+import type { CommandAnswer, ManifestRow } from '../protocol';
+import type { ResolvedScope } from '../scope';
+import type { AuditEventInput, Store } from '../store/types';
+import { isBuiltin } from './admission';
+import type { PackBackend, Transport } from './types';
+
+/** The audit outcome of an answer. */
+export const outcomeOf = (a: CommandAnswer): string => {
+  if (a.ok) return 'ok';
+  switch (a.code) {
+    case 'forbidden':
+    case 'refused':
+      return 'refused';
+    case 'failed':
+      return 'failed';
+    case 'internal':
+      return 'error';
+    default:
+      return 'rejected';
+  }
+};
+
+/** Names of an object's top-level keys: what the audit keeps of arguments (never their values). */
+const argNames = (args: unknown): string[] =>
+  args !== null && typeof args === 'object' && !Array.isArray(args) ? Object.keys(args).sort() : [];
+
+/** Records one event as the scope's run and actor; a store failure is reported, never thrown. */
+export type AuditRecorder = (
+  event: Omit<AuditEventInput, 'run' | 'actor' | 'job'>,
+  jobId: string | undefined,
+) => void;
+
+/** The recorder of one scope's events. */
+export function auditRecorder(store: Store, scope: ResolvedScope): AuditRecorder {
+  return (event, jobId) => {
+    try {
+      store.appendAudit({ ...event, run: scope.run, actor: scope.actor, job: jobId ?? null });
+    } catch (error) {
+      // The answer still goes out; the operator sees why the record is missing.
+      process.stderr.write(`loom: could not record an audit event: ${(error as Error).message}\n`);
+    }
+  };
+}
+
+/** The action label and the base payload of one call's event. */
+export function callAuditBase(
+  id: string,
+  row: ManifestRow | undefined,
+  packs: PackBackend | undefined,
+  args: unknown,
+  transport: Transport,
+): { action: string; payload: Record<string, unknown> } {
+  const member = id.slice('loom.'.length);
+  if (isBuiltin(id)) {
+    return {
+      action: `loom:call:${member}`,
+      payload: {
+        provider: 'loom',
+        container: 'loom',
+        member,
+        effects: row?.effect ?? 'write',
+        arg_names: argNames(args),
+        transport,
+      },
+    };
+  }
+  const known = row !== undefined && packs !== undefined;
+  return {
+    action: known ? packs.action(id) : `unknown:call:${id}`,
+    payload: {
+      ...(known ? packs.auditPayload(id) : { provider: 'unknown', member: id }),
+      arg_names: argNames(args),
+      transport,
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Dispatch: one admitted, validated call to a built-in or to the pack backend.
+import { type BuiltinContext, runBuiltin } from '../builtins';
+import type { CommandAnswer, ManifestRow } from '../protocol';
+import type { ResolvedScope } from '../scope';
+import type { Store } from '../store/types';
+import { isBuiltin } from './admission';
+import type { CheckedArgs } from './arguments';
+import type { PackBackend } from './types';
+
+/** What a dispatched call answered, with the audit detail it adds. */
+export interface Dispatched {
+  answer: CommandAnswer;
+  audit: Record<string, unknown>;
+}
+
+/** Everything dispatch needs besides the call. */
+export interface DispatchContext {
+  store: Store;
+  scope: ResolvedScope;
+  packs: PackBackend | undefined;
+  approvalTtlMs: number;
+}
+
+function builtinAudit(
+  id: string,
+  args: Record<string, unknown>,
+  answer: CommandAnswer,
+): Record<string, unknown> {
+  if (id === 'loom.compose') {
+    const body = answer.body as { receipt?: { loom_id?: string } } | undefined;
+    return { request_id: args.request_id, loom_id: body?.receipt?.loom_id ?? args.loom_id ?? null };
+  }
+  return typeof args.loom_id === 'string' ? { loom_id: args.loom_id } : {};
+}
+
+/**
+ * Runs one call. A throw becomes an `internal` answer: for a built-in nothing landed (its store
+ * transaction rolled back); for a pack command a process may have run.
+ */
+export async function dispatch(
+  ctx: DispatchContext,
+  id: string,
+  row: ManifestRow,
+  checked: CheckedArgs,
+): Promise<Dispatched> {
+  const { scope, store } = ctx;
+  const builtin = isBuiltin(id);
+  let out: Dispatched;
+  try {
+    if (builtin) {
+      const attribution: BuiltinContext = {
+        actor: scope.actor,
+        run: scope.run,
+        namespace: `${scope.run}/${scope.actor}`,
+      };
+      const answer = runBuiltin(
+        store,
+        { command: id, args: checked.args, loomIdImplicit: checked.loomIdImplicit },
+        attribution,
+      );
+      out = { answer, audit: builtinAudit(id, checked.args, answer) };
+    } else {
+      const result = await ctx.packs!.run(id, checked.args, {
+        agent: scope.agent,
+        actor: scope.actor,
+        run: scope.run,
+        store,
+        approvalTtlMs: ctx.approvalTtlMs,
+      });
+      out = { answer: result.answer, audit: result.audit ?? {} };
+    }
+  } catch (error) {
+    out = {
+      answer: {
+        ok: false,
+        id,
+        code: 'internal',
+        mayHaveLanded: !builtin,
+        completed: [],
+        body: { message: `the host failed while running ${id}: ${(error as Error).message}` },
+      },
+      audit: {},
+    };
+  }
+  if (row.ifc !== undefined && out.answer.ifc === undefined) out.answer = { ...out.answer, ifc: row.ifc };
+  return out;
+}

@@ -1,0 +1,34 @@
+// The types the command layer shares with its embedders and with the pack backend.
+import type { CommandAnswer, ManifestRow } from '../protocol';
+import type { Store } from '../store/types';
+
+/** What a pack backend needs to know about the caller of one pack command. */
+export interface PackCallContext {
+  agent: string;
+  actor: string;
+  run: string;
+  store: Store;
+  approvalTtlMs: number;
+}
+
+/** The outcome of one pack call as the backend reports it; the host wraps it into the answer. */
+export interface PackOutcome {
+  answer: CommandAnswer;
+  /** Audit detail beyond the host's own (e.g. the governance decision, the exit code). */
+  audit?: Record<string, unknown>;
+}
+
+/** Pack commands as the host sees them; `@harness/packs` fills this (see ../packs-backend.ts). */
+export interface PackBackend {
+  /** Every available pack command's manifest row (no broker stamps). */
+  rows(): readonly ManifestRow[];
+  /** The structured audit payload of a command (`provider`, `container`, `member`, `effects`). */
+  auditPayload(id: string): Record<string, unknown>;
+  /** The action label, `command:call:{pack}:{command}`. */
+  action(id: string): string;
+  /** Runs one validated call: governance, approvals, the runner. */
+  run(id: string, args: Record<string, unknown>, ctx: PackCallContext): Promise<PackOutcome>;
+}
+
+/** Which transport a call came through; direct transport runs built-ins only. */
+export type Transport = 'broker' | 'direct';
