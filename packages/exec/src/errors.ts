@@ -19,6 +19,10 @@ export const ExecErrorCode = {
   CWD_NOT_FOUND: 'CWD_NOT_FOUND',
   /** The caller's `signal` was already aborted; nothing ran. */
   ABORTED: 'ABORTED',
+  /** `sandbox` is malformed, or the working directory is outside what it lets the program read. */
+  INVALID_SANDBOX: 'INVALID_SANDBOX',
+  /** `sandbox` was asked for but this machine has no working mechanism (bubblewrap, sandbox-exec). */
+  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
   /** The OS refused to start the process after the checks passed (e.g. `ENOEXEC`, `E2BIG`). */
   SPAWN_FAILED: 'SPAWN_FAILED',
 } as const;

@@ -5,6 +5,7 @@ import { ExecError, ExecErrorCode } from './errors';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { OutputCollector } from './output';
 import { checkCwd, resolveExecutable } from './resolve';
+import { planSandbox } from './sandbox/plan';
 import type { AppliedLimits, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
@@ -203,25 +204,32 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const cwd = checkCwd(options.cwd ?? process.cwd());
   const command = argv[0] as string;
   const file = resolveExecutable(command, env.PATH, cwd);
+  // Confined, the program is started by the mechanism (bwrap, sandbox-exec) with its argv after it.
+  const launch =
+    options.sandbox === undefined
+      ? undefined
+      : planSandbox(options.sandbox, { file, args: argv.slice(1), cwd });
 
   const started = performance.now();
-  const subprocess = execa(file, argv.slice(1), {
-    argv0: command,
-    env,
-    extendEnv: false,
-    cwd,
-    detached: true,
-    buffer: false,
-    encoding: 'buffer',
-    stdin: stdin === undefined ? 'ignore' : 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    reject: false,
-    cleanup: false,
-    stripFinalNewline: false,
-    forceKillAfterDelay: false,
-    windowsHide: true,
-  });
+  const spawn = () =>
+    execa(launch?.file ?? file, launch?.args ?? argv.slice(1), {
+      argv0: launch === undefined ? command : launch.file,
+      env,
+      extendEnv: false,
+      cwd,
+      detached: true,
+      buffer: false,
+      encoding: 'buffer',
+      stdin: stdin === undefined ? 'ignore' : 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      reject: false,
+      cleanup: false,
+      stripFinalNewline: false,
+      forceKillAfterDelay: false,
+      windowsHide: true,
+    });
+  const subprocess = launch?.cgroup === undefined ? spawn() : launch.cgroup.spawnInside(spawn);
   // execa's own result is not used (we read the streams and the exit ourselves); with
   // reject: false it resolves, and this keeps any late rejection from going unhandled.
   const execaDone = subprocess.then(
@@ -230,6 +238,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   );
   const pid = subprocess.pid;
   if (pid === undefined) {
+    launch?.cgroup?.remove();
     const result = (await execaDone) as { cause?: unknown };
     throw spawnError(result.cause ?? result, command, file);
   }
@@ -297,6 +306,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   signal?.removeEventListener('abort', onAbort);
   untrackGroup(pid);
   await execaDone;
+  launch?.cgroup?.remove();
   const durationMs = performance.now() - started;
 
   const out = collector.result(0);
@@ -336,5 +346,6 @@ export async function run(options: RunOptions): Promise<RunResult> {
     strayKilled: reason === 'stray',
     durationMs,
     limits,
+    confinement: launch?.confinement ?? { confined: false },
   };
 }

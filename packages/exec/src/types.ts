@@ -1,3 +1,5 @@
+import type { Confinement, SandboxPolicy } from './sandbox/types';
+
 /** What {@link run} does when stdout + stderr together pass `maxOutputBytes`. */
 export type OnExceed = 'fail' | 'truncate';
 
@@ -60,6 +62,13 @@ export interface RunOptions {
    * as having run.
    */
   readonly onSpawn?: (info: SpawnInfo) => void;
+  /**
+   * Confine the program (bubblewrap on Linux, `sandbox-exec` on macOS): what it may read and write,
+   * its network, its process count; on Linux every descendant lives in the run's pid namespace and
+   * dies with it. Absent: unconfined. Throws `SANDBOX_UNAVAILABLE` (nothing spawned) when asked for
+   * on a machine without a working mechanism. See docs/exec.md for what is and is not confined.
+   */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /** Byte accounting of one output stream, or of both together. */
@@ -122,4 +131,6 @@ export interface RunResult {
   readonly durationMs: number;
   /** The bounds used for this run. */
   readonly limits: AppliedLimits;
+  /** Whether and how the run was confined. */
+  readonly confinement: Confinement;
 }

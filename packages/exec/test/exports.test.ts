@@ -10,6 +10,8 @@ describe('public API', () => {
       'DEFAULT_TIMEOUT_MS',
       'ExecError',
       'ExecErrorCode',
+      'SYSTEM_READ_PATHS',
+      'detectSandbox',
       'resolveExecutable',
       'run',
       'truncationMarker',

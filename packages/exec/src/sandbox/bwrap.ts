@@ -1,0 +1,76 @@
+import { statSync } from 'node:fs';
+import type { SandboxNetwork } from './types';
+import { SYSTEM_READ_PATHS } from './types';
+
+/** A policy with defaults filled in and every path absolute. */
+export interface NormalizedPolicy {
+  readonly read: 'all' | readonly string[];
+  readonly write: readonly string[];
+  readonly deny: readonly string[];
+  readonly network: SandboxNetwork;
+  readonly processes: number | null;
+}
+
+/** How the bwrap command line is put together beyond the policy. */
+export interface BwrapLayout {
+  /** The executable (absolute); made readable on its own when `read` is a list that misses it. */
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** Give the run its own user namespace (needed for a per-run RLIMIT_NPROC when not root). */
+  readonly unshareUser: boolean;
+  /** `prlimit` to start the program through, with the process bound, when the rlimit enforces it. */
+  readonly prlimit: { readonly file: string; readonly max: number } | null;
+}
+
+function kind(path: string): 'dir' | 'file' | undefined {
+  try {
+    return statSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `path` is one of `roots` or below one. */
+export function within(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
+}
+
+/**
+ * The arguments to `bwrap` for one run. bubblewrap applies them in order, so the order is the
+ * policy: the readable tree first, then a private `/tmp`, `/dev` and `/proc`, the read and write
+ * paths on top, and the deny paths last so that nothing listed before can uncover them.
+ */
+export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string[] {
+  const out: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
+  if (policy.network !== 'host') out.push('--unshare-net');
+  if (layout.unshareUser) out.push('--unshare-user');
+  if (policy.read === 'all') {
+    out.push('--ro-bind', '/', '/');
+  } else {
+    for (const path of SYSTEM_READ_PATHS) out.push('--ro-bind-try', path, path);
+  }
+  out.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  if (policy.read === 'all') {
+    // The private /tmp hides the host's; a working directory under it is mounted back (read-only).
+    if (within(layout.cwd, ['/tmp'])) out.push('--ro-bind-try', layout.cwd, layout.cwd);
+  } else {
+    for (const path of policy.read) out.push('--ro-bind-try', path, path);
+    if (!within(layout.file, [...SYSTEM_READ_PATHS, ...policy.read])) {
+      out.push('--ro-bind', layout.file, layout.file);
+    }
+  }
+  for (const path of policy.write) out.push('--bind-try', path, path);
+  for (const path of policy.deny) {
+    const found = kind(path);
+    if (found === 'dir') out.push('--tmpfs', path, '--remount-ro', path);
+    else if (found === 'file') out.push('--ro-bind', '/dev/null', path);
+  }
+  out.push('--chdir', layout.cwd, '--');
+  if (layout.prlimit !== null) {
+    const n = String(layout.prlimit.max);
+    out.push(layout.prlimit.file, `--nproc=${n}:${n}`, '--');
+  }
+  out.push(layout.file, ...layout.args);
+  return out;
+}

@@ -1,0 +1,147 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { ExecError, ExecErrorCode } from '../errors';
+import { bwrapArgs, type NormalizedPolicy, within } from './bwrap';
+import { createPidsCgroup, type PidsCgroup } from './cgroup';
+import { detectSandbox } from './detect';
+import { seatbeltArgs, seatbeltProfile } from './seatbelt';
+import type { Confinement, ProcessLimitKind, SandboxDetection, SandboxPolicy } from './types';
+import { SYSTEM_READ_PATHS } from './types';
+
+/** How to start one confined run: the mechanism's program and arguments around the real argv. */
+export interface SandboxLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly confinement: Confinement & { readonly confined: true };
+  /** The run's pids cgroup, to remove once the run is gone. */
+  readonly cgroup: PidsCgroup | undefined;
+}
+
+const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
+
+function invalid(message: string): ExecError {
+  return new ExecError(ExecErrorCode.INVALID_SANDBOX, message);
+}
+
+function paths(value: unknown, field: string, resolveLinks: boolean): string[] {
+  if (!Array.isArray(value)) throw invalid(`sandbox.${field} must be an array of absolute paths.`);
+  const out: string[] = [];
+  value.forEach((path: unknown, i) => {
+    if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
+      throw invalid(
+        `sandbox.${field}[${i}] must be an absolute path without NUL; found ${JSON.stringify(path)}. Resolve "~" and relative paths before the run.`,
+      );
+    }
+    // A symlink is followed so the mount covers what the program will reach through it.
+    const real = existsSync(path) ? realpathSync(path) : path;
+    if (!out.includes(real)) out.push(real);
+    if (!resolveLinks && real !== path && !out.includes(path)) out.push(path);
+  });
+  return out;
+}
+
+/** Checks a policy and fills in its defaults (read everything, write nothing, no network). */
+export function normalizePolicy(policy: SandboxPolicy): NormalizedPolicy {
+  if (policy === null || typeof policy !== 'object') throw invalid('sandbox must be an object.');
+  const read = policy.read === undefined || policy.read === 'all' ? 'all' : paths(policy.read, 'read', true);
+  const write = paths(policy.write ?? [], 'write', true);
+  // A denied path is hidden both where it is and, if it is a link, where it leads.
+  const deny = paths(policy.deny ?? [], 'deny', false);
+  const network = policy.network ?? 'none';
+  if (network !== 'none' && network !== 'loopback' && network !== 'host') {
+    throw invalid(`sandbox.network must be "none", "loopback" or "host"; found ${JSON.stringify(network)}.`);
+  }
+  const processes = policy.processes ?? null;
+  if (processes !== null && (!Number.isSafeInteger(processes) || processes < 1)) {
+    throw invalid(`sandbox.processes must be an integer >= 1; found ${String(processes)}.`);
+  }
+  return { read, write, deny, network, processes };
+}
+
+function processLimit(max: number | null): {
+  kind: ProcessLimitKind;
+  cgroup: PidsCgroup | undefined;
+  prlimit: string | undefined;
+} {
+  if (max === null) return { kind: 'none', cgroup: undefined, prlimit: undefined };
+  // Root is exempt from RLIMIT_NPROC, so for root only a cgroup bounds the count. bwrap and its
+  // init process are in the cgroup too: two more than the command's own.
+  if (process.getuid?.() === 0) {
+    const cgroup = createPidsCgroup(max + 2);
+    return { kind: cgroup ? 'cgroup' : 'none', cgroup, prlimit: undefined };
+  }
+  const prlimit = PRLIMIT_PATHS.find((path) => existsSync(path));
+  return { kind: prlimit ? 'rlimit' : 'none', cgroup: undefined, prlimit };
+}
+
+/**
+ * Plans one confined run of `file args…` in `cwd`: the mechanism's argv and the confinement it
+ * gives. Throws {@link ExecError} `INVALID_SANDBOX` for a malformed policy or a `cwd` the policy
+ * does not let the program read, and `SANDBOX_UNAVAILABLE` when this machine has no working
+ * mechanism (the message says what to install).
+ */
+export function planSandbox(
+  policy: SandboxPolicy,
+  target: { readonly file: string; readonly args: readonly string[]; readonly cwd: string },
+  detection: SandboxDetection = detectSandbox(),
+): SandboxLaunch {
+  const normalized = normalizePolicy(policy);
+  if (!detection.available) {
+    throw new ExecError(
+      ExecErrorCode.SANDBOX_UNAVAILABLE,
+      `the run asks for a sandbox but none can be started here: ${detection.reason}. To fix: ${detection.hint}.`,
+    );
+  }
+  if (normalized.read !== 'all') {
+    const readable = [...SYSTEM_READ_PATHS, ...normalized.read, ...normalized.write];
+    if (!within(target.cwd, readable)) {
+      throw invalid(
+        `the working directory ${target.cwd} is outside the sandbox's read and write paths; add it (or a parent) to sandbox read.`,
+      );
+    }
+  }
+  const base = {
+    confined: true as const,
+    read: normalized.read,
+    write: normalized.write,
+    deny: normalized.deny,
+    network: normalized.network,
+  };
+  if (detection.mechanism === 'seatbelt') {
+    const profile = seatbeltProfile(normalized, target.file);
+    return {
+      file: detection.file,
+      args: seatbeltArgs(profile, target.file, target.args),
+      // Seatbelt has no process-count bound and no pid namespace: see docs/exec.md.
+      confinement: {
+        ...base,
+        mechanism: 'seatbelt',
+        processes: normalized.processes === null ? null : { max: normalized.processes, enforcedBy: 'none' },
+        pidNamespace: false,
+      },
+      cgroup: undefined,
+    };
+  }
+  const limit = processLimit(normalized.processes);
+  const args = bwrapArgs(normalized, {
+    file: target.file,
+    args: target.args,
+    cwd: target.cwd,
+    unshareUser: limit.prlimit !== undefined,
+    prlimit:
+      limit.prlimit !== undefined && normalized.processes !== null
+        ? { file: limit.prlimit, max: normalized.processes + 1 }
+        : null,
+  });
+  return {
+    file: detection.file,
+    args,
+    confinement: {
+      ...base,
+      mechanism: 'bwrap',
+      processes: normalized.processes === null ? null : { max: normalized.processes, enforcedBy: limit.kind },
+      pidNamespace: true,
+    },
+    cgroup: limit.cgroup,
+  };
+}

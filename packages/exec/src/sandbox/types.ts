@@ -1,0 +1,88 @@
+/**
+ * What a confined run may touch. Paths are absolute (a caller such as a pack loader resolves `~`
+ * and relative paths first); a path that does not exist is skipped (nothing there to read or write).
+ */
+export interface SandboxPolicy {
+  /**
+   * Readable paths. `"all"` (default): the whole filesystem, read-only, minus `deny`. A list: only
+   * those paths, plus the system directories a program needs to start (see {@link SYSTEM_READ_PATHS})
+   * and the executable itself.
+   */
+  readonly read?: 'all' | readonly string[];
+  /** Writable paths (default none). Everything else is read-only; `/tmp` is a private, empty tmpfs. */
+  readonly write?: readonly string[];
+  /** Paths never readable nor writable, whatever `read` and `write` say (a directory shows as empty). */
+  readonly deny?: readonly string[];
+  /**
+   * `"none"` (default): no network; the run has its own network namespace whose loopback only its
+   * own processes share. `"loopback"`: on Linux the same private loopback (the host's loopback
+   * services are not reachable); on macOS the host's loopback. `"host"`: the host's network, unconfined.
+   */
+  readonly network?: SandboxNetwork;
+  /** Most processes (and threads) the run may have alive at once; default: no limit. */
+  readonly processes?: number;
+}
+
+/** Network confinement of a run. */
+export type SandboxNetwork = 'none' | 'loopback' | 'host';
+
+/** The confinement mechanisms this package drives. */
+export type SandboxMechanism = 'bwrap' | 'seatbelt';
+
+/** How the `processes` bound was enforced, or why it was not. */
+export type ProcessLimitKind = 'cgroup' | 'rlimit' | 'none';
+
+/** What a run's confinement actually was: in every {@link RunResult}. */
+export type Confinement =
+  | { readonly confined: false }
+  | {
+      readonly confined: true;
+      readonly mechanism: SandboxMechanism;
+      readonly read: 'all' | readonly string[];
+      readonly write: readonly string[];
+      readonly deny: readonly string[];
+      readonly network: SandboxNetwork;
+      /** `null` when the policy set no limit. */
+      readonly processes: { readonly max: number; readonly enforcedBy: ProcessLimitKind } | null;
+      /** Descendants are bounded by a pid namespace (bwrap) rather than by the process group alone. */
+      readonly pidNamespace: boolean;
+    };
+
+/** Whether confinement can be used on this machine, and if not, what to install. */
+export type SandboxDetection =
+  | {
+      readonly available: true;
+      readonly mechanism: SandboxMechanism;
+      /** Absolute path of `bwrap` or `sandbox-exec`. */
+      readonly file: string;
+      readonly version: string | null;
+    }
+  | {
+      readonly available: false;
+      readonly mechanism: SandboxMechanism | null;
+      /** What is missing or failed, in one sentence. */
+      readonly reason: string;
+      /** What to install or change, in one sentence. */
+      readonly hint: string;
+    };
+
+/**
+ * Directories made readable when `read` is a list, so that a program and its shared libraries can
+ * start. Missing ones are skipped.
+ */
+export const SYSTEM_READ_PATHS: readonly string[] = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc',
+  '/opt',
+  '/nix/store',
+  '/System',
+  '/Library',
+  '/private/etc',
+  '/private/var/db',
+];
