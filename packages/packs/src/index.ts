@@ -25,6 +25,8 @@ export { loadWorkspace, RESERVED_PACK_IDS } from './load';
 export { getCommand } from './lookup';
 export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';
+export type { Locator, Position } from './positions';
+export { locator } from './positions';
 export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from './runner';
 export { runPackCommand } from './runner';
 export type { WorkspaceFile } from './schema';

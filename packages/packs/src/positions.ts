@@ -19,6 +19,10 @@ function keyOf(node: unknown): unknown {
   return isScalar(node) ? node.value : node;
 }
 
+/**
+ * A locator over a parsed YAML document: `at(path)` gives the 1-based line and column where the value
+ * (or, with `key: true`, the key) at a document path was written. Used by every YAML config loader.
+ */
 export function locator(doc: Document.Parsed, lc: LineCounter, text: string): Locator {
   const pos = (offset: number): Position => {
     const { line, col } = lc.linePos(offset);

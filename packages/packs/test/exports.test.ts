@@ -24,6 +24,7 @@ describe('public API', () => {
       'inputsSchema',
       'listCommands',
       'loadWorkspace',
+      'locator',
       'parseByteSize',
       'parseDuration',
       'resolveGrants',
