@@ -4,6 +4,11 @@ import { defineConfig } from 'vitest/config';
 
 const conditions = ['@harness/source', 'import', 'module', 'node', 'default'];
 
+// FC_RUNS_MULTIPLIER (see @harness/test-utils, fast-check.ts) multiplies every property's runs; the
+// time a test may take grows with it, so a long local run is not cut short by the default timeout.
+const runsMultiplier = Math.max(1, Number.parseInt(process.env.FC_RUNS_MULTIPLIER ?? '1', 10) || 1);
+const timeout = 20_000 * runsMultiplier;
+
 export function harnessVitestConfig(overrides = {}) {
   return defineConfig({
     resolve: { conditions },
@@ -11,8 +16,8 @@ export function harnessVitestConfig(overrides = {}) {
     ...overrides,
     test: {
       include: ['test/**/*.test.ts'],
-      testTimeout: 20_000,
-      hookTimeout: 20_000,
+      testTimeout: timeout,
+      hookTimeout: timeout,
       ...(overrides.test ?? {}),
     },
   });

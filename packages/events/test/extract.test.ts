@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   ACTOR_PATTERN,
@@ -105,7 +106,7 @@ function assertNoLeadingDash(typed: Typed): void {
 }
 
 describe('no extracted value can start with - [TM-65]', () => {
-  test.prop([fc.constantFrom(...schemes), event, fc.jsonValue(), trusted], { numRuns: 500 })(
+  test.prop([fc.constantFrom(...schemes), event, fc.jsonValue(), trusted], { numRuns: fcRuns(500) })(
     'holds for arbitrary JSON bodies [TM-65]',
     (scheme, ev, body, actors) => {
       assertNoLeadingDash(extract({ scheme, event: ev, body, trustedActors: actors }).typed);
@@ -121,7 +122,7 @@ describe('no extracted value can start with - [TM-65]', () => {
           assertNoLeadingDash(typed);
           for (const k of Object.keys(typed)) seen.add(k);
         }),
-        { numRuns: 400 },
+        { numRuns: fcRuns(400) },
       );
       // The property is not vacuous: the generator reaches valid values for every typed field.
       expect([...seen].sort()).toEqual(['action', 'actor', 'meta', 'name', 'number', 'repo', 'sha', 'url']);
@@ -143,7 +144,7 @@ describe('no extracted value can start with - [TM-65]', () => {
 });
 
 describe('extract never throws', () => {
-  test.prop([fc.string(), fc.anything(), fc.anything(), fc.anything()], { numRuns: 500 })(
+  test.prop([fc.string(), fc.anything(), fc.anything(), fc.anything()], { numRuns: fcRuns(500) })(
     'never throws on anything, with any scheme, event and trusted list',
     (scheme, ev, body, actors) => {
       const r = extract({ scheme, event: ev, body, trustedActors: actors as readonly unknown[] });
@@ -151,7 +152,7 @@ describe('extract never throws', () => {
     },
   );
 
-  test.prop([fc.constantFrom(...schemes), fc.jsonValue()], { numRuns: 300 })(
+  test.prop([fc.constantFrom(...schemes), fc.jsonValue()], { numRuns: fcRuns(300) })(
     'never throws on arbitrary JSON text parsed',
     (scheme, value) => {
       const body = JSON.parse(JSON.stringify(value) ?? 'null');
@@ -235,7 +236,7 @@ describe('only the fields in the table reach typed [TM-43]', () => {
     expect(typed).toEqual({ name: 'pull_request', action: 'opened', repo: 'a/b', actor: 'alice' });
   });
 
-  test.prop([fc.constantFrom(...schemes), fc.jsonValue()], { numRuns: 200 })(
+  test.prop([fc.constantFrom(...schemes), fc.jsonValue()], { numRuns: fcRuns(200) })(
     'typed keys are always a subset of the table fields [TM-43]',
     (scheme, body) => {
       const { typed } = extract({ scheme, event: 'push', body });

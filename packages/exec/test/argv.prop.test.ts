@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect } from 'vitest';
 import { run } from '../src/index';
 import { env } from './helpers';
@@ -8,7 +9,7 @@ import { env } from './helpers';
 const argument = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0'));
 
 describe('argv integrity for arbitrary strings [CP-33]', () => {
-  test.prop([fc.array(argument, { minLength: 1, maxLength: 6 })], { numRuns: 50 })(
+  test.prop([fc.array(argument, { minLength: 1, maxLength: 6 })], { numRuns: fcRuns(50) })(
     'arbitrary argv strings without NUL round-trip through a real process [CP-33]',
     async (args) => {
       // printf's format comes first, so an argument starting with "-" is data, and %s (unlike %b)

@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { truncationMarker } from '../src/index';
 import { OutputCollector } from '../src/output';
@@ -28,25 +29,24 @@ describe('OutputCollector (head + tail ring, unit)', () => {
     expect(c.result(0).kept + c.result(1).kept).toBe(64 * 1024);
   });
 
-  test.prop([fc.integer({ min: 0, max: 2000 }), fc.array(chunk, { maxLength: 40 })], { numRuns: 300 })(
-    'never keeps more than the ceiling, and keeps everything when it fits',
-    (ceiling, chunks) => {
-      const c = new OutputCollector(ceiling);
-      const all: [number[], number[]] = [[], []];
-      for (const [fd, bytes] of chunks) {
-        c.push(fd, Buffer.from(bytes));
-        all[fd].push(...bytes);
-      }
-      const total = all[0].length + all[1].length;
-      const results = [c.result(0), c.result(1)];
-      expect(results[0]!.kept + results[1]!.kept).toBeLessThanOrEqual(ceiling);
-      expect(c.exceeded).toBe(total > ceiling);
-      results.forEach((r, fd) => {
-        expect(r.seen).toBe(all[fd as 0 | 1].length);
-        if (total <= ceiling) expect(r.text).toBe(Buffer.from(all[fd as 0 | 1]).toString('utf8'));
-      });
-    },
-  );
+  test.prop([fc.integer({ min: 0, max: 2000 }), fc.array(chunk, { maxLength: 40 })], {
+    numRuns: fcRuns(300),
+  })('never keeps more than the ceiling, and keeps everything when it fits', (ceiling, chunks) => {
+    const c = new OutputCollector(ceiling);
+    const all: [number[], number[]] = [[], []];
+    for (const [fd, bytes] of chunks) {
+      c.push(fd, Buffer.from(bytes));
+      all[fd].push(...bytes);
+    }
+    const total = all[0].length + all[1].length;
+    const results = [c.result(0), c.result(1)];
+    expect(results[0]!.kept + results[1]!.kept).toBeLessThanOrEqual(ceiling);
+    expect(c.exceeded).toBe(total > ceiling);
+    results.forEach((r, fd) => {
+      expect(r.seen).toBe(all[fd as 0 | 1].length);
+      if (total <= ceiling) expect(r.text).toBe(Buffer.from(all[fd as 0 | 1]).toString('utf8'));
+    });
+  });
 
   test.prop(
     [
@@ -54,7 +54,7 @@ describe('OutputCollector (head + tail ring, unit)', () => {
       fc.array(fc.string({ unit: 'binary', maxLength: 60 }), { maxLength: 30 }),
     ],
     {
-      numRuns: 300,
+      numRuns: fcRuns(300),
     },
   )('cuts text only on character boundaries: head is a prefix, tail a suffix', (ceiling, parts) => {
     const c = new OutputCollector(ceiling);

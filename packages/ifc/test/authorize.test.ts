@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   type AuthorizeInput,
@@ -209,7 +210,7 @@ describe('authorize: laws', () => {
   test.prop(
     [fc.oneof(fc.anything(), fc.record({ mode: anyString, slot: anyString, toolEffect: anyString, tool }))],
     {
-      numRuns: 1000,
+      numRuns: fcRuns(1000),
     },
   )('is total: every input gets a decision, and unknown metadata is never allowed', (input) => {
     const d = authorize(input as AuthorizeInput);
@@ -226,14 +227,13 @@ describe('authorize: laws', () => {
     if (!known) expect(d.allowed).toBe(false);
   });
 
-  test.prop([fc.constantFrom(...PROMPT_SLOTS), fc.constantFrom(...TOOL_EFFECTS), tool], { numRuns: 500 })(
-    'permissiveness never rises from observe to enforce-explicit to enforce-strict',
-    (slot, effect, t) => {
-      const [disabled, observe, explicit, strict] = POLICY_MODES.map((m) => at(m, slot, effect, t).allowed);
-      if (strict) expect(explicit).toBe(true);
-      if (explicit) expect(observe).toBe(true);
-      // observe and disabled never deny a call whose metadata is known.
-      expect(observe && disabled).toBe(true);
-    },
-  );
+  test.prop([fc.constantFrom(...PROMPT_SLOTS), fc.constantFrom(...TOOL_EFFECTS), tool], {
+    numRuns: fcRuns(500),
+  })('permissiveness never rises from observe to enforce-explicit to enforce-strict', (slot, effect, t) => {
+    const [disabled, observe, explicit, strict] = POLICY_MODES.map((m) => at(m, slot, effect, t).allowed);
+    if (strict) expect(explicit).toBe(true);
+    if (explicit) expect(observe).toBe(true);
+    // observe and disabled never deny a call whose metadata is known.
+    expect(observe && disabled).toBe(true);
+  });
 });

@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   atomKey,
@@ -16,7 +17,7 @@ import {
 } from '../src/index';
 import { atom, ceiling, declaredCeiling, label, text } from './arbitraries';
 
-const runs = { numRuns: 500 };
+const runs = { numRuns: fcRuns(500) };
 const L = (confidentiality: Label['confidentiality'], integrity: Label['integrity'] = []): Label => ({
   confidentiality,
   integrity,

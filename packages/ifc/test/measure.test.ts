@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   IfcError,
@@ -170,7 +171,7 @@ const ifcField = fc.oneof(
 );
 
 describe('measure: decisions never depend on content', () => {
-  test.prop([ifcField, label, ceiling, body, body], { numRuns: 500 })(
+  test.prop([ifcField, label, ceiling, body, body], { numRuns: fcRuns(500) })(
     'the same labels give the same decision whatever the body',
     (ifc, queryLabel, c, b1, b2) => {
       const m1 = measure(answer(b1, ifc), { queryLabel, ceiling: c });
@@ -179,7 +180,7 @@ describe('measure: decisions never depend on content', () => {
     },
   );
 
-  test.prop([ifcField, label, ceiling, fc.string({ minLength: 6 }), body], { numRuns: 500 })(
+  test.prop([ifcField, label, ceiling, fc.string({ minLength: 6 }), body], { numRuns: fcRuns(500) })(
     'a sentinel in withheld content never appears in the result',
     (ifc, queryLabel, c, tail, rest) => {
       const sentinel = `SENTINEL-${tail}`;

@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   flowsTo,
@@ -58,7 +59,7 @@ describe('ObservationLog', () => {
     expect(log.fits(['alice'])).toBe(false);
   });
 
-  test.prop([label, fc.array(label, { maxLength: 8 })], { numRuns: 300 })(
+  test.prop([label, fc.array(label, { maxLength: 8 })], { numRuns: fcRuns(300) })(
     'the context only rises: every earlier context flows to every later one',
     (initial, seen) => {
       const log = new ObservationLog({ initial });
@@ -71,7 +72,7 @@ describe('ObservationLog', () => {
     },
   );
 
-  test.prop([fc.array(fc.tuple(label, fc.boolean()), { maxLength: 6 })], { numRuns: 300 })(
+  test.prop([fc.array(fc.tuple(label, fc.boolean()), { maxLength: 6 })], { numRuns: fcRuns(300) })(
     'a batch adds one observation when anything was admitted and none otherwise',
     (calls) => {
       const log = new ObservationLog();

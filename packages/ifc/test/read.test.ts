@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MAX_ATOM_DEPTH, normalize, readCeiling, readLabel } from '../src/index';
 import { label } from './arbitraries';
@@ -16,7 +17,7 @@ describe('readLabel', () => {
     expect(readLabel({})).toEqual({ status: 'label', label: { confidentiality: [], integrity: [] } });
   });
 
-  test.prop([label], { numRuns: 300 })('reads back every label it could have been given', (l) => {
+  test.prop([label], { numRuns: fcRuns(300) })('reads back every label it could have been given', (l) => {
     expect(readLabel(JSON.parse(JSON.stringify(l)))).toEqual({ status: 'label', label: normalize(l) });
   });
 
@@ -69,7 +70,7 @@ describe('readLabel', () => {
     `);
   });
 
-  test.prop([fc.anything()], { numRuns: 300 })(
+  test.prop([fc.anything()], { numRuns: fcRuns(300) })(
     'is total: any value reads as label, absent or malformed',
     (v) => {
       const read = readLabel(v);

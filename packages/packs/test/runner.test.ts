@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
-import { findBinary } from '@harness/test-utils';
+import { fcRuns, findBinary } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   credentialsFrom,
@@ -118,7 +118,7 @@ describe('argv substitution is value-only (the security test)', () => {
   );
 
   test.prop([fc.string({ unit: 'binary', maxLength: 200 }).filter((s) => !s.includes('\0'))], {
-    numRuns: 150,
+    numRuns: fcRuns(150),
   })('CP-33: any string without NUL reaches printf as exactly one argument (property)', async (value) => {
     const o = await outcome('t.printf', { value });
     expect(o.stdout).toBe(`--\0${value}\0`);

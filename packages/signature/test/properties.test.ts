@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect } from 'vitest';
 import { renderSignature, SCHEMA_MAX_BYTES, sanitizeSchema } from '../src/index';
 
@@ -54,7 +55,7 @@ const field = fc.oneof(
 );
 
 describe('renderSignature on arbitrary input', () => {
-  test.prop([anyJson, anyJson, anyJson, anyJson, anyJson], { numRuns: 500 })(
+  test.prop([anyJson, anyJson, anyJson, anyJson, anyJson], { numRuns: fcRuns(500) })(
     'never throws, stays within 400 characters, on one line, for arbitrary JSON in every field',
     (name, inputSchema, outputs, effect, scope) => {
       const line = renderSignature({ name, inputSchema, outputs, effect, scope });
@@ -63,7 +64,7 @@ describe('renderSignature on arbitrary input', () => {
     },
   );
 
-  test.prop([field, schema, field, field, field], { numRuns: 300 })(
+  test.prop([field, schema, field, field, field], { numRuns: fcRuns(300) })(
     'never exceeds 400 characters for schema-shaped input, and is deterministic [HC-80]',
     (name, inputSchema, outputs, effect, scope) => {
       const input = { name, inputSchema, outputs, effect, scope };
@@ -99,7 +100,7 @@ describe('sanitizeSchema on arbitrary input', () => {
     });
   };
 
-  test.prop([fc.oneof(schema, anyJson)], { numRuns: 500 })(
+  test.prop([fc.oneof(schema, anyJson)], { numRuns: fcRuns(500) })(
     'never throws; gives true or an object without x-* keywords within 16 KiB; idempotent [HC-44, HC-45, HC-46]',
     (input) => {
       const before = JSON.stringify(input);

@@ -1,4 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect } from 'vitest';
 import { parse, render, renderArgv, renderFence, type TemplatePart, TmplError } from '../src/index';
 
@@ -35,7 +36,7 @@ const path = fc
   .filter((p) => p !== 'literal_open' && p !== 'untrusted');
 
 describe('parse never throws', () => {
-  test.prop([fc.oneof(fullUnicode, utf16, grammarish)], { numRuns: 1000 })(
+  test.prop([fc.oneof(fullUnicode, utf16, grammarish)], { numRuns: fcRuns(1000) })(
     'returns a result (never throws) for any string, with in-range positions [TM-09]',
     (source) => {
       const result = parse(source);
@@ -53,10 +54,13 @@ describe('parse never throws', () => {
     },
   );
 
-  test.prop([fc.anything()], { numRuns: 200 })('TM-09: returns issues for any non-string input', (input) => {
-    if (typeof input === 'string') return;
-    expect(parse(input as string).ok).toBe(false);
-  });
+  test.prop([fc.anything()], { numRuns: fcRuns(200) })(
+    'TM-09: returns issues for any non-string input',
+    (input) => {
+      if (typeof input === 'string') return;
+      expect(parse(input as string).ok).toBe(false);
+    },
+  );
 });
 
 type Piece =
@@ -79,7 +83,7 @@ const piece: fc.Arbitrary<Piece> = fc.oneof(
 );
 
 describe('grammar round trip', () => {
-  test.prop([fc.array(piece, { maxLength: 12 })], { numRuns: 500 })(
+  test.prop([fc.array(piece, { maxLength: 12 })], { numRuns: fcRuns(500) })(
     'printing parts and parsing them back gives the same parts [TM-10]',
     (pieces) => {
       let source = '';
@@ -115,7 +119,7 @@ describe('grammar round trip', () => {
 
 describe('argv integrity', () => {
   test.prop([fc.oneof(fullUnicode, utf16, fc.constantFrom('-', '--x', '\0', 'a\0', '-\0'))], {
-    numRuns: 1000,
+    numRuns: fcRuns(1000),
   })(
     'renderArgv(["{{x}}"], {x: s}) is [s], or refused when s starts with - or holds NUL [TM-13, TM-14]',
     (s) => {
@@ -157,7 +161,7 @@ describe('argv integrity', () => {
     },
   );
 
-  test.prop([fc.array(element, { maxLength: 10 }), values], { numRuns: 500 })(
+  test.prop([fc.array(element, { maxLength: 10 }), values], { numRuns: fcRuns(500) })(
     'argv length is always kept and each element is its own rendering (after a literal --) [TM-14]',
     (elements, vals) => {
       const context: Record<string, string> = {};
@@ -183,7 +187,7 @@ describe('argv integrity', () => {
 
 describe('the fence cannot be closed early', () => {
   const hexNonce = fc.uint8Array({ minLength: 16, maxLength: 16 });
-  test.prop([fullUnicode, fullUnicode, hexNonce], { numRuns: 500 })(
+  test.prop([fullUnicode, fullUnicode, hexNonce], { numRuns: fcRuns(500) })(
     'content holding </untrusted-data and a guessed nonce never closes the fence [TM-33]',
     (before, after, guessBytes) => {
       const guess = [...guessBytes].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -206,7 +210,7 @@ describe('the fence cannot be closed early', () => {
     },
   );
 
-  test.prop([fullUnicode], { numRuns: 300 })(
+  test.prop([fullUnicode], { numRuns: fcRuns(300) })(
     'fenced content has no controls and fits the cap [TM-34, TM-35]',
     (s) => {
       const out = renderFence(s.repeat(30), { field: 'f', ...quiet });

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
+
 /** Absolute path of the repository root. */
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
