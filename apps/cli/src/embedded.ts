@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { ScopeFile } from '@harness/host';
+import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
 import { CliError } from './errors';
 
 const require = createRequire(import.meta.url);
@@ -48,6 +48,26 @@ export function exampleWorkspace(): string {
 /** The default scope: the example workspace's `demo` agent, every grant it holds. */
 export const defaultScope: ScopeFile = { run: 'harness-serve', agent: 'demo' };
 
+/** What `--scope` / `--agent` ask the instance to serve; `undefined` when neither is given. */
+export function requestedServes(options: {
+  agent?: string | undefined;
+  scope?: string | undefined;
+}): InstanceServes | undefined {
+  if (options.scope !== undefined) return { scopeFile: resolve(options.scope) };
+  if (options.agent !== undefined) return { agent: options.agent };
+  return undefined;
+}
+
+/** What an instance serves, as `agent "me"` or `the scope file /abs/scope.yaml`. */
+export function describeServes(serves: InstanceServes): string {
+  return 'agent' in serves ? `agent "${serves.agent}"` : `the scope file ${serves.scopeFile}`;
+}
+
+/** The scope a broker is started with for what an instance serves. */
+export function scopeOf(serves: InstanceServes): string | ScopeFile {
+  return 'agent' in serves ? { ...defaultScope, agent: serves.agent } : serves.scopeFile;
+}
+
 /**
  * Picks the instance directory: `--instance`, else `$HARNESS_HOME`, else
  * `$XDG_DATA_HOME/harness/default` (`~/.local/share/harness/default`).
@@ -79,54 +99,121 @@ export interface EmbeddedHost {
   close(): Promise<void>;
 }
 
-/**
- * Opens (creating on first use) the default instance and starts its broker in this process. The
- * workspace is recorded when the instance is created; an existing instance keeps its own. When a
- * live broker already listens on the instance's socket (a `harness serve` running beside a
- * `harness call`), that broker is used: it serves the same instance and scope.
- */
-export async function startEmbeddedHost(options: {
+/** Where an embedded host lives and what it serves, read from its record when it exists. */
+export interface EmbeddedPlan {
+  location: EmbeddedLocation;
+  workspaceFile: string;
+  serves: InstanceServes;
+  /** False when the instance is yet to be created (by the first `serve`, `call`, `demo`). */
+  exists: boolean;
+}
+
+/** The options that choose an embedded instance and what it serves. */
+export interface EmbeddedOptions {
   instance?: string | undefined;
   workspace?: string | undefined;
-  /** A scope file path, or a scope; default {@link defaultScope}. */
-  scope?: string | ScopeFile | undefined;
-}): Promise<EmbeddedHost> {
-  const { HostError, initInstance, readInstance, startBroker } = await import('@harness/host');
+  /** The agent to serve; recorded when the instance is created. */
+  agent?: string | undefined;
+  /** A scope file to serve (wins over `agent`); recorded when the instance is created. */
+  scope?: string | undefined;
+}
+
+/**
+ * Reads what an embedded host would open, without creating or starting anything: the instance's
+ * recorded workspace and agent (or scope file) when it exists, else what it would be created with.
+ * A flag naming another workspace or agent than the instance's own is refused.
+ */
+export async function planEmbedded(options: EmbeddedOptions): Promise<EmbeddedPlan> {
+  const { readInstance } = await import('@harness/host');
   const location = embeddedLocation(options.instance);
-  let workspaceFile = resolve(options.workspace ?? exampleWorkspace());
-  let created = false;
+  const requested = requestedServes(options);
+  if (!existsSync(join(location.instanceDir, 'instance.json'))) {
+    return {
+      location,
+      workspaceFile: resolve(options.workspace ?? exampleWorkspace()),
+      serves: requested ?? { agent: defaultScope.agent },
+      exists: false,
+    };
+  }
+  let recorded: InstanceInfo;
   try {
-    if (!existsSync(join(location.instanceDir, 'instance.json'))) {
-      mkdirSync(dirname(location.instanceDir), { recursive: true });
-      await initInstance(location.instanceDir, workspaceFile);
-      created = true;
-    } else {
-      const recorded = readInstance(location.instanceDir).workspaceFile;
-      if (options.workspace !== undefined && resolve(options.workspace) !== recorded) {
-        throw new CliError(
-          'config',
-          `the instance ${location.instanceDir} serves the workspace ${recorded}, not ${resolve(options.workspace)}; an instance keeps the workspace it was created with, so pass a new --instance <dir> for this one`,
-        );
-      }
-      workspaceFile = recorded;
-    }
+    recorded = readInstance(location.instanceDir);
   } catch (error) {
-    if (error instanceof CliError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    if (error instanceof HostError && error.code === 'workspace_invalid') {
-      // One line: the issues themselves are what `packs check` prints, file:line:column each.
-      const issues = reason.split('\n').length - 1;
-      throw new CliError(
-        'config',
-        `the embedded host cannot start: the workspace ${workspaceFile} does not load (${issues} error(s)); run 'harness packs check ${workspaceFile}' to see each one`,
-        { cause: error },
-      );
-    }
     throw new CliError(
       'config',
-      `cannot open the instance directory ${location.instanceDir}: ${reason}; pass --instance <dir> (or set HARNESS_HOME) to a directory you can write`,
+      `cannot open the instance directory ${location.instanceDir}: ${(error as Error).message}; pass --instance <dir> (or set HARNESS_HOME) to another directory`,
       { cause: error },
     );
+  }
+  if (options.workspace !== undefined && resolve(options.workspace) !== recorded.workspaceFile) {
+    throw new CliError(
+      'config',
+      `the instance ${location.instanceDir} serves the workspace ${recorded.workspaceFile}, not ${resolve(options.workspace)}; an instance keeps the workspace it was created with, so pass a new --instance <dir> for this one`,
+    );
+  }
+  // An instance made before it recorded what it serves takes what it is given, as before.
+  if (
+    recorded.serves !== undefined &&
+    requested !== undefined &&
+    describeServes(requested) !== describeServes(recorded.serves)
+  ) {
+    throw new CliError(
+      'config',
+      `the instance ${location.instanceDir} serves ${describeServes(recorded.serves)}, not ${describeServes(requested)}; an instance keeps what it serves from its creation, so drop the flag or pass a new --instance <dir>`,
+    );
+  }
+  return {
+    location,
+    workspaceFile: recorded.workspaceFile,
+    serves: recorded.serves ?? requested ?? { agent: defaultScope.agent },
+    exists: true,
+  };
+}
+
+/** The one-line error for a workspace or scope that an embedded instance cannot serve. */
+export function embeddedFailure(error: unknown, plan: EmbeddedPlan, options: EmbeddedOptions): CliError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  if (code === 'workspace_invalid') {
+    // One line: the issues themselves are what `packs check` prints, file:line:column each.
+    const issues = reason.split('\n').length - 1;
+    return new CliError(
+      'config',
+      `the embedded host cannot start: the workspace ${plan.workspaceFile} does not load (${issues} error(s)); run 'harness packs check ${plan.workspaceFile}' to see each one`,
+      { cause: error },
+    );
+  }
+  if (code === 'scope_invalid') {
+    const flag = options.scope !== undefined ? '--scope' : '--agent';
+    const hint = requestedServes(options) === undefined ? `; pass ${flag} <id> naming one of them` : '';
+    return new CliError('config', `${flag}: ${reason}${hint}`, { cause: error });
+  }
+  return new CliError(
+    'config',
+    `cannot open the instance directory ${plan.location.instanceDir}: ${reason}; pass --instance <dir> (or set HARNESS_HOME) to a directory you can write`,
+    { cause: error },
+  );
+}
+
+/**
+ * Opens (creating on first use) the default instance and starts its broker in this process. The
+ * workspace and the agent (or scope file) are recorded when the instance is created; an existing
+ * instance keeps its own. When a live broker already listens on the instance's socket (a
+ * `harness serve` running beside a `harness call`), that broker is used: it serves the same
+ * instance and scope.
+ */
+export async function startEmbeddedHost(options: EmbeddedOptions): Promise<EmbeddedHost> {
+  const { HostError, initInstance, startBroker } = await import('@harness/host');
+  const plan = await planEmbedded(options);
+  const { location, workspaceFile, serves } = plan;
+  const created = !plan.exists;
+  if (created) {
+    try {
+      mkdirSync(dirname(location.instanceDir), { recursive: true });
+      await initInstance(location.instanceDir, workspaceFile, { serves });
+    } catch (error) {
+      throw embeddedFailure(error, plan, options);
+    }
   }
   const base = { location, workspaceFile, cliPath: bundledLoomCli(), created };
   if (existsSync(location.queuePath)) {
@@ -138,7 +225,7 @@ export async function startEmbeddedHost(options: {
     const broker = await startBroker({
       instanceDir: location.instanceDir,
       queuePath: location.queuePath,
-      scope: options.scope ?? defaultScope,
+      scope: scopeOf(serves),
     });
     return { ...base, shared: false, close: () => broker.close() };
   } catch (error) {

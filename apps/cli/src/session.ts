@@ -236,9 +236,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     embedded = await startEmbeddedHost({
       instance: options.instance,
       workspace: options.workspace,
-      scope:
-        options.scope ??
-        (options.agent === undefined ? undefined : { run: 'harness-serve', agent: options.agent }),
+      agent: options.agent,
+      scope: options.scope,
     });
     const transport = {
       kind: 'broker' as const,

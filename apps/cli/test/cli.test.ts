@@ -158,16 +158,39 @@ describe('harness call', () => {
     expect(r.stderr).toMatch(/^harness: the tool input must be JSON: /);
   });
 
-  it('uses a harness serve already running on the same instance', async () => {
+  it('prints the call result and the packs listing while a stdio serve runs on the same instance', async () => {
     const { connectStdio } = await import('./helpers');
     const dir = join(box.root, 'shared');
     const conn = await connectStdio(['--instance', dir], box.home);
     try {
       const r = await run(['call', 'list_commands', '--instance', dir]);
-      expect(r.code).toBe(0);
       expect(r.stderr).toContain('already served by another harness process');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).status).toBe('ok');
+      const listed = await run(['packs', 'list', '--instance', dir]);
+      expect(listed.stdout).toContain('echo.argv(value: string)');
+      expect(listed.stdout).toMatch(/\(\d+ command\(s\); hidden 0, omitted 0\)/);
     } finally {
       await conn.close();
+    }
+  });
+
+  it('prints the call result while an HTTP serve runs on the same instance', async () => {
+    const { startHttp } = await import('./helpers');
+    const dir = join(box.root, 'shared-http');
+    const serve = await startHttp(['--http', '127.0.0.1:0', '--instance', dir], box.home);
+    try {
+      const r = await run([
+        'call',
+        'run_read_command',
+        '{"command":"echo.argv","args":{"value":"beside serve"}}',
+        '--instance',
+        dir,
+      ]);
+      expect(r.stderr).toContain('already served by another harness process');
+      expect(JSON.parse(r.stdout).entry.value.output).toEqual(['beside serve']);
+    } finally {
+      await serve.stop();
     }
   });
 });

@@ -1,8 +1,8 @@
 // harness doctor: one line per check and a verdict, against real instances, sockets and configs.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectStdio, runCli, sandbox } from './helpers';
+import { connectStdio, runCli, sandbox, slowWorkspace } from './helpers';
 
 const box = sandbox();
 afterAll(() => box.cleanup());
@@ -17,7 +17,9 @@ describe('harness doctor', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^ok {3}node {3,}Node\.js \d+/));
     expect(lines).toContainEqual(expect.stringMatching(/^ok {3}loom {3,}.*loom\.js \(@harness\/loom /));
     expect(lines).toContainEqual(expect.stringMatching(/^warn broker {3,}no socket at /));
-    expect(lines).toContainEqual(expect.stringMatching(/^warn store {3,}no instance at /));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^warn instance {3,}no instance at .* \(serve creates it\)$/),
+    );
   });
 
   it('checks a running broker: reachable, socket mode 600, store opens', async () => {
@@ -52,5 +54,57 @@ describe('harness doctor', () => {
       /^FAIL commands config cliPath +\/nonexistent\/loom is missing or not executable$/m,
     );
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^verdict: \d+ check\(s\) failed$/);
+  });
+
+  it('fails the workspace of the instance itself, as serve then refuses to start on it', async () => {
+    const instance = join(box.root, 'broken-ws');
+    const ws = join(box.root, 'broken.yaml');
+    writeFileSync(ws, readFileSync(slowWorkspace, 'utf8'));
+    const created = await runCli(['call', 'list_commands', '--instance', instance, '--workspace', ws], {
+      home: box.home,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    writeFileSync(ws, 'version: 1\ncommand_packs: nope\n');
+    const r = await run(['--instance', instance]);
+    expect(r.stdout).toMatch(new RegExp(`^FAIL workspace {2,}the workspace ${ws} does not load:`, 'm'));
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^verdict: 1 check\(s\) failed$/);
+    expect(r.code).toBe(1);
+    const serve = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
+    expect(serve.code).toBe(3);
+    expect(serve.stderr).toContain(`the workspace ${ws} does not load`);
+  });
+
+  it('fails a credentials file others can read, as serve then refuses to start on it', async () => {
+    const instance = join(box.root, 'creds');
+    const created = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
+    expect(created.code, created.stderr).toBe(0);
+    const file = join(instance, 'credentials.json');
+    writeFileSync(file, '{"TOKEN":"s3cret-value"}', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const r = await run(['--instance', instance]);
+    expect(r.stdout).toContain(`FAIL credentials`);
+    expect(r.stdout).toContain(`${file} has mode 0644`);
+    expect(r.stdout).toContain(`chmod 600 ${file}`);
+    expect(r.stdout).not.toContain('s3cret-value');
+    expect(r.stdout).not.toContain('verdict: healthy');
+    const serve = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
+    expect(serve.code).toBe(3);
+    expect(serve.stderr).toContain(`${file} has mode 0644`);
+    chmodSync(file, 0o600);
+    const fixed = await run(['--instance', instance]);
+    expect(fixed.stdout).toMatch(/^ok {3}credentials {3,}credentials\.json readable by its owner only$/m);
+    expect(fixed.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
+  });
+
+  it('checks the agent the instance serves and names it', async () => {
+    const instance = join(box.root, 'reader');
+    const created = await runCli(['call', 'list_commands', '--instance', instance, '--agent', 'reader'], {
+      home: box.home,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    const r = await run(['--instance', instance]);
+    expect(r.stdout).toMatch(/^ok {3}configuration .*serves agent "reader"\)$/m);
+    expect(r.stdout).toMatch(/^ok {3}scope {3,}agent reader, \d+ command\(s\)$/m);
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
   });
 });

@@ -1,6 +1,6 @@
 // The embedded default's own flags: which agent its broker serves (--agent, --scope), and the
 // workspace an instance keeps (--workspace), all refused where a host configuration is given.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, sandbox, slowWorkspace } from './helpers';
@@ -19,7 +19,8 @@ describe('the embedded default serves one agent', () => {
     const demo = await runCli(['call', 'list_commands', '--instance', box.instance], { home: box.home });
     expect(demo.code, demo.stderr).toBe(0);
     expect(names(demo.stdout)).toContain('repo.tag');
-    const reader = await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'reader'], {
+    const other = join(box.root, 'reader');
+    const reader = await runCli(['call', 'list_commands', '--instance', other, '--agent', 'reader'], {
       home: box.home,
     });
     expect(reader.code, reader.stderr).toBe(0);
@@ -46,7 +47,7 @@ describe('the embedded default serves one agent', () => {
   });
 });
 
-describe('an instance keeps its workspace', () => {
+describe('an instance keeps its workspace and its agent', () => {
   it('refuses a --workspace other than the one the instance was created with, naming both', async () => {
     const first = await runCli(['call', 'list_commands', '--instance', box.instance], { home: box.home });
     expect(first.code, first.stderr).toBe(0);
@@ -59,6 +60,53 @@ describe('an instance keeps its workspace', () => {
     expect(other.code).toBe(3);
     expect(other.stderr).toContain(slowWorkspace);
     expect(other.stderr).toContain('pass a new --instance');
+  });
+
+  it('remembers the agent it was created with, so later commands need no --agent', async () => {
+    const first = await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'reader'], {
+      home: box.home,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const later = await runCli(['packs', 'list', '--instance', box.instance], { home: box.home });
+    expect(later.stdout).toContain('repo.log(count: integer)');
+    expect(later.stdout).not.toContain('repo.tag(');
+  });
+
+  it('refuses another --agent than the one it was created with, naming both', async () => {
+    await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'reader'], {
+      home: box.home,
+    });
+    const r = await runCli(['call', 'list_commands', '--instance', box.instance, '--agent', 'editor'], {
+      home: box.home,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `harness: the instance ${box.instance} serves agent "reader", not agent "editor"; an instance keeps what it serves from its creation, so drop the flag or pass a new --instance <dir>\n`,
+    );
+  });
+
+  it('says which flag to pass when the workspace has no demo agent, creating nothing', async () => {
+    const ws = join(box.root, 'mine.yaml');
+    writeFileSync(
+      ws,
+      'version: 1\ncommand_packs:\n  - id: echo\n    commands:\n      - id: argv\n        argv: [echo, "{{value}}"]\n        effects: read\nagents:\n  - id: me\n    grants: [pack:echo]\n',
+    );
+    const r = await runCli(['call', 'list_commands', '--instance', box.instance, '--workspace', ws], {
+      home: box.home,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(
+      'harness: --agent: scope: agent "demo" is not declared in the workspace; declared agents: me; pass --agent <id> naming one of them\n',
+    );
+    expect(existsSync(box.instance)).toBe(false);
+    const me = await runCli(
+      ['call', 'list_commands', '--instance', box.instance, '--workspace', ws, '--agent', 'me'],
+      {
+        home: box.home,
+      },
+    );
+    expect(names(me.stdout)).toContain('echo.argv');
   });
 });
 

@@ -5,7 +5,7 @@ import { BUILTIN_IDS } from './builtins';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import { APPROVAL_TTL_MS, createCommandHost } from './host';
 import { openStore, readInstance } from './instance';
-import { loadPackBackend } from './packs-backend';
+import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
 import type { CommandAnswer, ListResult, RunRequest } from './protocol';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
@@ -39,32 +39,110 @@ export interface RunningBroker extends BrokerServer {
  * `close()` stops it, waits for calls in flight, closes the store and removes the socket.
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
-  const instance = readInstance(options.instanceDir);
-  const store = (options.openStore ?? openStoreTarget)(instance.store);
+  const prepared = await prepareBroker(options, { reap: true });
   try {
-    // First, before anything can fail on the workspace or the scope: whatever a crashed broker left
-    // running on this instance is killed.
-    await reapRunning(instance.dir, store);
-    const scopeFile = typeof options.scope === 'string' ? readScopeFile(options.scope) : options.scope;
-    const scopeName = typeof options.scope === 'string' ? options.scope : '<scope>';
-    const { backend, scopeWorkspace } = await loadPackBackend(instance.workspaceFile, instance.dir);
-    const scope = resolveScope(scopeFile, scopeWorkspace, scopeName);
     const host = createCommandHost({
-      store,
-      scope,
-      packs: backend,
+      store: prepared.store,
+      scope: prepared.scope,
+      packs: prepared.backend,
       transport: 'broker',
       approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
     });
     const server = await serveBroker(host, options.queuePath);
     return {
       queuePath: server.queuePath,
-      scope,
+      scope: prepared.scope,
       async close() {
         await server.close();
-        store.close();
+        prepared.store.close();
       },
     };
+  } catch (error) {
+    prepared.store.close();
+    throw error;
+  }
+}
+
+/** One step of what a broker checks before it listens, as {@link checkBroker} reports it. */
+export interface BrokerCheck {
+  name: 'instance' | 'store' | 'credentials' | 'workspace' | 'scope';
+  ok: boolean;
+  /** What was checked, or why it failed (the error {@link startBroker} would throw). */
+  detail: string;
+}
+
+/**
+ * Runs every check {@link startBroker} runs before it listens (instance record, store, credentials
+ * file, workspace, scope), in the same order and through the same code, without reaping, listening
+ * or changing anything. The first failing step ends the list, as it would end a broker's start.
+ */
+export async function checkBroker(
+  options: Pick<StartBrokerOptions, 'instanceDir' | 'scope'>,
+): Promise<BrokerCheck[]> {
+  const checks: BrokerCheck[] = [];
+  try {
+    const prepared = await prepareBroker(options, { reap: false, report: (c) => checks.push(c) });
+    prepared.store.close();
+  } catch {
+    // The failing step is already reported.
+  }
+  return checks;
+}
+
+/** Opens the store, (optionally) reaps, loads the workspace and resolves the scope: a broker's start. */
+async function prepareBroker(
+  options: Pick<StartBrokerOptions, 'instanceDir' | 'scope' | 'openStore'>,
+  how: { reap: boolean; report?: (check: BrokerCheck) => void },
+) {
+  const step = async <T>(
+    name: BrokerCheck['name'],
+    run: () => T | Promise<T>,
+    detail: (value: T) => string,
+  ) => {
+    try {
+      const value = await run();
+      how.report?.({ name, ok: true, detail: detail(value) });
+      return value;
+    } catch (error) {
+      how.report?.({ name, ok: false, detail: (error as Error).message });
+      throw error;
+    }
+  };
+  const instance = await step(
+    'instance',
+    () => readInstance(options.instanceDir),
+    (i) => i.dir,
+  );
+  const store = await step(
+    'store',
+    () => (options.openStore ?? openStoreTarget)(instance.store),
+    () => `${instance.store.file} opens`,
+  );
+  try {
+    // First, before anything can fail on the workspace or the scope: whatever a crashed broker left
+    // running on this instance is killed.
+    if (how.reap) await reapRunning(instance.dir, store);
+    await step(
+      'credentials',
+      () => readCredentials(instance.dir),
+      (c) => (c === undefined ? `no ${CREDENTIALS_FILE}` : `${CREDENTIALS_FILE} readable by its owner only`),
+    );
+    const { backend, scopeWorkspace } = await step(
+      'workspace',
+      () => loadPackBackend(instance.workspaceFile, instance.dir),
+      () => instance.workspaceFile,
+    );
+    const scope = await step(
+      'scope',
+      () => {
+        const named = typeof options.scope === 'string' ? options.scope : undefined;
+        const file = named === undefined ? options.scope : readScopeFile(named);
+        return resolveScope(file as ScopeFile, scopeWorkspace, named);
+      },
+      (s) =>
+        `agent ${s.agent}, ${s.commands.size} command(s)${typeof options.scope === 'string' ? ` (${options.scope})` : ''}`,
+    );
+    return { store, backend, scope };
   } catch (error) {
     store.close();
     throw error;

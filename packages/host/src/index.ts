@@ -1,7 +1,8 @@
 // The public API of @harness/host. The light broker client lives at `@harness/host/client`.
 
-export type { DirectOptions, RunningBroker, StartBrokerOptions } from './api';
+export type { BrokerCheck, DirectOptions, RunningBroker, StartBrokerOptions } from './api';
 export {
+  checkBroker,
   decideApproval,
   listApprovals,
   listDirect,
@@ -26,8 +27,8 @@ export type {
   Transport,
 } from './host';
 export { APPROVAL_TTL_MS, createCommandHost } from './host';
-export type { InstanceInfo } from './instance';
-export { INSTANCE_FILE, initInstance, openStore, readInstance, STORE_FILE } from './instance';
+export type { InstanceInfo, InstanceServes } from './instance';
+export { checkServes, INSTANCE_FILE, initInstance, openStore, readInstance, STORE_FILE } from './instance';
 export { CREDENTIALS_FILE, loadPackBackend } from './packs-backend';
 export type {
   AnswerCode,

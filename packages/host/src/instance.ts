@@ -13,6 +13,7 @@ import {
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import { loadPackBackend } from './packs-backend';
+import { readScopeFile, resolveScope } from './scope';
 import { embeddedStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
 import type { Store, StoreFactory, StoreTarget } from './store/types';
 
@@ -31,7 +32,15 @@ export interface InstanceInfo {
   /** Where the instance keeps its store. */
   store: StoreTarget;
   createdAt: string;
+  /**
+   * What the instance serves, recorded when it was created with one: an agent of the workspace, or
+   * a scope file (absolute). Absent on instances created without one.
+   */
+  serves?: InstanceServes;
 }
+
+/** The agent (or scope file) an instance serves. */
+export type InstanceServes = { agent: string } | { scopeFile: string };
 
 /**
  * Creates an instance directory (mode 0700) holding the store and a record of the workspace. The
@@ -39,7 +48,11 @@ export interface InstanceInfo {
  * final path and renamed into place, so a failure leaves nothing half-written. `dir` may exist only
  * as an empty directory.
  */
-export async function initInstance(dir: string, workspaceFile: string): Promise<InstanceInfo> {
+export async function initInstance(
+  dir: string,
+  workspaceFile: string,
+  options: { serves?: InstanceServes } = {},
+): Promise<InstanceInfo> {
   const target = resolve(dir);
   const workspace = resolve(workspaceFile);
   try {
@@ -55,7 +68,16 @@ export async function initInstance(dir: string, workspaceFile: string): Promise<
       throw new HostError(HOST_ERROR_CODES.instanceExists, `${target} exists and is not a directory`);
     }
   }
-  await loadPackBackend(workspace);
+  const { scopeWorkspace } = await loadPackBackend(workspace);
+  // What the instance will serve must resolve against its workspace now, not at every later start.
+  if (options.serves !== undefined) {
+    const named = 'scopeFile' in options.serves ? options.serves.scopeFile : undefined;
+    const scope =
+      named === undefined
+        ? { run: 'init', agent: (options.serves as { agent: string }).agent }
+        : readScopeFile(named);
+    resolveScope(scope, scopeWorkspace, named);
+  }
   const staging = join(dirname(target), `.${basename(target)}.init-${randomBytes(4).toString('hex')}`);
   mkdirSync(dirname(target), { recursive: true });
   mkdirSync(staging, { mode: 0o700 });
@@ -66,7 +88,7 @@ export async function initInstance(dir: string, workspaceFile: string): Promise<
     const createdAt = new Date().toISOString();
     writeFileSync(
       join(staging, INSTANCE_FILE),
-      `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt }, null, 2)}\n`,
+      `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt, ...servesRecord(options.serves) }, null, 2)}\n`,
       { mode: 0o600 },
     );
     openStoreTarget(embeddedStoreTarget(staging)).close();
@@ -88,6 +110,19 @@ export async function initInstance(dir: string, workspaceFile: string): Promise<
   }
 }
 
+/**
+ * Loads a workspace and resolves what an instance would serve against it: what {@link initInstance}
+ * checks before it creates anything. Throws the `workspace_invalid` or `scope_invalid` HostError.
+ */
+export async function checkServes(workspaceFile: string, serves: InstanceServes | undefined): Promise<void> {
+  const { scopeWorkspace } = await loadPackBackend(resolve(workspaceFile));
+  // What the instance will serve must resolve against its workspace now, not at every later start.
+  if (serves === undefined) return;
+  const named = 'scopeFile' in serves ? serves.scopeFile : undefined;
+  const scope = 'agent' in serves ? { run: 'init', agent: serves.agent } : readScopeFile(serves.scopeFile);
+  resolveScope(scope, scopeWorkspace, named);
+}
+
 /** Reads an instance directory's record; a `instance_invalid` HostError says what is wrong. */
 export function readInstance(dir: string): InstanceInfo {
   const abs = resolve(dir);
@@ -103,7 +138,14 @@ export function readInstance(dir: string): InstanceInfo {
       { cause },
     );
   }
-  let record: { version?: unknown; workspace?: unknown; workspaceCopy?: unknown; createdAt?: unknown };
+  let record: {
+    version?: unknown;
+    workspace?: unknown;
+    workspaceCopy?: unknown;
+    createdAt?: unknown;
+    agent?: unknown;
+    scopeFile?: unknown;
+  };
   try {
     record = JSON.parse(text) as typeof record;
   } catch (cause) {
@@ -127,7 +169,17 @@ export function readInstance(dir: string): InstanceInfo {
     workspaceCopy: join(abs, record.workspaceCopy),
     store: embeddedStoreTarget(abs),
     createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
+    ...(typeof record.scopeFile === 'string'
+      ? { serves: { scopeFile: record.scopeFile } }
+      : typeof record.agent === 'string'
+        ? { serves: { agent: record.agent } }
+        : {}),
   };
+}
+
+function servesRecord(serves: InstanceServes | undefined): Record<string, string> {
+  if (serves === undefined) return {};
+  return 'agent' in serves ? { agent: serves.agent } : { scopeFile: resolve(serves.scopeFile) };
 }
 
 /**

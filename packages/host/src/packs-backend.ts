@@ -29,7 +29,8 @@ import type { ScopeWorkspace } from './scope';
  */
 export const CREDENTIALS_FILE = 'credentials.json';
 
-function readCredentials(instanceDir: string | undefined): CredentialSource | undefined {
+/** Reads an instance's credentials file; refuses one its group or others may read or write. */
+export function readCredentials(instanceDir: string | undefined): CredentialSource | undefined {
   if (instanceDir === undefined) return undefined;
   const file = join(instanceDir, CREDENTIALS_FILE);
   let fd: number;

@@ -51,18 +51,22 @@ export interface ResolvedScope {
 const RUN_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 const KEYS = new Set(['run', 'agent', 'job', 'grants', 'readOnly', 'builtins']);
 
-const bad = (file: string, message: string): HostError =>
-  new HostError(HOST_ERROR_CODES.scopeInvalid, `scope file ${file}: ${message}`);
+// A scope given as a value rather than a file has no name to show; it is "the scope" then.
+const bad = (file: string | undefined, message: string): HostError =>
+  new HostError(
+    HOST_ERROR_CODES.scopeInvalid,
+    `${file === undefined ? 'scope' : `scope file ${file}`}: ${message}`,
+  );
 
 /** Parses scope file text (YAML or JSON). Throws a `scope_invalid` HostError naming the problem. */
-export function parseScope(text: string, file = '<scope>'): ScopeFile {
+export function parseScope(text: string, file?: string): ScopeFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (cause) {
     throw new HostError(
       HOST_ERROR_CODES.scopeInvalid,
-      `scope file ${file} does not parse as YAML or JSON: ${(cause as Error).message.split('\n')[0]}`,
+      `${file === undefined ? 'scope' : `scope file ${file}`} does not parse as YAML or JSON: ${(cause as Error).message.split('\n')[0]}`,
       { cause },
     );
   }
@@ -130,7 +134,7 @@ export function readScopeFile(file: string): ScopeFile {
  * Resolves a scope against the workspace: the agent's grants, narrowed by the scope's `grants`.
  * A scope grant that reaches a command the agent does not hold is a load error naming the grant.
  */
-export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file = '<scope>'): ResolvedScope {
+export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file?: string): ResolvedScope {
   const held = workspace.agentCommands(scope.agent);
   if (held === undefined) {
     throw bad(

@@ -28,6 +28,8 @@ describe('public API', () => {
         'brokerRequest',
         'brokerRequestSchema',
         'brokerRun',
+        'checkBroker',
+        'checkServes',
         'claimQueuePath',
         'commandAnswerSchema',
         'createCommandHost',

@@ -41,6 +41,15 @@ describe('the scope file', () => {
     expect(() => parseScope('- a\n')).toThrowError(HostError);
   });
 
+  it('names a scope given as a value "scope", never a placeholder file name', () => {
+    expect(() => resolveScope({ run: 'r', agent: 'nobody' }, mockWorkspace)).toThrowError(
+      'scope: agent "nobody" is not declared in the workspace; declared agents: reader, editor',
+    );
+    expect(() => resolveScope({ run: 'r', agent: 'nobody' }, mockWorkspace, 's.yaml')).toThrowError(
+      'scope file s.yaml: agent "nobody" is not declared in the workspace; declared agents: reader, editor',
+    );
+  });
+
   it('narrows: a grants subset admits only what it names', () => {
     const s = resolveScope(parseScope('run: r\nagent: editor\ngrants: [t.read]\n'), mockWorkspace);
     expect([...s.commands]).toEqual(['t.read']);

@@ -5,16 +5,17 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from '../args';
-import { bundledLoomCli, embeddedLocation, exampleWorkspace } from '../embedded';
+import { bundledLoomCli, describeServes, embeddedFailure, planEmbedded, scopeOf } from '../embedded';
 import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
 import { resolveOptions } from '../session';
 
 const help = `Usage: harness doctor [--json] [configuration]
 
-Checks, one line each: Node.js version; the host configuration files (or the embedded default's
-instance directory); the host CLI and the binaries the example packs use, with versions; the broker
-socket (reachable, mode 0600); the store (SQLite integrity). Exit 1 when any check fails; a
+Checks, one line each: Node.js version; the host configuration files, or for the embedded default
+exactly what serve checks on that instance before it starts (its record, store, credentials file
+mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
+versions; the broker socket (reachable, mode 0600). Exit 1 when any check fails; a
 warning (an optional binary missing, no broker running yet) does not fail.`;
 
 type Status = 'ok' | 'warn' | 'fail';
@@ -57,21 +58,34 @@ export async function doctorCommand(argv: string[]): Promise<number> {
 
   let queuePath: string | undefined;
   let instanceDir: string | undefined;
+  let storeChecked = false;
   try {
     const resolved = await resolveOptions(sessionOptions(values));
     if (resolved.embedded) {
-      const location = embeddedLocation(typeof values.instance === 'string' ? values.instance : undefined);
-      instanceDir = location.instanceDir;
-      queuePath = location.queuePath;
+      const options = sessionOptions(values);
+      const plan = await planEmbedded(options);
+      instanceDir = plan.location.instanceDir;
+      queuePath = plan.location.queuePath;
       add(
         'configuration',
         'ok',
-        `no host configuration: the embedded default (instance ${location.instanceDir}, chosen by ${location.chosenBy})`,
+        `no host configuration: the embedded default (instance ${instanceDir}, chosen by ${plan.location.chosenBy}; serves ${describeServes(plan.serves)})`,
       );
-      try {
-        add('workspace', 'ok', exampleWorkspace());
-      } catch (error) {
-        add('workspace', 'fail', (error as Error).message);
+      // Exactly what serve runs before its broker listens, through the host's own checks.
+      const host = await import('@harness/host');
+      if (plan.exists) {
+        for (const c of await host.checkBroker({ instanceDir, scope: scopeOf(plan.serves) })) {
+          add(c.name, c.ok ? 'ok' : 'fail', c.detail);
+        }
+        storeChecked = true;
+      } else {
+        add('instance', 'warn', `no instance at ${instanceDir} yet (serve creates it)`);
+        try {
+          await host.checkServes(plan.workspaceFile, plan.serves);
+          add('workspace', 'ok', `${plan.workspaceFile} (serves ${describeServes(plan.serves)})`);
+        } catch (error) {
+          add('workspace', 'fail', embeddedFailure(error, plan, options).message);
+        }
       }
     } else {
       const commands = await import('@harness/commands');
@@ -135,16 +149,18 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       );
       const { brokerHello } = await import('@harness/host/client');
       const hello = await brokerHello(queuePath, { timeoutMs: 3000 });
+      // A dead socket of the embedded default is what a crashed serve leaves; the next serve
+      // replaces it, so it does not fail the instance.
       add(
         'broker',
-        hello.ok ? 'ok' : 'fail',
+        hello.ok ? 'ok' : storeChecked || instanceDir !== undefined ? 'warn' : 'fail',
         hello.ok
           ? `reachable: ${JSON.stringify(hello.value)}`
-          : `not reachable: ${JSON.stringify(hello.failure)}`,
+          : `not reachable: ${JSON.stringify(hello.failure)}${instanceDir !== undefined ? ' (a stale socket; serve replaces it)' : ''}`,
       );
     }
   }
-  if (instanceDir !== undefined) {
+  if (instanceDir !== undefined && !storeChecked) {
     if (!existsSync(join(instanceDir, 'instance.json'))) {
       add('store', 'warn', `no instance at ${instanceDir} yet (created on first harness serve)`);
     } else {

@@ -56,6 +56,14 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
     }
   }
 
+  // An idle connection must not keep the process alive, but one with a request in flight must:
+  // otherwise a process whose only work is that request (`harness call` beside a running serve)
+  // exits before the answer arrives.
+  function settleRef(s: Socket): void {
+    if (pending.size === 0) s.unref();
+    else s.ref();
+  }
+
   function onLine(s: Socket, line: string): void {
     if (line.trim() === '') return;
     let msg: unknown;
@@ -72,6 +80,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
     if (!p || id === undefined) return;
     pending.delete(id);
     clearTimeout(p.timer);
+    settleRef(s);
     p.settle(readEnvelope(msg));
   }
 
@@ -85,6 +94,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
       }, timeoutMs);
       timer.unref();
       pending.set(id, { settle: resolve, timer });
+      settleRef(s);
       s.write(line);
     });
   }
@@ -125,7 +135,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
         resolve(undefined);
         failAll();
       });
-      s.unref();
+      // Referenced while connecting: the request that asked for the connection is waiting on it.
     });
   }
 

@@ -1,0 +1,66 @@
+// An instance records what it serves; checkBroker runs exactly the checks startBroker runs.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkBroker, startBroker } from '../src/api';
+import { initInstance, readInstance } from '../src/instance';
+import { WORKSPACE_YAML } from './helpers';
+
+let box: ReturnType<typeof tempDir>;
+afterEach(() => box?.cleanup());
+
+function workspace(): { instance: string; workspace: string } {
+  box = tempDir('host-instance-');
+  const file = join(box.path, 'workspace.yaml');
+  writeFileSync(file, WORKSPACE_YAML);
+  return { instance: join(box.path, 'instance'), workspace: file };
+}
+
+describe('what an instance serves', () => {
+  it('records the agent it was created with in instance.json', async () => {
+    const w = workspace();
+    await initInstance(w.instance, w.workspace, { serves: { agent: 'reader' } });
+    expect(JSON.parse(readFileSync(join(w.instance, 'instance.json'), 'utf8')).agent).toBe('reader');
+    expect(readInstance(w.instance).serves).toEqual({ agent: 'reader' });
+  });
+
+  it('refuses an agent its workspace does not declare, creating nothing', async () => {
+    const w = workspace();
+    await expect(initInstance(w.instance, w.workspace, { serves: { agent: 'nobody' } })).rejects.toThrowError(
+      'scope: agent "nobody" is not declared in the workspace; declared agents: reader, editor',
+    );
+    expect(existsSync(w.instance)).toBe(false);
+  });
+});
+
+describe('checkBroker', () => {
+  it('reports every step ok on a sound instance', async () => {
+    const w = workspace();
+    await initInstance(w.instance, w.workspace);
+    const checks = await checkBroker({ instanceDir: w.instance, scope: { run: 'r', agent: 'reader' } });
+    expect(checks.map((c) => `${c.name} ${c.ok}`)).toEqual([
+      'instance true',
+      'store true',
+      'credentials true',
+      'workspace true',
+      'scope true',
+    ]);
+  });
+
+  it('fails at the step and with the message a broker start fails with', async () => {
+    const w = workspace();
+    await initInstance(w.instance, w.workspace);
+    const file = join(w.instance, 'credentials.json');
+    writeFileSync(file, '{"TOKEN":"s3cret"}');
+    chmodSync(file, 0o644);
+    const scope = { run: 'r', agent: 'reader' };
+    const checks = await checkBroker({ instanceDir: w.instance, scope });
+    const failed = checks.at(-1);
+    expect(failed?.name).toBe('credentials');
+    expect(failed?.ok).toBe(false);
+    const started = startBroker({ instanceDir: w.instance, queuePath: join(box.path, 'b.sock'), scope });
+    await expect(started).rejects.toThrowError(failed?.detail);
+    expect(failed?.detail).not.toContain('s3cret');
+  });
+});
