@@ -1,6 +1,6 @@
 // Shaping one answered call for the model: the outcome summary, the answer measured against the
 // run's ceiling and held as a referent, and a lone call's result fitted to the output bound.
-import { type Label, type Measurement, measure } from '@harness/ifc';
+import { join, type Label, type Measurement, measure } from '@harness/ifc';
 import type { CatalogRow } from './catalog';
 import type { Delivery } from './deliver-call';
 import type { CommandAnswer } from './host/types';
@@ -67,7 +67,14 @@ export function shapeAnswer(
     const version = reportedVersion(body);
     const loomId =
       call.loomId ?? (isRecord(body) && typeof body.loom_id === 'string' ? body.loom_id : undefined);
-    const referent = run.referents.hold(measurement, {
+    const parent = named === undefined ? undefined : run.referents.lookup(named).status;
+    // A parent dropped past the store's bounds has no label left to join; the run's context covers
+    // every document the run admitted, so joining it keeps the child at least as strict.
+    const held =
+      parent === 'expired'
+        ? { ...measurement, label: join(measurement.label, run.observations.context) }
+        : measurement;
+    const referent = run.referents.hold(held, {
       source: 'command',
       provenance: {
         command: row.name,
@@ -76,7 +83,7 @@ export function shapeAnswer(
         ...(version !== undefined ? { version } : {}),
       },
       // An answer naming a held referent by its handle was derived from it.
-      ...(named !== undefined && run.referents.get(named) ? { derivedFrom: named } : {}),
+      ...(parent === 'held' && named !== undefined ? { derivedFrom: named } : {}),
     });
     entryStub = { status: 'admitted', labelSource: measurement.labelSource, referent: referent.id };
     entryFull = { ...entryStub, value: boundStrings(body) };

@@ -6,6 +6,7 @@ import {
   ObservationLog,
   POLICY_MODES,
   type PolicyMode,
+  type ReferentBounds,
   ReferentStore,
   readCeiling,
 } from '@harness/ifc';
@@ -30,13 +31,19 @@ export interface RunState {
   readonly referents: ReferentStore;
   /** The agent actor named in referent provenance (the broker stamps the real attribution). */
   readonly actor: string;
-  /** Every policy decision of the run, in order: the tool and `@harness/ifc`'s decision and reason. */
+  /**
+   * The run's latest policy decisions (at most {@link POLICY_TRACE_KEPT}), oldest first: the tool and
+   * `@harness/ifc`'s decision and reason.
+   */
   readonly policyTrace: PolicyDecision[];
   /** The host listing held for the run; `undefined` until the first successful read. */
   catalog: Catalog | undefined;
   /** Mints the next output id of the run (`out-<run>-<n>`), in call order. */
   mintOutputId(): string;
 }
+
+/** How many of its latest policy decisions a run keeps in its trace. */
+export const POLICY_TRACE_KEPT = 256;
 
 /** One entry of a run's policy trace. */
 export type PolicyDecision = { tool: string } & Authorization;
@@ -52,6 +59,8 @@ export interface CreateRunOptions {
   initialLabel?: Label;
   /** The agent actor for provenance; default `agent:broker` (the broker stamps the real one). */
   actor?: string;
+  /** Bounds of the run's referent store; default `@harness/ifc` `REFERENT_BOUNDS` (1000 documents, 16 MiB). */
+  referents?: ReferentBounds;
 }
 
 let runCounter = 0;
@@ -82,7 +91,7 @@ export function createRun(options: CreateRunOptions = {}): RunState {
     mode,
     ceiling: ceiling.value,
     observations: new ObservationLog(options.initialLabel ? { initial: options.initialLabel } : {}),
-    referents: new ReferentStore(),
+    referents: new ReferentStore(options.referents),
     actor: options.actor ?? 'agent:broker',
     policyTrace: [],
     catalog: undefined,

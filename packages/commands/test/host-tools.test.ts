@@ -751,6 +751,70 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(run.referents.get(second.entry.referent)?.derivedFrom).toBe(first.entry.referent);
     });
 
+    it('a run past its referent bound expires the oldest document cleanly while the newest still cites', async () => {
+      run = createRun({ mode: 'enforce-explicit', ceiling: ['secret'], referents: { maxCount: 3 } });
+      sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
+      const first = await call('run_command', { command: 'files.read' });
+      sc.script({ commands });
+      const ids = [first.entry.referent];
+      for (let i = 0; i < 4; i++)
+        ids.push((await call('run_command', { command: 'files.write' })).entry.referent);
+      expect(ids).toEqual(['doc-1', 'doc-2', 'doc-3', 'doc-4', 'doc-5']);
+      expect(run.referents.lookup('doc-1')).toMatchObject({ status: 'expired', id: 'doc-1' });
+      expect(run.referents.lookup('doc-2').status).toBe('expired');
+      expect(run.referents.lookup('doc-5')).toMatchObject({ status: 'held', referent: { id: 'doc-5' } });
+      // An answer naming the expired document is held without a link, and no looser than what the run saw.
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: true,
+              id: 'files.write',
+              code: 'ok',
+              mayHaveLanded: true,
+              completed: [],
+              body: { handle: 'doc-1' },
+            },
+          },
+        },
+      });
+      const cites = await call('run_command', { command: 'files.write' });
+      expect(cites).toMatchObject({ status: 'executed', entry: { status: 'admitted', referent: 'doc-6' } });
+      const doc = run.referents.get('doc-6');
+      expect(doc?.derivedFrom).toBeUndefined();
+      expect(doc?.label.confidentiality).toEqual(['secret']);
+      // The newest still links to what it names.
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: true,
+              id: 'files.write',
+              code: 'ok',
+              mayHaveLanded: true,
+              completed: [],
+              body: { handle: 'doc-6' },
+            },
+          },
+        },
+      });
+      const linked = await call('run_command', { command: 'files.write' });
+      expect(run.referents.get(linked.entry.referent)?.derivedFrom).toBe('doc-6');
+      expect(run.referents.size.count).toBe(3);
+    });
+
+    it('a run keeps only its latest policy decisions', async () => {
+      // Refused by policy (a write with no task slot), so no call reaches the host.
+      for (let i = 0; i < 300; i++)
+        await call('run_command', { command: 'files.write' }, { slot: undefined });
+      await call('list_commands', {});
+      expect(run.policyTrace).toHaveLength(256);
+      expect(run.policyTrace.at(-1)?.tool).toBe('list_commands');
+      expect(run.policyTrace.at(0)?.tool).toBe('run_command');
+    });
+
     it('a batch records one observation, the join of its admitted answers’ labels [HC-130, HC-175]', async () => {
       sc.script({
         commands,

@@ -8,17 +8,36 @@ export interface ArgError {
 
 // `strict: false` so that the host's own `x-*` keywords (x-source) and unknown formats pass through.
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const cache = new Map<string, ValidateFunction>();
+
+/** How many compiled validators the host keeps (least recently used dropped first). */
+export const VALIDATORS_KEPT = 512;
+
+// By schema text, least recently used first: a schema compiled once serves every equal schema, and a
+// long-lived host that sees ever new schemas keeps at most VALIDATORS_KEPT of them.
+const byText = new Map<string, { fn: ValidateFunction; schema: object | boolean }>();
+// By schema object: the manifest's own rows skip serialising their schema on every call.
+const byObject = new WeakMap<object, ValidateFunction>();
 
 function compile(schema: unknown): ValidateFunction | undefined {
+  if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object')) return undefined;
+  const hit = typeof schema === 'object' ? byObject.get(schema) : undefined;
+  if (hit) return hit;
   const key = JSON.stringify(schema);
-  let fn = cache.get(key);
-  if (!fn) {
-    if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object')) return undefined;
-    fn = ajv.compile(schema as object);
-    cache.set(key, fn);
+  let entry = byText.get(key);
+  if (entry) {
+    byText.delete(key);
+  } else {
+    entry = { fn: ajv.compile(schema as object), schema };
   }
-  return fn;
+  byText.set(key, entry);
+  if (typeof schema === 'object') byObject.set(schema, entry.fn);
+  if (byText.size > VALIDATORS_KEPT) {
+    const [oldKey, old] = byText.entries().next().value as [string, { schema: object | boolean }];
+    byText.delete(oldKey);
+    // Ajv keeps its own cache by schema object; drop the entry there too.
+    if (typeof old.schema === 'object') ajv.removeSchema(old.schema);
+  }
+  return entry.fn;
 }
 
 const toArgError = (e: ErrorObject): ArgError => {

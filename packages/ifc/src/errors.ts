@@ -10,6 +10,10 @@ export const IFC_ERROR_CODES = {
   not_admitted: 'not_admitted',
   /** A referent id named no referent held by this store. */
   unknown_referent: 'unknown_referent',
+  /** A referent id named a document the store held once and dropped past its bound. */
+  expired_referent: 'expired_referent',
+  /** A store bound was not a positive whole number. */
+  invalid_bound: 'invalid_bound',
   /** A referent's provenance lacked its command or actor. */
   invalid_provenance: 'invalid_provenance',
 } as const;

@@ -49,14 +49,16 @@ export {
   WITHHELD_LABEL_READ_FAILED,
 } from './measure';
 export type { Observation, ObservationChannel } from './observe';
-export { ObservationLog } from './observe';
+export { OBSERVATIONS_KEPT, ObservationLog } from './observe';
 export type { CeilingRead, LabelRead, ReadIssue, ReadIssueCode } from './read';
 export { MAX_ATOM_DEPTH, readCeiling, readLabel } from './read';
 export type {
   DocumentReferent,
   HoldInput,
   Provenance,
+  ReferentBounds,
   ReferentCitation,
+  ReferentLookup,
   ReferentSource,
 } from './referent';
-export { ReferentStore } from './referent';
+export { REFERENT_BOUNDS, ReferentStore } from './referent';

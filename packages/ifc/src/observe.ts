@@ -30,18 +30,34 @@ function checkedLabel(value: unknown, what: string): Label {
   return read.label;
 }
 
+/** How many of its latest observations a log keeps by default. */
+export const OBSERVATIONS_KEPT = 256;
+
 /**
  * A run's model-context label and the observations that raised it. The context only rises: each
  * observation is joined in, so every earlier context flows to every later one. The label stays here (on
  * the artifact), not in what the model is shown.
+ *
+ * The context is a join, so it needs no history: the log keeps only its latest `keep` observations
+ * (default {@link OBSERVATIONS_KEPT}) for inspection, while `seq` keeps counting from the run's first.
  */
 export class ObservationLog {
   #context: Label;
   readonly #observations: Observation[] = [];
+  readonly #keep: number;
+  #seq = 0;
 
-  /** Starts a run's log at `initial` (default {@link PUBLIC}). */
-  constructor(options: { readonly initial?: Label } = {}) {
+  /** Starts a run's log at `initial` (default {@link PUBLIC}), keeping the latest `keep` observations. */
+  constructor(options: { readonly initial?: Label; readonly keep?: number } = {}) {
     this.#context = checkedLabel(options.initial ?? PUBLIC, 'The initial context label');
+    const keep = options.keep ?? OBSERVATIONS_KEPT;
+    if (!Number.isSafeInteger(keep) || keep < 0) {
+      throw new IfcError(
+        'invalid_bound',
+        `keep must be a whole number of at least 0 (found ${String(keep)}).`,
+      );
+    }
+    this.#keep = keep;
   }
 
   /** The run's current context label. */
@@ -49,7 +65,7 @@ export class ObservationLog {
     return this.#context;
   }
 
-  /** Every observation recorded so far, oldest first (a copy). */
+  /** The latest observations (at most `keep`), oldest first (a copy). */
   get observations(): readonly Observation[] {
     return [...this.#observations];
   }
@@ -63,12 +79,13 @@ export class ObservationLog {
     const observed = checkedLabel(label, 'The observed label');
     this.#context = join(this.#context, observed);
     const observation: Observation = {
-      seq: this.#observations.length + 1,
+      seq: ++this.#seq,
       channel,
       label: observed,
       context: this.#context,
     };
     this.#observations.push(observation);
+    if (this.#observations.length > this.#keep) this.#observations.shift();
     return observation;
   }
 

@@ -51,19 +51,83 @@ export interface HoldInput {
   readonly derivedFrom?: string;
 }
 
+/** How many documents, and how many bytes of content, a {@link ReferentStore} holds at most. */
+export interface ReferentBounds {
+  /** Default {@link REFERENT_BOUNDS}`.maxCount` (1000). */
+  readonly maxCount?: number;
+  /** Counted as the content's JSON text in UTF-8; default {@link REFERENT_BOUNDS}`.maxBytes` (16 MiB). */
+  readonly maxBytes?: number;
+}
+
+/** The default bounds of a run's referent store: the latest 1000 documents, 16 MiB of content. */
+export const REFERENT_BOUNDS = Object.freeze({ maxCount: 1000, maxBytes: 16 * 1024 * 1024 });
+
+/** What {@link ReferentStore.lookup} finds under an id. */
+export type ReferentLookup =
+  | { readonly status: 'held'; readonly referent: DocumentReferent }
+  /** Held once, dropped oldest-first past the store's bounds: cite a newer document instead. */
+  | { readonly status: 'expired'; readonly id: string; readonly message: string }
+  | { readonly status: 'unknown'; readonly id: string };
+
+/** UTF-8 length of a string without Node's Buffer (this package runs in a browser too). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+const DOC_ID = /^doc-([1-9][0-9]{0,15})$/;
+
+function readBound(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new IfcError(
+      'invalid_bound',
+      `${what} must be a whole number of at least 1 (found ${String(value)}).`,
+    );
+  }
+  return value;
+}
+
 /**
  * A run's held documents. Ids are `doc-1`, `doc-2`, … in minting order, so a run's ids are the same
  * every time it makes the same calls in the same order. One store per run.
+ *
+ * The store is bounded in count and in bytes ({@link REFERENT_BOUNDS} by default): past either bound
+ * the oldest documents are dropped first, and an id that named one answers `expired` from
+ * {@link lookup}, never another document. A single document larger than the byte bound is still held
+ * (alone) so the latest answer can always be cited.
  */
 export class ReferentStore {
   readonly #byId = new Map<string, DocumentReferent>();
+  readonly #bytes = new Map<string, number>();
+  readonly #maxCount: number;
+  readonly #maxBytes: number;
+  #heldBytes = 0;
   #next = 1;
+  /** Every id numbered at most this was dropped. */
+  #droppedThrough = 0;
+
+  /** @throws IfcError `invalid_bound` for a bound that is not a whole number of at least 1. */
+  constructor(bounds: ReferentBounds = {}) {
+    this.#maxCount = readBound(bounds.maxCount, REFERENT_BOUNDS.maxCount, 'maxCount');
+    this.#maxBytes = readBound(bounds.maxBytes, REFERENT_BOUNDS.maxBytes, 'maxBytes');
+  }
 
   /**
    * Holds an admitted answer as a document. A document derived from another's result takes the join of
    * both labels: what was minted from labelled data is never labelled looser than its source.
-   * @throws IfcError `not_admitted` for a withheld measurement, `unknown_referent` for a `derivedFrom` this
-   * store does not hold, `invalid_provenance` for a provenance without command or actor.
+   * @throws IfcError `not_admitted` for a withheld measurement, `expired_referent` for a `derivedFrom`
+   * this store dropped past its bounds, `unknown_referent` for one it never held, `invalid_provenance`
+   * for a provenance without command or actor.
    */
   hold<T>(measurement: Measurement<T>, input: HoldInput): DocumentReferent<T> {
     if (measurement.status !== 'admitted') {
@@ -89,6 +153,13 @@ export class ReferentStore {
     let label = measurement.label;
     if (input.derivedFrom !== undefined) {
       const parent = this.#byId.get(input.derivedFrom);
+      if (parent === undefined && this.#wasDropped(input.derivedFrom)) {
+        throw new IfcError(
+          'expired_referent',
+          `derivedFrom names ${input.derivedFrom}, which this run's store dropped past its bounds; join the ` +
+            "run's context label into the measurement instead (it covers every document the run admitted).",
+        );
+      }
       if (parent === undefined) {
         throw new IfcError(
           'unknown_referent',
@@ -109,13 +180,52 @@ export class ReferentStore {
       content: measurement.answer,
       ...(input.derivedFrom === undefined ? {} : { derivedFrom: input.derivedFrom }),
     });
+    const bytes = utf8Length(JSON.stringify(measurement.answer) ?? 'null');
     this.#byId.set(id, referent);
+    this.#bytes.set(id, bytes);
+    this.#heldBytes += bytes;
+    this.#evict();
     return referent;
   }
 
-  /** The document held under `id`, or `undefined`. */
+  /** Drops the oldest documents until both bounds hold, always keeping the newest. */
+  #evict(): void {
+    while (this.#byId.size > 1 && (this.#byId.size > this.#maxCount || this.#heldBytes > this.#maxBytes)) {
+      const oldest = this.#byId.keys().next().value as string;
+      this.#heldBytes -= this.#bytes.get(oldest) ?? 0;
+      this.#byId.delete(oldest);
+      this.#bytes.delete(oldest);
+      this.#droppedThrough = Number(oldest.slice(4));
+    }
+  }
+
+  #wasDropped(id: string): boolean {
+    const n = DOC_ID.exec(id)?.[1];
+    return n !== undefined && Number(n) <= this.#droppedThrough;
+  }
+
+  /** The document held under `id`, or `undefined` (never held, or dropped: see {@link lookup}). */
   get(id: string): DocumentReferent | undefined {
     return this.#byId.get(id);
+  }
+
+  /** Whether `id` is held, was held and dropped past the store's bounds (`expired`), or is unknown. */
+  lookup(id: string): ReferentLookup {
+    const referent = this.#byId.get(id);
+    if (referent !== undefined) return { status: 'held', referent };
+    if (this.#wasDropped(id)) {
+      return {
+        status: 'expired',
+        id,
+        message: `${id} expired: the run keeps its latest ${this.#maxCount} documents (at most ${this.#maxBytes} bytes), and this one is older. Run the command again to get a fresh document.`,
+      };
+    }
+    return { status: 'unknown', id };
+  }
+
+  /** How many documents, and how many bytes of content, the store holds now. */
+  get size(): { count: number; bytes: number } {
+    return { count: this.#byId.size, bytes: this.#heldBytes };
   }
 
   /** Every held document, in minting order. */

@@ -85,3 +85,21 @@ describe('ObservationLog', () => {
     },
   );
 });
+
+describe('ObservationLog bound', () => {
+  it('keeps only its latest observations while the context still joins every one', () => {
+    const log = new ObservationLog({ keep: 2 });
+    log.observe(alice);
+    log.observe(bob);
+    const third = log.observe(PUBLIC);
+    expect(log.observations.map((o) => o.seq)).toEqual([2, 3]);
+    expect(third.seq).toBe(3);
+    expect(log.context).toEqual(join(alice, bob));
+  });
+
+  it('refuses a keep that is not a whole number', () => {
+    expect(() => new ObservationLog({ keep: -1 })).toThrow(
+      expect.objectContaining({ code: 'invalid_bound' }),
+    );
+  });
+});

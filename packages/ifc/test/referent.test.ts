@@ -97,3 +97,59 @@ describe('ReferentStore', () => {
     ]);
   });
 });
+
+describe('ReferentStore bounds', () => {
+  const holdOne = (store: ReferentStore, body: unknown = {}) =>
+    store.hold(admit(body), { source: 'command', provenance }).id;
+
+  it('drops the oldest document past the count bound and answers expired for its id', () => {
+    const store = new ReferentStore({ maxCount: 3 });
+    const ids = [1, 2, 3, 4, 5].map(() => holdOne(store));
+    expect(store.size.count).toBe(3);
+    expect(store.get('doc-1')).toBeUndefined();
+    expect(store.lookup('doc-2')).toMatchObject({ status: 'expired', id: 'doc-2' });
+    expect((store.lookup('doc-1') as { message: string }).message).toContain('doc-1 expired');
+    expect(store.lookup('doc-5')).toMatchObject({ status: 'held', referent: { id: 'doc-5' } });
+    expect(store.lookup('doc-6')).toEqual({ status: 'unknown', id: 'doc-6' });
+    expect(store.list().map((r) => r.id)).toEqual(ids.slice(2));
+  });
+
+  it('drops the oldest documents past the byte bound, counting the content as UTF-8 JSON', () => {
+    const store = new ReferentStore({ maxBytes: 1000 });
+    holdOne(store, { text: 'é'.repeat(200) });
+    holdOne(store, { text: 'é'.repeat(200) });
+    // Two documents of ~400 bytes each fit; a third passes 1000 bytes and drops the first.
+    expect(store.size.count).toBe(2);
+    holdOne(store, { text: 'é'.repeat(200) });
+    expect(store.list().map((r) => r.id)).toEqual(['doc-2', 'doc-3']);
+    expect(store.size.bytes).toBeLessThanOrEqual(1000);
+  });
+
+  it('keeps the newest document even when it alone passes the byte bound', () => {
+    const store = new ReferentStore({ maxBytes: 10 });
+    holdOne(store);
+    holdOne(store, { text: 'x'.repeat(100) });
+    expect(store.list().map((r) => r.id)).toEqual(['doc-2']);
+  });
+
+  it('refuses to derive a document from an expired one with expired_referent', () => {
+    const store = new ReferentStore({ maxCount: 1 });
+    holdOne(store);
+    holdOne(store);
+    expect(() => store.hold(admit({}), { source: 'command', provenance, derivedFrom: 'doc-1' })).toThrow(
+      expect.objectContaining({ code: 'expired_referent' }),
+    );
+    expect(() => store.hold(admit({}), { source: 'command', provenance, derivedFrom: 'doc-9' })).toThrow(
+      expect.objectContaining({ code: 'unknown_referent' }),
+    );
+  });
+
+  it('refuses a bound that is not a whole number of at least 1', () => {
+    expect(() => new ReferentStore({ maxCount: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_bound' }),
+    );
+    expect(() => new ReferentStore({ maxBytes: 1.5 })).toThrow(
+      expect.objectContaining({ code: 'invalid_bound' }),
+    );
+  });
+});
