@@ -6,6 +6,7 @@ export type { RunnerIssue } from './errors';
 export { formatRunnerIssue, RunnerError, RunnerErrorCode } from './errors';
 export type { RunnerLoadOptions, RunnerLoadResult, RunnerSource } from './load';
 export {
+  DEFAULT_CONCURRENCY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RUN_MAX_OUTPUT_BYTES,
   DEFAULT_RUN_TIMEOUT_MS,
@@ -15,6 +16,7 @@ export type { Cell, MatrixKey } from './matrix';
 export { cell, MATRIX_KEYS } from './matrix';
 export type { PlanFailure, PlanOptions, PlanResult, RunRequest, SpawnPlan } from './plan';
 export { BASE_ENV_NAMES, planSpawn } from './plan';
+export type { AuditLine } from './receiver';
 export type { AgentKind, HarnessEntry, HarnessKind, PromptDelivery, RunnerFile } from './schema';
 export {
   AGENT_KINDS,
@@ -24,4 +26,9 @@ export {
   runnerJsonSchema,
   SCHEMES,
 } from './schema';
+export { DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, signBody, verifySignature } from './signature';
+export type { NewRun, RunRecord, RunStatus } from './store';
+export { RunStore } from './store';
+export type { SupervisorOptions } from './supervisor';
+export { runnerPaths, Supervisor } from './supervisor';
 export type { Harness, PromptSpec, RunnerConfig, Source, When } from './types';

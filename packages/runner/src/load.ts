@@ -28,6 +28,9 @@ export const DEFAULT_RUN_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 /** Largest webhook body the receiver reads when the file sets no `max_body`: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** Triggered and scheduled runs in flight at once when the file sets no `concurrency`. */
+export const DEFAULT_CONCURRENCY = 4;
+
 /** Where a runner file comes from: a file to read, or text already read (with the name to report). */
 export type RunnerSource = { readonly file: string } | { readonly text: string; readonly file: string };
 
@@ -235,6 +238,7 @@ function build(raw: z.output<typeof runnerFileSchema>, ctx: Ctx): RunnerConfig |
     ...(listen ? { listen } : {}),
     maxBodyBytes:
       raw.max_body === undefined ? DEFAULT_MAX_BODY_BYTES : (parseByteSize(raw.max_body) as number),
+    concurrency: raw.concurrency ?? DEFAULT_CONCURRENCY,
     sources,
     harnesses,
   };

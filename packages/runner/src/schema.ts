@@ -146,6 +146,15 @@ export const runnerFileSchema = strict({
     })
     .optional(),
   max_body: size.optional().meta({ description: 'Largest webhook body accepted. Default 1MiB.' }),
+  concurrency: z
+    .number({ error: 'expected a whole number of runs from 1 to 64' })
+    .int({ error: 'expected a whole number of runs from 1 to 64' })
+    .min(1, { error: 'expected a whole number of runs from 1 to 64' })
+    .max(64, { error: 'expected a whole number of runs from 1 to 64' })
+    .optional()
+    .meta({
+      description: 'Triggered and scheduled runs in flight at once; more wait their turn. Default 4.',
+    }),
   sources: z.array(source, { error: 'expected a list of webhook sources' }).optional(),
   harnesses: z.array(harness, { error: 'expected a list of harnesses' }),
 });

@@ -69,6 +69,8 @@ export interface RunnerConfig {
   readonly file: string;
   readonly listen?: { readonly host: string; readonly port: number };
   readonly maxBodyBytes: number;
+  /** Triggered and scheduled runs in flight at once (resident harnesses are not counted). */
+  readonly concurrency: number;
   readonly sources: readonly Source[];
   readonly harnesses: readonly Harness[];
 }

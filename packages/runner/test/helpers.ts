@@ -1,5 +1,5 @@
 // Shared by the runner tests: write a runner file into a temp dir and load it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { stringify } from 'yaml';
@@ -43,4 +43,67 @@ harnesses:
     prompt_template: "Review pull request {{event.number}} of {{event.repo}}; the delivery is in {{event.file}}."
     prompt_delivery: stdin
 `;
+}
+
+/** The FAKE agent CLI (test/fakes/fake-agent.mjs): records argv, stdin bytes, env and `test -t`. */
+export const FAKE_AGENT = join(import.meta.dirname, 'fakes', 'fake-agent.mjs');
+
+/** What the fake agent recorded for one run. */
+export interface FakeRecord {
+  name: string;
+  argv: string[];
+  stdin: string;
+  env: Record<string, string>;
+  tty: Record<'0' | '1' | '2', boolean>;
+  ctty: string;
+  promptFileMode?: string;
+  promptFileText?: string;
+}
+
+/** A temp dir with a bin/ of FAKE agents named claude, codex, crush, pi, omp, and a records/ dir. */
+export function fakeAgents() {
+  const dir = tempDir('runner-fakes-');
+  const bin = join(dir.path, 'bin');
+  const records = join(dir.path, 'records');
+  mkdirSync(bin);
+  mkdirSync(records);
+  for (const name of ['claude', 'codex', 'crush', 'pi', 'omp', 'record'])
+    symlinkSync(FAKE_AGENT, join(bin, name));
+  return {
+    dir: dir.path,
+    bin,
+    records,
+    path: `${bin}:${process.env.PATH}`,
+    read(runId: string): FakeRecord {
+      return JSON.parse(readFileSync(join(records, `${runId}.json`), 'utf8')) as FakeRecord;
+    },
+    cleanup: dir.cleanup,
+  };
+}
+
+// The event header each captured fixture was sent with (fixtures/webhooks/README.md). A fixture no
+// rule maps fails the fixture test.
+const EVENT_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpMatchArray) => string]> = [
+  [/^pr_review_/, () => 'pull_request_review'],
+  [/^(issue_comment_|pull_request_comment_)|^comment\.json$/, () => 'issue_comment'],
+  [/^(pr_|pull_request_|HookPullRequest)/, () => 'pull_request'],
+  [/^(push|HookPush)/, () => 'push'],
+  [/^(branch|tag)_(create|delete)\.json$/, (m) => m[2] as string],
+  [/^HookTag\.json$/, () => 'create'],
+  [/^issues_/, () => 'issues'],
+  [/^(release_|HookRelease)/, () => 'release'],
+  [/^check_run\.json$/, () => 'check_run'],
+  [/^deployment/, () => 'deployment'],
+  [/^status\.json$/, () => 'status'],
+  [/^merge_group_/, () => 'merge_group'],
+  [/^pipeline_hook\.json$/, () => 'workflow_run'],
+];
+
+/** The event name of a fixture file, or `undefined` when no rule covers it. */
+export function eventNameOf(file: string): string | undefined {
+  for (const [re, name] of EVENT_RULES) {
+    const m = file.match(re);
+    if (m) return name(m);
+  }
+  return undefined;
 }

@@ -1,0 +1,312 @@
+// The webhook receiver over real HTTP: every captured delivery in fixtures/webhooks/, signed by the
+// test, reaches a real receiver; the FAKE agent records what each run got.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { extract } from '@harness/events';
+import { repoRoot, tempDir } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signBody } from '../src/signature';
+import { Supervisor } from '../src/supervisor';
+import { eventNameOf, fakeAgents, mustLoad } from './helpers';
+
+const SECRETS = { GH: 'gh-secret-1', GT: 'gitea-secret-2', FJ: 'forgejo-secret-3' };
+const HEADERS = {
+  github: { event: 'x-github-event', delivery: 'x-github-delivery', sig: 'x-hub-signature-256' },
+  gitea: { event: 'x-gitea-event', delivery: 'x-gitea-delivery', sig: 'x-gitea-signature' },
+  forgejo: { event: 'x-forgejo-event', delivery: 'x-forgejo-delivery', sig: 'x-forgejo-signature' },
+} as const;
+type Scheme = keyof typeof HEADERS;
+const SOURCE_OF: Record<Scheme, string> = { github: 'gh', gitea: 'gt', forgejo: 'fj' };
+const SECRET_OF: Record<Scheme, string> = { github: SECRETS.GH, gitea: SECRETS.GT, forgejo: SECRETS.FJ };
+
+let fakes: ReturnType<typeof fakeAgents>;
+let instance: ReturnType<typeof tempDir>;
+let supervisor: Supervisor | undefined;
+
+beforeEach(() => {
+  fakes = fakeAgents();
+  instance = tempDir('runner-instance-');
+});
+afterEach(async () => {
+  await supervisor?.stop();
+  supervisor = undefined;
+  fakes.cleanup();
+  instance.cleanup();
+});
+
+function fixtures() {
+  const out: { scheme: Scheme; file: string; text: string; event: string }[] = [];
+  for (const scheme of ['github', 'gitea', 'forgejo'] as const) {
+    const dir = join(repoRoot, 'fixtures', 'webhooks', scheme);
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
+      const event = eventNameOf(file);
+      if (event === undefined) throw new Error(`fixture ${scheme}/${file} has no event rule`);
+      out.push({ scheme, file, text: readFileSync(join(dir, file), 'utf8'), event });
+    }
+  }
+  return out;
+}
+
+async function start(harnesses: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
+  const config = mustLoad({
+    listen: '127.0.0.1:0',
+    sources: [
+      {
+        id: 'gh',
+        scheme: 'github',
+        secret_env: 'GH',
+        trusted_actors: ['octocat', 'baxterthehacker', 'Codertocat'],
+      },
+      { id: 'gt', scheme: 'gitea', secret_env: 'GT', trusted_actors: ['gitea'] },
+      { id: 'fj', scheme: 'forgejo', secret_env: 'FJ' },
+    ],
+    harnesses: harnesses.map((h) => ({ workdir: fakes.dir, env: { FAKE_RECORD_DIR: fakes.records }, ...h })),
+    ...extra,
+  });
+  supervisor = new Supervisor(config, {
+    instanceDir: instance.path,
+    env: { PATH: fakes.path, ...SECRETS },
+    log: () => undefined,
+  });
+  const { url } = await supervisor.start();
+  return url as string;
+}
+
+async function post(
+  url: string,
+  scheme: Scheme,
+  event: string,
+  body: string,
+  options: { delivery?: string; secret?: string; signature?: string } = {},
+) {
+  const h = HEADERS[scheme];
+  const headers: Record<string, string> = { 'content-type': 'application/json', [h.event]: event };
+  if (options.delivery !== undefined) headers[h.delivery] = options.delivery;
+  headers[h.sig] = options.signature ?? signBody(scheme, options.secret ?? SECRET_OF[scheme], body);
+  const res = await fetch(`${url}/hooks/${SOURCE_OF[scheme]}`, { method: 'POST', headers, body });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+const ALL_EVENTS = [
+  'pull_request',
+  'pull_request_review',
+  'issue_comment',
+  'push',
+  'create',
+  'delete',
+  'issues',
+  'release',
+  'check_run',
+  'deployment',
+  'status',
+  'merge_group',
+  'workflow_run',
+];
+
+describe('the webhook receiver', () => {
+  it('accepts every captured delivery, writes its envelope 0600 before the 202, and runs the harness with its typed values', async () => {
+    const harnesses = (['gh', 'gt', 'fj'] as const).map((source) => ({
+      id: `all-${source}`,
+      kind: 'command',
+      trigger: { source, events: ALL_EVENTS },
+      argv: [
+        join(fakes.bin, 'record'),
+        '--',
+        '{{event.name}}',
+        '{{event.repo?}}',
+        '{{event.number?}}',
+        '{{event.actor?}}',
+        '{{event.file}}',
+      ],
+    }));
+    const url = await start(harnesses, { concurrency: 8 });
+    const all = fixtures();
+    expect(all.length).toBeGreaterThan(60);
+    let n = 0;
+    for (const f of all) {
+      const delivery = `d-${f.scheme}-${n++}`;
+      const res = await post(url, f.scheme, f.event, f.text, { delivery });
+      expect(res.status, f.file).toBe(202);
+      const [runId] = res.json.runs as string[];
+      const eventFile = join(instance.path, 'runner', 'events', SOURCE_OF[f.scheme], `${delivery}.json`);
+      expect(statSync(eventFile).mode & 0o777, f.file).toBe(0o600);
+      const envelope = JSON.parse(readFileSync(eventFile, 'utf8'));
+      const sources = { github: ['octocat', 'baxterthehacker', 'Codertocat'], gitea: ['gitea'], forgejo: [] };
+      const typed = extract({
+        scheme: f.scheme,
+        event: f.event,
+        body: JSON.parse(f.text),
+        trustedActors: sources[f.scheme],
+      }).typed;
+      expect(envelope.typed, f.file).toEqual(typed);
+      expect(JSON.stringify(envelope), f.file).not.toContain('"secret"');
+      await supervisor?.idle();
+      const run = supervisor?.store.get(runId as string);
+      expect(run?.status, f.file).toBe('succeeded');
+      expect(fakes.read(runId as string).argv, f.file).toEqual([
+        '--',
+        f.event,
+        typed.repo ?? '',
+        String(typed.number ?? ''),
+        typed.actor ?? '',
+        eventFile,
+      ]);
+    }
+  });
+
+  it('runs the acceptance harness: argv and the stdin prompt byte for byte, fd 0 a pipe and fd 1 a terminal', async () => {
+    const url = await start([
+      {
+        id: 'review',
+        kind: 'command',
+        trigger: { source: 'gh', events: ['pull_request'] },
+        argv: [
+          '/usr/bin/env',
+          'node',
+          join(fakes.bin, 'record'),
+          '--',
+          '{{event.repo}}',
+          '{{event.number}}',
+          '{{event.file}}',
+        ],
+        prompt_template:
+          'Review pull request {{event.number}} of {{event.repo}}; the delivery is in {{event.file}}.',
+        prompt_delivery: 'stdin',
+      },
+    ]);
+    const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8');
+    const res = await post(url, 'github', 'pull_request', body, { delivery: 'pr-opened-1' });
+    expect(res.status).toBe(202);
+    await supervisor?.idle();
+    const runId = (res.json.runs as string[])[0] as string;
+    const rec = fakes.read(runId);
+    const parsed = JSON.parse(body);
+    const file = join(instance.path, 'runner', 'events', 'gh', 'pr-opened-1.json');
+    expect(rec.argv).toEqual(['--', parsed.repository.full_name, String(parsed.number), file]);
+    expect(Buffer.from(rec.stdin, 'base64').toString()).toBe(
+      `Review pull request ${parsed.number} of ${parsed.repository.full_name}; the delivery is in ${file}.`,
+    );
+    expect(rec.tty).toEqual({ 0: false, 1: true, 2: true });
+    expect(rec.env.HARNESS_EVENT_FILE).toBe(file);
+    expect(supervisor?.store.get(runId)).toMatchObject({
+      status: 'succeeded',
+      stdin_is_prompt: true,
+      trigger: 'webhook',
+      source: 'webhook.gh',
+    });
+  });
+
+  it('answers 401 to a wrong signature and records nothing but an audit line', async () => {
+    const url = await start([
+      { id: 'h', kind: 'command', trigger: { source: 'gh', events: ['push'] }, argv: ['/bin/true'] },
+    ]);
+    const res = await post(url, 'github', 'push', '{"ref":"refs/heads/main"}', {
+      delivery: 'bad-1',
+      secret: 'wrong',
+    });
+    expect(res.status).toBe(401);
+    const unsigned = await post(url, 'github', 'push', '{}', { delivery: 'bad-2', signature: 'sha1=abc' });
+    expect(unsigned.status).toBe(401);
+    expect(supervisor?.store.list()).toEqual([]);
+    expect(readdirSync(join(instance.path, 'runner', 'events'))).toEqual([]);
+    const audit = readFileSync(join(instance.path, 'runner', 'audit.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(audit.map((a) => [a.outcome, a.status, a.source])).toEqual([
+      ['bad_signature', 401, 'gh'],
+      ['bad_signature', 401, 'gh'],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(SECRETS.GH);
+  });
+
+  it('drops a delivery id seen before: one run, and the second answer says duplicate', async () => {
+    const url = await start([
+      { id: 'h', kind: 'command', trigger: { source: 'gt', events: ['push'] }, argv: ['/bin/true'] },
+    ]);
+    const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'gitea', 'push.json'), 'utf8');
+    expect((await post(url, 'gitea', 'push', body, { delivery: 'same-1' })).status).toBe(202);
+    const again = await post(url, 'gitea', 'push', body, { delivery: 'same-1' });
+    expect(again).toEqual({ status: 200, json: { duplicate: true, delivery: 'same-1' } });
+    await supervisor?.idle();
+    expect(supervisor?.store.list().length).toBe(1);
+  });
+
+  it('refuses a body over max_body with 413, by its declared length and while streaming', async () => {
+    const url = await start(
+      [{ id: 'h', kind: 'command', trigger: { source: 'gh', events: ['push'] }, argv: ['/bin/true'] }],
+      { max_body: '1KiB' },
+    );
+    const big = JSON.stringify({ pad: 'x'.repeat(2000) });
+    expect((await post(url, 'github', 'push', big, { delivery: 'big-1' })).status).toBe(413);
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${url}/hooks/gh`, {
+      method: 'POST',
+      headers: { 'x-github-event': 'push', 'x-hub-signature-256': signBody('github', SECRETS.GH, big) },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(supervisor?.store.list()).toEqual([]);
+  });
+
+  it('answers 400 to a signed body that is not JSON, and runs nothing', async () => {
+    const url = await start([
+      { id: 'h', kind: 'command', trigger: { source: 'gh', events: ['push'] }, argv: ['/bin/true'] },
+    ]);
+    const res = await post(url, 'github', 'push', 'payload=%7B%7D', { delivery: 'form-1' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toContain('not JSON');
+    expect(supervisor?.store.list()).toEqual([]);
+  });
+
+  it('records a template_unresolved skip naming the path, and spawns nothing [TM-80] [TM-82]', async () => {
+    const url = await start([
+      {
+        id: 'h',
+        kind: 'command',
+        trigger: { source: 'gh', events: ['push', 'pull_request'] },
+        argv: [join(fakes.bin, 'record'), '{{event.number}}'],
+      },
+    ]);
+    const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'push.json'), 'utf8');
+    const res = await post(url, 'github', 'push', body, { delivery: 'push-1' });
+    await supervisor?.idle();
+    const runId = (res.json.runs as string[])[0] as string;
+    expect(supervisor?.store.get(runId)).toMatchObject({
+      status: 'skipped',
+      reason: 'template_unresolved',
+      path: 'event.number',
+      exit_code: null,
+    });
+    expect(readdirSync(fakes.records)).toEqual([]);
+  });
+
+  it('runs only the harnesses whose events and actions match', async () => {
+    const url = await start([
+      {
+        id: 'opened',
+        kind: 'command',
+        trigger: { source: 'gh', events: ['pull_request'], actions: ['opened'] },
+        argv: ['/bin/true'],
+      },
+      {
+        id: 'closed',
+        kind: 'command',
+        trigger: { source: 'gh', events: ['pull_request'], actions: ['closed'] },
+        argv: ['/bin/true'],
+      },
+    ]);
+    const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8');
+    await post(url, 'github', 'pull_request', body, { delivery: 'pr-1' });
+    await supervisor?.idle();
+    expect(supervisor?.store.list().map((r) => [r.harness, r.status])).toEqual([['opened', 'succeeded']]);
+  });
+});

@@ -1,0 +1,116 @@
+// A runner killed (SIGKILL) between the 202 and the spawn: the envelope and the pending run are on
+// disk, and the next start runs it. A run that was running when the runner died is marked failed
+// with reason runner_restarted.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot, tempDir } from '@harness/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signBody } from '../src/signature';
+import { RunStore } from '../src/store';
+import { fakeAgents } from './helpers';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+function startRunner(file: string, instance: string, env: Record<string, string>): Promise<string> {
+  // node itself (not the tsx wrapper), so SIGKILL reaches the runner process.
+  const args = [
+    '--import',
+    'tsx',
+    '--conditions=@harness/source',
+    join(import.meta.dirname, 'fakes', 'start-runner.ts'),
+    file,
+    instance,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: join(import.meta.dirname, '..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`runner exited ${code}`)));
+  });
+}
+
+async function post(url: string, event: string, body: string, delivery: string) {
+  const res = await fetch(`${url}/hooks/gh`, {
+    method: 'POST',
+    headers: {
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': signBody('github', 's3cret', body),
+    },
+    body,
+  });
+  return { status: res.status, json: (await res.json()) as { runs: string[] } };
+}
+
+async function until(check: () => boolean, ms = 15000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a runner killed between the 202 and the spawn', () => {
+  it('keeps the envelope and the pending run, and the next start runs it', async () => {
+    const fakes = fakeAgents();
+    const instance = tempDir('runner-instance-');
+    const file = join(fakes.dir, 'runner.yaml');
+    writeFileSync(
+      file,
+      `listen: 127.0.0.1:0
+concurrency: 1
+sources: [{ id: gh, scheme: github, secret_env: GH_SECRET }]
+harnesses:
+  - { id: block, kind: command, trigger: { source: gh, events: [push] }, argv: [/bin/sleep, "2"] }
+  - id: rec
+    kind: command
+    trigger: { source: gh, events: [release] }
+    argv: [${join(fakes.bin, 'record')}, "{{event.file}}"]
+    env: { FAKE_RECORD_DIR: ${fakes.records} }
+`,
+    );
+    const env = { GH_SECRET: 's3cret', PATH: fakes.path };
+    const first = await startRunner(file, instance.path, env);
+    const push = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'push.json'), 'utf8');
+    const release = readFileSync(
+      join(repoRoot, 'fixtures', 'webhooks', 'github', 'release_published.json'),
+      'utf8',
+    );
+    const blocking = await post(first, 'push', push, 'push-1');
+    expect(blocking.status).toBe(202);
+    const accepted = await post(first, 'release', release, 'rel-1');
+    expect(accepted.status).toBe(202);
+    children[0]?.kill('SIGKILL');
+    await new Promise((r) => children[0]?.once('exit', r));
+
+    const envelope = join(instance.path, 'runner', 'events', 'gh', 'rel-1.json');
+    expect(existsSync(envelope)).toBe(true);
+    const db = join(instance.path, 'runner', 'runs.db');
+    const before = new RunStore(db);
+    const pendingId = accepted.json.runs[0] as string;
+    expect(before.get(pendingId)?.status).toBe('pending');
+    before.close();
+
+    await startRunner(file, instance.path, env);
+    await until(() => existsSync(join(fakes.records, `${pendingId}.json`)));
+    expect(fakes.read(pendingId).argv).toEqual([envelope]);
+    const after = new RunStore(db);
+    await until(() => after.get(pendingId)?.status === 'succeeded');
+    expect(after.get(blocking.json.runs[0] as string)).toMatchObject({
+      status: 'failed',
+      reason: 'runner_restarted',
+    });
+    after.close();
+    fakes.cleanup();
+    instance.cleanup();
+  }, 30000);
+});

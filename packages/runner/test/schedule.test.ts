@@ -1,0 +1,73 @@
+// Schedules (croner) and resident harnesses under the real supervisor.
+import { tempDir } from '@harness/test-utils';
+import { describe, expect, it } from 'vitest';
+import { Supervisor } from '../src/supervisor';
+import { fakeAgents, mustLoad } from './helpers';
+
+async function until(check: () => boolean, ms = 10000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('schedules and resident harnesses', () => {
+  it('runs a scheduled harness on its cron expression, without a shell [TM-84]', async () => {
+    const fakes = fakeAgents();
+    const instance = tempDir('runner-instance-');
+    const config = mustLoad({
+      harnesses: [
+        {
+          id: 'tick',
+          kind: 'command',
+          schedule: '* * * * * *',
+          workdir: fakes.dir,
+          env: { FAKE_RECORD_DIR: fakes.records },
+          argv: [`${fakes.bin}/record`, '{{run.trigger}}', '$HOME'],
+        },
+      ],
+    });
+    const s = new Supervisor(config, {
+      instanceDir: instance.path,
+      env: { PATH: fakes.path },
+      log: () => undefined,
+    });
+    await s.start();
+    await until(() => s.store.list().some((r) => r.status === 'succeeded'));
+    await s.stop();
+    const run = new Supervisor(config, { instanceDir: instance.path, env: {}, log: () => undefined });
+    const done = run.store.list().find((r) => r.status === 'succeeded');
+    expect(done).toMatchObject({ harness: 'tick', trigger: 'schedule', exit_code: 0 });
+    expect(fakes.read(done?.id as string).argv).toEqual(['schedule', '$HOME']);
+    run.store.close();
+    fakes.cleanup();
+    instance.cleanup();
+  });
+
+  it('keeps a resident generic one-liner running, starting it again after it exits [TM-106]', async () => {
+    const instance = tempDir('runner-instance-');
+    const config = mustLoad({
+      harnesses: [
+        { id: 'loop', kind: 'generic', resident: true, shell: 'echo alive', workdir: instance.path },
+      ],
+    });
+    const s = new Supervisor(config, {
+      instanceDir: instance.path,
+      env: { PATH: '/usr/bin:/bin' },
+      residentRestartMs: 50,
+      log: () => undefined,
+    });
+    await s.start();
+    await until(() => s.store.list().filter((r) => r.status === 'succeeded').length >= 2);
+    const runs = s.store.list();
+    await s.stop();
+    expect(runs[0]).toMatchObject({
+      harness: 'loop',
+      trigger: 'resident',
+      status: 'succeeded',
+      delivery: 'none',
+    });
+    instance.cleanup();
+  });
+});
