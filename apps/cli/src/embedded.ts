@@ -217,7 +217,7 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
   }
   const base = { location, workspaceFile, cliPath: bundledLoomCli(), created };
   if (existsSync(location.queuePath)) {
-    const { brokerHello } = await import('@harness/host/client');
+    const { brokerHello } = await import('@harness/protocol/client');
     const hello = await brokerHello(location.queuePath, { timeoutMs: 2000 });
     if (hello.ok) return { ...base, shared: true, close: async () => {} };
   }

@@ -1,6 +1,7 @@
 // `loom command list` and `loom command run`: the per-call path. Over a broker this module loads only
 // the light client (node:net); direct transport loads the host lazily.
-import { brokerList, brokerRun, type CommandAnswer, EXIT, MAX_ARGS_BYTES } from '@harness/host/client';
+import { type CommandAnswer, EXIT, MAX_ARGS_BYTES } from '@harness/protocol';
+import { type BrokerFailure, brokerList, brokerRun } from '@harness/protocol/client';
 import { parseArgs, str, UsageError } from './args';
 import { HELP } from './help';
 
@@ -20,6 +21,15 @@ const RUN_FLAGS = {
 function protocolError(out: Out, code: string, message: string, exit: number): number {
   out(`${JSON.stringify({ error: { code, message } })}\n`);
   return exit;
+}
+
+/** A request the client did not send (no broker, another protocol version, busy): exit 3. */
+function notSent(out: Out, f: BrokerFailure): number | undefined {
+  if (f.kind === 'unreachable' || f.kind === 'busy')
+    return protocolError(out, f.kind, f.message, EXIT.unreachable);
+  if (f.kind === 'incompatible')
+    return protocolError(out, 'unsupported_protocol', f.message, EXIT.unreachable);
+  return undefined;
 }
 
 async function readStdin(limit: number): Promise<string> {
@@ -115,7 +125,8 @@ async function list(argv: readonly string[], out: Out): Promise<number> {
     return EXIT.ok;
   }
   const f = r.failure;
-  if (f.kind === 'unreachable') return protocolError(out, 'unreachable', f.message, EXIT.unreachable);
+  const unsent = notSent(out, f);
+  if (unsent !== undefined) return unsent;
   if (f.kind === 'envelope') return protocolError(out, f.code, f.message, EXIT.answerNotOk);
   return protocolError(out, 'lost', f.message, EXIT.internal);
 }
@@ -179,7 +190,8 @@ async function run(argv: readonly string[], out: Out): Promise<number> {
     const r = await brokerRun(queueFromEnv(), request);
     if (!r.ok) {
       const f = r.failure;
-      if (f.kind === 'unreachable') return protocolError(out, 'unreachable', f.message, EXIT.unreachable);
+      const unsent = notSent(out, f);
+      if (unsent !== undefined) return unsent;
       if (f.kind === 'envelope')
         return protocolError(
           out,

@@ -3,7 +3,7 @@
 // in the audit log (docs/host.md, "Commands outliving a crashed broker").
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brokerRun } from '@harness/host/client';
+import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';

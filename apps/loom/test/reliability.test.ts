@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brokerRun, type CommandAnswer } from '@harness/host/client';
+import type { CommandAnswer } from '@harness/protocol';
+import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 import { join, type Label, type Measurement, measure } from '@harness/ifc';
 import type { CatalogRow } from './catalog';
 import type { Delivery } from './deliver-call';
-import type { CommandAnswer } from './host/types';
+import type { HostAnswer } from './host/types';
 import { isRecord } from './json';
 import { LIMITS } from './limits';
 import type { RunState } from './run';
@@ -111,7 +111,7 @@ export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ToolR
   return result;
 }
 
-function answerForMeasure(answer: CommandAnswer, row: CatalogRow): Record<string, unknown> {
+function answerForMeasure(answer: HostAnswer, row: CatalogRow): Record<string, unknown> {
   const a: Record<string, unknown> = {
     ok: answer.ok,
     id: answer.id,

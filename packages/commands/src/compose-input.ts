@@ -1,24 +1,13 @@
 // Reading the model's loom_compose input: the request id, the target loom and its guard, and the
 // components, each exactly one reference or one pattern token (seed 001).
+import { REF_KINDS } from '@harness/protocol';
 import { isRecord } from './json';
 import { LIMITS } from './limits';
 import { LOOM_ID } from './loom-call';
 import { cutId } from './shape';
 
-/** The reference kinds a component `ref` may start with (seed 001). */
-export const REF_PREFIXES = [
-  'page:',
-  'artifact:',
-  'url:',
-  'person:',
-  'thread:',
-  'moment:',
-  'loom:',
-  'wish:',
-  'intention:',
-  'chat:',
-  'run:',
-] as const;
+/** The prefixes a component `ref` may start with: the protocol's reference kinds (seed 001). */
+export const REF_PREFIXES: readonly string[] = REF_KINDS.map((kind) => `${kind}:`);
 
 /** A checked loom_compose input; components still hold unresolved `pattern_token`s. */
 export interface ComposeInput {

@@ -3,7 +3,7 @@
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
-import type { CommandAnswer, HostClient, RunRequest } from './host/types';
+import type { HostAnswer, HostClient, RunRequest } from './host/types';
 import { cutId } from './shape';
 import type { ToolContext } from './tool';
 
@@ -13,7 +13,7 @@ import type { ToolContext } from './tool';
  */
 export type Delivery =
   | { kind: 'final'; result: Record<string, unknown> }
-  | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: CommandAnswer };
+  | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: HostAnswer };
 
 const UNKNOWN_HINT =
   'No command by that name is listed for this run. Call list_commands to see what this run can call.';

@@ -32,10 +32,10 @@ export { CommandsError, CommandsErrorCode } from './errors';
 export { createCliHostClient, hostEnvironment } from './host/cli-client';
 export { createHostClient } from './host/client';
 export type { SocketClientOptions } from './host/socket-client';
-export { BROKER_PROTOCOL, createSocketHostClient } from './host/socket-client';
+export { createSocketHostClient } from './host/socket-client';
 export type {
   CallOptions,
-  CommandAnswer,
+  HostAnswer,
   HostClient,
   ListOutcome,
   RunOutcome,

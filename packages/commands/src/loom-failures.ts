@@ -1,6 +1,6 @@
 // The results a Loom tool returns when it has no receipt or view to show: refusals with fixed
 // guidance, and calls that were not sent, were lost, or failed. Raw host text never appears in them.
-import type { CommandAnswer } from './host/types';
+import type { HostAnswer } from './host/types';
 import type { RunState } from './run';
 import type { ToolResult } from './tool';
 
@@ -63,7 +63,7 @@ export function notSent(run: RunState, code: string): ToolResult {
  * The result for a host answer with `ok: false`: an allowlisted code keeps its fixed guidance;
  * anything else is a raw host error whose text never reaches the model.
  */
-export function refusalOf(run: RunState, answer: CommandAnswer): ToolResult {
+export function refusalOf(run: RunState, answer: HostAnswer): ToolResult {
   const guidance = ALLOWLISTED_REFUSALS[answer.code];
   if (guidance !== undefined) return refused(run, answer.code, guidance);
   if (answer.mayHaveLanded) return uncertain(run);

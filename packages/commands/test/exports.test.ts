@@ -6,7 +6,6 @@ describe('public surface', () => {
       [
         'ALLOWLISTED_REFUSALS',
         'AUTHORING_CONFIG_ENV',
-        'BROKER_PROTOCOL',
         'COMMANDS_CONFIG_ENV',
         'CommandsError',
         'CommandsErrorCode',
@@ -44,5 +43,17 @@ describe('public surface', () => {
 
   it('pins the mcp subpath export list', async () => {
     expect(Object.keys(await import('../src/mcp')).sort()).toEqual(['registerMcpTools']);
+  });
+
+  it('reaches hosts only through the protocol: no dependency on the host side', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(Object.keys(pkg.dependencies)).not.toContain('@harness/host');
+    expect(Object.keys(pkg.dependencies)).not.toContain('@harness/packs');
+    const src = new URL('../src/', import.meta.url);
+    for (const file of readdirSync(src, { recursive: true }) as string[]) {
+      if (!file.endsWith('.ts')) continue;
+      expect(readFileSync(new URL(file, src), 'utf8'), file).not.toMatch(/from '@harness\/(host|packs)/);
+    }
   });
 });

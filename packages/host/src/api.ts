@@ -1,12 +1,12 @@
 // The host's embedding API: what `loom` and the harness CLI call.
 
+import type { CommandAnswer, ListResult, RunRequest } from '@harness/protocol';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import { APPROVAL_TTL_MS, createCommandHost } from './host';
 import { openStore, readInstance } from './instance';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
-import type { CommandAnswer, ListResult, RunRequest } from './protocol';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
 import { openStoreTarget } from './store/open';

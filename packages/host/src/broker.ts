@@ -1,10 +1,19 @@
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import {
+  BROKER_PROTOCOL,
+  type BrokerAnswer,
+  brokerRequestSchema,
+  type EnvelopeErrorCode,
+  encodeLine,
+  LineReader,
+  MAX_INFLIGHT_PER_CONNECTION,
+  MAX_REQUEST_LINE_BYTES,
+  protocolMismatch,
+} from '@harness/protocol';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import type { CommandHost } from './host';
-import { BROKER_PROTOCOL, type BrokerAnswer, type EnvelopeErrorCode, MAX_LINE_BYTES } from './protocol';
-import { brokerRequestSchema } from './protocol-schema';
 import { validateAgainst } from './validate';
 
 /** A running broker. */
@@ -73,7 +82,7 @@ export interface BrokerOptions {
    * from it (default 8 MiB); reading resumes once the client has drained them.
    */
   readonly outputHighWaterBytes?: number;
-  /** Requests of one connection handled at once; later ones wait, unread (default 32). */
+  /** Requests of one connection handled at once; later ones wait, unread (default `MAX_INFLIGHT_PER_CONNECTION`). */
   readonly maxInflightPerConnection?: number;
   /**
    * Called after each answer is handed to a connection, with the bytes it still holds unsent and
@@ -83,7 +92,6 @@ export interface BrokerOptions {
 }
 
 const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
-const DEFAULT_MAX_INFLIGHT = 32;
 
 /**
  * Serves `host` on a Unix socket at `queuePath` (mode 0600, newline-delimited JSON, loom-broker/1).
@@ -98,7 +106,7 @@ export async function serveBroker(
   options: BrokerOptions = {},
 ): Promise<BrokerServer> {
   const highWater = options.outputHighWaterBytes ?? DEFAULT_OUTPUT_HIGH_WATER;
-  const maxInflight = Math.max(1, options.maxInflightPerConnection ?? DEFAULT_MAX_INFLIGHT);
+  const maxInflight = Math.max(1, options.maxInflightPerConnection ?? MAX_INFLIGHT_PER_CONNECTION);
   await claimQueuePath(queuePath);
   let stopping = false;
   const sockets = new Set<Socket>();
@@ -116,13 +124,9 @@ export async function serveBroker(
         ? (request as { id: string }).id
         : '';
     const protocol = (request as { protocol?: unknown } | null)?.protocol;
-    if (typeof protocol === 'string' && protocol !== BROKER_PROTOCOL) {
-      return envelopeError(
-        id,
-        'unsupported_protocol',
-        `this broker speaks ${BROKER_PROTOCOL}; the request names ${protocol}`,
-      );
-    }
+    // A request naming another version is refused by name; one naming none is a bad request.
+    const mismatch = typeof protocol === 'string' ? protocolMismatch(protocol, 'the request') : undefined;
+    if (mismatch !== undefined) return envelopeError(id, 'unsupported_protocol', mismatch);
     const errors = validateAgainst(brokerRequestSchema, request);
     if (errors.length > 0) {
       return envelopeError(
@@ -163,15 +167,19 @@ export async function serveBroker(
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.setEncoding('utf8');
-    let buffer = '';
+    const reader = new LineReader(MAX_REQUEST_LINE_BYTES);
     let running = 0;
     let paused = false;
     const tooLarge = (): BrokerAnswer =>
-      envelopeError('', 'request_too_large', `a request line may hold at most ${MAX_LINE_BYTES} bytes`);
+      envelopeError(
+        '',
+        'request_too_large',
+        `a request line may hold at most ${MAX_REQUEST_LINE_BYTES} bytes`,
+      );
     const write = (answer: BrokerAnswer): void => {
-      if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
+      if (!socket.destroyed) socket.write(encodeLine(answer));
     };
-    // Backpressure: a line is only taken from `buffer` while the connection's unsent answers are
+    // Backpressure: a line is only taken from the reader while the connection's unsent answers are
     // under the high-water mark and few of its requests run; otherwise the socket is paused, so
     // the kernel, not the broker, holds what the client keeps sending.
     // `writableNeedDrain` guarantees a 'drain' event will come to resume the connection.
@@ -179,17 +187,15 @@ export async function serveBroker(
       (socket.writableNeedDrain && socket.writableLength > highWater) || running >= maxInflight;
     const pump = (): void => {
       while (!stopping && !socket.destroyed && !blocked()) {
-        const nl = buffer.indexOf('\n');
-        if (nl < 0) break;
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.trim() === '') continue;
-        if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+        const line = reader.next();
+        if (!line) break;
+        if (!line.ok) {
           write(tooLarge());
           continue;
         }
+        if (line.text.trim() === '') continue;
         running++;
-        const p = handle(line)
+        const p = handle(line.text)
           .catch((error: unknown) =>
             envelopeError('', 'internal', `the broker failed: ${(error as Error).message}`),
           )
@@ -213,12 +219,10 @@ export async function serveBroker(
       }
     };
     socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      // Only the unterminated tail counts against the line limit: complete lines may wait here
-      // while the connection is paused.
-      const tail = buffer.length - buffer.lastIndexOf('\n') - 1;
-      if (tail > MAX_LINE_BYTES || Buffer.byteLength(buffer.slice(buffer.length - tail)) > MAX_LINE_BYTES) {
-        buffer = '';
+      // Complete lines may wait in the reader while the connection is paused; an unterminated line
+      // past the cap cannot be answered by id, so the connection ends.
+      if (!reader.push(chunk)) {
+        reader.clear();
         write(tooLarge());
         socket.end();
         return;
@@ -228,7 +232,7 @@ export async function serveBroker(
     socket.on('drain', pump);
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      buffer = '';
+      reader.clear();
       sockets.delete(socket);
     });
   });

@@ -1,7 +1,8 @@
 // The Loom built-in commands (seed 001): loom.compose, loom.inspect, loom.authoring-context.
+
+import { type CommandAnswer, type ManifestRow, REF_KINDS } from '@harness/protocol';
 import { canonicalJson, sha256 } from './canonical';
-import type { CommandAnswer, ManifestRow } from './protocol';
-import { type ComponentInput, REF_KINDS, STAGE_CAPACITY, type Store } from './store/types';
+import { type ComponentInput, STAGE_CAPACITY, type Store } from './store/types';
 
 /** Most components one compose may carry (seed 001: 1–100). */
 export const MAX_COMPONENTS = 100;

@@ -2,13 +2,14 @@
 // admission (./command/admission.ts), argument validation (./command/arguments.ts), dispatch to the
 // built-ins or the pack backend (./command/dispatch.ts) and one audit event per call
 // (./command/audit.ts). This file wires them for one scope.
+
+import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_ROWS } from './builtins';
 import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
 import { checkArguments } from './command/arguments';
 import { auditRecorder, callAuditBase, outcomeOf } from './command/audit';
 import { dispatch } from './command/dispatch';
 import type { PackBackend, Transport } from './command/types';
-import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from './protocol';
 import type { ResolvedScope } from './scope';
 import type { Store } from './store/types';
 

@@ -1,4 +1,4 @@
-// The public API of @harness/host. The light broker client lives at `@harness/host/client`.
+// The public API of @harness/host. The wire protocol and its socket client are `@harness/protocol`.
 
 export type { BrokerCheck, DirectOptions, RunningBroker, StartBrokerOptions } from './api';
 export {
@@ -14,8 +14,6 @@ export type { BrokerOptions, BrokerServer } from './broker';
 export { claimQueuePath, serveBroker } from './broker';
 export type { BuiltinId } from './builtins';
 export { BUILTIN_IDS, BUILTIN_ROWS, MAX_COMPONENTS, MAX_CONTEXT_RECEIPTS } from './builtins';
-export type { BrokerCallOptions, BrokerClientFailure, BrokerClientResult } from './client';
-export { brokerHello, brokerList, brokerRequest, brokerRun } from './client';
 export type { HostErrorCode } from './errors';
 export { HOST_ERROR_CODES, HostError } from './errors';
 export type {
@@ -30,34 +28,6 @@ export { APPROVAL_TTL_MS, createCommandHost } from './host';
 export type { InstanceInfo, InstanceServes } from './instance';
 export { checkServes, INSTANCE_FILE, initInstance, openStore, readInstance, STORE_FILE } from './instance';
 export { CREDENTIALS_FILE, loadPackBackend } from './packs-backend';
-export type {
-  AnswerCode,
-  BrokerAnswer,
-  BrokerRequest,
-  CommandAnswer,
-  EnvelopeErrorCode,
-  HelloRequest,
-  HelloResult,
-  Label,
-  ListRequest,
-  ListResult,
-  ManifestRow,
-  RunRequest,
-} from './protocol';
-export {
-  ANSWER_CODES,
-  BROKER_PROTOCOL,
-  ENVELOPE_ERROR_CODES,
-  EXIT,
-  MAX_ARGS_BYTES,
-  MAX_LINE_BYTES,
-} from './protocol';
-export {
-  brokerAnswerSchema,
-  brokerRequestSchema,
-  commandAnswerSchema,
-  manifestRowSchema,
-} from './protocol-schema';
 export type { ResolvedScope, ScopeFile, ScopeWorkspace } from './scope';
 export { parseScope, readScopeFile, resolveScope } from './scope';
 export { openStoreTarget } from './store/open';
@@ -77,4 +47,4 @@ export type {
   StoreFactory,
   StoreTarget,
 } from './store/types';
-export { REF_KINDS, STAGE_CAPACITY } from './store/types';
+export { STAGE_CAPACITY } from './store/types';

@@ -15,11 +15,11 @@ import {
   runPackCommand,
   type Workspace,
 } from '@harness/packs';
+import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { BUILTIN_IDS } from './builtins';
 import { canonicalJson, sha256 } from './canonical';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import type { PackBackend, PackCallContext, PackOutcome } from './host';
-import type { CommandAnswer, ManifestRow } from './protocol';
 import { recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
 

@@ -4,11 +4,11 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { CommandAnswer } from '@harness/protocol';
+import { brokerHello, brokerRun } from '@harness/protocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
-import { brokerHello, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
-import type { CommandAnswer } from '../src/protocol';
 import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;

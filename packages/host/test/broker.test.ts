@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brokerHello, brokerList, brokerRequest, brokerRun } from '@harness/protocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
-import { brokerHello, brokerList, brokerRequest, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
 import { openStore } from '../src/instance';
 import { openStoreTarget } from '../src/store/open';
@@ -158,6 +158,39 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
       ok: true,
       value: { protocol: 'loom-broker/1', run: 'run-H', agent: 'agent:reader' },
     });
+  });
+});
+
+describe('protocol versions (docs/protocol.md, "Versions")', () => {
+  it('refuses a request of an older or a newer version by name, and runs nothing', async () => {
+    const b = await start({});
+    const file = join(env.root, 'touched-by-old-client');
+    const line = (protocol: string, id: string) =>
+      `${JSON.stringify({ protocol, id, op: 'run', command: 'text.touch', args: { file } })}\n`;
+    const answers = await raw(b.queuePath, line('loom-broker/0', 'old') + line('loom-broker/2', 'new'), 2);
+    expect(answers.sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
+      {
+        protocol: 'loom-broker/1',
+        id: 'new',
+        ok: false,
+        error: {
+          code: 'unsupported_protocol',
+          message:
+            'the request speaks loom-broker/2; this side speaks loom-broker/1. Use a client and a broker of the same protocol version.',
+        },
+      },
+      {
+        protocol: 'loom-broker/1',
+        id: 'old',
+        ok: false,
+        error: {
+          code: 'unsupported_protocol',
+          message:
+            'the request speaks loom-broker/0; this side speaks loom-broker/1. Use a client and a broker of the same protocol version.',
+        },
+      },
+    ]);
+    expect(existsSync(file)).toBe(false);
   });
 });
 

@@ -2,9 +2,9 @@
 // may not reach. The json-tools pack confines jq to data/*.json and refuses module imports, since jq
 // otherwise reads any file it is pointed at.
 import { join } from 'node:path';
+import { brokerRun } from '@harness/protocol/client';
 import { findBinary, fixturesDir, tempDir } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerRun } from '../src/client';
 import { initInstance, type RunningBroker, startBroker } from '../src/index';
 
 const hasJq = findBinary('jq') !== undefined;

@@ -3,10 +3,10 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { brokerHello, brokerRun } from '@harness/protocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker } from '../src/api';
 import { type BrokerServer, serveBroker } from '../src/broker';
-import { brokerHello, brokerRun } from '../src/client';
 import { HostError } from '../src/errors';
 import type { Store } from '../src/store/types';
 import { freshInstance, hostFor } from './helpers';

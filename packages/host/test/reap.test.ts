@@ -7,10 +7,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningBroker, startBroker, tailAudit } from '../src/api';
-import { brokerRun } from '../src/client';
 import { initInstance, openStore } from '../src/instance';
 import {
   processStartTime,

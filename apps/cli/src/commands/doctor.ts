@@ -147,7 +147,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         mode === 0o600 ? 'ok' : 'fail',
         `${queuePath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
       );
-      const { brokerHello } = await import('@harness/host/client');
+      const { brokerHello } = await import('@harness/protocol/client');
       const hello = await brokerHello(queuePath, { timeoutMs: 3000 });
       // A dead socket of the embedded default is what a crashed serve leaves; the next serve
       // replaces it, so it does not fail the instance.

@@ -1,18 +1,18 @@
 // Reading one answer of the host's command layer, whichever client carried it.
 import { isRecord, isStringArray } from '../json';
-import type { CommandAnswer } from './types';
+import type { HostAnswer } from './types';
 
 /**
  * Reads one answer of the command layer. Anything that is not a well-formed answer is
  * `undefined`: the caller cannot tell what happened, so the outcome is unknown.
  */
-export function readAnswer(value: unknown): CommandAnswer | undefined {
+export function readAnswer(value: unknown): HostAnswer | undefined {
   if (!isRecord(value)) return undefined;
   const { ok, id, code, reason, mayHaveLanded, completed, body } = value;
   if (typeof ok !== 'boolean' || typeof id !== 'string' || typeof code !== 'string') return undefined;
   if (mayHaveLanded !== undefined && typeof mayHaveLanded !== 'boolean') return undefined;
   if (completed !== undefined && !isStringArray(completed)) return undefined;
-  const answer: CommandAnswer = {
+  const answer: HostAnswer = {
     ok,
     id,
     code,

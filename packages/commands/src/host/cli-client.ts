@@ -1,13 +1,10 @@
 // The seed's host client: the host CLI run once per call, over a cleared environment.
 import { run as execRun } from '@harness/exec';
+import { EXIT } from '@harness/protocol';
 import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
 import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
-
-/** Exit codes of `loom command run` (docs/protocol.md). */
-const EXIT_USAGE = 2;
-const EXIT_UNREACHABLE = 3;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -97,11 +94,12 @@ export function createCliHostClient(config: HostConfig): HostClient {
         // The process never started, so nothing was sent.
         return { kind: 'not_sent', code: 'command_failed' };
       }
-      if (r.outcome === 'exited' && r.exitCode === EXIT_USAGE)
+      if (r.outcome === 'exited' && r.exitCode === EXIT.usage)
         return { kind: 'not_sent', code: 'invalid_input' };
-      if (r.outcome === 'exited' && r.exitCode === EXIT_UNREACHABLE)
+      if (r.outcome === 'exited' && r.exitCode === EXIT.unreachable)
         return { kind: 'not_sent', code: 'command_failed' };
-      if (r.outcome !== 'exited' || (r.exitCode !== 0 && r.exitCode !== 1)) return { kind: 'lost' };
+      if (r.outcome !== 'exited' || (r.exitCode !== EXIT.ok && r.exitCode !== EXIT.answerNotOk))
+        return { kind: 'lost' };
       const parsed = parseJson(r.stdout);
       const answer = parsed ? readAnswer(parsed.value) : undefined;
       return answer ? { kind: 'answer', answer } : { kind: 'lost' };

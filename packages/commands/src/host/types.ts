@@ -1,18 +1,15 @@
 // What a host client is and what its calls come to, whichever transport carries them.
-/** A label as the host writes it; `@harness/ifc` reads it (`readLabel`). */
-export type RawLabel = unknown;
+import type { CommandAnswer, RunParams } from '@harness/protocol';
 
-/** One answer of the host's command layer (docs/protocol.md, "Answers"). */
-export interface CommandAnswer {
-  ok: boolean;
-  id: string;
+/**
+ * One answer of a host's command layer as the harness read it (`CommandAnswer` of docs/protocol.md,
+ * read leniently: any host may send a code of its own, and `ifc` stays raw until `@harness/ifc`
+ * `readLabel` reads it).
+ */
+export interface HostAnswer extends Omit<CommandAnswer, 'code' | 'ifc'> {
   code: string;
-  reason?: string;
-  mayHaveLanded: boolean;
-  completed: string[];
-  body: unknown;
-  /** Present when the answer carries a label of its own (read with `@harness/ifc` `readLabel`). */
-  ifc?: RawLabel;
+  /** Present when the answer carries a label of its own. */
+  ifc?: unknown;
   /** True when the answer carried an `ifc` field at all, readable or not. */
   hasLabel: boolean;
 }
@@ -22,14 +19,11 @@ export type ListOutcome =
   | { ok: true; listing: unknown }
   | { ok: false; code: 'command_failed' | 'malformed_payload' | 'cancelled' };
 
-/** One command call as the harness sends it. `readOnly` is set by the tool, never by the model. */
-export interface RunRequest {
-  command: string;
-  args: Record<string, unknown>;
-  loomId?: string;
-  expectedVersion?: number;
-  readOnly?: boolean;
-}
+/**
+ * One command call as the harness sends it (the protocol's `run` without its job id, which is
+ * per-invocation routing). `readOnly` is set by the tool, never by the model.
+ */
+export type RunRequest = Omit<RunParams, 'jobId'>;
 
 /**
  * What sending a call came to:
@@ -38,7 +32,7 @@ export interface RunRequest {
  * - `lost`: the request was sent and no answer could be read (`landed: "unknown"`).
  */
 export type RunOutcome =
-  | { kind: 'answer'; answer: CommandAnswer }
+  | { kind: 'answer'; answer: HostAnswer }
   | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' }
   | { kind: 'lost' };
 

@@ -1,6 +1,7 @@
 // Admission: which rows a scope lists, and whether one call may go on to its arguments.
+
+import type { CommandAnswer, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_IDS, BUILTIN_ROWS, type BuiltinId } from '../builtins';
-import type { CommandAnswer, ManifestRow, RunRequest } from '../protocol';
 import type { ResolvedScope } from '../scope';
 import type { Transport } from './types';
 

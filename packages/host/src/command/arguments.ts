@@ -1,6 +1,7 @@
 // Argument validation: fill what the host supplies (--loom, --expect), then check the schema.
+
+import type { CommandAnswer, ManifestRow, RunRequest } from '@harness/protocol';
 import { composeSemanticErrors } from '../builtins';
-import type { CommandAnswer, ManifestRow, RunRequest } from '../protocol';
 import { validateArgs } from '../validate';
 
 /** Arguments ready to dispatch, and whether `loom_id` came from `--loom` (an implicit origin). */

@@ -1,5 +1,5 @@
 // The audit of the command layer: one event per listing and per call, never an argument value.
-import type { CommandAnswer, ManifestRow } from '../protocol';
+import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import type { ResolvedScope } from '../scope';
 import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';

@@ -1,6 +1,7 @@
 // Dispatch: one admitted, validated call to a built-in or to the pack backend.
+
+import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { type BuiltinContext, runBuiltin } from '../builtins';
-import type { CommandAnswer, ManifestRow } from '../protocol';
 import type { ResolvedScope } from '../scope';
 import type { Store } from '../store/types';
 import { isBuiltin } from './admission';

@@ -1,5 +1,5 @@
 // The types the command layer shares with its embedders and with the pack backend.
-import type { CommandAnswer, ManifestRow } from '../protocol';
+import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import type { Store } from '../store/types';
 
 /** What a pack backend needs to know about the caller of one pack command. */

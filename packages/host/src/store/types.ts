@@ -4,21 +4,6 @@
 /** How many components a stage holds at once (docs/host.md, "The stage model"). */
 export const STAGE_CAPACITY = 8;
 
-/** The reference kinds a component may carry (seed 001, "Tools and authority"), plus `pattern`. */
-export const REF_KINDS = [
-  'page',
-  'artifact',
-  'url',
-  'person',
-  'thread',
-  'moment',
-  'loom',
-  'wish',
-  'intention',
-  'chat',
-  'run',
-] as const;
-
 /** One component as a compose call asks for it, already validated. */
 export interface ComponentInput {
   /** The whole reference, `<kind>:<rest>`; a `pattern_ref` arrives here as `pattern:<space>/<id>`. */

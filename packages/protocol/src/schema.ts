@@ -1,6 +1,7 @@
 // The JSON Schema of the broker protocol (loom-broker/1). The broker validates every request line
 // against `brokerRequestSchema`; `brokerAnswerSchema` is what it promises to send back.
-import { ANSWER_CODES, BROKER_PROTOCOL, ENVELOPE_ERROR_CODES } from './protocol';
+import { ANSWER_CODES, ENVELOPE_ERROR_CODES } from './codes';
+import { BROKER_PROTOCOL } from './version';
 
 const id = { type: 'string', minLength: 1, maxLength: 128 } as const;
 const base = { protocol: { const: BROKER_PROTOCOL }, id } as const;

@@ -1,0 +1,331 @@
+// The one socket client of loom-broker/1 (`@harness/protocol/client`): node:net and this package
+// only, so the `loom` CLI's per-call path and the harness's fast path load nothing heavier.
+import { createConnection, type Socket } from 'node:net';
+import { encodeLine, LineReader } from './framing';
+import { MAX_ANSWER_LINE_BYTES, MAX_PENDING_REQUESTS } from './limits';
+import type { CommandAnswer, HelloResult, ListParams, ListResult, RunParams } from './types';
+import { BROKER_PROTOCOL, protocolMismatch } from './version';
+
+/**
+ * Why a request produced no result. Only `lost` and `envelope` were sent; after `lost` the request
+ * may have been handled, after `envelope` it was not (except `internal`, after which nobody can say).
+ */
+export type BrokerFailure =
+  /** No connection could be made (or the client is closed): nothing was sent. */
+  | { kind: 'unreachable'; message: string }
+  /** The broker speaks another protocol version (named in the message): nothing was sent. */
+  | { kind: 'incompatible'; message: string }
+  /** The client already holds its bound of unanswered requests: nothing was sent. */
+  | { kind: 'busy'; message: string }
+  /** The request was sent and no readable answer came back: it may have been handled. */
+  | { kind: 'lost'; message: string }
+  /** The broker answered with an envelope error: the request itself could not be handled. */
+  | { kind: 'envelope'; code: string; message: string };
+
+/** A request's outcome as data; the client never throws. */
+export type BrokerResult<T> = { ok: true; value: T } | { ok: false; failure: BrokerFailure };
+
+/** Options of {@link createBrokerClient}. */
+export interface BrokerClientOptions {
+  /** The broker's Unix socket. */
+  socketPath: string;
+  /**
+   * Per request, from the call until its answer: unanswered by then, it reads as `lost` when it was
+   * sent and `unreachable` when it was not. Default: wait.
+   */
+  timeoutMs?: number;
+  /** Unanswered requests held at once; one more is refused `busy`. Default {@link MAX_PENDING_REQUESTS}. */
+  maxPending?: number;
+}
+
+/** Options of a one-shot request ({@link brokerRun} and its siblings). */
+export interface BrokerCallOptions {
+  /** Give up after this many ms (see {@link BrokerClientOptions.timeoutMs}). Default: wait. */
+  timeoutMs?: number;
+}
+
+/** A client of one broker: one connection, greeted with `hello`, requests multiplexed by id. */
+export interface BrokerClient {
+  /** The broker's greeting: its protocol, run and agent. */
+  hello(): Promise<BrokerResult<HelloResult>>;
+  /** The manifest rows the broker's scope admits. */
+  list(params?: ListParams): Promise<BrokerResult<ListResult>>;
+  /** Runs one command as the broker's agent. */
+  run(params: RunParams): Promise<BrokerResult<CommandAnswer>>;
+  /** Sends any op (`protocol` and `id` are filled in); for tools and tests that probe a broker. */
+  request<T>(body: Record<string, unknown>): Promise<BrokerResult<T>>;
+  /** Drops the connection; requests still open read as `lost` (sent) or `unreachable`. Idempotent. */
+  close(): Promise<void>;
+}
+
+type Settle = (result: BrokerResult<unknown>) => void;
+
+interface Connection {
+  socket: Socket;
+  greeting: HelloResult;
+  /** Requests written on this connection and not yet answered, by id. */
+  written: Map<string, Settle>;
+}
+
+const fail = (failure: BrokerFailure): { ok: false; failure: BrokerFailure } => ({ ok: false, failure });
+
+/**
+ * Creates a client of the broker at `options.socketPath`. The connection opens on the first request
+ * and is greeted with `hello`: a broker that does not answer as {@link BROKER_PROTOCOL} is refused
+ * by name (`incompatible`) and nothing waiting on it is sent. After the connection drops, the next
+ * request opens a new one. While requests are open the socket keeps the process alive; idle, it
+ * does not.
+ */
+export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
+  const maxPending = Math.max(1, options.maxPending ?? MAX_PENDING_REQUESTS);
+  const path = options.socketPath;
+  let connection: Connection | undefined;
+  let opening: Promise<Connection | BrokerFailure> | undefined;
+  let open = 0;
+  let nextId = 0;
+  let closed = false;
+
+  const holdProcess = (): void => {
+    if (open > 0) connection?.socket.ref();
+    else connection?.socket.unref();
+  };
+
+  function lose(written: Map<string, Settle>, message: string): void {
+    for (const [id, settle] of written) {
+      written.delete(id);
+      settle(fail({ kind: 'lost', message }));
+    }
+  }
+
+  function onLine(socket: Socket, written: Map<string, Settle>, text: string): void {
+    if (text.trim() === '') return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      // A line we cannot read could be the answer to any request in flight: none can be trusted.
+      socket.destroy(new Error('the broker sent a line that is not JSON'));
+      return;
+    }
+    if (msg === null || typeof msg !== 'object') return;
+    const answer = msg as Record<string, unknown>;
+    const id = typeof answer.id === 'string' ? answer.id : undefined;
+    const settle = id === undefined ? undefined : written.get(id);
+    if (!settle || id === undefined) return;
+    written.delete(id);
+    settle(readEnvelope(answer));
+  }
+
+  function write(
+    socket: Socket,
+    written: Map<string, Settle>,
+    body: Record<string, unknown>,
+    settle: Settle,
+  ): void {
+    const id = `c${++nextId}`;
+    written.set(id, settle);
+    socket.write(encodeLine({ ...body, protocol: BROKER_PROTOCOL, id }));
+  }
+
+  function connect(): Promise<Connection | BrokerFailure> {
+    if (connection && !connection.socket.destroyed) return Promise.resolve(connection);
+    opening ??= new Promise<Connection | BrokerFailure>((resolve) => {
+      const socket = createConnection(path);
+      const reader = new LineReader(MAX_ANSWER_LINE_BYTES);
+      const written = new Map<string, Settle>();
+      let greeted = false;
+      let lastError = '';
+      socket.setEncoding('utf8');
+      socket.once('connect', () => {
+        write(socket, written, { op: 'hello' }, (r) => {
+          const refused = greetingRefusal(r);
+          if (refused || closed) {
+            socket.destroy();
+            resolve(refused ?? { kind: 'unreachable', message: 'the client is closed' });
+            return;
+          }
+          greeted = true;
+          connection = { socket, written, greeting: (r as { ok: true; value: HelloResult }).value };
+          holdProcess();
+          resolve(connection);
+        });
+      });
+      socket.on('data', (chunk: string) => {
+        if (!reader.push(chunk)) {
+          socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
+          return;
+        }
+        for (let line = reader.next(); line; line = reader.next()) {
+          if (!line.ok) {
+            socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
+            return;
+          }
+          onLine(socket, written, line.text);
+        }
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        lastError = error.code ?? error.message;
+      });
+      socket.on('close', () => {
+        if (connection?.socket === socket) connection = undefined;
+        if (!greeted) {
+          resolve({
+            kind: 'unreachable',
+            message: `no broker answers at ${path}${lastError ? ` (${lastError})` : ''}; start one with \`loom broker start\``,
+          });
+        }
+        lose(
+          written,
+          `the connection to the broker closed before the answer came${lastError ? ` (${lastError})` : ''}`,
+        );
+      });
+    }).finally(() => {
+      opening = undefined;
+    });
+    return opening;
+  }
+
+  function request<T>(body: Record<string, unknown>): Promise<BrokerResult<T>> {
+    if (closed) return Promise.resolve(fail({ kind: 'unreachable', message: 'the client is closed' }));
+    if (open >= maxPending)
+      return Promise.resolve(
+        fail({
+          kind: 'busy',
+          message: `${open} requests to the broker are still open (the bound is ${maxPending}); nothing was sent. Retry once some are answered.`,
+        }),
+      );
+    open++;
+    return new Promise<BrokerResult<T>>((resolve) => {
+      let sent = false;
+      let done = false;
+      const finish = (result: BrokerResult<unknown>): void => {
+        if (done) return;
+        done = true;
+        if (timer) clearTimeout(timer);
+        open--;
+        holdProcess();
+        resolve(result as BrokerResult<T>);
+      };
+      const timer =
+        options.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              finish(
+                fail(
+                  sent
+                    ? { kind: 'lost', message: `no answer from the broker within ${options.timeoutMs} ms` }
+                    : {
+                        kind: 'unreachable',
+                        message: `could not reach the broker within ${options.timeoutMs} ms`,
+                      },
+                ),
+              );
+            }, options.timeoutMs);
+      void connect().then((c) => {
+        if (done) return;
+        if (!('socket' in c)) {
+          finish(fail(c));
+          return;
+        }
+        if (body.op === 'hello') {
+          finish({ ok: true, value: c.greeting });
+          return;
+        }
+        sent = true;
+        holdProcess();
+        // A broker answering in another protocol after a good greeting had the request: lost.
+        write(c.socket, c.written, body, (r) =>
+          finish(
+            r.ok || r.failure.kind !== 'incompatible'
+              ? r
+              : fail({ kind: 'lost', message: r.failure.message }),
+          ),
+        );
+      });
+    });
+  }
+
+  return {
+    hello: () => request<HelloResult>({ op: 'hello' }),
+    list: (params = {}) => request<ListResult>({ ...params, op: 'list' }),
+    run: (params) => request<CommandAnswer>({ ...params, op: 'run' }),
+    request,
+    async close() {
+      closed = true;
+      const c = connection;
+      connection = undefined;
+      c?.socket.destroy();
+      if (c) lose(c.written, 'the client was closed before the answer came');
+    },
+  };
+}
+
+/** Reads one answer line addressed to a request in flight. */
+function readEnvelope(msg: Record<string, unknown>): BrokerResult<unknown> {
+  const mismatch = protocolMismatch(msg.protocol, 'the broker');
+  if (mismatch !== undefined) return fail({ kind: 'incompatible', message: mismatch });
+  if (msg.ok === true) return { ok: true, value: msg.result };
+  const error =
+    msg.error !== null && typeof msg.error === 'object' ? (msg.error as Record<string, unknown>) : {};
+  if (msg.ok === false)
+    return fail({
+      kind: 'envelope',
+      code: typeof error.code === 'string' ? error.code : 'internal',
+      message: typeof error.message === 'string' ? error.message : 'the broker gave no message',
+    });
+  return fail({ kind: 'lost', message: 'the broker sent an answer that is neither ok nor an error' });
+}
+
+/** Why a greeting does not admit the connection, or `undefined` when the broker speaks our protocol. */
+function greetingRefusal(r: BrokerResult<unknown>): BrokerFailure | undefined {
+  if (r.ok) {
+    const named = (r.value as { protocol?: unknown } | null)?.protocol;
+    const mismatch = protocolMismatch(named, 'the broker');
+    return mismatch === undefined ? undefined : { kind: 'incompatible', message: mismatch };
+  }
+  const f = r.failure;
+  if (f.kind === 'incompatible') return f;
+  if (f.kind === 'envelope' && f.code === 'unsupported_protocol')
+    return { kind: 'incompatible', message: f.message };
+  return { kind: 'unreachable', message: `the broker did not answer hello: ${f.message}` };
+}
+
+/** Sends one request on a fresh client and closes it: the `loom` CLI's one call per process. */
+export async function brokerRequest<T>(
+  socketPath: string,
+  body: Record<string, unknown>,
+  options: BrokerCallOptions = {},
+): Promise<BrokerResult<T>> {
+  const client = createBrokerClient({ socketPath, ...options });
+  try {
+    return await client.request<T>(body);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `hello` on a fresh connection. */
+export function brokerHello(
+  socketPath: string,
+  options?: BrokerCallOptions,
+): Promise<BrokerResult<HelloResult>> {
+  return brokerRequest<HelloResult>(socketPath, { op: 'hello' }, options);
+}
+
+/** `list` on a fresh connection. */
+export function brokerList(
+  socketPath: string,
+  params: ListParams = {},
+  options?: BrokerCallOptions,
+): Promise<BrokerResult<ListResult>> {
+  return brokerRequest<ListResult>(socketPath, { ...params, op: 'list' }, options);
+}
+
+/** `run` on a fresh connection. */
+export function brokerRun(
+  socketPath: string,
+  params: RunParams,
+  options?: BrokerCallOptions,
+): Promise<BrokerResult<CommandAnswer>> {
+  return brokerRequest<CommandAnswer>(socketPath, { ...params, op: 'run' }, options);
+}

@@ -1,0 +1,38 @@
+// Public surface of @harness/protocol: the loom-broker/1 wire protocol shared by the broker
+// (`@harness/host`), the `loom` CLI and the harness (`@harness/commands`). Node-free; the socket
+// client is the `@harness/protocol/client` subpath.
+
+export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
+export { ANSWER_CODES, ENVELOPE_ERROR_CODES, EXIT, REF_KINDS } from './codes';
+export type { Line } from './framing';
+export { encodeLine, exceedsBytes, LineReader, utf8Length } from './framing';
+export {
+  MAX_ANSWER_LINE_BYTES,
+  MAX_ARGS_BYTES,
+  MAX_INFLIGHT_PER_CONNECTION,
+  MAX_PENDING_REQUESTS,
+  MAX_REQUEST_LINE_BYTES,
+} from './limits';
+export {
+  brokerAnswerSchema,
+  brokerRequestSchema,
+  commandAnswerSchema,
+  manifestRowSchema,
+} from './schema';
+export type {
+  BrokerAnswer,
+  BrokerRequest,
+  CommandAnswer,
+  EnvelopeError,
+  HelloRequest,
+  HelloResult,
+  Label,
+  ListParams,
+  ListRequest,
+  ListResult,
+  ManifestRow,
+  RunParams,
+  RunRequest,
+} from './types';
+export type { BrokerProtocol } from './version';
+export { BROKER_PROTOCOL, protocolMismatch } from './version';

@@ -1,0 +1,28 @@
+// The protocol's bounds, each declared once; both sides read them from here.
+
+/** Largest request line, in bytes of UTF-8 (newline excluded). A longer one is refused unread. */
+export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
+
+/**
+ * Largest answer line, in bytes of UTF-8 (newline excluded). An answer carries a command's bounded
+ * output (10 MiB by default, and a NUL byte takes six bytes of JSON), so it may be far longer than a
+ * request; the broker never sends a longer one (it answers `answer_too_large` instead), and a client
+ * drops a connection that does.
+ */
+export const MAX_ANSWER_LINE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Largest argument object a call may carry, in bytes of its compact JSON: smaller than a request
+ * line so that the largest arguments still fit with their envelope.
+ */
+export const MAX_ARGS_BYTES = MAX_REQUEST_LINE_BYTES - 8 * 1024;
+
+/** Requests of one connection a broker handles at once; later ones wait, unread. */
+export const MAX_INFLIGHT_PER_CONNECTION = 32;
+
+/**
+ * Requests a client keeps unanswered on one connection. Equal to what the broker handles at once,
+ * so a request that was sent is being handled, never queued unread behind others: a call beyond it
+ * is refused `busy` before it is sent, and "lost" means lost.
+ */
+export const MAX_PENDING_REQUESTS = MAX_INFLIGHT_PER_CONNECTION;

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+
+describe('public surface', () => {
+  it('pins the root export list', async () => {
+    expect(Object.keys(await import('../src/index')).sort()).toEqual(
+      [
+        'ANSWER_CODES',
+        'BROKER_PROTOCOL',
+        'ENVELOPE_ERROR_CODES',
+        'EXIT',
+        'LineReader',
+        'MAX_ANSWER_LINE_BYTES',
+        'MAX_ARGS_BYTES',
+        'MAX_INFLIGHT_PER_CONNECTION',
+        'MAX_PENDING_REQUESTS',
+        'MAX_REQUEST_LINE_BYTES',
+        'REF_KINDS',
+        'brokerAnswerSchema',
+        'brokerRequestSchema',
+        'commandAnswerSchema',
+        'encodeLine',
+        'exceedsBytes',
+        'manifestRowSchema',
+        'protocolMismatch',
+        'utf8Length',
+      ].sort(),
+    );
+  });
+
+  it('pins the client subpath export list', async () => {
+    expect(Object.keys(await import('../src/client')).sort()).toEqual(
+      ['brokerHello', 'brokerList', 'brokerRequest', 'brokerRun', 'createBrokerClient'].sort(),
+    );
+  });
+
+  it('keeps the root entry free of Node-only imports', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const dir = new URL('../src/', import.meta.url);
+    for (const file of readdirSync(dir)) {
+      if (file === 'client.ts') continue;
+      expect(readFileSync(new URL(file, dir), 'utf8'), file).not.toMatch(/from 'node:/);
+    }
+  });
+});
