@@ -12,7 +12,7 @@ export default defineConfig({
   // its own; the MCP SDK and zod are this app's dependencies and stay external.
   noExternal: [/^@harness\//],
   // A native addon cannot be bundled.
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', '@lydell/node-pty'],
   // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __harnessCreateRequire } from 'node:module';\nconst require = __harnessCreateRequire(import.meta.url);",

@@ -12,6 +12,9 @@ const subcommands = {
   tmpl: 'Check a template or render it against a webhook delivery (tmpl check|render)',
   doctor: 'Check configuration, binaries, broker, socket permissions and store health',
   demo: 'Start serve on the embedded default, drive it with a real MCP client, print a transcript',
+  runner: 'Run agents on webhooks, schedules or resident (runner check|start|describe)',
+  runs: 'List the runs the runner recorded',
+  trigger: 'Run one harness now, or replay a stored event into it',
 } as const;
 type Subcommand = keyof typeof subcommands;
 
@@ -43,6 +46,12 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/doctor')).doctorCommand;
     case 'demo':
       return (await import('./commands/demo')).demoCommand;
+    case 'runner':
+      return (await import('./commands/runner')).runnerCommand;
+    case 'runs':
+      return (await import('./commands/runs')).runsCommand;
+    case 'trigger':
+      return (await import('./commands/trigger')).triggerCommand;
   }
 }
 

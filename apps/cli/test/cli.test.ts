@@ -26,6 +26,9 @@ describe('--help', () => {
     ['tmpl', 'render'],
     ['doctor'],
     ['demo'],
+    ['runner'],
+    ['runs'],
+    ['trigger'],
   ];
   it.each(commands.map((c) => [c.join(' ') || '(top level)', c]))(
     'harness %s --help prints usage on stdout and exits 0',
@@ -54,7 +57,7 @@ describe('errors and exit codes', () => {
     const r = await run(['frobnicate']);
     expect(r.code).toBe(exitCodes.usage);
     expect(r.stderr).toBe(
-      "harness: unknown command 'frobnicate'; expected one of serve, call, capabilities, packs, tmpl, doctor, demo\n",
+      "harness: unknown command 'frobnicate'; expected one of serve, call, capabilities, packs, tmpl, doctor, demo, runner, runs, trigger\n",
     );
   });
 

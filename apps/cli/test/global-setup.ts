@@ -15,7 +15,7 @@ function newest(dir: string): number {
 }
 
 // The workspace packages the bin bundles: a change in any of them makes dist stale too.
-const bundled = ['commands', 'events', 'exec', 'host', 'ifc', 'packs', 'signature', 'tmpl'];
+const bundled = ['commands', 'events', 'exec', 'host', 'ifc', 'packs', 'runner', 'signature', 'tmpl'];
 
 /**
  * Builds dist/harness.js with tsup when it is missing or older than its sources (a second or two),

@@ -3,15 +3,20 @@
 // session leader on it; the trampoline starts the program with a pipe as fd 0 and feeds the pipe
 // from a private Unix socket this side serves. The prompt never passes through the PTY.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ExecError, ExecErrorCode, resolveExecutable } from '@harness/exec';
 import { spawn } from '@lydell/node-pty';
 
-/** The trampoline script (shipped in the package beside `dist/`). */
-export const TRAMPOLINE = fileURLToPath(new URL('../trampoline/stdin.js', import.meta.url));
+/**
+ * The trampoline script, resolved through the package's own exports so a bundler that inlines this
+ * module (the `harness` bin does) still finds the shipped file.
+ */
+export function trampolinePath(): string {
+  return createRequire(import.meta.url).resolve('@harness/runner/trampoline/stdin.js');
+}
 
 /** How a PTY run ended. */
 export interface PtyResult {
@@ -82,7 +87,7 @@ export async function runWithPty(run: PtyRun): Promise<PtyResult> {
     server.listen(socketPath, () => resolveListen());
   });
   const started = performance.now();
-  const term = spawn(process.execPath, [TRAMPOLINE, socketPath, file, ...run.args], {
+  const term = spawn(process.execPath, [trampolinePath(), socketPath, file, ...run.args], {
     name: 'xterm',
     cols: 120,
     rows: 40,

@@ -1,0 +1,60 @@
+// `harness runs`: the run records of an instance (<instance>/runner/runs.db), oldest first.
+import { existsSync } from 'node:fs';
+import { type RunRecord, RunStore, runnerPaths } from '@harness/runner';
+import { parse } from '../args';
+import { embeddedLocation } from '../embedded';
+import { out, printJson } from '../output';
+
+const help = `Usage: harness runs [--json] [--harness <id>] [--instance <dir>]
+
+Lists the runs the runner recorded: id, harness, status (pending, running, succeeded, failed,
+skipped), reason, exit code. A template_unresolved skip shows the path that had no value.
+--json prints a JSON array of the whole records.`;
+
+function reasonOf(r: RunRecord): string {
+  if (r.reason === null) return '';
+  return r.path !== null ? `${r.reason}: ${r.path}` : r.reason;
+}
+
+/** Runs `harness runs`. */
+export async function runsCommand(argv: string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    { json: { type: 'boolean' }, instance: { type: 'string' }, harness: { type: 'string' } },
+    false,
+  );
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const db = runnerPaths(embeddedLocation(values.instance).instanceDir).db;
+  let runs: RunRecord[] = [];
+  if (existsSync(db)) {
+    const store = new RunStore(db);
+    runs = store.list(values.harness === undefined ? {} : { harness: values.harness });
+    store.close();
+  }
+  if (values.json) {
+    printJson(runs);
+    return 0;
+  }
+  if (runs.length === 0) {
+    out('no runs recorded');
+    return 0;
+  }
+  for (const r of runs) {
+    out(
+      [
+        r.id,
+        r.harness,
+        r.status,
+        reasonOf(r),
+        r.exit_code === null ? '' : `exit ${r.exit_code}`,
+        r.created_at,
+      ]
+        .filter((x) => x !== '')
+        .join('  '),
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,239 @@
+// `harness runner start|check|describe`, `harness runs` and `harness trigger` through the real bin:
+// the acceptance runner file, a real HTTP delivery signed by the test, and a FAKE agent
+// (packages/runner/test/fakes/fake-agent.mjs) recording what the run got.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { signBody } from '@harness/runner';
+import { repoRoot } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { baseEnv, bin, runCli, sandbox } from './helpers';
+
+const FAKE = join(repoRoot, 'packages', 'runner', 'test', 'fakes', 'fake-agent.mjs');
+const SECRET = 'cli-webhook-secret';
+let box: ReturnType<typeof sandbox>;
+let records: string;
+let config: string;
+const children: ChildProcess[] = [];
+
+function runnerFile(): string {
+  return `listen: 127.0.0.1:0                 # the webhook receiver; POST /hooks/<source id>
+sources:
+  - id: gh
+    scheme: github                  # github | gitea | forgejo
+    secret_env: GH_WEBHOOK_SECRET   # the HMAC secret, read from this environment variable
+    trusted_actors: [octocat]
+harnesses:
+  - id: review
+    kind: command
+    trigger: { source: gh, events: [pull_request] }
+    argv: [/usr/bin/env, node, ${FAKE}, "--", "{{event.repo}}", "{{event.number}}", "{{event.file}}"]
+    prompt_template: "Review pull request {{event.number}} of {{event.repo}}; the delivery is in {{event.file}}."
+    prompt_delivery: stdin
+    env: { FAKE_RECORD_DIR: ${records} }
+  - id: numbered
+    kind: command
+    trigger: { source: gh, events: [push, pull_request] }
+    argv: [/bin/echo, "{{event.number}}"]
+`;
+}
+
+beforeEach(() => {
+  box = sandbox();
+  records = join(box.root, 'records');
+  mkdirSync(records, { recursive: true });
+  config = join(box.root, 'runner.yaml');
+  writeFileSync(config, runnerFile());
+});
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  box.cleanup();
+});
+
+function start(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [bin, 'runner', 'start', '--config', config, '--instance', box.instance],
+    {
+      env: baseEnv(box.home, { GH_WEBHOOK_SECRET: SECRET }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) => {
+      const url = /receiver on (http:\/\/\S+)\/hooks/.exec(line)?.[1];
+      if (url) resolve({ url, child });
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`runner exited ${code}`)));
+  });
+}
+
+async function deliver(url: string, event: string, file: string, delivery: string): Promise<number> {
+  const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', file), 'utf8');
+  const res = await fetch(`${url}/hooks/gh`, {
+    method: 'POST',
+    headers: {
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': signBody('github', SECRET, body),
+    },
+    body,
+  });
+  return res.status;
+}
+
+async function runs(): Promise<Record<string, unknown>[]> {
+  const r = await runCli(['runs', '--json', '--instance', box.instance], { home: box.home });
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+async function until<T>(get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const v = await get();
+    if (ok(v)) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out');
+}
+
+describe('harness runner start and harness runs', () => {
+  it('runs the acceptance file on a real delivery and lists the run as JSON', async () => {
+    const { url, child } = await start();
+    expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-1')).toBe(202);
+    const list = await until(
+      runs,
+      (l) => l.length === 2 && l.every((r) => r.status !== 'pending' && r.status !== 'running'),
+    );
+    const review = list.find((r) => r.harness === 'review') as Record<string, unknown>;
+    expect(review).toMatchObject({ status: 'succeeded', reason: null, exit_code: 0, stdin_is_prompt: true });
+    for (const key of ['id', 'harness', 'status', 'reason', 'exit_code'])
+      expect(Object.keys(review)).toContain(key);
+    const rec = JSON.parse(readFileSync(join(records, `${review.id}.json`), 'utf8'));
+    const pr = JSON.parse(
+      readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8'),
+    );
+    const file = join(box.instance, 'runner', 'events', 'gh', 'pr-1.json');
+    expect(rec.argv).toEqual(['--', pr.repository.full_name, String(pr.number), file]);
+    expect(Buffer.from(rec.stdin, 'base64').toString()).toBe(
+      `Review pull request ${pr.number} of ${pr.repository.full_name}; the delivery is in ${file}.`,
+    );
+    expect(rec.tty).toEqual({ 0: false, 1: true, 2: true });
+    child.kill('SIGTERM');
+    expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+  });
+
+  it('shows a template_unresolved skip with its path in harness runs [TM-82]', async () => {
+    const { url } = await start();
+    expect(await deliver(url, 'push', 'push.json', 'push-1')).toBe(202);
+    const list = await until(runs, (l) => l.length === 1 && l[0]?.status === 'skipped');
+    expect(list[0]).toMatchObject({
+      harness: 'numbered',
+      status: 'skipped',
+      reason: 'template_unresolved',
+      path: 'event.number',
+      exit_code: null,
+    });
+    const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
+    expect(text.stdout).toContain(`${list[0]?.id}  numbered  skipped  template_unresolved: event.number  `);
+  });
+
+  it('refuses to start when a source secret variable is unset, naming it', async () => {
+    const r = await runCli(['runner', 'start', '--config', config, '--instance', box.instance], {
+      home: box.home,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('the environment variable GH_WEBHOOK_SECRET (its secret_env) is not set');
+  });
+});
+
+describe('harness trigger', () => {
+  it('replays a stored envelope, extracting typed again from its body and ignoring an edited typed', async () => {
+    const { url, child } = await start();
+    expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-2')).toBe(202);
+    await until(runs, (l) => l.length === 2 && l.every((r) => r.status === 'succeeded'));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    const file = join(box.instance, 'runner', 'events', 'gh', 'pr-2.json');
+    const envelope = JSON.parse(readFileSync(file, 'utf8'));
+    envelope.typed.repo = 'evil/--rm';
+    envelope.typed.number = 1;
+    const edited = join(box.root, 'edited.json');
+    writeFileSync(edited, JSON.stringify(envelope));
+    const r = await runCli(
+      ['trigger', 'review', '--config', config, '--event', edited, '--instance', box.instance, '--json'],
+      { home: box.home },
+    );
+    expect(r.code).toBe(0);
+    const run = JSON.parse(r.stdout);
+    expect(run).toMatchObject({
+      harness: 'review',
+      status: 'succeeded',
+      trigger: 'manual',
+      event_file: edited,
+    });
+    expect(JSON.parse(readFileSync(join(records, `${run.id}.json`), 'utf8')).argv).toEqual([
+      '--',
+      envelope.webhook.body.repository.full_name,
+      String(envelope.webhook.body.number),
+      edited,
+    ]);
+  });
+
+  it('refuses a plain start with an unresolved required value, recording nothing [TM-81]', async () => {
+    const r = await runCli(['trigger', 'numbered', '--config', config, '--instance', box.instance], {
+      home: box.home,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'harness: harness numbered: template_unresolved: {{event.number}} has no value in this run\n',
+    );
+    expect(existsSync(join(box.instance, 'runner', 'runs.db'))).toBe(true);
+    expect(await runs()).toEqual([]);
+  });
+});
+
+describe('harness runner check and describe', () => {
+  it('reports each problem of a runner file as file:line:column', async () => {
+    writeFileSync(config, 'harnesses:\n  - id: g\n    kind: generic\n    shell: date\n    prompt: hi\n');
+    const r = await runCli(['runner', 'check', '--config', config], { home: box.home });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      new RegExp(`^${config}:5:5: harnesses\\[0\\]: a generic harness runs sh -c and never an agent`),
+    );
+  });
+
+  it('shows every field of a harness [TM-128]', async () => {
+    const r = await runCli(['runner', 'describe', 'review', '--config', config, '--json'], {
+      home: box.home,
+    });
+    expect(r.code).toBe(0);
+    expect(Object.keys(JSON.parse(r.stdout))).toEqual([
+      'id',
+      'kind',
+      'when',
+      'argv',
+      'args',
+      'shell',
+      'one_shot',
+      'transcripts',
+      'prompt',
+      'prompt_delivery',
+      'untrusted_inline',
+      'model',
+      'workdir',
+      'env',
+      'env_inherit',
+      'timeout_ms',
+      'max_output_bytes',
+    ]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      prompt_delivery: 'stdin',
+      env: ['FAKE_RECORD_DIR'],
+      untrusted_inline: false,
+    });
+  });
+});
