@@ -3,7 +3,7 @@
 // (packages/runner/test/fakes/fake-agent.mjs) recording what the run got.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { signBody } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
@@ -235,5 +235,44 @@ describe('harness runner check and describe', () => {
       env: ['FAKE_RECORD_DIR'],
       untrusted_inline: false,
     });
+  });
+});
+
+describe('harness doctor --runner-config', () => {
+  it('adds the runner rows, with a warn row for a harness that sets untrusted_inline [TM-129]', async () => {
+    writeFileSync(
+      config,
+      `${runnerFile()}  - id: triage
+    kind: claude-code
+    trigger: { source: gh, events: [issues] }
+    untrusted_inline: true
+    prompt_template: "Triage: {{untrusted event.title}}"
+`,
+    );
+    const r = await runCli(['doctor', '--json', '--runner-config', config, '--instance', box.instance], {
+      home: box.home,
+    });
+    const checks = (JSON.parse(r.stdout).checks as { name: string; status: string; detail: string }[]).filter(
+      (c) => c.name.startsWith('runner'),
+    );
+    expect(checks).toEqual([
+      { name: 'runner config', status: 'ok', detail: `${config}: 3 harness(es)` },
+      {
+        name: 'runner secret gh',
+        status: 'warn',
+        detail: 'GH_WEBHOOK_SECRET is not set: runner start refuses to start without it',
+      },
+      {
+        name: 'runner claude',
+        status: 'warn',
+        detail: 'claude not found on PATH: claude-code harnesses will fail to start',
+      },
+      {
+        name: 'runner untrusted_inline',
+        status: 'warn',
+        detail:
+          'harness triage may put free text from events in its prompt (inside the untrusted fence); prefer {{event.file}}',
+      },
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { eventIdFor } from '@harness/events';
 import { writeEnvelope } from '@harness/events/node';
+import type { RunnerMetrics } from './metrics';
 import { DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, verifySignature } from './signature';
 import type { NewRun, RunStore } from './store';
 import type { RunnerConfig, Source } from './types';
@@ -23,6 +24,7 @@ export interface ReceiverOptions {
   /** Called after the 202 with the ids of the pending runs the delivery created. */
   readonly onAccepted: (runIds: readonly string[]) => void;
   readonly newRunId: () => string;
+  readonly metrics: RunnerMetrics;
 }
 
 /** One audit line (`<instance>/runner/audit.log`): never a body, a header value or a secret. */
@@ -87,12 +89,19 @@ export function createReceiver(options: ReceiverOptions): Server {
   const auditFile = join(runnerDir, 'audit.log');
   const inFlight = new Set<string>();
   const audit = (line: Omit<AuditLine, 'at'>): void => {
+    options.metrics.deliveries.inc({ source: line.source, outcome: line.outcome });
     appendFileSync(auditFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`, {
       mode: 0o600,
     });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.url === '/metrics' && req.method === 'GET') {
+      const text = await options.metrics.text();
+      res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
     const m = /^\/hooks\/([a-z0-9][a-z0-9_-]{0,62})$/.exec(req.url ?? '');
     const source = m ? config.sources.find((s) => s.id === m[1]) : undefined;
     if (source === undefined) return answer(res, 404, { error: 'no such hook; POST to /hooks/<source id>' });

@@ -10,6 +10,7 @@ import { readEnvelope } from '@harness/events/node';
 import { ExecError, run as exec } from '@harness/exec';
 import { Cron } from 'croner';
 import { RunnerError, RunnerErrorCode } from './errors';
+import { RunnerMetrics } from './metrics';
 import { planSpawn, type SpawnPlan } from './plan';
 import { runWithPty } from './pty';
 import { createReceiver } from './receiver';
@@ -46,6 +47,7 @@ type Outcome = Pick<RunRecord, 'status' | 'reason' | 'exit_code' | 'signal' | 'm
 /** Runs harnesses and records every run. */
 export class Supervisor {
   readonly store: RunStore;
+  readonly metrics = new RunnerMetrics();
   readonly paths: ReturnType<typeof runnerPaths>;
   private readonly env: Readonly<Record<string, string | undefined>>;
   private readonly log: (line: string) => void;
@@ -104,6 +106,7 @@ export class Supervisor {
         secrets,
         onAccepted: (ids) => this.enqueue(ids),
         newRunId: randomUUID,
+        metrics: this.metrics,
       });
       this.server = server;
       const { host, port } = this.config.listen;
@@ -153,6 +156,8 @@ export class Supervisor {
     const id = randomUUID();
     const plan = this.plan(h, id, 'manual', event, options.eventFile);
     if (!plan.ok) {
+      if (plan.code !== 'generic_prompt')
+        this.metrics.renderFailures.inc({ harness: h.id, reason: plan.code });
       throw new RunnerError(
         plan.code === 'template_unresolved'
           ? RunnerErrorCode.template_unresolved
@@ -276,6 +281,11 @@ export class Supervisor {
         ended_at: ended.toISOString(),
         ...(started !== undefined ? { duration_ms: ended.getTime() - started } : {}),
       });
+      this.metrics.runs.inc({ harness: record.harness, status: outcome.status });
+      if (started !== undefined) {
+        const seconds = (ended.getTime() - started) / 1000;
+        this.metrics.duration.observe({ harness: record.harness, status: outcome.status }, seconds);
+      }
       this.log(
         `run ${id} (${record.harness}): ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`,
       );
@@ -294,6 +304,8 @@ export class Supervisor {
         record.source ?? undefined,
       );
       if (!plan.ok) {
+        if (plan.code !== 'generic_prompt')
+          this.metrics.renderFailures.inc({ harness: h.id, reason: plan.code });
         const skipped = plan.code === 'template_unresolved';
         if (plan.code === 'template_unresolved') this.store.update(id, { path: plan.path });
         finish({
@@ -305,6 +317,8 @@ export class Supervisor {
         });
         return;
       }
+      if (plan.untrustedRenders > 0)
+        this.metrics.untrustedRenders.inc({ harness: h.id }, plan.untrustedRenders);
       await this.spawn(id, plan.plan, finish);
     } catch (error) {
       finish({

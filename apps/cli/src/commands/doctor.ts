@@ -8,6 +8,7 @@ import { parse } from '../args';
 import { bundledLoomCli, describeServes, embeddedFailure, planEmbedded, scopeOf } from '../embedded';
 import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
+import { runnerChecks } from '../runner-doctor';
 import { resolveOptions } from '../session';
 
 const help = `Usage: harness doctor [--json] [configuration]
@@ -16,7 +17,10 @@ Checks, one line each: Node.js version; the host configuration files, or for the
 exactly what serve checks on that instance before it starts (its record, store, credentials file
 mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
 versions; the broker socket (reachable, mode 0600). Exit 1 when any check fails; a
-warning (an optional binary missing, no broker running yet) does not fail.`;
+warning (an optional binary missing, no broker running yet) does not fail.
+
+--runner-config <file> adds the runner's rows: the file loads, each source's secret variable is
+set, each agent executable is on PATH, and a warning for each harness with untrusted_inline.`;
 
 type Status = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -41,7 +45,11 @@ function version(binary: string, args = ['--version']): string | undefined {
 
 /** Runs `harness doctor`. */
 export async function doctorCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { ...sessionFlags, json: { type: 'boolean' } }, false);
+  const { values } = parse(
+    argv,
+    { ...sessionFlags, json: { type: 'boolean' }, 'runner-config': { type: 'string' } },
+    false,
+  );
   if (values.help) {
     out(help);
     return 0;
@@ -173,6 +181,10 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         add('store', 'fail', (error as Error).message);
       }
     }
+  }
+
+  if (values['runner-config'] !== undefined) {
+    for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
   }
 
   const failed = checks.filter((c) => c.status === 'fail').length;
