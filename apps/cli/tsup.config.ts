@@ -9,8 +9,9 @@ export default defineConfig({
   // Each subcommand is its own chunk, loaded only when named.
   splitting: true,
   // Workspace packages (and their own dependencies) are bundled so the bin needs no module graph of
-  // its own; the MCP SDK and zod are this app's dependencies and stay external.
-  noExternal: [/^@harness\//],
+  // its own. The MCP SDK and zod are bundled too: resolving and loading their many small modules
+  // was most of serve's start-up.
+  noExternal: [/^@harness\//, /^@modelcontextprotocol\/sdk/, /^zod/],
   // A native addon cannot be bundled.
   external: ['better-sqlite3', '@lydell/node-pty'],
   // Bundled CommonJS dependencies call require(); ESM has none, so give them one.

@@ -78,7 +78,19 @@ export interface ReapResult {
   groupGone?: boolean;
 }
 
-const hasProc = (): boolean => process.platform === 'linux' && existsSync('/proc/self/stat');
+// Asked on every run: /proc does not come or go while the broker runs.
+let procAvailable: boolean | undefined;
+const hasProc = (): boolean => {
+  procAvailable ??= process.platform === 'linux' && existsSync('/proc/self/stat');
+  return procAvailable;
+};
+
+// The broker's own start time never changes; read it once.
+let ownStartTime: string | null | undefined;
+const brokerStartTime = (): string | null => {
+  if (ownStartTime === undefined) ownStartTime = processStartTime(process.pid) ?? null;
+  return ownStartTime;
+};
 
 /** Fields of `/proc/<pid>/stat` from the state on (field 3); `undefined` when the process is gone. */
 function statFields(pid: number): string[] | undefined {
@@ -197,7 +209,7 @@ export function recordRunning(
     pgid: info.pgid,
     // `undefined` would mean the leader is already gone (and reaped by us): nothing to verify.
     startTime: startTime ?? null,
-    owner: { pid: process.pid, startTime: processStartTime(process.pid) ?? null },
+    owner: { pid: process.pid, startTime: brokerStartTime() },
     commandId: command.commandId,
     run: command.run,
     actor: command.actor,

@@ -159,12 +159,36 @@ function parseListen(value: string, token: string | undefined): { host: string; 
   return { host, port };
 }
 
+// The tools/list answer, built once per session: the SDK would convert every tool's input schema
+// from zod back to JSON Schema on each request, and the tools are declared in JSON Schema already.
+const toolLists = new WeakMap<Session, { tools: Record<string, unknown>[] }>();
+
+function toolList(session: Session): { tools: Record<string, unknown>[] } {
+  let list = toolLists.get(session);
+  if (list === undefined) {
+    list = {
+      tools: session.tools.map((t) => ({
+        name: t.name,
+        title: t.annotations.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: { ...t.annotations },
+      })),
+    };
+    toolLists.set(session, list);
+  }
+  return list;
+}
+
 async function newMcpServer(session: Session, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { registerMcpTools } = await import('@harness/commands/mcp');
   const server = new McpServer({ name: 'harness', version }, { capabilities: { tools: {} } });
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
   registerMcpTools(server, session.tools, ({ signal }) => session.context(signal, run));
+  // Only this session's tools are on this server, and they never change while it serves.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(session) as never);
   return server;
 }
 
