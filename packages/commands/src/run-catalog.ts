@@ -10,16 +10,30 @@ export interface CatalogFailure {
   code: string;
 }
 
-/** Reads the host listing afresh and holds it; a failed read holds nothing and keeps what was held. */
+// The host's etag of the listing each held catalog was read from.
+const etags = new WeakMap<Catalog, string>();
+
+/**
+ * Reads the host listing afresh and holds it; a failed read holds nothing and keeps what was held.
+ * The host is asked every time (grants are judged as they are now); when it answers that the
+ * listing is the one the run holds (same etag), the held catalog is used as it is, not read again.
+ */
 export async function freshCatalog(
   run: RunState,
   client: HostClient,
   ctx: ToolContext,
 ): Promise<Catalog | CatalogFailure> {
-  const listed = await client.list({ jobId: ctx.jobId, signal: ctx.signal });
+  const held = run.catalog;
+  const heldEtag = held === undefined ? undefined : etags.get(held);
+  const listed = await client.list({ jobId: ctx.jobId, signal: ctx.signal, ifNoneMatch: heldEtag ?? '' });
   if (!listed.ok) return { code: listed.code };
+  if ('unchanged' in listed) {
+    if (held !== undefined && heldEtag === listed.etag) return held;
+    return { code: 'malformed_payload' };
+  }
   const read = readCatalog(listed.listing);
   if (!read.ok) return { code: read.code };
+  if (listed.etag !== undefined) etags.set(read.catalog, listed.etag);
   run.catalog = read.catalog;
   return read.catalog;
 }

@@ -74,6 +74,34 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(JSON.stringify(r.entry.value)).toContain(JSON.stringify(value).slice(1, -1));
     });
 
+    it('a fresh listing asks the broker every time and keeps the held catalog while the broker says it is unchanged', async () => {
+      const c = client(reader);
+      const first = (await c.list({ ifNoneMatch: '' })) as R;
+      expect(first.ok).toBe(true);
+      if (kind === 'cli') {
+        // The CLI path has no etag: every read is a whole listing.
+        expect(first.listing.commands.length).toBeGreaterThan(0);
+        return;
+      }
+      expect(first.etag).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(await c.list({ ifNoneMatch: first.etag })).toEqual({
+        ok: true,
+        unchanged: true,
+        etag: first.etag,
+      });
+      expect(((await c.list({ ifNoneMatch: 'stale' })) as R).listing.commands).toEqual(
+        first.listing.commands,
+      );
+      const t = tools(reader);
+      const run = createRun({ mode: 'enforce-strict' });
+      const call = () =>
+        t.run_read_command?.execute({ command: 'echo.argv', args: { value: 'x' } }, { run, slot: 'context' });
+      expect(((await call()) as R).status).toBe('executed');
+      const held = run.catalog;
+      expect(((await call()) as R).status).toBe('executed');
+      expect(run.catalog).toBe(held);
+    });
+
     it('the broker refuses a command outside its scope and a --read-only run of a write [HC-10, HC-159]', async () => {
       const c = client(reader);
       const out = (await c.run({ command: 'repo.tag', args: { name: 'x' } })) as R;

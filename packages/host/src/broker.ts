@@ -145,7 +145,10 @@ export async function serveBroker(
       case 'hello':
         return ok({ protocol: BROKER_PROTOCOL, run: host.scope.run, agent: host.scope.actor });
       case 'list': {
-        const listed = host.list(typeof r.jobId === 'string' ? { jobId: r.jobId } : {});
+        const listed = host.list({
+          ...(typeof r.jobId === 'string' ? { jobId: r.jobId } : {}),
+          ...(typeof r.ifNoneMatch === 'string' ? { ifNoneMatch: r.ifNoneMatch } : {}),
+        });
         return 'forbidden' in listed ? envelopeError(id, 'forbidden', listed.forbidden) : ok(listed);
       }
       default: {

@@ -3,6 +3,7 @@
 // built-ins or the pack backend (./command/dispatch.ts) and one audit event per call
 // (./command/audit.ts). This file wires them for one scope.
 
+import { createHash } from 'node:crypto';
 import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_ROWS } from './builtins';
 import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
@@ -30,8 +31,12 @@ export interface CommandHostOptions {
 /** A command host bound to one scope: what a broker serves and what direct transport runs. */
 export interface CommandHost {
   readonly scope: ResolvedScope;
-  /** The rows the scope admits, stamped; `forbidden` when a required job id does not match. */
-  list(request: { jobId?: string }): ListResult | { forbidden: string };
+  /**
+   * The rows the scope admits, stamped; `forbidden` when a required job id does not match. With
+   * `ifNoneMatch` the answer carries the listing's `etag`, and no rows (`unchanged: true`) when the
+   * client already holds this listing.
+   */
+  list(request: { jobId?: string; ifNoneMatch?: string }): ListResult | { forbidden: string };
   /** Runs one call as the scope's agent and records one audit event. */
   run(request: Omit<RunRequest, 'protocol' | 'id'>): Promise<CommandAnswer>;
 }
@@ -42,13 +47,35 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
   const transport = options.transport ?? 'broker';
   const approvalTtlMs = options.approvalTtlMs ?? APPROVAL_TTL_MS;
   const audit = auditRecorder(store, scope);
-  const packRows = (): Map<string, ManifestRow> => new Map((packs?.rows() ?? []).map((r) => [r.id, r]));
+  // The scope is fixed for the host's life and the pack rows change only with a new workspace, so
+  // the rows by id, the admitted listing and its etag are built once per set of pack rows, not per call.
+  let built:
+    | {
+        source: readonly ManifestRow[] | undefined;
+        byId: Map<string, ManifestRow>;
+        admitted: ManifestRow[];
+        etag: string;
+      }
+    | undefined;
+  const current = () => {
+    const source = packs?.rows();
+    if (built === undefined || built.source !== source) {
+      const byId = new Map((source ?? []).map((r) => [r.id, r]));
+      const admitted = admittedRows(scope, transport, byId);
+      const etag = createHash('sha256').update(JSON.stringify(admitted)).digest('base64url').slice(0, 22);
+      built = { source, byId, admitted, etag };
+    }
+    return built;
+  };
+  const packRows = (): Map<string, ManifestRow> => current().byId;
 
   return {
     scope,
     list(request) {
       const job = jobRefusal(scope, request.jobId);
-      const commands = job ? [] : admittedRows(scope, transport, packRows());
+      const listing = current();
+      const unchanged = !job && request.ifNoneMatch === listing.etag;
+      const commands = job || unchanged ? [] : listing.admitted;
       audit(
         {
           command: '*',
@@ -57,11 +84,13 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           outcome: job ? 'refused' : 'listed',
           code: job ? 'forbidden' : 'ok',
           reason: job ?? null,
-          payload: job ? {} : { count: commands.length },
+          payload: job ? {} : { count: listing.admitted.length },
         },
         request.jobId,
       );
-      return job ? { forbidden: listRefusalMessage(scope, job) } : { commands };
+      if (job) return { forbidden: listRefusalMessage(scope, job) };
+      if (request.ifNoneMatch === undefined) return { commands };
+      return unchanged ? { commands, etag: listing.etag, unchanged: true } : { commands, etag: listing.etag };
     },
 
     async run(request) {

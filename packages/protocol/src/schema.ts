@@ -19,7 +19,12 @@ export const brokerRequestSchema = {
     {
       type: 'object',
       required: ['protocol', 'id', 'op'],
-      properties: { ...base, op: { const: 'list' }, jobId: { type: 'string', minLength: 1, maxLength: 256 } },
+      properties: {
+        ...base,
+        op: { const: 'list' },
+        jobId: { type: 'string', minLength: 1, maxLength: 256 },
+        ifNoneMatch: { type: 'string', maxLength: 128 },
+      },
     },
     {
       type: 'object',

@@ -53,6 +53,11 @@ export interface HelloRequest extends Envelope {
 /** What a `list` asks for, without its envelope. */
 export interface ListParams {
   jobId?: string;
+  /**
+   * The `etag` of the listing the client holds (`""` when it holds none). A broker answers with the
+   * listing's `etag`, and with `unchanged: true` and no rows when it equals this one.
+   */
+  ifNoneMatch?: string;
 }
 
 /** `list`: the rows this broker's scope admits. */
@@ -88,6 +93,10 @@ export interface HelloResult {
 /** The result of a `list` request. */
 export interface ListResult {
   commands: ManifestRow[];
+  /** The listing's version, present when the request sent `ifNoneMatch`. */
+  etag?: string;
+  /** The listing equals the one the request's `ifNoneMatch` names; `commands` is then empty. */
+  unchanged?: true;
 }
 
 /** An envelope-level error: the request itself could not be handled. */

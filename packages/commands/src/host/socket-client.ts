@@ -29,11 +29,18 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
   });
   return {
     kind: 'socket',
-    async list(opts: CallOptions = {}): Promise<ListOutcome> {
+    async list(opts: CallOptions & { ifNoneMatch?: string | undefined } = {}): Promise<ListOutcome> {
       if (opts.signal?.aborted) return { ok: false, code: 'cancelled' };
-      const r = await client.list(opts.jobId !== undefined ? { jobId: opts.jobId } : {});
+      const r = await client.list({
+        ...(opts.jobId !== undefined ? { jobId: opts.jobId } : {}),
+        ...(opts.ifNoneMatch !== undefined ? { ifNoneMatch: opts.ifNoneMatch } : {}),
+      });
       if (!r.ok) return { ok: false, code: 'command_failed' };
-      return { ok: true, listing: r.value };
+      const etag = typeof r.value?.etag === 'string' ? r.value.etag : undefined;
+      // `unchanged` counts only for the etag the caller holds; anything else is read as a listing.
+      if (r.value?.unchanged === true && etag !== undefined && etag === opts.ifNoneMatch)
+        return { ok: true, unchanged: true, etag };
+      return { ok: true, listing: r.value, etag };
     },
     async run(req: RunRequest, opts: CallOptions = {}): Promise<RunOutcome> {
       if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };

@@ -14,9 +14,13 @@ export interface HostAnswer extends Omit<CommandAnswer, 'code' | 'ifc'> {
   hasLabel: boolean;
 }
 
-/** What a host listing read came to. A failed read holds nothing. */
+/**
+ * What a host listing read came to. A failed read holds nothing. `etag` names the listing's version
+ * where the host gives one; `unchanged` says the listing is the one `ifNoneMatch` named.
+ */
 export type ListOutcome =
-  | { ok: true; listing: unknown }
+  | { ok: true; listing: unknown; etag?: string | undefined }
+  | { ok: true; unchanged: true; etag: string }
   | { ok: false; code: 'command_failed' | 'malformed_payload' | 'cancelled' };
 
 /**
@@ -48,8 +52,11 @@ export interface CallOptions {
 export interface HostClient {
   /** `cli` runs the host CLI per call; `socket` speaks the broker's socket protocol. */
   readonly kind: 'cli' | 'socket';
-  /** Reads the host's command listing. */
-  list(options?: CallOptions): Promise<ListOutcome>;
+  /**
+   * Reads the host's command listing. `ifNoneMatch` is the etag of the listing the caller holds
+   * (`""` for none); a host that knows etags answers `unchanged` when it still stands.
+   */
+  list(options?: CallOptions & { ifNoneMatch?: string | undefined }): Promise<ListOutcome>;
   /** Sends one command call. */
   run(request: RunRequest, options?: CallOptions): Promise<RunOutcome>;
   /** Releases a held connection; safe to call twice. */
