@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildBinIfStale, repoRoot } from '@harness/test-utils';
 
-/** Builds dist/loom.js (tsup only, a few seconds) so the tests spawn the real bin. */
+/** Builds dist/loom.js (tsup only, a few seconds) when it is missing or stale, so the tests spawn the real bin. */
 export function setup(): void {
-  const app = join(dirname(fileURLToPath(import.meta.url)), '..');
-  execFileSync('pnpm', ['exec', 'tsup', '--silent'], { cwd: app, stdio: 'inherit' });
+  buildBinIfStale(repoRoot, join(dirname(fileURLToPath(import.meta.url)), '..'), 'loom.js');
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+export { buildBinIfStale } from './bins';
 export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
 
 /** Absolute path of the repository root. */
