@@ -2,6 +2,11 @@
 // runs with the seed `FC_SEED` names (./fast-check.ts). @fast-check/vitest reads this global seed
 // and shows it in each property's title; fast-check prints it again with the counterexample.
 import fc from 'fast-check';
-import { fcSeed } from './fast-check';
+import { vi } from 'vitest';
+import { fcRuns, fcSeed } from './fast-check';
 
 fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: fcSeed() });
+
+// A property runs hundreds of cases: about a second on an idle machine, but tens of seconds on a
+// shared CI machine running every package at once. The timeout is a hang guard, not a speed check.
+vi.setConfig({ testTimeout: fcRuns(120_000) });
