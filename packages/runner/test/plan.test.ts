@@ -283,3 +283,21 @@ describe('agent adapters', () => {
     expect(result).toMatchObject({ ok: false, code: 'render_refused' });
   });
 });
+
+describe('where the adapters are pinned', () => {
+  it('pins every adapter in adapters.ts, whose comments record the CLI version each was checked against [TM-117]', async () => {
+    const { readFileSync } = await import('node:fs');
+    const source = readFileSync(new URL('../src/adapters.ts', import.meta.url), 'utf8');
+    for (const checked of [
+      '@anthropic-ai/claude-code` 2.1.197',
+      '@openai/codex` 0.171.0',
+      '@mariozechner/pi-coding-agent` 0.73.1',
+      '@oh-my-pi/pi-coding-agent` 18.3.4',
+    ]) {
+      expect(source).toContain(checked);
+    }
+    expect(source).toContain('omp: NOT checked against a binary');
+    expect(source).toContain('Crush: `crush run <prompt>`. NOT checked against a binary');
+    expect(Object.keys(ADAPTERS).sort()).toEqual(['claude-code', 'codex', 'crush', 'omp', 'pi']);
+  });
+});
