@@ -1,6 +1,13 @@
 // `loom command list` and `loom command run`: the per-call path. Over a broker this module loads only
 // the light client (node:net); direct transport loads the host lazily.
-import { type CommandAnswer, EXIT, MAX_ARGS_BYTES } from '@harness/protocol';
+import {
+  answerTooLarge,
+  type CommandAnswer,
+  EXIT,
+  exceedsBytes,
+  MAX_ANSWER_LINE_BYTES,
+  MAX_ARGS_BYTES,
+} from '@harness/protocol';
 import { type BrokerFailure, brokerList, brokerRun } from '@harness/protocol/client';
 import { parseArgs, str, UsageError } from './args';
 import { HELP } from './help';
@@ -203,6 +210,12 @@ async function run(argv: readonly string[], out: Out): Promise<number> {
     }
     answer = r.value;
   }
-  out(`${JSON.stringify(answer)}\n`);
+  // The direct transport's answer is bounded like the broker's, so the harness can always read it.
+  let line = JSON.stringify(answer);
+  if (exceedsBytes(line, MAX_ANSWER_LINE_BYTES)) {
+    answer = answerTooLarge(answer);
+    line = JSON.stringify(answer);
+  }
+  out(`${line}\n`);
   return answer.ok ? EXIT.ok : EXIT.answerNotOk;
 }

@@ -1,5 +1,8 @@
 // The function-calling adapter: harness tools as plain JSON-Schema function tools and a dispatcher.
+import { textNestsDeeperThan } from './json';
+import { LIMITS } from './limits';
 import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from './tool';
+import { tooDeep } from './tool-input';
 
 /** An OpenAI-style function tool (`tools: [{ type: 'function', function: {...} }]`). */
 export interface OpenAiFunctionTool {
@@ -40,6 +43,8 @@ export function toFunctionTools(tools: readonly HarnessTool[], context: () => To
       };
     let input: unknown = args;
     if (typeof args === 'string') {
+      // Bounded before parsing: the text never becomes a value too deep to walk.
+      if (textNestsDeeperThan(args, LIMITS.maxInputDepth)) return tooDeep();
       try {
         input = args.trim() === '' ? {} : JSON.parse(args);
       } catch {

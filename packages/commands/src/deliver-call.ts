@@ -27,6 +27,7 @@ const NOT_SENT_MESSAGES = {
   cancelled: 'The turn was cancelled before this call was sent.',
   invalid_input: 'The host refused the call before running it (malformed or oversized arguments).',
   command_failed: 'The host could not be reached; nothing was sent.',
+  busy: 'The host connection already carries its limit of calls in flight; nothing was sent. Retry once earlier calls have answered.',
 } as const;
 
 /**

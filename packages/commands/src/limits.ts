@@ -8,6 +8,11 @@ export const LIMITS = {
   maxBatchCalls: 16,
   /** Calls in flight to the host at once, per batch. */
   maxInFlight: 4,
+  /**
+   * Nesting of arrays and objects in one tool input. Deeper input is refused before it is parsed or
+   * walked: a few KB of brackets would otherwise exhaust the stack of anything recursive.
+   */
+  maxInputDepth: 64,
   /** Bytes of one call's `args`, serialized as JSON (UTF-8). */
   maxArgsBytes: 16 * 1024,
   /** Names in one `list_commands` `detail`. */

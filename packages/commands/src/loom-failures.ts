@@ -56,6 +56,12 @@ export function notSent(run: RunState, code: string): ToolResult {
       landed: 'no',
       guidance: 'The turn was cancelled before the host was called; nothing was written.',
     };
+  if (code === 'busy')
+    return failedNotSent(
+      run,
+      'host_busy',
+      'The host connection already carries its limit of calls in flight; nothing was written. Retry once earlier calls have answered.',
+    );
   return failedNotSent(run, 'host_unavailable', HOST_ERROR_GUIDANCE);
 }
 

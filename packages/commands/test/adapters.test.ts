@@ -89,4 +89,27 @@ describe('adapters', () => {
     expect(await ft.call('nope', '{}')).toMatchObject({ code: 'unknown_tool' });
     expect(await ft.call('run_command', '{not json')).toMatchObject({ code: 'invalid_input' });
   });
+
+  it('refuses ~10 KB of nested brackets with a clear invalid_input, as text or as a value, and sends nothing', async () => {
+    const run = createRun({ mode: 'disabled' });
+    const ft = toFunctionTools(createHostCommandTools({ config: sc.config, client: sc.client }), () => ({
+      run,
+    }));
+    const deepText = `{"command":"a.read","args":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const expected = {
+      status: 'failed_to_deliver',
+      landed: 'no',
+      code: 'invalid_input',
+      message: 'The tool input nests arrays and objects deeper than 64 levels; flatten it. Nothing was sent.',
+    };
+    expect(await ft.call('run_command', deepText)).toEqual(expected);
+    // The same input as a parsed value (an MCP client, an AI-SDK loop) is refused by the tool itself.
+    const deepValue = JSON.parse(deepText) as unknown;
+    expect(await ft.call('run_command', deepValue)).toEqual(expected);
+    expect(await ft.aiSdk.run_read_command?.execute(deepValue)).toEqual(expected);
+    // Brackets inside a string are text, not nesting.
+    const inString = await ft.call('run_command', `{"command":"a.read","args":{"x":"${'['.repeat(5000)}"}}`);
+    expect(inString.code).not.toBe('invalid_input');
+    expect(sc.runs()).toHaveLength(1);
+  });
 });

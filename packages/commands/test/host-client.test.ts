@@ -1,4 +1,6 @@
 // The two host clients against the scripted FAKE hosts (see test/helpers/scenario.ts).
+
+import { MAX_PENDING_REQUESTS } from '@harness/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthoringConfig } from '../src/config';
 import { createCliHostClient, hostEnvironment, listArgv, runArgv } from '../src/host/cli-client';
@@ -198,6 +200,19 @@ describe('the socket client', () => {
     expect(await sc.client.run({ command: 'c.d', args: {} })).toEqual({ kind: 'lost' });
     expect((await sc.client.run({ command: 'a.b', args: {} })).kind).toBe('answer');
     expect(sc.broker?.connections).toBe(2);
+  });
+
+  it("a call beyond the client's pending bound is not sent: busy, never lost", async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 300 } } });
+    const outcomes = await Promise.all(
+      Array.from({ length: MAX_PENDING_REQUESTS + 3 }, () => sc.client.run({ command: 'a.b', args: {} })),
+    );
+    expect(outcomes.filter((o) => o.kind === 'answer')).toHaveLength(MAX_PENDING_REQUESTS);
+    expect(outcomes.filter((o) => o.kind !== 'answer')).toEqual(
+      Array(3).fill({ kind: 'not_sent', code: 'busy' }),
+    );
+    expect(sc.runs()).toHaveLength(MAX_PENDING_REQUESTS);
   });
 
   it('a request unanswered past the timeout reads as lost [HC-115]', async () => {

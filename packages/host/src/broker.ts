@@ -2,12 +2,15 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import {
+  answerTooLarge,
   BROKER_PROTOCOL,
   type BrokerAnswer,
   brokerRequestSchema,
   type EnvelopeErrorCode,
   encodeLine,
+  exceedsBytes,
   LineReader,
+  MAX_ANSWER_LINE_BYTES,
   MAX_INFLIGHT_PER_CONNECTION,
   MAX_REQUEST_LINE_BYTES,
   protocolMismatch,
@@ -71,6 +74,26 @@ const envelopeError = (id: string, code: EnvelopeErrorCode, message: string): Br
   ok: false,
   error: { code, message },
 });
+
+/**
+ * The line of one answer, never over the protocol's answer cap, so one oversized answer fails only
+ * its own call: a run answer becomes a failed answer with reason `answer_too_large` (keeping
+ * `mayHaveLanded`, `completed` and the label), any other an `answer_too_large` envelope error.
+ */
+function answerLine(answer: BrokerAnswer): string {
+  const line = encodeLine(answer);
+  // The cap excludes the newline.
+  if (!exceedsBytes(line, MAX_ANSWER_LINE_BYTES + 1)) return line;
+  if (answer.ok && 'mayHaveLanded' in answer.result)
+    return encodeLine({ ...answer, result: answerTooLarge(answer.result) });
+  return encodeLine(
+    envelopeError(
+      answer.id,
+      'answer_too_large',
+      `the answer is over the ${MAX_ANSWER_LINE_BYTES}-byte answer limit`,
+    ),
+  );
+}
 
 /**
  * Per-connection limits of {@link serveBroker}. The defaults suit every client; tests lower them to
@@ -180,7 +203,7 @@ export async function serveBroker(
         `a request line may hold at most ${MAX_REQUEST_LINE_BYTES} bytes`,
       );
     const write = (answer: BrokerAnswer): void => {
-      if (!socket.destroyed) socket.write(encodeLine(answer));
+      if (!socket.destroyed) socket.write(answerLine(answer));
     };
     // Backpressure: a line is only taken from the reader while the connection's unsent answers are
     // under the high-water mark and few of its requests run; otherwise the socket is paused, so

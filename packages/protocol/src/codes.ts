@@ -22,6 +22,7 @@ export const ENVELOPE_ERROR_CODES = [
   'bad_request',
   'unsupported_protocol',
   'request_too_large',
+  'answer_too_large',
   'forbidden',
   'internal',
 ] as const;

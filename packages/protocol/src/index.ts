@@ -2,6 +2,7 @@
 // (`@harness/host`), the `loom` CLI and the harness (`@harness/commands`). Node-free; the socket
 // client is the `@harness/protocol/client` subpath.
 
+export { ANSWER_TOO_LARGE, answerTooLarge } from './bounds';
 export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
 export { ANSWER_CODES, ENVELOPE_ERROR_CODES, EXIT, REF_KINDS } from './codes';
 export type { Line } from './framing';

@@ -5,6 +5,7 @@ describe('public surface', () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
         'ANSWER_CODES',
+        'ANSWER_TOO_LARGE',
         'BROKER_PROTOCOL',
         'ENVELOPE_ERROR_CODES',
         'EXIT',
@@ -15,6 +16,7 @@ describe('public surface', () => {
         'MAX_PENDING_REQUESTS',
         'MAX_REQUEST_LINE_BYTES',
         'REF_KINDS',
+        'answerTooLarge',
         'brokerAnswerSchema',
         'brokerRequestSchema',
         'commandAnswerSchema',

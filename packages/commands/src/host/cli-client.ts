@@ -1,13 +1,14 @@
 // The seed's host client: the host CLI run once per call, over a cleared environment.
 import { run as execRun } from '@harness/exec';
-import { EXIT } from '@harness/protocol';
+import { EXIT, MAX_ANSWER_LINE_BYTES } from '@harness/protocol';
 import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
 import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+// `loom command run` prints one answer line, which the protocol bounds: read it whole.
+const MAX_OUTPUT_BYTES = MAX_ANSWER_LINE_BYTES + 1;
 const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /**

@@ -64,7 +64,8 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
 
 /** What a failed request comes to for the harness. */
 function failureOutcome(f: BrokerFailure, command: string): RunOutcome {
-  if (f.kind === 'unreachable' || f.kind === 'incompatible' || f.kind === 'busy')
+  if (f.kind === 'busy') return { kind: 'not_sent', code: 'busy' };
+  if (f.kind === 'unreachable' || f.kind === 'incompatible')
     return { kind: 'not_sent', code: 'command_failed' };
   if (f.kind === 'lost') return { kind: 'lost' };
   // The broker could not handle the request itself, so nothing ran — except an internal

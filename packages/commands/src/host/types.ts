@@ -32,12 +32,13 @@ export type RunRequest = Omit<RunParams, 'jobId'>;
 /**
  * What sending a call came to:
  * - `answer`: the command layer (or broker) answered;
- * - `not_sent`: nothing reached the host (`landed: "no"`);
+ * - `not_sent`: nothing reached the host (`landed: "no"`); `busy` when the client already holds
+ *   its bound of calls in flight (`MAX_PENDING_REQUESTS` of `@harness/protocol`);
  * - `lost`: the request was sent and no answer could be read (`landed: "unknown"`).
  */
 export type RunOutcome =
   | { kind: 'answer'; answer: HostAnswer }
-  | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' }
+  | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' | 'busy' }
   | { kind: 'lost' };
 
 /** Per-invocation routing an embedder supplies (never the model). */

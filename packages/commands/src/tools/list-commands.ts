@@ -8,6 +8,7 @@ import type { RunState } from '../run';
 import { catalogFailure, freshCatalog } from '../run-catalog';
 import { cutId } from '../shape';
 import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from '../tool';
+import { guardInput } from '../tool-input';
 
 const inputSchema: JsonSchema = {
   type: 'object',
@@ -38,7 +39,7 @@ export function listCommandsTool(client: HostClient | undefined, listBound: numb
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: (input, ctx) => listCommands(input, ctx, client, listBound),
+    execute: guardInput((input, ctx) => listCommands(input, ctx, client, listBound)),
   };
 }
 

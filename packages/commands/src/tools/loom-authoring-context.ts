@@ -11,6 +11,7 @@ import { type AuthoringContext, LOOM_ID, type LoomToolSetup, startLoomCall } fro
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
 import { cutId } from '../shape';
 import type { HarnessTool, ToolResult } from '../tool';
+import { guardInput } from '../tool-input';
 
 const HISTORY_NOTE =
   'These receipts are history: they are not work done in this turn, they never select a write target, and a receipt does not attest that anything rendered.';
@@ -35,7 +36,7 @@ export function loomAuthoringContextTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: (input, ctx) => authoringContext(input, ctx as AuthoringContext, setup),
+    execute: guardInput((input, ctx) => authoringContext(input, ctx as AuthoringContext, setup)),
   };
 }
 

@@ -11,6 +11,7 @@ import { notSent, refusalOf, refused, uncertain } from '../loom-failures';
 import { resolvePatternToken } from '../pattern';
 import { cutId } from '../shape';
 import type { HarnessTool, JsonSchema, ToolResult } from '../tool';
+import { guardInput } from '../tool-input';
 
 const inputSchema: JsonSchema = {
   type: 'object',
@@ -61,7 +62,7 @@ export function loomComposeTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: (input, ctx) => compose(input, ctx as AuthoringContext, setup),
+    execute: guardInput((input, ctx) => compose(input, ctx as AuthoringContext, setup)),
   };
 }
 

@@ -6,6 +6,7 @@ import { readView } from '../loom-answers';
 import { type AuthoringContext, LOOM_ID, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
 import type { HarnessTool, ToolResult } from '../tool';
+import { guardInput } from '../tool-input';
 
 /** The `loom_inspect` tool (host command `loom.inspect`). */
 export function loomInspectTool(setup: LoomToolSetup): HarnessTool {
@@ -22,7 +23,7 @@ export function loomInspectTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: (input, ctx) => inspect(input, ctx as AuthoringContext, setup),
+    execute: guardInput((input, ctx) => inspect(input, ctx as AuthoringContext, setup)),
   };
 }
 

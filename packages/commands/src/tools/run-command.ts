@@ -11,6 +11,7 @@ import { LIMITS } from '../limits';
 import { mapLimited } from '../map-limited';
 import { catalogFailure, freshCatalog, heldCatalog } from '../run-catalog';
 import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from '../tool';
+import { guardInput } from '../tool-input';
 
 const callSchema: JsonSchema = {
   type: 'object',
@@ -54,7 +55,7 @@ export function runCommandTool(client: HostClient | undefined, outputBound: numb
       idempotentHint: false,
       openWorldHint: true,
     },
-    execute: (input, ctx) => runCalls('run_command', input, ctx, client, outputBound),
+    execute: guardInput((input, ctx) => runCalls('run_command', input, ctx, client, outputBound)),
   };
 }
 
@@ -72,7 +73,7 @@ export function runReadCommandTool(client: HostClient | undefined, outputBound: 
       idempotentHint: false,
       openWorldHint: true,
     },
-    execute: (input, ctx) => runCalls('run_read_command', input, ctx, client, outputBound),
+    execute: guardInput((input, ctx) => runCalls('run_read_command', input, ctx, client, outputBound)),
   };
 }
 
