@@ -208,7 +208,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const launch =
     options.sandbox === undefined
       ? undefined
-      : planSandbox(options.sandbox, { file, args: argv.slice(1), cwd });
+      : planSandbox(options.sandbox, { file, args: argv.slice(1), cwd, pwd: env.PWD });
 
   const started = performance.now();
   const spawn = () =>

@@ -138,7 +138,8 @@ suite('sandbox: processes', () => {
   const spawnMany = 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1 & done; echo started; wait';
 
   it('cannot have more processes alive than processes allows [SEC-14]', async () => {
-    const r = await sh(spawnMany, { processes: 4 }, { timeoutMs: 5_000 });
+    // Long sleeps, so none has ended (and freed its slot) before the loop is through.
+    const r = await sh('for i in 1 2 3 4 5 6 7 8 9 10; do sleep 30 & done; echo started', { processes: 4 });
     expect(r.stderr).toMatch(/fork/i);
     expect(r.confinement).toMatchObject({ processes: { max: 4 } });
     expect(r.confinement.confined && r.confinement.processes?.enforcedBy).not.toBe('none');
@@ -223,5 +224,14 @@ suite('sandbox: reporting and refusal', () => {
       code: ExecErrorCode.INVALID_SANDBOX,
       message: expect.stringContaining('sandbox.write[0] must be an absolute path'),
     });
+  });
+});
+
+suite('sandbox: the environment rule holds', () => {
+  it('the confined program sees exactly the env given, PWD included only when given', async () => {
+    const show = (extra: Record<string, string>) =>
+      run({ argv: ['env'], env: { ...env, ...extra }, cwd: home, sandbox: {} });
+    expect((await show({ A: '$' + '{B}' })).stdout).toBe(`PATH=${env.PATH}\nA=\${B}\n`);
+    expect((await show({ PWD: '/somewhere/else' })).stdout).toBe(`PATH=${env.PATH}\nPWD=/somewhere/else\n`);
   });
 });

@@ -30,6 +30,8 @@ const WORKSPACE = `version: 1
 command_packs:
   - id: slow
     timeout: 30s
+    # Unconfined: a confined command (pid namespace, --die-with-parent) dies with its broker at once.
+    sandbox: false
     commands:
       - id: hang
         argv: [sh, -c, 'trap "" TERM; sleep 60 & sleep 60']

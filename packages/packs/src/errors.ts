@@ -45,6 +45,12 @@ export const PacksErrorCode = {
   SPAWN_FAILED: 'SPAWN_FAILED',
   /** An agent id is not declared in the workspace. */
   UNKNOWN_AGENT: 'UNKNOWN_AGENT',
+  /** A sandbox path is malformed (`~user/…`), or a `write` path lies outside the `read` paths. */
+  SANDBOX_PATH: 'SANDBOX_PATH',
+  /** A sandbox setting this version cannot enforce (`network: { allow: [...] }`). */
+  SANDBOX_UNSUPPORTED: 'SANDBOX_UNSUPPORTED',
+  /** No confinement mechanism works here: a warning under `preferred`, a pack left out under `required`. */
+  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
 } as const;
 
 /** One of the {@link PacksErrorCode} values. */

@@ -39,7 +39,14 @@ export function resolveGrantList(
   const warnings: PacksIssue[] = [];
   const out = new Set<string>();
   const packIds = scope.packs.map((p) => p.id);
-  const workspace = { ...scope, file: '', dir: '', agents: [], warnings: [] };
+  const workspace = {
+    ...scope,
+    file: '',
+    dir: '',
+    agents: [],
+    warnings: [],
+    sandbox: { mode: 'off', mechanism: null },
+  } as const;
   const all = allCommandIds(workspace);
   grants.forEach((grant, index) => {
     const fail = (code: PacksErrorCode, message: string) =>

@@ -41,6 +41,7 @@ export type {
   Pack,
   PackCommand,
   Requirement,
+  SandboxStatus,
   Tier,
   UnavailablePack,
   Workspace,

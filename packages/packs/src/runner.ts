@@ -1,4 +1,4 @@
-import { ExecError, ExecErrorCode, run, type SpawnInfo } from '@harness/exec';
+import { type Confinement, ExecError, ExecErrorCode, run, type SpawnInfo } from '@harness/exec';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue } from './errors';
@@ -46,6 +46,8 @@ export interface PackRunOutcome {
   readonly outputExceeded: boolean;
   readonly cancelled: boolean;
   readonly durationMs: number;
+  /** Whether and how the process was confined (`@harness/exec`'s report). */
+  readonly confinement: Confinement;
 }
 
 /** What {@link runPackCommand} returns: `ok: true` when the process ran (whatever its exit), else why nothing ran. */
@@ -293,6 +295,7 @@ export async function runPackCommand(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+      ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
     });
   } catch (error) {
     if (!(error instanceof ExecError)) throw error;
@@ -321,6 +324,7 @@ export async function runPackCommand(
     outputExceeded: result.outputExceeded,
     cancelled: result.cancelled,
     durationMs: Math.round(result.durationMs),
+    confinement: result.confinement,
   };
   const secs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
   if (result.timedOut) {

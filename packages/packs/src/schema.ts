@@ -134,6 +134,54 @@ const input = z
   })
   .meta({ description: 'JSON Schema of one input; it must fit one argv element.' });
 
+const sandboxPaths = (what: string) =>
+  z
+    .array(z.string({ error: `expected a ${what} path (a string)` }).min(1), {
+      error: `expected a list of ${what} paths`,
+    })
+    .meta({ description: `Paths: absolute, ~/… (the serving user's home) or relative to the pack's cwd.` });
+
+const sandbox = z
+  .union(
+    [
+      z.literal(false),
+      strict({
+        filesystem: strict({
+          read: sandboxPaths('readable').optional().meta({
+            description: 'Readable paths. Default: the whole filesystem, read-only, minus the deny list.',
+          }),
+          write: sandboxPaths('writable').optional().meta({
+            description: "Writable paths. Default: nothing for read commands, the pack's cwd for writes.",
+          }),
+          deny: sandboxPaths('denied').optional().meta({
+            description: 'Never readable nor writable; a built-in list (~/.ssh, ~/.aws, …) is always added.',
+          }),
+        }).optional(),
+        network: z
+          .union(
+            [
+              z.enum(['none', 'loopback', 'host']),
+              strict({ allow: z.array(z.string({ error: 'expected a domain (a string)' })) }),
+            ],
+            { error: 'expected network none, loopback, host or { allow: [domains] }' },
+          )
+          .optional()
+          .meta({ description: 'none (default), loopback, host; { allow: [...] } is not supported yet.' }),
+        processes: z
+          .int({ error: 'expected processes as a whole number' })
+          .min(1, { error: 'expected processes of at least 1' })
+          .max(65_536, { error: 'expected processes of at most 65536' })
+          .optional()
+          .meta({ description: 'Most processes (and threads) alive at once. Default: no limit.' }),
+      }),
+    ],
+    { error: 'expected a sandbox block { filesystem, network, processes } or false' },
+  )
+  .meta({
+    description:
+      'Confinement (bubblewrap on Linux, sandbox-exec on macOS). false: unconfined. Read commands are confined by default.',
+  });
+
 const command = strict({
   id: id('command'),
   title: z.string().optional().meta({ description: 'One short line; default: first line of description.' }),
@@ -157,6 +205,7 @@ const command = strict({
   }).optional(),
   label: label.optional(),
   scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
+  sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
 });
 
 const requirement = strict({
@@ -196,6 +245,7 @@ const pack = strict({
   label: label.optional(),
   optional: z.boolean({ error: 'expected true or false' }).optional(),
   scopes: z.array(scope).optional().meta({ description: 'Scopes every command of the pack requires.' }),
+  sandbox: sandbox.optional(),
   commands: z
     .array(command, { error: 'expected a list of commands' })
     .min(1, { error: 'expected at least one command' }),
@@ -214,6 +264,13 @@ const agent = strict({
 export const workspaceSchema = strict({
   $schema: z.string().optional(),
   version: z.literal(1, { error: 'expected version 1' }).optional(),
+  sandbox_mode: z
+    .enum(['required', 'preferred', 'off'], { error: 'expected sandbox_mode required, preferred or off' })
+    .optional()
+    .meta({
+      description:
+        'required: a pack that needs a sandbox is unavailable where none works; preferred (default): run unconfined with a warning; off: never confine.',
+    }),
   command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
   agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
 }).meta({ title: 'harness-commands workspace', description: 'Command packs and the agents granted them.' });

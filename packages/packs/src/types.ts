@@ -1,3 +1,4 @@
+import type { SandboxPolicy } from '@harness/exec';
 import type { PacksIssue } from './errors';
 
 /** The four permission tiers of a pack (the same four as SwarmKit's `mcp_servers`). */
@@ -73,6 +74,11 @@ export interface PackCommand {
   readonly scopes: readonly string[];
   /** The command's label, else the pack's, else absent. */
   readonly label?: Label;
+  /**
+   * The confinement it runs under, every path resolved; `null`: unconfined (a write command with no
+   * sandbox block, `sandbox: false`, `sandbox_mode: off`, or `preferred` where no mechanism works).
+   */
+  readonly sandbox: SandboxPolicy | null;
 }
 
 /** One loaded, available pack. */
@@ -127,6 +133,18 @@ export interface Workspace {
   readonly agents: readonly Agent[];
   /** Non-fatal findings: packs left out, grants naming them. */
   readonly warnings: readonly PacksIssue[];
+  /** The workspace's `sandbox_mode` and whether this machine can confine. */
+  readonly sandbox: SandboxStatus;
+}
+
+/** How a workspace's commands are confined on this machine. */
+export interface SandboxStatus {
+  /** `sandbox_mode` as written, `preferred` when absent. */
+  readonly mode: 'required' | 'preferred' | 'off';
+  /** The mechanism found (`bwrap`, `seatbelt`), or `null` when none works or it was not looked for (`off`). */
+  readonly mechanism: 'bwrap' | 'seatbelt' | null;
+  /** Why confinement is not in force, and what to install; absent when it is (or mode is `off`). */
+  readonly unavailable?: { readonly reason: string; readonly hint: string };
 }
 
 /** A source of credential values, configured by the host. Values never leave this package except into a child's env. */

@@ -172,7 +172,7 @@ agents:
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, commands; unknown key "permision"",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"",
       ]
     `);
   });

@@ -19,6 +19,9 @@ export interface BwrapLayout {
   readonly cwd: string;
   /** Give the run its own user namespace (needed for a per-run RLIMIT_NPROC when not root). */
   readonly unshareUser: boolean;
+  /** `env` to start the program through, and the caller's `PWD` (bubblewrap always sets its own). */
+  readonly envFile: string;
+  readonly pwd: string | undefined;
   /** `prlimit` to start the program through, with the process bound, when the rlimit enforces it. */
   readonly prlimit: { readonly file: string; readonly max: number } | null;
 }
@@ -67,6 +70,8 @@ export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string
     else if (found === 'file') out.push('--ro-bind', '/dev/null', path);
   }
   out.push('--chdir', layout.cwd, '--');
+  // bubblewrap sets PWD; the program's environment must be exactly the caller's, so it is put back.
+  out.push(layout.envFile, ...(layout.pwd === undefined ? ['-u', 'PWD'] : [`PWD=${layout.pwd}`]));
   if (layout.prlimit !== null) {
     const n = String(layout.prlimit.max);
     out.push(layout.prlimit.file, `--nproc=${n}:${n}`, '--');

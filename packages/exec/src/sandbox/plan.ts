@@ -18,6 +18,7 @@ export interface SandboxLaunch {
 }
 
 const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
+const ENV_PATHS = ['/usr/bin/env', '/bin/env'];
 
 function invalid(message: string): ExecError {
   return new ExecError(ExecErrorCode.INVALID_SANDBOX, message);
@@ -82,7 +83,13 @@ function processLimit(max: number | null): {
  */
 export function planSandbox(
   policy: SandboxPolicy,
-  target: { readonly file: string; readonly args: readonly string[]; readonly cwd: string },
+  target: {
+    readonly file: string;
+    readonly args: readonly string[];
+    readonly cwd: string;
+    /** The caller's `PWD`, if its env has one. */
+    readonly pwd?: string | undefined;
+  },
   detection: SandboxDetection = detectSandbox(),
 ): SandboxLaunch {
   const normalized = normalizePolicy(policy);
@@ -122,11 +129,21 @@ export function planSandbox(
       cgroup: undefined,
     };
   }
+  const envFile = ENV_PATHS.find((path) => existsSync(path));
+  if (envFile === undefined || target.file.includes('=')) {
+    throw invalid(
+      envFile === undefined
+        ? 'a confined run starts the program through env(1), which was not found at /usr/bin/env or /bin/env; install coreutils.'
+        : `the executable path ${target.file} contains "=", which env(1) would read as a variable; confined, run it through a path without "=" (a symlink).`,
+    );
+  }
   const limit = processLimit(normalized.processes);
   const args = bwrapArgs(normalized, {
     file: target.file,
     args: target.args,
     cwd: target.cwd,
+    envFile,
+    pwd: target.pwd,
     unshareUser: limit.prlimit !== undefined,
     prlimit:
       limit.prlimit !== undefined && normalized.processes !== null

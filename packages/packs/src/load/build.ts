@@ -9,6 +9,7 @@ import { checkAgentIds, resolveAgents } from './agents';
 import { sortIssues } from './issues';
 import { buildPacks } from './packs';
 import { probeRequirements } from './probes';
+import { applySandboxMode } from './sandbox';
 import type { BuildContext, LoadResult } from './types';
 
 /** Builds the workspace from a file the schema accepted; every issue found, sorted into file order. */
@@ -21,6 +22,13 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 
   const scope = await probeRequirements(built, ctx, issues, warnings);
+  const sandbox = applySandboxMode(
+    raw.sandbox_mode ?? 'preferred',
+    scope,
+    (id) => built.find((b) => b.pack.id === id)?.index ?? 0,
+    ctx,
+    warnings,
+  );
   const agents = resolveAgents(raw.agents ?? [], scope, ctx, issues, warnings);
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 
@@ -32,6 +40,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
     unavailable: Object.freeze(scope.unavailable),
     agents: Object.freeze(agents),
     warnings: Object.freeze(sortedWarnings),
+    sandbox: Object.freeze(sandbox),
   });
   return { ok: true, workspace, warnings: sortedWarnings };
 }

@@ -24,7 +24,7 @@ export function buildCommand(
   defaults: PackDefaults,
   ctx: CheckContext,
   issues: PacksIssue[],
-): PackCommand {
+): Omit<PackCommand, 'sandbox'> {
   const rc = rp.commands[ci]!;
   const cPath: Path = [...pPath, 'commands', ci];
   const manifestId = `${rp.id}.${rc.id}`;

@@ -7,6 +7,7 @@ import { listForMessage } from '../lookup';
 import type { Label, Pack } from '../types';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, parseByteSize, parseDuration } from '../units';
 import { buildCommand, type PackDefaults } from './commands';
+import { resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
 
@@ -79,8 +80,12 @@ function buildPack(
     label: rp.label as Label | undefined,
     reserved,
   };
-  const commands = rp.commands.map((_, ci) => buildCommand(rp, ci, pPath, defaults, ctx, issues));
   const cwd = rp.cwd === undefined ? dir : isAbsolute(rp.cwd) ? rp.cwd : resolve(dir, rp.cwd);
+  const commands = rp.commands.map((_, ci) => {
+    const command = buildCommand(rp, ci, pPath, defaults, ctx, issues);
+    const sandbox = resolveSandbox(rp, ci, command.effects, cwd, pPath, ctx, issues);
+    return Object.freeze({ ...command, sandbox });
+  });
   return Object.freeze({
     id: rp.id,
     description: rp.description ?? '',

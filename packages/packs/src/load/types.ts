@@ -21,6 +21,10 @@ export interface LoadOptions {
   readonly credentials?: CredentialSource;
   /** Manifest ids the host serves itself (e.g. `loom.compose`): a pack command colliding with one is an error naming both. */
   readonly reservedCommandIds?: readonly string[];
+  /** The serving user's home, what `~` means in sandbox paths. Default: this process's home directory. */
+  readonly home?: string;
+  /** PATH on which to look for bubblewrap. Default: this process's `PATH` (where runs look for it too). */
+  readonly sandboxPath?: string;
 }
 
 /** What {@link loadWorkspace} returns: the workspace and its warnings, or every issue found. */

@@ -1,0 +1,210 @@
+// The `sandbox` blocks of a workspace: each command's policy resolved at load (pack block, then the
+// command's fields over it; `~` the serving user's home, relative paths against the pack's cwd; the
+// built-in deny list added), then `sandbox_mode` applied against what this machine can do.
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { detectSandbox, type SandboxPolicy } from '@harness/exec';
+import { PacksErrorCode as Code, type PacksIssue } from '../errors';
+import { listForMessage } from '../lookup';
+import type { Effects, Pack, SandboxStatus, UnavailablePack } from '../types';
+import type { BuildContext, CheckContext, Path, RawPack } from './types';
+
+/**
+ * Paths no confined command may read or write, whatever its pack says (relative to the serving
+ * user's home): keys, cloud and forge credentials, password stores.
+ */
+export const BUILTIN_DENY: readonly string[] = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.config/gh',
+  '.config/hub',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials.toml',
+  '.password-store',
+  '.local/share/keyrings',
+];
+
+type RawBlock = NonNullable<RawPack['sandbox']>;
+type RawFields = Exclude<RawBlock, false>;
+
+function resolvePath(raw: string, home: string, cwd: string): string | undefined {
+  if (raw === '~') return home;
+  if (raw.startsWith('~/')) return join(home, raw.slice(2));
+  if (raw.startsWith('~')) return undefined;
+  return isAbsolute(raw) ? resolve(raw) : resolve(cwd, raw);
+}
+
+function within(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
+}
+
+/** The command's block: `false` wins, else the command's fields over the pack's. */
+function merged(pack: RawBlock | undefined, command: RawBlock | undefined): RawFields | false | undefined {
+  if (command === false || (command === undefined && pack === false)) return false;
+  if (pack === undefined || pack === false) return command;
+  if (command === undefined) return pack;
+  return {
+    ...pack,
+    ...command,
+    filesystem: { ...pack.filesystem, ...command.filesystem },
+  };
+}
+
+/**
+ * The policy command `ci` of `rp` runs under, or `null` for unconfined: a read command is confined
+ * by default (read-only filesystem, no network); a write command only when a block says so.
+ */
+export function resolveSandbox(
+  rp: RawPack,
+  ci: number,
+  effects: Effects,
+  cwd: string,
+  pPath: Path,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+): SandboxPolicy | null {
+  const rc = rp.commands[ci]!;
+  const block = merged(rp.sandbox, rc.sandbox);
+  if (block === false || (block === undefined && effects !== 'read')) return null;
+  const fields: RawFields = block ?? {};
+  // Issues point at the command's block when it has one, else at the pack's.
+  const at: Path = rc.sandbox === undefined ? [...pPath, 'sandbox'] : [...pPath, 'commands', ci, 'sandbox'];
+  const home = ctx.options.home ?? homedir();
+  // Each resolved path with the index it was written at (issues point there).
+  const list = (key: 'read' | 'write' | 'deny'): [string, number][] | undefined => {
+    const raw = fields.filesystem?.[key];
+    if (raw === undefined) return undefined;
+    const out: [string, number][] = [];
+    raw.forEach((entry, i) => {
+      const path = resolvePath(entry, home, cwd);
+      if (path !== undefined) out.push([path, i]);
+      else {
+        issues.push(
+          ctx.issue(
+            Code.SANDBOX_PATH,
+            [...at, 'filesystem', key, i],
+            `sandbox path "${entry}" of "${rp.id}.${rc.id}" names another user's home; expected an absolute path, ~/… (the serving user's home) or a path relative to the pack's cwd`,
+          ),
+        );
+      }
+    });
+    return out;
+  };
+  const read = list('read')?.map(([path]) => path);
+  const writeAt = list('write') ?? (effects === 'read' ? [] : [[cwd, -1] as [string, number]]);
+  const write = writeAt.map(([path]) => path);
+  const deny = [...(list('deny') ?? []).map(([path]) => path), ...BUILTIN_DENY.map((p) => join(home, p))];
+  if (read !== undefined) {
+    for (const [path, i] of writeAt) {
+      if (within(path, read)) continue;
+      issues.push(
+        ctx.issue(
+          Code.SANDBOX_PATH,
+          i < 0 ? [...at, 'filesystem', 'read'] : [...at, 'filesystem', 'write', i],
+          `sandbox write path ${path} of "${rp.id}.${rc.id}" is outside its read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+        ),
+      );
+    }
+  }
+  if (read !== undefined && !within(cwd, [...read, ...write])) {
+    issues.push(
+      ctx.issue(
+        Code.SANDBOX_PATH,
+        [...at, 'filesystem', 'read'],
+        `the working directory ${cwd} of "${rp.id}.${rc.id}" is outside its sandbox read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+      ),
+    );
+  }
+  const network = fields.network ?? 'none';
+  if (typeof network === 'object') {
+    issues.push(
+      ctx.issue(
+        Code.SANDBOX_UNSUPPORTED,
+        [...at, 'network'],
+        `sandbox network { allow: [...] } of "${rp.id}.${rc.id}" is not supported yet (a domain allowlist needs a filtering proxy inside the sandbox); use none, loopback or host`,
+      ),
+    );
+  }
+  return Object.freeze({
+    read: read === undefined ? 'all' : Object.freeze(read),
+    write: Object.freeze(write),
+    deny: Object.freeze([...new Set(deny)]),
+    network: typeof network === 'object' ? 'none' : network,
+    ...(fields.processes === undefined ? {} : { processes: fields.processes }),
+  });
+}
+
+/**
+ * Applies `sandbox_mode` to the packs that passed their probes. `off`: every command unconfined.
+ * Otherwise, where no mechanism works: `preferred` runs them unconfined with one warning,
+ * `required` leaves out every pack with a confined command (with a warning naming what to install).
+ */
+export function applySandboxMode(
+  mode: SandboxStatus['mode'],
+  scope: { packs: Pack[]; unavailable: UnavailablePack[] },
+  indexOf: (packId: string) => number,
+  ctx: CheckContext & { readonly options: BuildContext['options'] },
+  warnings: PacksIssue[],
+): SandboxStatus {
+  const needs = (pack: Pack) => pack.commands.some((c) => c.sandbox !== null);
+  if (mode === 'off') {
+    scope.packs = scope.packs.map(unconfined);
+    return { mode, mechanism: null };
+  }
+  if (!scope.packs.some(needs)) return { mode, mechanism: null };
+  const found = detectSandbox({ path: ctx.options.sandboxPath ?? process.env.PATH });
+  if (found.available) return { mode, mechanism: found.mechanism };
+  const unavailable = { reason: found.reason, hint: found.hint };
+  if (mode === 'preferred') {
+    const confined = scope.packs.filter(needs);
+    warnings.push(
+      ctx.issue(
+        Code.SANDBOX_UNAVAILABLE,
+        ['sandbox_mode'],
+        `sandbox_mode preferred: ${found.reason}, so the commands of ${confined.length === 1 ? 'pack' : 'packs'} ${listForMessage(confined.map((p) => p.id))} run unconfined; to confine them: ${found.hint}`,
+        true,
+      ),
+    );
+    scope.packs = scope.packs.map(unconfined);
+    return { mode, mechanism: null, unavailable };
+  }
+  const kept: Pack[] = [];
+  for (const pack of scope.packs) {
+    if (!needs(pack)) {
+      kept.push(pack);
+      continue;
+    }
+    const commands = pack.commands.map((c) => c.manifestId);
+    scope.unavailable.push({
+      id: pack.id,
+      binary: found.mechanism ?? 'sandbox',
+      reason: found.reason,
+      commands,
+    });
+    warnings.push(
+      ctx.issue(
+        Code.SANDBOX_UNAVAILABLE,
+        ['command_packs', indexOf(pack.id), 'id'],
+        `pack "${pack.id}" left out: sandbox_mode is required and ${found.reason}; its commands ${listForMessage(commands)} are not offered; to fix: ${found.hint}`,
+      ),
+    );
+  }
+  scope.packs = kept;
+  return { mode, mechanism: null, unavailable };
+}
+
+function unconfined(pack: Pack): Pack {
+  if (pack.commands.every((c) => c.sandbox === null)) return pack;
+  return Object.freeze({
+    ...pack,
+    commands: Object.freeze(pack.commands.map((c) => Object.freeze({ ...c, sandbox: null }))),
+  });
+}
