@@ -22,7 +22,7 @@ describe('harness doctor', () => {
     );
   });
 
-  it('checks a running broker: reachable, socket mode 600, store opens', async () => {
+  it('checks a running broker: reachable, socket mode 600, store opens, and shows the store size', async () => {
     const instance = join(box.root, 'live');
     const conn = await connectStdio(['--instance', instance], box.home);
     try {
@@ -34,6 +34,9 @@ describe('harness doctor', () => {
       expect(by['socket permissions']?.detail).toMatch(/mode 600$/);
       expect(by.broker?.status).toBe('ok');
       expect(by.store?.status).toBe('ok');
+      expect(by['store size']?.detail).toMatch(
+        /^\d+\.\d MiB \(database \d+\.\d MiB, write-ahead log \d+\.\d MiB\); prune old audit events with 'loom audit prune --before 30d --instance /,
+      );
     } finally {
       await conn.close();
     }

@@ -124,7 +124,8 @@ async function audit(argv: readonly string[], out: Out): Promise<number> {
     out(HELP.audit);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'tail') throw new UsageError(`unknown subcommand "audit ${sub}"; expected tail`);
+  if (sub === 'prune') return auditPrune(rest, out);
+  if (sub !== 'tail') throw new UsageError(`unknown subcommand "audit ${sub}"; expected tail or prune`);
   const p = parseArgs(rest, { instance: true, json: false, n: true, debug: false });
   if (p.flags.help) {
     out(HELP.audit);
@@ -141,6 +142,41 @@ async function audit(argv: readonly string[], out: Out): Promise<number> {
         `${e.seq}  ${e.at}  ${e.actor}  ${e.phase}  ${e.command}  ${e.outcome}/${e.code}${e.reason ? ` (${e.reason})` : ''}\n`,
       );
     }
+  return 0;
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--before`: a date or ISO time, or a duration (`30d`, `12h`, `90m`) counted back from `now`. */
+export function readBefore(text: string, now: Date = new Date()): Date {
+  const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
+  if (duration)
+    return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2] as 'm' | 'h' | 'd']);
+  const date = /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? new Date(text) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime()))
+    throw new UsageError(
+      `--before must be a date (2026-11-01), an ISO time (2026-11-01T12:00:00Z) or a duration (30d, 12h, 90m), found '${text}'`,
+    );
+  return date;
+}
+
+async function auditPrune(argv: readonly string[], out: Out): Promise<number> {
+  const p = parseArgs(argv, { instance: true, json: false, before: true, debug: false });
+  if (p.flags.help) {
+    out(HELP.audit);
+    return 0;
+  }
+  const text = str(p, 'before');
+  if (text === undefined)
+    throw new UsageError('audit prune needs --before <date|duration>, e.g. --before 30d');
+  const before = readBefore(text);
+  const host = await import('@harness/host');
+  const removed = host.pruneStore(instanceOf(str(p, 'instance')), before);
+  if (p.flags.json) out(`${JSON.stringify({ before: before.toISOString(), ...removed })}\n`);
+  else
+    out(
+      `removed ${removed.audit} audit event(s) and ${removed.approvals} spent approval(s) from before ${before.toISOString()}\n`,
+    );
   return 0;
 }
 

@@ -8,6 +8,7 @@ Usage:
   loom broker start --instance <dir> --queue <path> --scope <file>
   loom approvals list|approve <id>|deny <id> --instance <dir>
   loom audit tail [--json] [-n <count>] --instance <dir>
+  loom audit prune --before <date|duration> [--json] --instance <dir>
   loom init <dir> --workspace <file>
 
 Routing comes from the environment: LOOM_PAGE_RPC_QUEUE (the broker socket), LOOM_COMMAND_JOB_ID,
@@ -49,8 +50,12 @@ Approvals for strict (and cautious write) calls. Operates on the instance direct
 request can reach it. An approval is single use and expires one hour after it was requested or decided.
 `,
   audit: `loom audit tail [--json] [-n <count>] --instance <dir>
+loom audit prune --before <date|duration> [--json] --instance <dir>
 
-Prints the last <count> (default 20) audit events, oldest first.
+tail prints the last <count> (default 20) audit events, oldest first.
+prune deletes the audit events recorded before a date (2026-11-01, or an ISO time) or older than a
+duration (30d, 12h, 90m), and the approvals that can never be used again (consumed, denied,
+expired) last changed before it. Receipts are kept: a retried compose must always replay its receipt.
 `,
   init: `loom init <dir> --workspace <file>
 

@@ -365,6 +365,32 @@ describe('approvals and audit through the CLI', () => {
     expect(text.stdout).toContain('agent:editor');
   });
 
+  it('audit prune removes old audit events and spent approvals, keeps pending ones, and refuses an unreadable --before', async () => {
+    await broker('run: r1\nagent: editor\n');
+    const first = await run('text.shout', { message: 'hello' });
+    const id = (first.json().body as { approval_id: string }).approval_id;
+    await loom(['approvals', 'approve', id, '--instance', instance]);
+    await run('text.shout', { message: 'hello' });
+    const pending = await run('text.shout', { message: 'hello' });
+    const pendingId = (pending.json().body as { approval_id: string }).approval_id;
+    const recent = await loom(['audit', 'prune', '--before', '30d', '--json', '--instance', instance]);
+    expect(recent.code, recent.stderr).toBe(0);
+    expect(recent.json()).toMatchObject({ audit: 0, approvals: 0 });
+    // The consumed approval expires an hour after its use; pruning before a later time removes it.
+    const all = await loom(['audit', 'prune', '--before', '2999-01-01', '--json', '--instance', instance]);
+    expect(all.json()).toMatchObject({ before: '2999-01-01T00:00:00.000Z', approvals: 1 });
+    expect(all.json().audit as number).toBeGreaterThanOrEqual(3);
+    const tail = await loom(['audit', 'tail', '--json', '--instance', instance]);
+    expect(tail.json().events).toEqual([]);
+    const listed = await loom(['approvals', 'list', '--json', '--instance', instance]);
+    expect((listed.json().approvals as { id: string }[]).map((a) => a.id)).toEqual([pendingId]);
+    const bad = await loom(['audit', 'prune', '--before', 'last week', '--instance', instance]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      "--before must be a date (2026-11-01), an ISO time (2026-11-01T12:00:00Z) or a duration (30d, 12h, 90m), found 'last week'",
+    );
+  });
+
   it('--version prints the package version', async () => {
     const r = await loom(['--version']);
     expect([r.code, r.stdout.trim()]).toEqual([0, 'loom 0.1.0']);

@@ -10,7 +10,7 @@ import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-back
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
 import { openStoreTarget } from './store/open';
-import type { ApprovalRecord, ApprovalStatus, AuditEvent, StoreFactory } from './store/types';
+import type { ApprovalRecord, ApprovalStatus, AuditEvent, PruneResult, StoreFactory } from './store/types';
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -239,6 +239,19 @@ export function decideApproval(
   const store = openStore(instanceDir);
   try {
     return store.decideApproval(id, decision, by, ttlMs);
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Deletes an instance's audit events older than `before` and its spent approvals (consumed,
+ * denied, expired) last changed before it; receipts stay (see `Store.prune`).
+ */
+export function pruneStore(instanceDir: string, before: Date): PruneResult {
+  const store = openStore(instanceDir);
+  try {
+    return store.prune(before);
   } finally {
     store.close();
   }

@@ -27,6 +27,7 @@ describe('public API', () => {
         'openStore',
         'openStoreTarget',
         'parseScope',
+        'pruneStore',
         'readInstance',
         'readScopeFile',
         'resolveScope',

@@ -1,7 +1,7 @@
 // `harness doctor`: one line per check (configuration, binaries and versions, broker reachable,
 // socket permissions, store health) and a verdict. Exit 1 when any check fails.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from '../args';
@@ -183,6 +183,10 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     }
   }
 
+  if (instanceDir !== undefined && existsSync(join(instanceDir, 'loom.db'))) {
+    add('store size', 'ok', storeSize(instanceDir));
+  }
+
   if (values['runner-config'] !== undefined) {
     for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
   }
@@ -217,4 +221,17 @@ function canExecute(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The store's size on disk: the database and its write-ahead log, and how to prune it. */
+function storeSize(instanceDir: string): string {
+  const size = (suffix: string) => {
+    try {
+      return statSync(join(instanceDir, `loom.db${suffix}`)).size;
+    } catch {
+      return 0;
+    }
+  };
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+  return `${mib(size('') + size('-wal'))} (database ${mib(size(''))}, write-ahead log ${mib(size('-wal'))}); prune old audit events with 'loom audit prune --before 30d --instance ${instanceDir}'`;
 }

@@ -125,6 +125,12 @@ export interface ApprovalRequest {
   now?: Date;
 }
 
+/** What {@link Store.prune} removed. */
+export interface PruneResult {
+  audit: number;
+  approvals: number;
+}
+
 /** The store every host part reads and writes through. Every method is one transaction. */
 export interface Store {
   /** Commits components, operations and the receipt of one compose atomically, or changes nothing. */
@@ -137,6 +143,12 @@ export interface Store {
   appendAudit(event: AuditEventInput): number;
   /** The last `limit` audit events, oldest first. */
   tailAudit(limit: number): AuditEvent[];
+  /**
+   * Deletes audit events recorded before `before`, and approvals that can never be used again
+   * (consumed, denied or expired) whose last change is before it. Receipts are kept: a retry with
+   * the same request id must always replay its receipt. Returns how many rows went.
+   */
+  prune(before: Date): PruneResult;
   /** Consumes a live approved approval for `key` (single use); `undefined` when there is none. */
   takeApproval(key: string, now?: Date): ApprovalRecord | undefined;
   /** Returns the live denied or pending approval for `key`, or records a new pending one. */

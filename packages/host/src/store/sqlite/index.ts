@@ -14,6 +14,7 @@ function guarded(store: Omit<Store, 'close'>): Omit<Store, 'close'> {
     receipts: 'read receipts',
     appendAudit: 'append an audit event',
     tailAudit: 'read the audit log',
+    prune: 'prune the audit log and spent approvals',
     takeApproval: 'take an approval',
     requestApproval: 'request an approval',
     getApproval: 'read an approval',

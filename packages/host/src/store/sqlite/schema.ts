@@ -55,6 +55,9 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // SQLite checkpoints the log every 1000 pages; without a limit the -wal file keeps the size
+      // of its largest burst for ever. Past a checkpoint it is cut back to 4 MiB.
+      db.pragma('journal_size_limit = 4194304');
       db.exec(SCHEMA);
       db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)").run(
         String(SQLITE_SCHEMA_VERSION),
