@@ -62,6 +62,23 @@ describe('harness serve over stdio', () => {
     expect(value.status).toBe('executed');
     expect(get(value, 'entry', 'value', 'output')).toEqual(['$(id) `x` ; |']);
     expect(res.isError).toBe(false);
+    expect(get(res, 'content', 0, 'text')).toBe('["$(id) `x` ; |"]\n[echo.argv: ok, exit 0]');
+  });
+
+  it('marks every result that is not a success isError, and says why in its text', async () => {
+    const unknown = await conn.client.callTool({ name: 'run_command', arguments: { command: 'echo.argx' } });
+    expect(unknown.isError).toBe(true);
+    expect(get(unknown, 'content', 0, 'text')).toMatch(/^\[echo\.argx: unknown_command; nearest: echo\.argv/);
+    const badArgs = await conn.client.callTool({
+      name: 'run_command',
+      arguments: { command: 'echo.argv', args: { value: 5 } },
+    });
+    expect(badArgs.isError).toBe(true);
+    expect(get(badArgs, 'content', 0, 'text')).toMatch(
+      /\[echo\.argv: bad-args, expected echo\.argv\(value: string\)/,
+    );
+    const malformed = await conn.client.callTool({ name: 'run_command', arguments: { calls: [] } });
+    expect(malformed.isError).toBe(true);
   });
 
   it('run_command runs a single call and a batch, one result per call in order', async () => {

@@ -76,8 +76,3 @@ export function toFunctionTools(tools: readonly HarnessTool[], context: () => To
     call,
   };
 }
-
-/** The text a framework shows the model for a result: its JSON. */
-export function resultText(result: ToolResult): string {
-  return JSON.stringify(result);
-}

@@ -26,8 +26,13 @@ export interface ShapedAnswer {
   entryFull: Record<string, unknown> | undefined;
 }
 
-const NOT_GRANTED_HINT =
-  'The host did not grant this command to this run. Do not retry it: say in your result that the command needs the person to grant it, and offer it to them.';
+/** The hint beside each refusal code (`approval_required` has none: the host's message is the one sentence). */
+const REFUSAL_HINTS = {
+  not_granted:
+    'The host did not grant this command to this run. Do not retry it: say in your result that the command needs the person to grant it, and offer it to them.',
+  render_refused:
+    'The host refused an argument value before running anything (see the message). Change that value and call again.',
+} as const;
 
 /**
  * Shapes an answered call. The answer is measured against the run's ceiling with `queryLabel` (what
@@ -51,9 +56,15 @@ export function shapeAnswer(
   };
   let hint: string | undefined;
   if (answer.code === 'forbidden' || answer.code === 'refused') {
-    outcome.code = 'not_granted';
+    // Three refusals a model must tell apart: ask a person, fix the value, or leave it.
+    const refusal =
+      answer.reason === 'approval_required' || answer.reason === 'render_refused'
+        ? answer.reason
+        : 'not_granted';
+    outcome.code = refusal;
     outcome.hostCode = answer.code;
-    hint = NOT_GRANTED_HINT;
+    // The host's own message already says how an approval goes; one sentence, said once.
+    hint = refusal === 'approval_required' ? undefined : REFUSAL_HINTS[refusal];
   }
   if (answer.reason !== undefined) outcome.reason = cutId(answer.reason);
   const signature = answer.code === 'bad-args' ? row.signature : undefined;

@@ -3,7 +3,7 @@
 // the `@harness/commands/mcp` subpath.
 
 export type { FunctionTools, OpenAiFunctionTool } from './adapters';
-export { resultText, toFunctionTools } from './adapters';
+export { toFunctionTools } from './adapters';
 export type { ToolArtifact } from './artifacts';
 export { runArtifacts } from './artifacts';
 export type { Catalog, CatalogRow } from './catalog';
@@ -64,6 +64,7 @@ export {
   readFabricBinding,
   resolvePatternToken,
 } from './pattern';
+export { isErrorResult, resultText } from './result-text';
 export type { CreateRunOptions, PolicyDecision, RunState } from './run';
 export { createRun } from './run';
 export type {

@@ -8,7 +8,7 @@ import type { ToolResult } from './tool';
 
 /** The notice every listing carries (seed 000 "list_commands"). */
 export const LIST_NOTICE =
-  "A command's effect is shown in its signature's bracket only where the host declares it; assume a command whose effect is not shown may change the person's data. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command.";
+  "A command's effect is shown only where the host declares it, in the bracket that ends its signature; assume a command whose effect is not shown may change the person's data. The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom; a write changes data; a loom target acts on one loom, named by the call's loomId. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command.";
 
 /** `whole` adds the description; `detail` adds the sanitised argument schema. */
 function listEntry(row: CatalogRow, whole: boolean, detail: boolean): Record<string, unknown> {

@@ -2,6 +2,7 @@
 // entry imports it, so embedders without MCP never load it.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { isErrorResult, resultText } from './result-text';
 import type { HarnessTool, ToolContext, ToolResult } from './tool';
 
 /** What the adapter needs per call besides the MCP request: the run, slot and job id. */
@@ -12,9 +13,10 @@ export type McpContextFactory = (extra: {
 
 /**
  * Registers harness tools on an MCP server: JSON Schema inputs, annotations that are true for each
- * tool, the result as `structuredContent` beside its JSON text, progress notifications when the
- * client asked for them, and the request's abort signal as the cancel signal. A result whose
- * `status` is a failure is marked `isError`.
+ * tool, the whole result as `structuredContent` beside the text a model reads (the command's output
+ * and one status line, {@link resultText}), progress notifications when the client asked for them,
+ * and the request's abort signal as the cancel signal. Every result that is not a success is marked
+ * `isError`.
  */
 export function registerMcpTools(
   server: McpServer,
@@ -48,12 +50,10 @@ export function registerMcpTools(
                   });
                 },
         });
-        const status = result.status;
-        const isError = status === 'failed_to_deliver' || status === 'failed' || status === 'refused';
         return {
-          content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+          content: [{ type: 'text' as const, text: resultText(result) }],
           structuredContent: result,
-          isError,
+          isError: isErrorResult(result),
         };
       },
     ),

@@ -60,7 +60,10 @@ describe('adapters', () => {
       { onprogress: (p) => progress.push(p.progress) },
     )) as R;
     expect(res.structuredContent.status).toBe('batch');
-    expect(JSON.parse(res.content[0].text)).toEqual(res.structuredContent);
+    // The text leads with each call's status line and output; the whole result is structuredContent.
+    expect(res.content[0].text).toBe(
+      '[1/2 a.write: ok]\n{"echo":{},"loomId":null}\n[2/2 a.read: ok]\n{"echo":{},"loomId":null}',
+    );
     expect(res.isError).toBe(false);
     expect(progress).toEqual([1, 2]);
     expect(sc.runs().every((e) => e.jobId === 'job-1')).toBe(true);
@@ -68,6 +71,9 @@ describe('adapters', () => {
     const refused = (await client.callTool({ name: 'run_command', arguments: { calls: [] } })) as R;
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent.code).toBe('invalid_input');
+    const unknown = (await client.callTool({ name: 'run_command', arguments: { command: 'a.nope' } })) as R;
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content[0].text).toMatch(/^\[a\.nope: unknown_command; nearest: a\.\w+/);
     await client.close();
     await server.close();
   });

@@ -32,6 +32,7 @@ describe('public surface', () => {
         'readFabricBinding',
         'resolveConfigPath',
         'resolvePatternToken',
+        'isErrorResult',
         'resultText',
         'runArtifacts',
         'suggest',

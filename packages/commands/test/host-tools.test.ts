@@ -72,6 +72,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.notice).toMatch(/assume a command whose effect is not shown may change the person's data/);
     });
 
+    it('the notice explains the bracket that ends each signature, once', async () => {
+      const r = await call('list_commands', {});
+      expect(r.notice).toContain(
+        'The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom',
+      );
+      expect(r.entries.every((e: R) => !String(e.description ?? '').includes('[effect, target]'))).toBe(true);
+    });
+
     it('readOnlyGranted appears only for the broker’s literal true stamp [HC-42, HC-60, HC-145]', async () => {
       const r = await call('list_commands', {});
       const by = (n: string) => r.entries.find((x: R) => x.name === n);
@@ -274,6 +282,36 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     });
 
     it('forbidden and refused read as not_granted with hostCode and a hint [HC-99, HC-100, HC-101]', async () => {
+      const refusedWith = (reason: string) => ({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: false,
+              id: 'files.write',
+              code: 'refused' as const,
+              reason,
+              mayHaveLanded: false,
+              completed: [],
+              body: { message: 'pack "files" is readonly' },
+            },
+          },
+        },
+      });
+      sc.script(refusedWith('readonly_tier'));
+      const refused = await call('run_command', { command: 'files.write' });
+      expect(refused.outcome).toMatchObject({
+        code: 'not_granted',
+        hostCode: 'refused',
+        reason: 'readonly_tier',
+      });
+      expect(refused.hint).toMatch(/Do not retry it: .* offer it to them\.$/);
+      sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
+      const forbidden = await call('run_command', { command: 'files.write' });
+      expect(forbidden.outcome).toMatchObject({ code: 'not_granted', hostCode: 'forbidden' });
+    });
+
+    it('a call waiting for a person reads approval_required, with no hint contradicting the host', async () => {
       sc.script({
         commands,
         behaviour: {
@@ -285,21 +323,41 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
               reason: 'approval_required',
               mayHaveLanded: false,
               completed: [],
-              body: null,
+              body: {
+                message: 'needs approval; a person must approve it, then the identical call runs once',
+              },
             },
           },
         },
       });
-      const refused = await call('run_command', { command: 'files.write' });
-      expect(refused.outcome).toMatchObject({
-        code: 'not_granted',
-        hostCode: 'refused',
-        reason: 'approval_required',
+      const held = await call('run_command', { command: 'files.write' });
+      expect(held.outcome).toMatchObject({ code: 'approval_required', hostCode: 'refused' });
+      expect(held.hint).toBeUndefined();
+      expect(JSON.stringify(held)).not.toMatch(/Do not retry/);
+    });
+
+    it('a value the host refused to render reads render_refused, with a hint to change the value', async () => {
+      sc.script({
+        commands,
+        behaviour: {
+          'files.write': {
+            answer: {
+              ok: false,
+              id: 'files.write',
+              code: 'refused',
+              reason: 'render_refused',
+              mayHaveLanded: false,
+              completed: [],
+              body: { message: 'the value of "path" starts with "-"' },
+            },
+          },
+        },
       });
-      expect(refused.hint).toMatch(/offer it/);
-      sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
-      const forbidden = await call('run_command', { command: 'files.write' });
-      expect(forbidden.outcome).toMatchObject({ code: 'not_granted', hostCode: 'forbidden' });
+      const r = await call('run_command', { command: 'files.write' });
+      expect(r.outcome).toMatchObject({ code: 'render_refused', hostCode: 'refused' });
+      expect(r.hint).toBe(
+        'The host refused an argument value before running anything (see the message). Change that value and call again.',
+      );
     });
 
     it('a command withdrawn after the catalog was read is still sent, and the broker refuses it [HC-91]', async () => {

@@ -366,7 +366,7 @@ export async function runPackCommand(
       },
     };
   }
-  if (result.exitCode !== 0) {
+  if (!command.okExitCodes.includes(result.exitCode)) {
     const err = firstLine(stderr);
     return {
       ok: true,
@@ -401,7 +401,7 @@ export async function runPackCommand(
       ok: true,
       status: 'ok',
       output: parsed.output,
-      message: `${commandId} exited with code 0`,
+      message: `${commandId} exited with code ${result.exitCode}`,
     },
   };
 }

@@ -203,6 +203,20 @@ const command = strict({
   output: strict({
     parse: z.enum(['text', 'json', 'lines'], { error: 'expected output parse text, json or lines' }),
   }).optional(),
+  ok_exit_codes: z
+    .array(
+      z
+        .int({ error: 'expected an exit code (an integer 0-255), e.g. ok_exit_codes: [0, 1]' })
+        .min(0, { error: 'expected an exit code 0-255' })
+        .max(255, { error: 'expected an exit code 0-255' }),
+      { error: 'expected a list of exit codes, e.g. ok_exit_codes: [0, 1]' },
+    )
+    .min(1, { error: 'expected at least one exit code, e.g. ok_exit_codes: [0]' })
+    .optional()
+    .meta({
+      description:
+        'Exit codes that mean success. Default [0]. grep exits 1 when it finds nothing: [0, 1] reads that as an empty result, not a failure.',
+    }),
   label: label.optional(),
   scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
   sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),

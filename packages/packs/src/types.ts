@@ -64,6 +64,8 @@ export interface PackCommand {
   readonly effectsDeclared: boolean;
   /** How stdout is parsed. */
   readonly output: OutputParse;
+  /** Exit codes that mean success (`ok_exit_codes`), `[0]` when undeclared. */
+  readonly okExitCodes: readonly number[];
   /** Resolved tier: `permission_overrides[command]`, else the pack's `permission`, else `cautious`. */
   readonly tier: Tier;
   /** Resolved timeout in ms: `timeout_overrides[command]`, else the pack's `timeout`, else 30 s. */

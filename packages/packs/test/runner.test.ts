@@ -11,7 +11,7 @@ import {
   runPackCommand,
   type Workspace,
 } from '../src/index';
-import { loadOk, workDir } from './helpers';
+import { loadErrors, loadOk, workDir } from './helpers';
 
 const SECRET = 'tok-Zq8d7s6f5g4h3j2k1';
 const ECHO = `[node, -e, 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', --, '{{value}}']`;
@@ -284,6 +284,46 @@ describe('bounds', () => {
     const o = await outcome('t.fail');
     expect([o.status, o.exitCode, o.stderr]).toEqual(['exit_nonzero', 7, 'bad things happened\n']);
     expect(o.message).toMatchInlineSnapshot(`"t.fail exited with code 7: bad things happened"`);
+  });
+
+  it('an exit code the command declares in ok_exit_codes is a success, any other a failure', async () => {
+    const w = await loadOk(`command_packs:
+  - id: g
+    commands:
+      - { id: none, argv: [node, -e, 'process.exit(Number(process.argv[1]))', --, '{{code}}'], effects: read, ok_exit_codes: [0, 1] }
+      - { id: strict, argv: [node, -e, 'process.exit(1)'], effects: read }
+`);
+    const one = await outcome('g.none', { code: '1' }, w);
+    expect([one.ok, one.status, one.exitCode, one.message]).toEqual([
+      true,
+      'ok',
+      1,
+      'g.none exited with code 1',
+    ]);
+    const two = await outcome('g.none', { code: '2' }, w);
+    expect([two.ok, two.status, two.message]).toEqual([
+      false,
+      'exit_nonzero',
+      'g.none exited with code 2 (no stderr)',
+    ]);
+    const byDefault = await outcome('g.strict', {}, w);
+    expect([byDefault.ok, byDefault.status]).toEqual([false, 'exit_nonzero']);
+  });
+
+  it('refuses ok_exit_codes that are not exit codes, with an example of the right shape', async () => {
+    expect(
+      await loadErrors(`command_packs:
+  - id: g
+    commands:
+      - { id: a, argv: [grep, x], effects: read, ok_exit_codes: [0, 300] }
+      - { id: b, argv: [grep, x], effects: read, ok_exit_codes: 1 }
+`),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:69: command_packs[0].commands[0].ok_exit_codes[1]: expected an exit code 0-255, found number 300",
+        "workspace.yaml:5:65: command_packs[0].commands[1].ok_exit_codes: expected a list of exit codes, e.g. ok_exit_codes: [0, 1], found number 1",
+      ]
+    `);
   });
 
   it('a missing executable is reported by name and nothing runs [CP-50]', async () => {

@@ -64,6 +64,7 @@ export function buildCommand(
     effects,
     effectsDeclared: rc.effects !== undefined,
     output: rc.output?.parse ?? 'text',
+    okExitCodes: Object.freeze([...new Set(rc.ok_exit_codes ?? [0])]),
     tier: rp.permission_overrides?.[rc.id] ?? defaults.tier,
     timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
     maxOutputBytes: defaults.maxOutputBytes,

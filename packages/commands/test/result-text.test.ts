@@ -1,0 +1,200 @@
+// The text a model reads for a result, and which results an MCP client sees as errors.
+import { describe, expect, it } from 'vitest';
+import { isErrorResult, resultText } from '../src/result-text';
+import { jsonBytes } from '../src/shape';
+import type { ToolResult } from '../src/tool';
+
+const executed = (outcome: Record<string, unknown>, value: unknown, extra: Record<string, unknown> = {}) =>
+  ({
+    outputId: 'out-1',
+    status: 'executed',
+    command: 'repo.log',
+    outcome: {
+      ok: true,
+      id: 'repo.log',
+      code: 'ok',
+      mayHaveLanded: false,
+      completed: [],
+      bodyBytes: jsonBytes(value),
+      ...outcome,
+    },
+    entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', value },
+    truncated: false,
+    ...extra,
+  }) as ToolResult;
+
+const ok = executed(
+  {},
+  {
+    status: 'ok',
+    output: 'b0466cc Test titles\n16c70e3 One constructor\n',
+    stderr: '',
+    exitCode: 0,
+    durationMs: 9,
+  },
+);
+const grepNothing = executed(
+  { ok: false, code: 'failed', reason: 'exit_nonzero' },
+  {
+    status: 'exit_nonzero',
+    message: 'repo.grep exited with code 1 (no stderr)',
+    exitCode: 1,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    outputExceeded: false,
+    durationMs: 5,
+  },
+  { command: 'repo.grep' },
+);
+
+describe('resultText', () => {
+  it('leads with the command output, then one status line', () => {
+    expect(resultText(ok)).toBe('b0466cc Test titles\n16c70e3 One constructor\n[repo.log: ok, exit 0]');
+  });
+
+  it('says a non-zero exit and what the command said, once', () => {
+    expect(resultText(grepNothing)).toBe(
+      'repo.grep exited with code 1 (no stderr)\n[repo.grep: failed (exit_nonzero), exit 1]',
+    );
+  });
+
+  it('shows stderr under its own heading beside the output', () => {
+    const r = executed(
+      { ok: false, code: 'failed', reason: 'exit_nonzero' },
+      {
+        status: 'exit_nonzero',
+        message: 'x',
+        exitCode: 2,
+        signal: null,
+        stdout: 'partial',
+        stderr: 'fatal: bad revision',
+        timedOut: true,
+        outputExceeded: false,
+        durationMs: 5,
+      },
+    );
+    expect(resultText(r)).toBe(
+      'partial\nstderr:\nfatal: bad revision\n[repo.log: failed (exit_nonzero), exit 2, timed out]',
+    );
+  });
+
+  it('keeps parsed output as JSON, so one argument stays one element', () => {
+    const r = executed(
+      {},
+      { status: 'ok', output: ['; rm -rf /'], stderr: '', exitCode: 0, durationMs: 1 },
+      { command: 'echo.argv' },
+    );
+    expect(resultText(r)).toBe('["; rm -rf /"]\n[echo.argv: ok, exit 0]');
+  });
+
+  it('says an answer was left out to fit the bound, and how big it was', () => {
+    const r = executed({ bodyBytes: 40_000 }, undefined, {
+      truncated: true,
+      entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1' },
+    });
+    expect(resultText(r)).toBe(
+      '[repo.log: ok, output left out: 40000 bytes do not fit the output bound; ask for less]',
+    );
+  });
+
+  it('says an answer was cut to fit, with its whole size', () => {
+    const r = executed(
+      { bodyBytes: 108_000 },
+      { status: 'ok', output: '1\n2\n3…', stderr: '', exitCode: 0, durationMs: 3 },
+    );
+    expect(resultText(r)).toBe(
+      '1\n2\n3…\n[repo.log: ok, exit 0, answer cut to fit (… marks each cut; 108000 bytes in all)]',
+    );
+  });
+
+  it('says an answer was withheld by the ceiling', () => {
+    const r = executed({}, undefined, { entry: { status: 'withheld', reasonCode: 'ceiling_exceeded' } });
+    expect(resultText(r)).toBe(
+      "[repo.log: ok, answer withheld (ceiling_exceeded): its label passes this run's ceiling]",
+    );
+  });
+
+  it('gives a refusal its code, the host message and the hint', () => {
+    const r = executed(
+      { ok: false, code: 'not_granted', hostCode: 'refused', reason: 'readonly_tier' },
+      { message: 'pack "repo" is readonly and repo.tag declares effects write' },
+      { command: 'repo.tag', hint: 'Do not retry it.' },
+    );
+    expect(resultText(r)).toBe(
+      'pack "repo" is readonly and repo.tag declares effects write\n[repo.tag: not_granted (readonly_tier) Do not retry it.]',
+    );
+  });
+
+  it('shows the approval the host asks for, and when it expires', () => {
+    const r = executed(
+      { ok: false, code: 'approval_required', hostCode: 'refused', reason: 'approval_required' },
+      {
+        message:
+          'strict: a person must approve it (loom approvals approve ap-1), then the identical call runs once',
+        approval_id: 'ap-1',
+        expires_at: '2026-12-01T06:00:00.000Z',
+      },
+      { command: 'notes.append' },
+    );
+    expect(resultText(r)).toBe(
+      'strict: a person must approve it (loom approvals approve ap-1), then the identical call runs once (expires 2026-12-01T06:00:00.000Z)\n[notes.append: approval_required]',
+    );
+  });
+
+  it('reads a batch as one block per call, headed by its status line', () => {
+    const batch = {
+      outputId: 'out-1',
+      status: 'batch',
+      results: [
+        ok,
+        grepNothing,
+        {
+          outputId: 'out-3',
+          status: 'unknown_command',
+          command: 'nope.x',
+          suggestions: ['repo.log'],
+          hint: 'Call list_commands.',
+        },
+      ],
+      truncated: false,
+    } as ToolResult;
+    expect(resultText(batch)).toBe(
+      [
+        '[1/3 repo.log: ok, exit 0]',
+        'b0466cc Test titles\n16c70e3 One constructor',
+        '[2/3 repo.grep: failed (exit_nonzero), exit 1]',
+        'repo.grep exited with code 1 (no stderr)',
+        '[3/3 nope.x: unknown_command; nearest: repo.log. Call list_commands.]',
+      ].join('\n'),
+    );
+  });
+
+  it('reads any other result as its JSON', () => {
+    const listing = { outputId: 'out-1', status: 'ok', entries: [] } as ToolResult;
+    expect(resultText(listing)).toBe(JSON.stringify(listing));
+  });
+});
+
+describe('isErrorResult', () => {
+  it('is false for a success: a listing, a command that exited 0, a batch of successes', () => {
+    expect(isErrorResult({ status: 'ok' })).toBe(false);
+    expect(isErrorResult(ok)).toBe(false);
+    expect(isErrorResult({ status: 'batch', results: [ok, ok] })).toBe(false);
+  });
+
+  it('is true for bad arguments, an unknown command, not granted, a non-zero exit, a timeout, a batch with one failure', () => {
+    expect(isErrorResult({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' })).toBe(true);
+    expect(isErrorResult({ status: 'unknown_command', command: 'x' })).toBe(true);
+    expect(isErrorResult({ status: 'not_granted', landed: 'no' })).toBe(true);
+    expect(isErrorResult(grepNothing)).toBe(true);
+    expect(
+      isErrorResult(executed({ ok: false, code: 'failed', reason: 'timeout' }, { timedOut: true })),
+    ).toBe(true);
+    expect(
+      isErrorResult(executed({ ok: false, code: 'bad-args' }, { message: 'the arguments do not fit' })),
+    ).toBe(true);
+    expect(isErrorResult({ status: 'batch', results: [ok, grepNothing] })).toBe(true);
+  });
+});
