@@ -22,13 +22,27 @@ export const sessionFlags = {
 } as const;
 
 /** The help text of {@link sessionFlags}. */
-export const sessionFlagsHelp = `Configuration (flags win over their environment defaults):
+export const sessionFlagsHelp = `Your workspace (the embedded default, used when no host configuration is given):
+  --workspace <file>                  the workspace an instance is created with (default: the
+                                      example workspace); an instance keeps it
+  --agent <id>                        the workspace agent it serves (default demo); recorded at
+                                      creation, so later commands need not repeat it
+  --instance <dir>                    where the instance lives (env HARNESS_HOME; default
+                                      ~/.local/share/harness/default)
+  --scope <file>                      a scope file to serve instead of --agent (run, agent, grants
+                                      subset, readOnly; see docs/host.md)
+  --no-embedded                       never start the embedded default: without a configuration
+                                      file the tools it configures are absent
+
+A host of your own (flags win over their environment defaults):
   --loom-commands-config <abs path>   host config of list_commands/run_command/run_read_command
                                       (env CF_HARNESS_LOOM_COMMANDS_CONFIG); broker transport only
   --loom-authoring-config <abs path>  host config of loom_compose/loom_inspect/loom_authoring_context
                                       (env CF_HARNESS_LOOM_AUTHORING_CONFIG); broker or direct
   --allow-tool <name>                 serve only these tools (repeatable); naming a tool whose
                                       configuration is missing is refused
+
+Run policy and information flow:
   --manifest <file.json>              run manifest: {allowTools, cfcMode, maxConfidentiality, promptSlot, jobId}
   --cfc-mode <mode>                   disabled | observe | enforce-explicit (default) | enforce-strict
   --max-confidentiality <ceiling>     the run's observation ceiling: JSON clauses, or atoms a,b; '' = public only
@@ -36,17 +50,7 @@ export const sessionFlagsHelp = `Configuration (flags win over their environment
   --job-id <id>                       the host job id for this run (never taken from the model)
   --fabric-api-url, --fabric-identity, --fabric-space
                                       a Fabric binding, all three or none
-                                      (env CF_HARNESS_FABRIC_API_URL, _IDENTITY, _SPACE)
-  --instance <dir>                    the embedded default's instance directory (env HARNESS_HOME;
-                                      default ~/.local/share/harness/default), used when no host
-                                      configuration is given
-  --workspace <file>                  the workspace an embedded instance is created with
-                                      (default: the example workspace)
-  --agent <id>                        the workspace agent the embedded broker serves (default demo)
-  --scope <file>                      a scope file for the embedded broker instead (run, agent,
-                                      grants subset, readOnly; see docs/host.md)
-  --no-embedded                       never start the embedded default: without a configuration
-                                      file the tools it configures are absent`;
+                                      (env CF_HARNESS_FABRIC_API_URL, _IDENTITY, _SPACE)`;
 
 /** Maps parsed flag values onto {@link SessionOptions}. */
 export function sessionOptions(

@@ -55,6 +55,32 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
   }
 }
 
+/** The known name closest to `name` by edit distance, when it is close enough to be a typo. */
+function nearest(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -66,9 +92,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!(name in subcommands)) {
+    const near = nearest(name, Object.keys(subcommands));
     throw new CliError(
       'usage',
-      `unknown command '${name}'; expected one of ${Object.keys(subcommands).join(', ')}`,
+      `unknown command '${name}'; ${near ? `did you mean '${near}'? ` : ''}expected one of ${Object.keys(subcommands).join(', ')}`,
     );
   }
   const run = await load(name as Subcommand);

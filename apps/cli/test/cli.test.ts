@@ -61,6 +61,24 @@ describe('errors and exit codes', () => {
     );
   });
 
+  it('an unknown command close to a known one suggests it', async () => {
+    const r = await run(['servve']);
+    expect(r.code).toBe(exitCodes.usage);
+    expect(r.stderr).toMatch(
+      /^harness: unknown command 'servve'; did you mean 'serve'\? expected one of serve, /,
+    );
+  });
+
+  it('serve --help lists the workspace and agent flags before the policy and Fabric flags', async () => {
+    const r = await run(['serve', '--help']);
+    const at = (flag: string) => r.stdout.indexOf(flag);
+    expect(at('--workspace <file>')).toBeGreaterThan(0);
+    expect(at('--workspace <file>')).toBeLessThan(at('--agent <id>'));
+    expect(at('--agent <id>')).toBeLessThan(at('--loom-commands-config'));
+    expect(at('--loom-commands-config')).toBeLessThan(at('--cfc-mode'));
+    expect(at('--cfc-mode')).toBeLessThan(at('--fabric-api-url'));
+  });
+
   it('an unknown flag names the flag, exit 2', async () => {
     const r = await run(['capabilities', '--frob']);
     expect(r.code).toBe(2);

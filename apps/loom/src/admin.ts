@@ -112,7 +112,9 @@ async function approvals(argv: readonly string[], out: Out): Promise<number> {
     const by = str(p, 'by') ?? `person:${process.env.USER ?? 'owner'}`;
     const record = host.decideApproval(dir, id, sub === 'approve' ? 'approved' : 'denied', by);
     if (p.flags.json) out(`${JSON.stringify({ approval: record })}\n`);
-    else out(`${record.id} ${record.status} (usable until ${record.expires_at})\n`);
+    else if (record.status === 'approved')
+      out(`${record.id} approved: the identical call may run once, until ${record.expires_at}\n`);
+    else out(`${record.id} denied: the call will not run; the agent is told a person denied it\n`);
     return 0;
   }
   throw new UsageError(`unknown subcommand "approvals ${sub}"; expected list, approve or deny`);

@@ -344,6 +344,9 @@ describe('approvals and audit through the CLI', () => {
     expect((listed.json().approvals as { id: string }[]).map((a) => a.id)).toEqual([id]);
     const approved = await loom(['approvals', 'approve', id, '--instance', instance]);
     expect(approved.code).toBe(0);
+    expect(approved.stdout).toMatch(
+      new RegExp(`^${id} approved: the identical call may run once, until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n$`),
+    );
     expect((await run('text.shout', { message: 'hello' })).json()).toMatchObject({
       ok: true,
       body: { output: 'hello\n' },
@@ -351,14 +354,21 @@ describe('approvals and audit through the CLI', () => {
     expect((await run('text.shout', { message: 'hello' })).json()).toMatchObject({
       reason: 'approval_required',
     });
+    const again = (await run('text.shout', { message: 'again' })).json().body as { approval_id: string };
+    const denied = await loom(['approvals', 'deny', again.approval_id, '--instance', instance]);
+    expect(denied.stdout).toBe(
+      `${again.approval_id} denied: the call will not run; the agent is told a person denied it\n`,
+    );
+    expect(denied.stdout).not.toContain('usable');
     const unknown = await loom(['approvals', 'deny', 'apr-nope', '--instance', instance]);
     expect(unknown.code).toBe(1);
-    const tail = await loom(['audit', 'tail', '--json', '-n', '3', '--instance', instance]);
+    const tail = await loom(['audit', 'tail', '--json', '-n', '4', '--instance', instance]);
     expect(
       (tail.json().events as { command: string; outcome: string }[]).map((e) => [e.command, e.outcome]),
     ).toEqual([
       ['text.shout', 'refused'],
       ['text.shout', 'ok'],
+      ['text.shout', 'refused'],
       ['text.shout', 'refused'],
     ]);
     const text = await loom(['audit', 'tail', '--instance', instance]);

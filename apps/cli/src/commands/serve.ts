@@ -11,21 +11,24 @@ import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { err, out } from '../output';
 import { openSession, type Session } from '../session';
 
-const help = `Usage: harness serve [--http <host:port>] [--token <secret>] [configuration]
+const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [configuration]
 
 Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
 "command" at \`harness serve\`. With no host configuration, serve opens the embedded default:
 an instance directory with the example workspace and a broker in this process (it prints where).
 
+Your own commands: harness serve --workspace ./my-workspace.yaml --instance ~/.local/share/harness/mine --agent me
+
+${sessionFlagsHelp}
+
+Transport:
   --http <host:port>   serve streamable HTTP at http://host:port/mcp instead of stdio.
                        Loopback by default (127.0.0.1); any other address requires a token.
   --token <secret>     require "Authorization: Bearer <secret>" (env HARNESS_HTTP_TOKEN)
   --heartbeat <ms>     while a single call runs, send the client a progress notification this
                        often when it asked for progress (default 1000; 0 turns it off). A batch
-                       reports progress as its calls settle.
-
-${sessionFlagsHelp}`;
+                       reports progress as its calls settle.`;
 
 /** Runs `harness serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
