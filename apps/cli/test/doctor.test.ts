@@ -1,6 +1,7 @@
 // harness doctor: one line per check and a verdict, against real instances, sockets and configs.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { detectSandbox } from '@harness/exec';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectStdio, runCli, sandbox, slowWorkspace } from './helpers';
 
@@ -109,5 +110,40 @@ describe('harness doctor', () => {
     expect(r.stdout).toMatch(/^ok {3}configuration .*serves agent "reader"\)$/m);
     expect(r.stdout).toMatch(/^ok {3}scope {3,}agent reader, \d+ command\(s\)$/m);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
+  });
+});
+
+describe('harness doctor: confinement', () => {
+  const sandboxed = detectSandbox().available || process.env.CI === 'true';
+  const noBwrap = { PATH: '/nonexistent-bin' };
+  const required = join(box.root, 'required.yaml');
+  writeFileSync(
+    required,
+    'version: 1\nsandbox_mode: required\ncommand_packs:\n  - id: t\n    commands:\n      - { id: c, argv: [cat, "{{file}}"], effects: read }\n',
+  );
+
+  it.skipIf(!sandboxed)('names the mechanism it found and the sandbox_mode in force [SEC-14]', async () => {
+    const r = await run(['--instance', join(box.root, 'sandbox-ok')]);
+    expect(r.stdout).toMatch(
+      /^ok {3}sandbox {3,}bubblewrap [\d.]+ \(\/\S+\/bwrap\): read commands and sandboxed packs run confined \(sandbox_mode preferred\)$/m,
+    );
+  });
+
+  it('warns where bubblewrap is missing under preferred, and fails under required, naming what to install [SEC-14]', async () => {
+    const preferred = await runCli(['doctor', '--instance', join(box.root, 'sandbox-missing')], {
+      home: box.home,
+      env: noBwrap,
+    });
+    expect(preferred.stdout).toMatch(
+      /^warn sandbox {3,}bubblewrap \(bwrap\) was not found on PATH \(\/nonexistent-bin\): pack commands run unconfined \(sandbox_mode preferred\); install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap;/m,
+    );
+    const strict = await runCli(
+      ['doctor', '--instance', join(box.root, 'sandbox-required'), '--workspace', required],
+      { home: box.home, env: noBwrap },
+    );
+    expect(strict.stdout).toMatch(
+      /^FAIL sandbox {3,}bubblewrap \(bwrap\) was not found on PATH \(\/nonexistent-bin\): packs with confined commands are left out \(sandbox_mode required\); install bubblewrap/m,
+    );
+    expect(strict.code).toBe(1);
   });
 });

@@ -1,9 +1,10 @@
+import type { Confinement } from '@harness/exec';
 import { redactDeep } from './credentials';
 import type { Decision, DecisionCode, DecisionOutcome } from './governance';
 import { actionLabel } from './governance';
 import { getCommand } from './lookup';
 import type { PackRunOutcome, RunStatus } from './runner';
-import type { CredentialSource, Effects, Tier, Workspace } from './types';
+import type { CredentialSource, Effects, PackCommand, Tier, Workspace } from './types';
 
 /** The structured part of an audit event; queries read these fields, never the action string (CP-26). */
 export interface AuditPayload {
@@ -30,8 +31,15 @@ export interface AuditPayload {
     readonly timedOut: boolean;
     readonly outputExceeded: boolean;
     readonly durationMs: number;
+    /** Whether and how it was confined; when not, why not. */
+    readonly confinement: AuditConfinement;
   };
 }
+
+/** The confinement of an audited run: the sandbox it ran in, or why it ran without one. */
+export type AuditConfinement =
+  | (Confinement & { readonly confined: true })
+  | { readonly confined: false; readonly reason: string };
 
 /** One audit event: `action` is the label (CP-23), `payload` the fields (CP-24). */
 export interface AuditEvent {
@@ -46,6 +54,22 @@ export interface AuditInput {
   readonly outcome?: PackRunOutcome;
   /** When given, every credential value is swept out of the event once more (belt and braces). */
   readonly credentials?: CredentialSource;
+}
+
+function auditConfinement(workspace: Workspace, command: PackCommand, ran: Confinement): AuditConfinement {
+  if (ran.confined) return ran;
+  const status = workspace.sandbox;
+  const reason =
+    status.mode === 'off'
+      ? 'sandbox_mode is off'
+      : status.unavailable !== undefined && status.mode === 'preferred'
+        ? `sandbox_mode preferred and no mechanism works: ${status.unavailable.reason}`
+        : command.sandbox === null
+          ? command.effects === 'read'
+            ? 'its pack or command says sandbox: false'
+            : 'a write command without a sandbox block'
+          : 'not confined';
+  return { confined: false, reason };
 }
 
 /**
@@ -90,6 +114,7 @@ export function auditEvent(
             timedOut: outcome.timedOut,
             outputExceeded: outcome.outputExceeded,
             durationMs: outcome.durationMs,
+            confinement: auditConfinement(workspace, command, outcome.confinement),
           },
         }
       : {}),

@@ -1,7 +1,7 @@
 // @harness/packs: the workspace file (zod schema, YAML with positions, JSON Schema for editors),
 // command packs, requirement probing, grants, tiers and the governance gate, the approvals
 // interface, audit events and the pack runner. Seed 003; docs/packs.md.
-export type { AuditEvent, AuditInput, AuditPayload } from './audit';
+export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload } from './audit';
 export { auditEvent } from './audit';
 export { credentialsFrom, REDACTED } from './credentials';
 export type { PacksIssue } from './errors';

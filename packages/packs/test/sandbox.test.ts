@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace, runPackCommand, type Workspace } from '../src/index';
+import { auditEvent, formatIssue, loadWorkspace, runPackCommand, type Workspace } from '../src/index';
 import { loadErrors, loadOk, workDir } from './helpers';
 
 const home = join(workDir, 'home');
@@ -165,4 +165,44 @@ describe('confined pack commands', () => {
       expect(r.outcome.stderr).toContain('Read-only file system');
     },
   );
+});
+
+describe('the audit record says whether and how a run was confined', () => {
+  withMechanism('a confined run records its mechanism, paths and network [SEC-14]', async () => {
+    const ws = await loadOk(packs, { home });
+    const r = await runPackCommand(ws, 'p.cat', { file: 'readme.txt' });
+    if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('; '));
+    expect(auditEvent(ws, 'p.cat', { outcome: r.outcome })?.payload.run?.confinement).toMatchObject({
+      confined: true,
+      mechanism: 'bwrap',
+      read: [join(home, 'proj')],
+      write: [],
+      network: 'none',
+      processes: { max: 32 },
+      pidNamespace: true,
+    });
+  });
+
+  it('an unconfined run records why: its block, sandbox_mode off, or no mechanism under preferred [SEC-14]', async () => {
+    const why = async (text: string, options: Parameters<typeof loadOk>[1], id: string) => {
+      const ws = await loadOk(text, { home, ...options });
+      const r = await runPackCommand(ws, id, { file: join(home, 'proj', 'readme.txt') });
+      if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('; '));
+      expect(r.outcome.stdout).toBe('hello\n');
+      return auditEvent(ws, id, { outcome: r.outcome })?.payload.run?.confinement;
+    };
+    expect(await why(packs, {}, 'q.free')).toEqual({
+      confined: false,
+      reason: 'its pack or command says sandbox: false',
+    });
+    expect(await why(`sandbox_mode: off\n${packs}`, {}, 'q.look')).toEqual({
+      confined: false,
+      reason: 'sandbox_mode is off',
+    });
+    expect(await why(packs, { sandboxPath: '/nonexistent-bin' }, 'q.look')).toEqual({
+      confined: false,
+      reason:
+        'sandbox_mode preferred and no mechanism works: bubblewrap (bwrap) was not found on PATH (/nonexistent-bin)',
+    });
+  });
 });

@@ -10,13 +10,15 @@ import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
 import { runnerChecks } from '../runner-doctor';
 import { resolveOptions } from '../session';
+import { sandboxCheck } from './doctor-sandbox';
 
 const help = `Usage: harness doctor [--json] [configuration]
 
 Checks, one line each: Node.js version; the host configuration files, or for the embedded default
 exactly what serve checks on that instance before it starts (its record, store, credentials file
 mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
-versions; the broker socket (reachable, mode 0600). Exit 1 when any check fails; a
+versions; confinement (bubblewrap or sandbox-exec, under the workspace's sandbox_mode); the broker
+socket (reachable, mode 0600). Exit 1 when any check fails; a
 warning (an optional binary missing, no broker running yet) does not fail.
 
 --runner-config <file> adds the runner's rows: the file loads, each source's secret variable is
@@ -67,12 +69,14 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   let queuePath: string | undefined;
   let instanceDir: string | undefined;
   let storeChecked = false;
+  let workspaceFile: string | undefined;
   try {
     const resolved = await resolveOptions(sessionOptions(values));
     if (resolved.embedded) {
       const options = sessionOptions(values);
       const plan = await planEmbedded(options);
       instanceDir = plan.location.instanceDir;
+      workspaceFile = plan.workspaceFile;
       queuePath = plan.location.queuePath;
       add(
         'configuration',
@@ -138,6 +142,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     jq ? 'ok' : 'warn',
     jq ?? 'not found: the example json-tools pack is left out (apt-get install jq / brew install jq)',
   );
+
+  const sandbox = await sandboxCheck(workspaceFile);
+  add('sandbox', sandbox.status, sandbox.detail);
 
   if (queuePath !== undefined) {
     if (!existsSync(queuePath)) {
