@@ -49,4 +49,14 @@ describe('a fresh install', () => {
     expect(r.output).toBe('loom: not built yet; run `pnpm build` in the repository first\n');
     expect(r.code).toBe(70);
   });
+
+  it('puts harness and loom on PATH from a clone with one script', async () => {
+    const dir = join(box.path, 'bin');
+    const linked = await sh('sh', [join(repoRoot, 'scripts', 'link-bins.sh'), dir], repoRoot);
+    expect(linked.output).toContain(`linked harness and loom in ${dir}\n`);
+    const harness = await sh(join(dir, 'harness'), ['--version'], box.path);
+    expect(harness.output).toMatch(/^harness \d+\.\d+\.\d+\n$/);
+    const loom = await sh(join(dir, 'loom'), ['--version'], box.path);
+    expect(loom.output).toMatch(/^loom \d+\.\d+\.\d+\n$/);
+  });
 });
