@@ -241,7 +241,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
     const transport = {
       kind: 'broker' as const,
-      queuePath: embedded.location.queuePath,
+      socketPath: embedded.location.queuePath,
       client: 'socket' as const,
     };
     commandsConfig = { cliPath: embedded.cliPath, transport };

@@ -36,7 +36,7 @@ beforeAll(async () => {
     `#!/bin/sh\n{ printf 'ARGV:'; printf ' %s' "$@"; printf '\\n'; env | sed 's/^/ENV:/'; } >> '${log}'\nexec '${process.execPath}' '${loomBin}' "$@"\n`,
   );
   chmodSync(wrapper, 0o755);
-  const config = { cliPath: wrapper, transport: { kind: 'broker', queuePath } };
+  const config = { cliPath: wrapper, transport: { kind: 'broker', socketPath: queuePath } };
   writeFileSync(commandsCfg, JSON.stringify({ ...config, jobId: 'ignored-by-design' }));
   writeFileSync(authoringCfg, JSON.stringify(config));
 });

@@ -49,7 +49,7 @@ describe('harness doctor', () => {
       cfg,
       JSON.stringify({
         cliPath: '/nonexistent/loom',
-        transport: { kind: 'broker', queuePath: '/tmp/nope.sock' },
+        transport: { kind: 'broker', socketPath: '/tmp/nope.sock' },
       }),
     );
     const r = await run(['--loom-commands-config', cfg]);

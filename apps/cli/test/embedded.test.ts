@@ -115,7 +115,7 @@ describe('embedded-only flags', () => {
     const config = join(box.root, 'commands.json');
     writeFileSync(
       config,
-      JSON.stringify({ cliPath: '/bin/true', transport: { kind: 'broker', queuePath: '/tmp/x.sock' } }),
+      JSON.stringify({ cliPath: '/bin/true', transport: { kind: 'broker', socketPath: '/tmp/x.sock' } }),
     );
     for (const flag of [
       ['--agent', 'reader'],

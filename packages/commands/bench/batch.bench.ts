@@ -19,7 +19,7 @@ writeFileSync(
 const broker = await startFakeBroker(queuePath);
 const config = {
   cliPath: '/unused',
-  transport: { kind: 'broker' as const, queuePath, client: 'socket' as const },
+  transport: { kind: 'broker' as const, socketPath: queuePath, client: 'socket' as const },
 };
 const client = createHostClient(config);
 const [, runCommand] = createHostCommandTools({ config, client });

@@ -26,7 +26,7 @@ if (missing) {
     for (const kind of ['socket', 'cli'] as const) {
       const config = {
         cliPath: LOOM_JS,
-        transport: { kind: 'broker' as const, queuePath: broker.queuePath, client: kind },
+        transport: { kind: 'broker' as const, socketPath: broker.queuePath, client: kind },
       };
       const client = createHostClient(config);
       const tools = createHostCommandTools({ config, client });

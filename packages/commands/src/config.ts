@@ -48,7 +48,7 @@ const runIdentity = (what: string) =>
 
 const brokerTransport = z.object({
   kind: z.literal('broker'),
-  queuePath: absolutePath('transport.queuePath'),
+  socketPath: absolutePath('transport.socketPath'),
   /** `socket` speaks the broker's socket protocol directly (the fast path); `cli` (default) runs the CLI. */
   client: z.enum(['cli', 'socket']).optional(),
 });
@@ -98,7 +98,7 @@ const authoringSchema = z.object({
     .optional(),
 });
 
-/** The broker transport: the queue socket, and which client reaches it. */
+/** The broker transport: the broker's socket, and which client reaches it. */
 export type BrokerTransport = z.infer<typeof brokerTransport>;
 /** The direct transport: an instance and a pinned agent attribution (authoring only). */
 export type DirectTransport = z.infer<typeof directTransport>;
@@ -126,6 +126,49 @@ export interface AuthoringConfig {
 /** Either host configuration; the host client needs only what the two share. */
 export type HostConfig = CommandsConfig | AuthoringConfig;
 
+/** The `code` of the deprecation warning a `transport.queuePath` key raises. */
+export const QUEUE_PATH_DEPRECATION = 'HARNESS_DEP_QUEUE_PATH';
+
+let warnedQueuePath = false;
+
+/**
+ * Reads the old name of `transport.socketPath`, `transport.queuePath` (configurations in the wild
+ * use it): it is taken as `socketPath`, with one deprecation warning per process. Both at once is
+ * an issue, since they could disagree.
+ */
+function renameQueuePath(value: unknown): ConfigResult<unknown> {
+  if (typeof value !== 'object' || value === null) return { ok: true, value };
+  const transport = (value as { transport?: unknown }).transport;
+  if (typeof transport !== 'object' || transport === null || !('queuePath' in transport))
+    return { ok: true, value };
+  const { queuePath, ...rest } = transport as Record<string, unknown>;
+  if ('socketPath' in rest)
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'custom',
+          path: 'transport.queuePath',
+          message: 'give transport.socketPath only: transport.queuePath is its old name, and both are set',
+        },
+      ],
+    };
+  if (!warnedQueuePath) {
+    warnedQueuePath = true;
+    process.emitWarning(
+      'transport.queuePath is deprecated: rename it to transport.socketPath (same value).',
+      {
+        type: 'DeprecationWarning',
+        code: QUEUE_PATH_DEPRECATION,
+      },
+    );
+  }
+  return {
+    ok: true,
+    value: { ...(value as Record<string, unknown>), transport: { ...rest, socketPath: queuePath } },
+  };
+}
+
 function toIssues(error: z.ZodError): ConfigIssue[] {
   return error.issues.map((i) => ({
     code: i.code,
@@ -145,7 +188,9 @@ function strip<T extends Record<string, unknown>>(value: T): T {
  * job id per invocation); a transport other than `broker` is refused with the reason.
  */
 export function parseCommandsConfig(value: unknown): ConfigResult<CommandsConfig> {
-  const r = commandsSchema.safeParse(value);
+  const renamed = renameQueuePath(value);
+  if (!renamed.ok) return renamed;
+  const r = commandsSchema.safeParse(renamed.value);
   if (!r.success) return { ok: false, issues: toIssues(r.error) };
   const { transport, ...rest } = r.data;
   return { ok: true, value: { ...strip(rest), transport: strip(transport) } as CommandsConfig };
@@ -153,7 +198,9 @@ export function parseCommandsConfig(value: unknown): ConfigResult<CommandsConfig
 
 /** Validates an authoring configuration value (broker or direct transport). */
 export function parseAuthoringConfig(value: unknown): ConfigResult<AuthoringConfig> {
-  const r = authoringSchema.safeParse(value);
+  const renamed = renameQueuePath(value);
+  if (!renamed.ok) return renamed;
+  const r = authoringSchema.safeParse(renamed.value);
   if (!r.success) return { ok: false, issues: toIssues(r.error) };
   const { transport, ...rest } = r.data;
   return { ok: true, value: { ...strip(rest), transport: strip(transport) } as AuthoringConfig };

@@ -24,12 +24,13 @@ export {
   COMMANDS_CONFIG_ENV,
   parseAuthoringConfig,
   parseCommandsConfig,
+  QUEUE_PATH_DEPRECATION,
   readAuthoringConfig,
   readCommandsConfig,
   resolveConfigPath,
 } from './config';
 export { CommandsError, CommandsErrorCode } from './errors';
-export { createCliHostClient, hostEnvironment } from './host/cli-client';
+export { createCliHostClient } from './host/cli-client';
 export { createHostClient } from './host/client';
 export type { SocketClientOptions } from './host/socket-client';
 export { createSocketHostClient } from './host/socket-client';

@@ -5,12 +5,13 @@ import { describe, expect, it } from 'vitest';
 import {
   parseAuthoringConfig,
   parseCommandsConfig,
+  QUEUE_PATH_DEPRECATION,
   readAuthoringConfig,
   readCommandsConfig,
   resolveConfigPath,
 } from '../src/config';
 
-const broker = { kind: 'broker', queuePath: '/private/loom/run/command-queue' };
+const broker = { kind: 'broker', socketPath: '/private/loom/run/command-queue' };
 const base = { cliPath: '/opt/loom/src/bin/loom', transport: broker };
 const direct = {
   kind: 'direct',
@@ -20,17 +21,60 @@ const direct = {
 };
 
 describe('commands configuration', () => {
-  it('accepts the seed’s example: cliPath, jobIdEnvVar and a broker queuePath [HC-08]', () => {
+  it('takes the old key transport.queuePath as socketPath, with one deprecation warning', async () => {
+    const warnings: Error[] = [];
+    const listen = (w: Error) => warnings.push(w);
+    process.on('warning', listen);
+    try {
+      const old = { cliPath: base.cliPath, transport: { kind: 'broker', queuePath: '/run/loom/old.sock' } };
+      expect(parseCommandsConfig(old)).toEqual({
+        ok: true,
+        value: { cliPath: base.cliPath, transport: { kind: 'broker', socketPath: '/run/loom/old.sock' } },
+      });
+      expect(parseAuthoringConfig(old)).toMatchObject({
+        ok: true,
+        value: { transport: { socketPath: '/run/loom/old.sock' } },
+      });
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.map((w) => [w.name, (w as { code?: string }).code, w.message])).toEqual([
+        [
+          'DeprecationWarning',
+          QUEUE_PATH_DEPRECATION,
+          'transport.queuePath is deprecated: rename it to transport.socketPath (same value).',
+        ],
+      ]);
+      // The new key alone raises nothing.
+      expect(parseCommandsConfig(base).ok).toBe(true);
+    } finally {
+      process.off('warning', listen);
+    }
+  });
+
+  it('refuses queuePath and socketPath together, since they could disagree', () => {
+    const r = parseCommandsConfig({ ...base, transport: { ...broker, queuePath: '/run/other.sock' } });
+    expect(r).toEqual({
+      ok: false,
+      issues: [
+        {
+          code: 'custom',
+          path: 'transport.queuePath',
+          message: 'give transport.socketPath only: transport.queuePath is its old name, and both are set',
+        },
+      ],
+    });
+  });
+
+  it('accepts the seed’s example: cliPath, jobIdEnvVar and a broker socketPath [HC-08]', () => {
     const r = parseCommandsConfig({ ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' });
     expect(r).toEqual({ ok: true, value: { ...base, jobIdEnvVar: 'LOOM_COMMAND_JOB_ID' } });
   });
 
-  it('cliPath and queuePath are required and must be absolute (decision) [HC-08]', () => {
+  it('cliPath and socketPath are required and must be absolute (decision) [HC-08]', () => {
     for (const bad of [
       { transport: broker },
       { cliPath: '/x' },
       { ...base, cliPath: 'bin/loom' },
-      { ...base, transport: { ...broker, queuePath: 'q' } },
+      { ...base, transport: { ...broker, socketPath: 'q' } },
     ]) {
       expect(parseCommandsConfig(bad).ok).toBe(false);
     }
@@ -100,9 +144,9 @@ describe('authoring configuration', () => {
     });
   });
 
-  it('relative cliPath, queuePath or instanceDir are refused [LA-19]', () => {
+  it('relative cliPath, socketPath or instanceDir are refused [LA-19]', () => {
     expect(parseAuthoringConfig({ ...base, cliPath: 'loom' }).ok).toBe(false);
-    expect(parseAuthoringConfig({ ...base, transport: { ...broker, queuePath: './q' } }).ok).toBe(false);
+    expect(parseAuthoringConfig({ ...base, transport: { ...broker, socketPath: './q' } }).ok).toBe(false);
     expect(parseAuthoringConfig({ ...base, transport: { ...direct, instanceDir: 'inst' } }).ok).toBe(false);
   });
 

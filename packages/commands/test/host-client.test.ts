@@ -98,7 +98,7 @@ describe('the CLI client', () => {
   });
 
   it('argv of list and run; arguments on stdin; flags only when asked [HC-24, HC-25, HC-26, HC-27, HC-28, HC-161, LA-29]', () => {
-    const config = { cliPath: '/opt/loom', transport: { kind: 'broker' as const, queuePath: '/q' } };
+    const config = { cliPath: '/opt/loom', transport: { kind: 'broker' as const, socketPath: '/q' } };
     expect(listArgv(config)).toEqual(['/opt/loom', 'command', 'list', '--json']);
     expect(runArgv(config, { command: 'a.b', args: { x: 1 } })).toEqual([
       '/opt/loom',
@@ -169,7 +169,7 @@ describe('the CLI client', () => {
   it('a missing executable starts nothing and reads as not sent [HC-33]', async () => {
     const c = createCliHostClient({
       cliPath: '/nonexistent/loom',
-      transport: { kind: 'broker', queuePath: '/q' },
+      transport: { kind: 'broker', socketPath: '/q' },
     });
     expect(await c.run({ command: 'a', args: {} })).toEqual({ kind: 'not_sent', code: 'command_failed' });
   });
@@ -218,7 +218,7 @@ describe('the socket client', () => {
   it('a request unanswered past the timeout reads as lost [HC-115]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 2000 } } });
-    const c = createSocketHostClient({ queuePath: sc.queuePath, timeoutMs: 300 });
+    const c = createSocketHostClient({ socketPath: sc.queuePath, timeoutMs: 300 });
     expect(await c.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
     await c.close();
   });

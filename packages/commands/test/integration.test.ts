@@ -23,7 +23,7 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
     const clients: HostClient[] = [];
     const config = (b: RealBroker): CommandsConfig => ({
       cliPath: LOOM_JS,
-      transport: { kind: 'broker', queuePath: b.queuePath, client: kind },
+      transport: { kind: 'broker', socketPath: b.queuePath, client: kind },
       timeoutMs: 20_000,
     });
     const client = (b: RealBroker) => {

@@ -2,6 +2,9 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { ExecError, ExecErrorCode } from './errors';
 
+/** The search path used when neither the caller nor the process has a `PATH`. */
+export const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
+
 // Sync fs calls on purpose: a handful of stat/access calls cost microseconds, while a round trip
 // through libuv's thread pool per call would dominate the cost of spawning a small program.
 

@@ -10,6 +10,7 @@ describe('public API', () => {
       'DEFAULT_TIMEOUT_MS',
       'ExecError',
       'ExecErrorCode',
+      'FALLBACK_PATH',
       'SYSTEM_READ_PATHS',
       'detectSandbox',
       'resolveExecutable',

@@ -12,7 +12,7 @@ export {
   tailAudit,
 } from './api';
 export type { BrokerOptions, BrokerServer } from './broker';
-export { claimQueuePath, serveBroker } from './broker';
+export { serveBroker } from './broker';
 export type { BuiltinId } from './builtins';
 export { BUILTIN_IDS, BUILTIN_ROWS, MAX_COMPONENTS, MAX_CONTEXT_RECEIPTS } from './builtins';
 export type { HostErrorCode } from './errors';

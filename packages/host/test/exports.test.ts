@@ -17,7 +17,6 @@ describe('public API', () => {
         'STORE_FILE',
         'checkBroker',
         'checkServes',
-        'claimQueuePath',
         'createCommandHost',
         'decideApproval',
         'initInstance',

@@ -1,8 +1,6 @@
-/** Built-in timeout of a pack command that declares none: 30 s (origins: SwarmKit's default). */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Built-in output ceiling (stdout + stderr) of a pack that declares none: 10 MiB. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+// The built-in bounds of a pack command that declares none are `@harness/exec`'s defaults: 30 s
+// (origins: SwarmKit's default) and 10 MiB of stdout + stderr. Declared there, once.
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '@harness/exec';
 
 /** Timeout of a requirement probe (`<binary> --version`): 10 s. */
 export const PROBE_TIMEOUT_MS = 10_000;

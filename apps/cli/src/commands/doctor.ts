@@ -112,7 +112,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         else {
           add(label, 'ok', path);
           const t = result.value.transport;
-          if (t.kind === 'broker') queuePath ??= t.queuePath;
+          if (t.kind === 'broker') queuePath ??= t.socketPath;
           else instanceDir ??= t.instanceDir;
           const cli = result.value.cliPath;
           const executable = existsSync(cli) && canExecute(cli);

@@ -1,15 +1,14 @@
 // The seed's host client: the host CLI run once per call, over a cleared environment.
-import { run as execRun } from '@harness/exec';
+import { run as execRun, FALLBACK_PATH } from '@harness/exec';
 import { EXIT, MAX_ANSWER_LINE_BYTES } from '@harness/protocol';
 import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
+import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
 import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
 
-const DEFAULT_TIMEOUT_MS = 120_000;
 // `loom command run` prints one answer line, which the protocol bounds: read it whole.
 const MAX_OUTPUT_BYTES = MAX_ANSWER_LINE_BYTES + 1;
-const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /**
  * The whole environment of one host call: the search path, the routing variables of the
@@ -20,7 +19,7 @@ export function hostEnvironment(config: HostConfig, jobId: string | undefined): 
   const env: Record<string, string> = { PATH: config.searchPath ?? process.env.PATH ?? FALLBACK_PATH };
   const t = config.transport;
   if (t.kind === 'broker') {
-    env.LOOM_PAGE_RPC_QUEUE = t.queuePath;
+    env.LOOM_PAGE_RPC_QUEUE = t.socketPath;
   } else {
     env.LOOM_INSTANCE_DIR = t.instanceDir;
     env.LOOM_RUN_ID = t.runId;
@@ -56,7 +55,7 @@ export function listArgv(config: HostConfig): string[] {
  * protocol.
  */
 export function createCliHostClient(config: HostConfig): HostClient {
-  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS;
   return {
     kind: 'cli',
     async list(opts: CallOptions = {}): Promise<ListOutcome> {

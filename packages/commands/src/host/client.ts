@@ -11,7 +11,7 @@ import type { HostClient } from './types';
 export function createHostClient(config: HostConfig): HostClient {
   if (config.transport.kind === 'broker' && config.transport.client === 'socket') {
     return createSocketHostClient({
-      queuePath: config.transport.queuePath,
+      socketPath: config.transport.socketPath,
       ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     });
   }

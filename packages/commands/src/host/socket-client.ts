@@ -2,16 +2,16 @@
 // client (docs/protocol.md), with the same outcomes the CLI client gives.
 import { type BrokerFailure, createBrokerClient } from '@harness/protocol/client';
 import { readAnswer } from './answer';
+import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
 import type { CallOptions, HostAnswer, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
 
 /** Options of {@link createSocketHostClient}. */
 export interface SocketClientOptions {
-  queuePath: string;
+  /** The broker's Unix socket. */
+  socketPath: string;
   /** Per request; a request unanswered by then reads as lost. Default 120 s. */
   timeoutMs?: number;
 }
-
-const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * A host client that speaks the broker's socket protocol directly: one connection per client,
@@ -24,8 +24,8 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  */
 export function createSocketHostClient(options: SocketClientOptions): HostClient {
   const client = createBrokerClient({
-    socketPath: options.queuePath,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    socketPath: options.socketPath,
+    timeoutMs: options.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
   });
   return {
     kind: 'socket',

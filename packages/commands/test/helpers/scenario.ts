@@ -50,7 +50,7 @@ export async function scenario(
   writeFileSync(logPath, '');
   const config: CommandsConfig = {
     cliPath: FAKE_LOOM,
-    transport: { kind: 'broker', queuePath, client: kind },
+    transport: { kind: 'broker', socketPath: queuePath, client: kind },
     timeoutMs: 10_000,
     ...(options.jobIdEnvVar ? { jobIdEnvVar: options.jobIdEnvVar } : {}),
   };

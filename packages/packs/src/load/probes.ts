@@ -1,5 +1,6 @@
 // The requirement probes: each pack's `requires` checked by running `<binary> --version` once per
 // binary. A failing pack is an issue, or, when it says `optional: true`, left out with a warning.
+import { FALLBACK_PATH } from '@harness/exec';
 import { PacksErrorCode as Code, type PacksErrorCode, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { type ProbeResult, probeBinary, satisfies } from '../probe';
@@ -7,8 +8,8 @@ import type { Pack, UnavailablePack } from '../types';
 import type { BuiltPack } from './packs';
 import type { BuildContext, Path } from './types';
 
-/** PATH used when neither the caller nor this process has one. */
-export const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
+// The PATH used when neither the caller nor this process has one is declared once, by @harness/exec.
+export { FALLBACK_PATH };
 
 interface Failure {
   readonly binary: string;
