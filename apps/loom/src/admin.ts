@@ -95,7 +95,7 @@ async function approvals(argv: readonly string[], out: Out): Promise<number> {
   const host = await import('@harness/host');
   const dir = instanceOf(str(p, 'instance'));
   if (sub === 'list') {
-    const list = host.listApprovals(dir, p.flags.all ? { status: 'all' } : {});
+    const list = await host.listApprovals(dir, p.flags.all ? { status: 'all' } : {});
     if (p.flags.json) out(`${JSON.stringify({ approvals: list })}\n`);
     else if (list.length === 0) out('no pending approvals\n');
     else
@@ -110,7 +110,7 @@ async function approvals(argv: readonly string[], out: Out): Promise<number> {
     const [id, ...more] = p.positional;
     if (!id || more.length > 0) throw new UsageError(`approvals ${sub} takes one approval id`);
     const by = str(p, 'by') ?? `person:${process.env.USER ?? 'owner'}`;
-    const record = host.decideApproval(dir, id, sub === 'approve' ? 'approved' : 'denied', by);
+    const record = await host.decideApproval(dir, id, sub === 'approve' ? 'approved' : 'denied', by);
     if (p.flags.json) out(`${JSON.stringify({ approval: record })}\n`);
     else if (record.status === 'approved')
       out(`${record.id} approved: the identical call may run once, until ${record.expires_at}\n`);
@@ -136,7 +136,7 @@ async function audit(argv: readonly string[], out: Out): Promise<number> {
   const nText = str(p, 'n') ?? '20';
   if (!/^[1-9][0-9]{0,5}$/.test(nText)) throw new UsageError(`-n must be a positive count, found ${nText}`);
   const host = await import('@harness/host');
-  const events = host.tailAudit(instanceOf(str(p, 'instance')), Number(nText));
+  const events = await host.tailAudit(instanceOf(str(p, 'instance')), Number(nText));
   if (p.flags.json) out(`${JSON.stringify({ events })}\n`);
   else
     for (const e of events) {
@@ -173,7 +173,7 @@ async function auditPrune(argv: readonly string[], out: Out): Promise<number> {
     throw new UsageError('audit prune needs --before <date|duration>, e.g. --before 30d');
   const before = readBefore(text);
   const host = await import('@harness/host');
-  const removed = host.pruneStore(instanceOf(str(p, 'instance')), before);
+  const removed = await host.pruneStore(instanceOf(str(p, 'instance')), before);
   if (p.flags.json) out(`${JSON.stringify({ before: before.toISOString(), ...removed })}\n`);
   else
     out(

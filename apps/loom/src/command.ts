@@ -122,7 +122,7 @@ async function list(argv: readonly string[], out: Out): Promise<number> {
     throw new UsageError(`command list takes no arguments, found ${p.positional.join(' ')}`);
   if (transportOf(str(p, 'transport')) === 'direct') {
     const host = await import('@harness/host');
-    const result = host.listDirect(directEnv());
+    const result = await host.listDirect(directEnv());
     out(`${JSON.stringify(result)}\n`);
     return EXIT.ok;
   }

@@ -14,10 +14,10 @@ const COMPONENTS = 5;
 const BATCH = 200;
 const ROUNDS = 15;
 
-const store = openStoreTarget({ kind: 'sqlite', file: join(dir, 'store.db') });
+const store = await openStoreTarget({ kind: 'sqlite', file: join(dir, 'store.db') });
 // The raw side: the same schema (the store created it in its own file), the same rows, no checks.
-const rawSchemaSource = openStoreTarget({ kind: 'sqlite', file: join(dir, 'raw.db') });
-rawSchemaSource.close();
+const rawSchemaSource = await openStoreTarget({ kind: 'sqlite', file: join(dir, 'raw.db') });
+await rawSchemaSource.close();
 const raw = new Database(join(dir, 'raw.db'));
 raw.pragma('journal_mode = WAL');
 raw.pragma('synchronous = NORMAL');
@@ -63,10 +63,10 @@ const rawCompose = raw.transaction((n: number) => {
 });
 
 let seq = 0;
-const storeSide = () => {
+const storeSide = async () => {
   for (let b = 0; b < BATCH; b++) {
     const n = seq++;
-    store.compose({
+    await store.compose({
       namespace: 'bench/agent:bench',
       actor: 'agent:bench',
       run: 'bench',
@@ -77,25 +77,25 @@ const storeSide = () => {
   }
 };
 let rseq = 0;
-const rawSide = () => {
+const rawSide = async () => {
   for (let b = 0; b < BATCH; b++) rawCompose(rseq++);
 };
-const time = (fn: () => void) => {
+const time = async (fn: () => Promise<void>) => {
   const t = process.hrtime.bigint();
-  fn();
+  await fn();
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
-storeSide();
-rawSide();
+await storeSide();
+await rawSide();
 const s: number[] = [];
 const r: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   if (i % 2) {
-    s.push(time(storeSide));
-    r.push(time(rawSide));
+    s.push(await time(storeSide));
+    r.push(await time(rawSide));
   } else {
-    r.push(time(rawSide));
-    s.push(time(storeSide));
+    r.push(await time(rawSide));
+    s.push(await time(storeSide));
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -113,6 +113,6 @@ writeResult('host-compose-throughput', {
   pass: storeOps / rawOps >= 0.5,
   notes: `medians over ${ROUNDS} interleaved rounds of ${BATCH} composes`,
 });
-store.close();
+await store.close();
 raw.close();
 rmSync(dir, { recursive: true, force: true });

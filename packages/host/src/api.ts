@@ -54,11 +54,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       scope: prepared.scope,
       async close() {
         await server.close();
-        prepared.store.close();
+        await prepared.store.close();
       },
     };
   } catch (error) {
-    prepared.store.close();
+    await prepared.store.close();
     throw error;
   }
 }
@@ -82,7 +82,7 @@ export async function checkBroker(
   const checks: BrokerCheck[] = [];
   try {
     const prepared = await prepareBroker(options, { reap: false, report: (c) => checks.push(c) });
-    prepared.store.close();
+    await prepared.store.close();
   } catch {
     // The failing step is already reported.
   }
@@ -144,7 +144,7 @@ async function prepareBroker(
     );
     return { store, backend, scope };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }
@@ -186,13 +186,15 @@ function directScope(options: DirectOptions): ResolvedScope {
 }
 
 /** `loom command list --transport direct`: the built-ins (pack commands need a broker's grant). */
-export function listDirect(options: DirectOptions): ListResult {
-  const store = openStore(options.instanceDir);
+export async function listDirect(options: DirectOptions): Promise<ListResult> {
+  const store = await openStore(options.instanceDir);
   try {
-    const listed = createCommandHost({ store, scope: directScope(options), transport: 'direct' }).list({});
+    const listed = await createCommandHost({ store, scope: directScope(options), transport: 'direct' }).list(
+      {},
+    );
     return 'forbidden' in listed ? { commands: [] } : listed;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -201,27 +203,27 @@ export async function runDirect(
   options: DirectOptions & { request: Omit<RunRequest, 'protocol' | 'id' | 'op'> },
 ): Promise<CommandAnswer> {
   const scope = directScope(options);
-  const store = openStore(options.instanceDir);
+  const store = await openStore(options.instanceDir);
   try {
     return await createCommandHost({ store, scope, transport: 'direct' }).run({
       op: 'run',
       ...options.request,
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** Approvals of an instance, newest first (pending only unless `status` says otherwise). */
-export function listApprovals(
+export async function listApprovals(
   instanceDir: string,
   filter: { status?: ApprovalStatus | 'all' } = {},
-): ApprovalRecord[] {
-  const store = openStore(instanceDir);
+): Promise<ApprovalRecord[]> {
+  const store = await openStore(instanceDir);
   try {
-    return store.listApprovals(filter);
+    return await store.listApprovals(filter);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -229,18 +231,18 @@ export function listApprovals(
  * Approves or denies a pending approval. A person does this (`loom approvals approve <id>`); no
  * broker request reaches it. An approved call may run once, within `ttlMs` (default one hour).
  */
-export function decideApproval(
+export async function decideApproval(
   instanceDir: string,
   id: string,
   decision: 'approved' | 'denied',
   by: string,
   ttlMs = APPROVAL_TTL_MS,
-): ApprovalRecord {
-  const store = openStore(instanceDir);
+): Promise<ApprovalRecord> {
+  const store = await openStore(instanceDir);
   try {
-    return store.decideApproval(id, decision, by, ttlMs);
+    return await store.decideApproval(id, decision, by, ttlMs);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -248,21 +250,21 @@ export function decideApproval(
  * Deletes an instance's audit events older than `before` and its spent approvals (consumed,
  * denied, expired) last changed before it; receipts stay (see `Store.prune`).
  */
-export function pruneStore(instanceDir: string, before: Date): PruneResult {
-  const store = openStore(instanceDir);
+export async function pruneStore(instanceDir: string, before: Date): Promise<PruneResult> {
+  const store = await openStore(instanceDir);
   try {
-    return store.prune(before);
+    return await store.prune(before);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The last `limit` audit events of an instance, oldest first. */
-export function tailAudit(instanceDir: string, limit = 20): AuditEvent[] {
-  const store = openStore(instanceDir);
+export async function tailAudit(instanceDir: string, limit = 20): Promise<AuditEvent[]> {
+  const store = await openStore(instanceDir);
   try {
-    return store.tailAudit(limit);
+    return await store.tailAudit(limit);
   } finally {
-    store.close();
+    await store.close();
   }
 }

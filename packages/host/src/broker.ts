@@ -168,7 +168,7 @@ export async function serveBroker(
       case 'hello':
         return ok({ protocol: BROKER_PROTOCOL, run: host.scope.run, agent: host.scope.actor });
       case 'list': {
-        const listed = host.list({
+        const listed = await host.list({
           ...(typeof r.jobId === 'string' ? { jobId: r.jobId } : {}),
           ...(typeof r.ifNoneMatch === 'string' ? { ifNoneMatch: r.ifNoneMatch } : {}),
         });

@@ -176,7 +176,11 @@ export function composeSemanticErrors(args: Record<string, unknown>): { path: st
 }
 
 /** Runs one validated built-in call against the store. */
-export function runBuiltin(store: Store, call: BuiltinCall, ctx: BuiltinContext): CommandAnswer {
+export async function runBuiltin(
+  store: Store,
+  call: BuiltinCall,
+  ctx: BuiltinContext,
+): Promise<CommandAnswer> {
   const { command, args } = call;
   switch (command) {
     case 'loom.compose': {
@@ -187,7 +191,7 @@ export function runBuiltin(store: Store, call: BuiltinCall, ctx: BuiltinContext)
         ...(c.focus === true ? { focus: true } : {}),
       }));
       const { request_id: requestId, ...logical } = args;
-      const outcome = store.compose({
+      const outcome = await store.compose({
         namespace: ctx.namespace,
         actor: ctx.actor,
         run: ctx.run,
@@ -245,7 +249,7 @@ export function runBuiltin(store: Store, call: BuiltinCall, ctx: BuiltinContext)
       break;
     }
     case 'loom.inspect': {
-      const view = store.inspect(args.loom_id as string);
+      const view = await store.inspect(args.loom_id as string);
       if (!view)
         return answer(command, 'not_found', {
           loom_id: args.loom_id,
@@ -254,10 +258,10 @@ export function runBuiltin(store: Store, call: BuiltinCall, ctx: BuiltinContext)
       return answer(command, 'ok', view);
     }
     case 'loom.authoring-context': {
-      const receipts = store.receipts(ctx.namespace, MAX_CONTEXT_RECEIPTS);
+      const receipts = await store.receipts(ctx.namespace, MAX_CONTEXT_RECEIPTS);
       const loomId = args.loom_id as string | undefined;
       if (loomId === undefined) return answer(command, 'ok', { receipts, target: null });
-      const view = store.inspect(loomId);
+      const view = await store.inspect(loomId);
       if (view) return answer(command, 'ok', { receipts, target: view });
       if (!call.loomIdImplicit) {
         return answer(command, 'not_found', { loom_id: loomId, message: `no loom has the id ${loomId}` });

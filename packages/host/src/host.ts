@@ -36,7 +36,7 @@ export interface CommandHost {
    * `ifNoneMatch` the answer carries the listing's `etag`, and no rows (`unchanged: true`) when the
    * client already holds this listing.
    */
-  list(request: { jobId?: string; ifNoneMatch?: string }): ListResult | { forbidden: string };
+  list(request: { jobId?: string; ifNoneMatch?: string }): Promise<ListResult | { forbidden: string }>;
   /** Runs one call as the scope's agent and records one audit event. */
   run(request: Omit<RunRequest, 'protocol' | 'id'>): Promise<CommandAnswer>;
 }
@@ -71,12 +71,12 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
 
   return {
     scope,
-    list(request) {
+    async list(request) {
       const job = jobRefusal(scope, request.jobId);
       const listing = current();
       const unchanged = !job && request.ifNoneMatch === listing.etag;
       const commands = job || unchanged ? [] : listing.admitted;
-      audit(
+      await audit(
         {
           command: '*',
           action: 'loom:list',
@@ -97,8 +97,11 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       const id = request.command;
       const row = isBuiltin(id) ? BUILTIN_ROWS[id] : packRows().get(id);
       const base = callAuditBase(id, row, packs, request.args, transport);
-      const done = (answer: CommandAnswer, extra: Record<string, unknown> = {}): CommandAnswer => {
-        audit(
+      const done = async (
+        answer: CommandAnswer,
+        extra: Record<string, unknown> = {},
+      ): Promise<CommandAnswer> => {
+        await audit(
           {
             command: id,
             action: base.action,

@@ -91,7 +91,7 @@ export async function initInstance(
       `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt, ...servesRecord(options.serves) }, null, 2)}\n`,
       { mode: 0o600 },
     );
-    openStoreTarget(embeddedStoreTarget(staging)).close();
+    await (await openStoreTarget(embeddedStoreTarget(staging))).close();
     try {
       renameSync(staging, target);
     } catch (cause) {
@@ -186,6 +186,6 @@ function servesRecord(serves: InstanceServes | undefined): Record<string, string
  * Opens the store of an instance directory (the directory must have been made by
  * {@link initInstance}), through `factory` (default: the store its record names).
  */
-export function openStore(dir: string, factory: StoreFactory = openStoreTarget): Store {
+export function openStore(dir: string, factory: StoreFactory = openStoreTarget): Promise<Store> {
   return factory(readInstance(dir).store);
 }

@@ -2,11 +2,9 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type ApprovalStore,
   auditEvent,
   type CredentialSource,
   credentialsFrom,
-  decide,
   formatIssue,
   listCommands,
   loadWorkspace,
@@ -16,10 +14,10 @@ import {
   type Workspace,
 } from '@harness/packs';
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import { decideWithApprovals } from './approval-gate';
 import { BUILTIN_IDS } from './builtins';
-import { canonicalJson, sha256 } from './canonical';
 import { HOST_ERROR_CODES, HostError } from './errors';
-import type { PackBackend, PackCallContext, PackOutcome } from './host';
+import type { PackBackend, PackOutcome } from './host';
 import { recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
 
@@ -90,31 +88,6 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   return credentialsFrom(values as Record<string, string>);
 }
 
-/** The approval store packs' gate talks to, persisted in the host's store. */
-function approvalAdapter(ctx: PackCallContext, argNames: string[]): ApprovalStore {
-  const keyOf = (k: { commandId: string; agent: string; argsDigest: string }): string =>
-    sha256(canonicalJson([k.commandId, k.agent, k.argsDigest]));
-  return {
-    take(key) {
-      const taken = ctx.store.takeApproval(keyOf(key));
-      return taken ? { id: taken.id } : undefined;
-    },
-    request(key, info) {
-      const record = ctx.store.requestApproval({
-        key: keyOf(key),
-        command: key.commandId,
-        agent: key.agent,
-        run: ctx.run,
-        action: info.action,
-        reason: info.reason,
-        argNames,
-        ttlMs: ctx.approvalTtlMs,
-      });
-      return { id: record.id };
-    },
-  };
-}
-
 /** Loads a workspace file through @harness/packs and adapts it for the host. */
 export async function loadPackBackend(
   workspaceFile: string,
@@ -158,12 +131,12 @@ export async function loadPackBackend(
     },
     async run(id, args, ctx): Promise<PackOutcome> {
       const argNames = Object.keys(args).sort();
-      const decision = decide(workspace, {
-        commandId: id,
-        caller: ctx.agent,
-        args,
-        approvals: approvalAdapter(ctx, argNames),
-      });
+      const decision = await decideWithApprovals(
+        workspace,
+        { commandId: id, caller: ctx.agent, args },
+        ctx,
+        argNames,
+      );
       const base = { id, completed: [] as string[] };
       const auditOf = (outcome?: PackRunOutcome) =>
         ({
@@ -186,7 +159,7 @@ export async function loadPackBackend(
         return { answer, audit: auditOf() };
       }
       if (decision.outcome === 'approval_required') {
-        const record = decision.approvalId ? ctx.store.getApproval(decision.approvalId) : undefined;
+        const record = decision.approvalId ? await ctx.store.getApproval(decision.approvalId) : undefined;
         const denied = record?.status === 'denied';
         const answer: CommandAnswer = {
           ...base,

@@ -318,7 +318,7 @@ export async function reapRunning(instanceDir: string, store: Store): Promise<Re
     rmSync(file, { force: true });
     results.push({ file, outcome: 'reaped', record, groupGone });
     try {
-      store.appendAudit({
+      await store.appendAudit({
         run: record.run,
         actor: REAP_ACTOR,
         job: null,

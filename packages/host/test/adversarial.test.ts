@@ -71,7 +71,7 @@ describe('adversarial: grant escapes through the socket', () => {
       1,
     );
     expect(((a?.result ?? {}) as CommandAnswer).code).toBe('ok');
-    const last = tailAudit(env.instance, 1)[0];
+    const last = (await tailAudit(env.instance, 1))[0];
     expect(last).toMatchObject({ actor: 'agent:reader', run: 'run-1', command: 'text.echo' });
   });
 
@@ -167,7 +167,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
   it('an approval of one call does not run a different one (trailing space, NFC vs NFD, extra key, type)', async () => {
     const b = await start({ agent: 'editor' });
     const id = await pendingFor(b, { message: 'caf\u00e9' });
-    decideApproval(env.instance, id, 'approved', 'person:test');
+    await decideApproval(env.instance, id, 'approved', 'person:test');
     for (const args of [
       { message: 'cafe\u0301' }, // NFD of the approved NFC text
       { message: 'caf\u00e9 ' },
@@ -189,7 +189,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
       `{"protocol":"loom-broker/1","id":"${id}","op":"run","command":"text.shout","args":${args}}\n`;
     const [first] = await raw(b.queuePath, line('a', '{"message":"n"}'), 1);
     const approval = (((first?.result ?? {}) as CommandAnswer).body as { approval_id: string }).approval_id;
-    decideApproval(env.instance, approval, 'approved', 'person:test');
+    await decideApproval(env.instance, approval, 'approved', 'person:test');
     // Two identical calls race for one approval: exactly one runs.
     const answers = await raw(b.queuePath, line('b', '{"message":"n"}') + line('c', '{"message":"n"}'), 2);
     const codes = answers.map((a) => (a.result as CommandAnswer).code).sort();
@@ -199,7 +199,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
   it('another agent (or a run of another agent) cannot use an approval given to this one', async () => {
     const editor = await start({ agent: 'editor', run: 'run-e' }, 'e.sock');
     const id = await pendingFor(editor, { message: 'mine' });
-    decideApproval(env.instance, id, 'approved', 'person:test');
+    await decideApproval(env.instance, id, 'approved', 'person:test');
     const reader = await start({ agent: 'reader', run: 'run-r' }, 'r.sock');
     const r = await run(reader, 'text.shout', { message: 'mine' });
     expect(r.code).toBe('forbidden'); // not in reader's scope at all
@@ -217,10 +217,12 @@ describe('adversarial: approvals are bound to the exact call', () => {
     brokers.push(b);
     const id = await pendingFor(b, { message: 'late' });
     await new Promise((r) => setTimeout(r, 5));
-    expect(() => decideApproval(env.instance, id, 'approved', 'person:test')).toThrow(HostError);
+    await expect(decideApproval(env.instance, id, 'approved', 'person:test')).rejects.toThrow(HostError);
     const r = await run(b, 'text.shout', { message: 'late' });
     expect(r.reason).toBe('approval_required');
-    expect(listApprovals(env.instance, { status: 'all' }).some((a) => a.status === 'consumed')).toBe(false);
+    expect((await listApprovals(env.instance, { status: 'all' })).some((a) => a.status === 'consumed')).toBe(
+      false,
+    );
   });
 });
 
@@ -288,7 +290,7 @@ describe('adversarial: resource attacks on the broker', () => {
     });
     expect((await brokerHello(b.queuePath)).ok).toBe(true);
     expect(touched('half')).toBe(false);
-    expect(tailAudit(env.instance, 5).filter((e) => e.command === 'text.touch')).toHaveLength(0);
+    expect((await tailAudit(env.instance, 5)).filter((e) => e.command === 'text.touch')).toHaveLength(0);
   });
 });
 
@@ -309,7 +311,7 @@ describe('adversarial: store and socket path', () => {
     expect(i.code).toBe('bad-args');
     const ok = await run(b, 'loom.inspect', { loom_id: loomId });
     expect(ok.code).toBe('ok');
-    expect(tailAudit(env.instance, 50).length).toBeGreaterThan(2);
+    expect((await tailAudit(env.instance, 50)).length).toBeGreaterThan(2);
   });
 
   it('a symlink at the queue path is never followed or replaced, whatever it points to', async () => {

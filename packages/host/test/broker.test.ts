@@ -140,14 +140,14 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
       1,
     );
     expect(answers[0]).toMatchObject({ id: 'x1', ok: true, result: { ok: true, code: 'ok' } });
-    const events = tailAudit(env.instance, 5).filter((e) => e.phase === 'run');
+    const events = (await tailAudit(env.instance, 5)).filter((e) => e.phase === 'run');
     expect(events.at(-1)).toMatchObject({ actor: 'agent:editor', run: 'run-A', command: 'loom.compose' });
-    const store = openStore(env.instance);
+    const store = await openStore(env.instance);
     try {
-      expect(store.receipts('run-A/agent:editor', 5)).toHaveLength(1);
-      expect(store.receipts('run-Z/person:owner', 5)).toHaveLength(0);
+      expect(await store.receipts('run-A/agent:editor', 5)).toHaveLength(1);
+      expect(await store.receipts('run-Z/person:owner', 5)).toHaveLength(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -270,7 +270,7 @@ describe('approvals (strict tier)', () => {
     });
     const id = r.ok ? (r.value.body as { approval_id: string }).approval_id : '';
     expect(id).toMatch(/^apr-/);
-    const pending = listApprovals(env.instance);
+    const pending = await listApprovals(env.instance);
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({
       id,
@@ -288,26 +288,26 @@ describe('approvals (strict tier)', () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
     const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
-    decideApproval(env.instance, id, 'approved', 'person:owner');
+    await decideApproval(env.instance, id, 'approved', 'person:owner');
     const different = await shout(b, 'other words');
     expect(different.ok && different.value.reason).toBe('approval_required');
     const run = await shout(b);
     expect(run.ok && run.value).toMatchObject({ ok: true, code: 'ok', body: { output: 'hey\n' } });
     const next = await shout(b);
     expect(next.ok && next.value.reason).toBe('approval_required');
-    expect(listApprovals(env.instance, { status: 'consumed' })[0]?.id).toBe(id);
+    expect((await listApprovals(env.instance, { status: 'consumed' }))[0]?.id).toBe(id);
   });
 
   it('an approval is bound to the agent: another agent’s identical call is not approved by it', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
     const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
-    decideApproval(env.instance, id, 'approved', 'person:owner');
-    const store = openStore(env.instance);
+    await decideApproval(env.instance, id, 'approved', 'person:owner');
+    const store = await openStore(env.instance);
     try {
-      expect(store.getApproval(id)?.agent).toBe('editor');
+      expect((await store.getApproval(id))?.agent).toBe('editor');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -315,16 +315,16 @@ describe('approvals (strict tier)', () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
     const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
-    decideApproval(env.instance, id, 'denied', 'person:owner');
+    await decideApproval(env.instance, id, 'denied', 'person:owner');
     const again = await shout(b);
     expect(again.ok && again.value).toMatchObject({ code: 'refused', reason: 'approval_denied' });
   });
 
   it('approvals expire: a pending request past its lifetime is expired and cannot be approved', async () => {
-    const store = openStore(env.instance);
+    const store = await openStore(env.instance);
     try {
       const t0 = new Date('2030-01-01T00:00:00Z');
-      const rec = store.requestApproval({
+      const rec = await store.requestApproval({
         key: 'k',
         command: 'text.shout',
         agent: 'editor',
@@ -336,11 +336,11 @@ describe('approvals (strict tier)', () => {
         now: t0,
       });
       const later = new Date(t0.getTime() + 61_000);
-      expect(() => store.decideApproval(rec.id, 'approved', 'person:owner', 60_000, later)).toThrowError(
-        HostError,
-      );
-      expect(store.listApprovals({ status: 'all', now: later })[0]?.status).toBe('expired');
-      const approved = store.requestApproval({
+      await expect(
+        store.decideApproval(rec.id, 'approved', 'person:owner', 60_000, later),
+      ).rejects.toThrowError(HostError);
+      expect((await store.listApprovals({ status: 'all', now: later }))[0]?.status).toBe('expired');
+      const approved = await store.requestApproval({
         key: 'k2',
         command: 'text.shout',
         agent: 'editor',
@@ -351,10 +351,10 @@ describe('approvals (strict tier)', () => {
         ttlMs: 60_000,
         now: t0,
       });
-      store.decideApproval(approved.id, 'approved', 'person:owner', 60_000, t0);
-      expect(store.takeApproval('k2', new Date(t0.getTime() + 120_000))).toBeUndefined();
+      await store.decideApproval(approved.id, 'approved', 'person:owner', 60_000, t0);
+      expect(await store.takeApproval('k2', new Date(t0.getTime() + 120_000))).toBeUndefined();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -373,7 +373,7 @@ describe('audit', () => {
     await brokerRun(b.queuePath, { command: 'nope.x', args: { token: 'SECRET-VALUE-456' } });
     await brokerRun(b.queuePath, { command: 'text.shout', args: { message: 'SECRET-VALUE-789' } });
     await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 7 } as never });
-    const events = tailAudit(env.instance, 10);
+    const events = await tailAudit(env.instance, 10);
     expect(events.map((e) => [e.phase, e.command, e.outcome, e.code])).toEqual([
       ['list', '*', 'listed', 'ok'],
       ['run', 'text.echo', 'ok', 'ok'],
@@ -404,7 +404,7 @@ describe('audit', () => {
     const r = await brokerRun(b.queuePath, { command: 'creds.show', args: {} });
     expect(r.ok && r.value.code).toBe('ok');
     expect(JSON.stringify(r)).not.toContain('SUPERSECRET');
-    expect(JSON.stringify(tailAudit(env.instance, 10))).not.toContain('SUPERSECRET');
+    expect(JSON.stringify(await tailAudit(env.instance, 10))).not.toContain('SUPERSECRET');
   });
 });
 
@@ -525,14 +525,14 @@ describe('the store behind a factory', () => {
       instanceDir: env.instance,
       queuePath: join(env.root, 'run', 'f.sock'),
       scope: { run: 'run-F', agent: 'editor' },
-      openStore: (target) => {
+      openStore: async (target) => {
         targets.push(target);
-        const store = openStoreTarget(target);
+        const store = await openStoreTarget(target);
         return {
           ...store,
-          close: () => {
+          close: async () => {
             closed++;
-            store.close();
+            await store.close();
           },
         };
       },
@@ -545,11 +545,11 @@ describe('the store behind a factory', () => {
     await b.close();
     expect(targets).toEqual([{ kind: 'sqlite', file: join(env.instance, 'loom.db') }]);
     expect(closed).toBe(1);
-    const store = openStore(env.instance);
+    const store = await openStore(env.instance);
     try {
-      expect(store.receipts('run-F/agent:editor', 5).map((x) => x.request_id)).toEqual(['f1']);
+      expect((await store.receipts('run-F/agent:editor', 5)).map((x) => x.request_id)).toEqual(['f1']);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

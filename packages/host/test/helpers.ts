@@ -75,7 +75,7 @@ export async function hostFor(
 ): Promise<{ host: CommandHost; store: Store }> {
   const info = readInstance(instance);
   const { backend, scopeWorkspace } = await loadPackBackend(info.workspaceFile, info.dir);
-  const store = openStoreTarget(info.store);
+  const store = await openStoreTarget(info.store);
   const host = createCommandHost({
     store,
     scope: resolveScope(scope, scopeWorkspace),

@@ -13,8 +13,8 @@ beforeEach(async () => {
   env = await freshInstance();
   ({ host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'editor' }));
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   env.cleanup();
 });
 
@@ -142,7 +142,7 @@ describe('loom.compose', () => {
       components: [{ ref: 'page:a', title: 'A', stage: 'main', focus: true }],
     });
     expect(a.code).toBe('ok');
-    const view = store.inspect(body(a).receipt.loom_id)!;
+    const view = (await store.inspect(body(a).receipt.loom_id))!;
     expect(view.layout.focus).toBe(body(a).receipt.component_ids[0]);
     expect(view.components[0]).toMatchObject({ title: 'A', stage: 'main', kind: 'page' });
     expect(
@@ -170,7 +170,7 @@ describe('loom.compose', () => {
     });
     expect(stale).toMatchObject({ ok: false, code: 'version_conflict', mayHaveLanded: false, completed: [] });
     expect(stale.body).toMatchObject({ expected_version: 1, current_version: 2 });
-    expect(store.inspect(id)!.version).toBe(2);
+    expect((await store.inspect(id))!.version).toBe(2);
   });
 
   it('--expect fills expected_version and guards the same way [LA-41]', async () => {
@@ -215,7 +215,7 @@ describe('idempotency and replay', () => {
     expect(again.code).toBe('ok');
     expect(body(again).replayed).toBe(true);
     expect(body(again).receipt).toEqual(body(first).receipt);
-    expect(store.inspect(body(first).receipt.loom_id)!.components).toHaveLength(2);
+    expect((await store.inspect(body(first).receipt.loom_id))!.components).toHaveLength(2);
   });
 
   it('a replay reports the current version, which may be newer than the receipt [LA-101]', async () => {
@@ -283,7 +283,7 @@ describe('the stage model', () => {
       }),
     );
     expect(next.displaced).toEqual(fill.receipt.component_ids.slice(0, 2));
-    const view = store.inspect(fill.receipt.loom_id)!;
+    const view = (await store.inspect(fill.receipt.loom_id))!;
     expect(view.layout.stages.main).toHaveLength(STAGE_CAPACITY);
     expect(view.layout.stages.aside).toEqual([next.receipt.component_ids[2]]);
     expect(view.layout.shelf).toEqual(fill.receipt.component_ids.slice(0, 2));
@@ -401,7 +401,7 @@ describe('loom.inspect', () => {
     const raw = new Database(`${env.instance}/loom.db`);
     raw.prepare("UPDATE components SET ref = 'piece:legacy/1' WHERE id = ?").run(r.receipt.component_ids[0]);
     raw.close();
-    expect(store.inspect(r.receipt.loom_id)!.components[0]!.kind).toBe('pattern');
+    expect((await store.inspect(r.receipt.loom_id))!.components[0]!.kind).toBe('pattern');
   });
 });
 

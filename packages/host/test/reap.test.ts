@@ -166,7 +166,7 @@ function ensureRunningDir(): void {
   mkdirSync(runningDir(), { recursive: true, mode: 0o700 });
 }
 
-const reapEvents = () => tailAudit(instance, 100).filter((e) => e.action === REAP_ACTION);
+const reapEvents = async () => (await tailAudit(instance, 100)).filter((e) => e.action === REAP_ACTION);
 
 describe.skipIf(process.platform !== 'linux')('a command outliving a crashed broker', () => {
   it('survives SIGKILL of its broker, and the next broker start kills its whole group and audits it', async () => {
@@ -205,7 +205,7 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
       expect(['Z', 'X', undefined]).toContain(stat(pid)?.[0]);
     }
     expect(records()).toEqual([]);
-    const events = reapEvents();
+    const events = await reapEvents();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       run: 'run-reap',
@@ -246,11 +246,11 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
   });
 
   async function reap() {
-    const store = openStore(instance);
+    const store = await openStore(instance);
     try {
       return await reapRunning(instance, store);
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -263,7 +263,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     const results = await reap();
     expect(results.map((r) => r.outcome)).toEqual(['gone']);
     expect(() => statSync(file)).toThrow();
-    expect(reapEvents()).toEqual([]);
+    expect(await reapEvents()).toEqual([]);
   });
 
   it('deletes a record whose pid now belongs to a process that started at another time, and leaves that process alone', async () => {
@@ -282,7 +282,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     expect(results.map((r) => r.outcome)).toEqual(['reused']);
     expect(() => statSync(file)).toThrow();
     expect(members(stranger.pid)).toEqual([stranger.pid]);
-    expect(reapEvents()).toEqual([]);
+    expect(await reapEvents()).toEqual([]);
   });
 
   it('reaps a group whose leader still runs with the recorded start time', async () => {
@@ -299,7 +299,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     expect(results.map((r) => [r.outcome, r.groupGone])).toEqual([['reaped', true]]);
     expect(members(leader.pid)).toEqual([]);
     expect(() => statSync(file)).toThrow();
-    expect(reapEvents().map((e) => [e.command, e.run, e.payload.pgid])).toEqual([
+    expect((await reapEvents()).map((e) => [e.command, e.run, e.payload.pgid])).toEqual([
       ['slow.hang', 'run-old', leader.pid],
     ]);
   });
@@ -331,7 +331,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     expect(by.get(leader.pid)?.outcome).toBe('reaped');
     expect(by.get(gone)?.outcome).toBe('gone');
     expect(members(leader.pid)).toEqual([]);
-    expect(reapEvents().map((e) => e.payload.verified_by)).toEqual(['kill-0']);
+    expect((await reapEvents()).map((e) => e.payload.verified_by)).toEqual(['kill-0']);
     expect(records()).toEqual([]);
   });
 

@@ -41,7 +41,7 @@ describe.skipIf(!sandboxed)('confinement in the audit log', () => {
     const write = await brokerRun(broker.queuePath, { command: 'text.touch', args: { file } });
     expect(write.ok && write.value.ok).toBe(true);
     expect(existsSync(file)).toBe(true);
-    const runs = tailAudit(env.instance, 10).filter((e) => e.phase === 'run');
+    const runs = (await tailAudit(env.instance, 10)).filter((e) => e.phase === 'run');
     const confinement = (command: string) => {
       const payload = runs.findLast((e) => e.command === command)?.payload as
         | { run?: { confinement?: unknown } }

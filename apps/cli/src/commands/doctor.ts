@@ -181,8 +181,8 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     } else {
       try {
         const { openStore } = await import('@harness/host');
-        const store = openStore(instanceDir);
-        store.close();
+        const store = await openStore(instanceDir);
+        await store.close();
         add('store', 'ok', `${instanceDir} opens`);
       } catch (error) {
         add('store', 'fail', (error as Error).message);

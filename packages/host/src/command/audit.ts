@@ -29,13 +29,13 @@ const argNames = (args: unknown): string[] =>
 export type AuditRecorder = (
   event: Omit<AuditEventInput, 'run' | 'actor' | 'job'>,
   jobId: string | undefined,
-) => void;
+) => Promise<void>;
 
 /** The recorder of one scope's events. */
 export function auditRecorder(store: Store, scope: ResolvedScope): AuditRecorder {
-  return (event, jobId) => {
+  return async (event, jobId) => {
     try {
-      store.appendAudit({ ...event, run: scope.run, actor: scope.actor, job: jobId ?? null });
+      await store.appendAudit({ ...event, run: scope.run, actor: scope.actor, job: jobId ?? null });
     } catch (error) {
       // The answer still goes out; the operator sees why the record is missing.
       process.stderr.write(`loom: could not record an audit event: ${(error as Error).message}\n`);

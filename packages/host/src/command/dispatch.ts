@@ -54,7 +54,7 @@ export async function dispatch(
         run: scope.run,
         namespace: `${scope.run}/${scope.actor}`,
       };
-      const answer = runBuiltin(
+      const answer = await runBuiltin(
         store,
         { command: id, args: checked.args, loomIdImplicit: checked.loomIdImplicit },
         attribution,

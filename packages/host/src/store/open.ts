@@ -12,7 +12,7 @@ export function embeddedStoreTarget(instanceDir: string): StoreTarget {
 }
 
 /** Opens the store a target names (the default {@link StoreFactory}). */
-export function openStoreTarget(target: StoreTarget): Store {
+export async function openStoreTarget(target: StoreTarget): Promise<Store> {
   switch (target.kind) {
     case 'sqlite':
       return openSqliteStore(target.file);

@@ -131,32 +131,35 @@ export interface PruneResult {
   approvals: number;
 }
 
-/** The store every host part reads and writes through. Every method is one transaction. */
+/**
+ * The store every host part reads and writes through. Every method is one transaction and is
+ * asynchronous, so a store may sit across a network (PostgreSQL) as well as in a file (SQLite).
+ */
 export interface Store {
   /** Commits components, operations and the receipt of one compose atomically, or changes nothing. */
-  compose(input: ComposeInput): ComposeOutcome;
+  compose(input: ComposeInput): Promise<ComposeOutcome>;
   /** One loom's current version, components and layout; `undefined` when it does not exist. */
-  inspect(loomId: string): LoomView | undefined;
+  inspect(loomId: string): Promise<LoomView | undefined>;
   /** The newest receipts of one namespace, newest first, at most `limit`. */
-  receipts(namespace: string, limit: number): Receipt[];
+  receipts(namespace: string, limit: number): Promise<Receipt[]>;
   /** Appends one audit event and returns its sequence number. */
-  appendAudit(event: AuditEventInput): number;
+  appendAudit(event: AuditEventInput): Promise<number>;
   /** The last `limit` audit events, oldest first. */
-  tailAudit(limit: number): AuditEvent[];
+  tailAudit(limit: number): Promise<AuditEvent[]>;
   /**
    * Deletes audit events recorded before `before`, and approvals that can never be used again
    * (consumed, denied or expired) whose last change is before it. Receipts are kept: a retry with
    * the same request id must always replay its receipt. Returns how many rows went.
    */
-  prune(before: Date): PruneResult;
+  prune(before: Date): Promise<PruneResult>;
   /** Consumes a live approved approval for `key` (single use); `undefined` when there is none. */
-  takeApproval(key: string, now?: Date): ApprovalRecord | undefined;
+  takeApproval(key: string, now?: Date): Promise<ApprovalRecord | undefined>;
   /** Returns the live denied or pending approval for `key`, or records a new pending one. */
-  requestApproval(input: ApprovalRequest): ApprovalRecord;
+  requestApproval(input: ApprovalRequest): Promise<ApprovalRecord>;
   /** One approval by id, as stored. */
-  getApproval(id: string): ApprovalRecord | undefined;
+  getApproval(id: string): Promise<ApprovalRecord | undefined>;
   /** Approvals, newest first; by default the pending ones only. */
-  listApprovals(filter?: { status?: ApprovalStatus | 'all'; now?: Date }): ApprovalRecord[];
+  listApprovals(filter?: { status?: ApprovalStatus | 'all'; now?: Date }): Promise<ApprovalRecord[]>;
   /** Approves or denies a pending approval; its use window restarts at the decision. */
   decideApproval(
     id: string,
@@ -164,12 +167,13 @@ export interface Store {
     by: string,
     ttlMs: number,
     now?: Date,
-  ): ApprovalRecord;
-  close(): void;
+  ): Promise<ApprovalRecord>;
+  /** Releases the store's file or connections. */
+  close(): Promise<void>;
 }
 
 /** Where an instance keeps its store: what `instance.json` records, resolved to absolute paths. */
 export type StoreTarget = { kind: 'sqlite'; file: string };
 
 /** Opens the store of a target; the host is given one (default: {@link openStoreTarget}). */
-export type StoreFactory = (target: StoreTarget) => Store;
+export type StoreFactory = (target: StoreTarget) => Promise<Store>;

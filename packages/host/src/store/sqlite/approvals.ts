@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { HOST_ERROR_CODES, HostError } from '../../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+import type { Sync } from './sync';
 
 interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names'> {
   arg_names: string;
@@ -13,9 +14,8 @@ const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   arg_names: JSON.parse(row.arg_names) as string[],
 });
 
-type ApprovalPart = Pick<
-  Store,
-  'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'
+type ApprovalPart = Sync<
+  Pick<Store, 'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'>
 >;
 
 /** The approvals part of the SQLite store. */

@@ -5,9 +5,14 @@ import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
 import { sqliteLooms } from './looms';
 import { openDatabase } from './schema';
+import type { SyncStore } from './sync';
 
-/** Wraps every method so that a driver error becomes a `store` HostError naming what failed. */
-function guarded(store: Omit<Store, 'close'>): Omit<Store, 'close'> {
+/**
+ * Makes the synchronous methods the store's asynchronous ones: each still runs its whole
+ * transaction synchronously, so nothing interleaves inside it; a driver error becomes a `store`
+ * HostError naming what failed.
+ */
+function guarded(store: SyncStore): Omit<Store, 'close'> {
   const what: Record<keyof Omit<Store, 'close'>, string> = {
     compose: 'commit a compose',
     inspect: 'read a loom',
@@ -23,7 +28,7 @@ function guarded(store: Omit<Store, 'close'>): Omit<Store, 'close'> {
   };
   const out = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(store) as [keyof typeof what, (...a: unknown[]) => unknown][]) {
-    out[name] = (...args: unknown[]) => {
+    out[name] = async (...args: unknown[]) => {
       try {
         return fn(...args);
       } catch (cause) {
@@ -50,6 +55,8 @@ export function openSqliteStore(file: string, options: { readonly?: boolean } = 
   const db = openDatabase(file, options);
   return {
     ...guarded({ ...sqliteLooms(db), ...sqliteAudit(db), ...sqliteApprovals(db) }),
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }

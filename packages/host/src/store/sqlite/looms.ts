@@ -4,6 +4,7 @@ import { HOST_ERROR_CODES, HostError } from '../../errors';
 import { newId } from '../ids';
 import { type ComposeInput, type ComposeOutcome, type Receipt, STAGE_CAPACITY, type Store } from '../types';
 import { type ComponentRow, type LoomRow, loomView } from '../view';
+import type { Sync } from './sync';
 
 interface ReceiptRow {
   namespace: string;
@@ -68,7 +69,7 @@ function statements(db: Database.Database) {
 }
 
 /** The looms part of the SQLite store. */
-export function sqliteLooms(db: Database.Database): Pick<Store, 'compose' | 'inspect' | 'receipts'> {
+export function sqliteLooms(db: Database.Database): Sync<Pick<Store, 'compose' | 'inspect' | 'receipts'>> {
   const st = statements(db);
 
   /** Finds the loom a compose extends (or creates one) and claims its next version. */

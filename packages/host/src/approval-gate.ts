@@ -1,0 +1,67 @@
+// Packs' governance gate is a synchronous, pure function of the workspace, the call and an approval
+// store; the host's store is asynchronous. The gate's decision is split from the store's take:
+// the gate first runs against a probe that only notes what it would ask; when it asks for an
+// approval, the host takes one (or records a request) in one store transaction, and the gate runs
+// again with that answer in hand. The decision stays the gate's; the single use stays the store's.
+import {
+  type ApprovalKey,
+  type ApprovalRequestInfo,
+  type ApprovalStore,
+  type DecideInput,
+  type Decision,
+  decide,
+  type Workspace,
+} from '@harness/packs';
+import { canonicalJson, sha256 } from './canonical';
+import type { PackCallContext } from './command/types';
+
+/** The store key of one approval key: what "an identical call" means across hosts. */
+const storeKey = (k: ApprovalKey): string => sha256(canonicalJson([k.commandId, k.agent, k.argsDigest]));
+
+/** Runs the gate for one call, taking or requesting its approval in the host's store. */
+export async function decideWithApprovals(
+  workspace: Workspace,
+  input: Omit<DecideInput, 'approvals'>,
+  ctx: PackCallContext,
+  argNames: string[],
+): Promise<Decision> {
+  let asked: { key: ApprovalKey; info?: ApprovalRequestInfo } | undefined;
+  const probe: ApprovalStore = {
+    take(key) {
+      asked = { key };
+      return undefined;
+    },
+    request(key, info) {
+      asked = { key, info };
+      return { id: '' };
+    },
+  };
+  const first = decide(workspace, { ...input, approvals: probe });
+  if (asked === undefined) return first;
+  const { key, info } = asked;
+  const taken = await ctx.store.takeApproval(storeKey(key));
+  if (taken) {
+    return decide(workspace, {
+      ...input,
+      approvals: {
+        take: () => ({ id: taken.id }),
+        request: () => ({ id: taken.id }),
+      },
+    });
+  }
+  if (info === undefined) return first;
+  const record = await ctx.store.requestApproval({
+    key: storeKey(key),
+    command: key.commandId,
+    agent: key.agent,
+    run: ctx.run,
+    action: info.action,
+    reason: info.reason,
+    argNames,
+    ttlMs: ctx.approvalTtlMs,
+  });
+  return decide(workspace, {
+    ...input,
+    approvals: { take: () => undefined, request: () => ({ id: record.id }) },
+  });
+}
