@@ -1,9 +1,9 @@
 // harness serve over stdio, driven by the real MCP SDK client (StdioClientTransport spawning the
 // real bin) on the embedded default with a temp instance.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, get, loomBin, sandbox, slowWorkspace, structured } from './helpers';
+import { baseEnv, bin, connectStdio, get, loomBin, sandbox, slowWorkspace, structured } from './helpers';
 
 const box = sandbox();
 let conn: Awaited<ReturnType<typeof connectStdio>>;
@@ -188,5 +188,55 @@ describe('harness serve over stdio', () => {
       }),
     );
     expect(after.status).toBe('executed');
+  });
+});
+
+describe('harness serve over stdio when its client goes', () => {
+  it('exits promptly when stdin closes while a call still runs, and leaves no command behind [SEC-5]', async () => {
+    const own = sandbox();
+    try {
+      const child = spawn(
+        process.execPath,
+        [bin, 'serve', '--instance', own.instance, '--workspace', slowWorkspace, '--heartbeat', '0'],
+        { env: baseEnv(own.home), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (c: string) => {
+        stdout += c;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      });
+      const deadline = Date.now() + 20_000;
+      while (!stdout.includes('"id":1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'run_read_command', arguments: { command: 'slow.wait', args: { seconds: 19.37 } } },
+      });
+      // The call is running once its node process exists.
+      const running = () =>
+        execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => l.includes('setTimeout') && l.endsWith('-- 19.37'));
+      while (running().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(running()).toHaveLength(1);
+
+      const closedAt = Date.now();
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(Date.now() - closedAt).toBeLessThan(5_000);
+      expect(running()).toEqual([]);
+    } finally {
+      own.cleanup();
+    }
   });
 });

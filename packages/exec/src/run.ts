@@ -20,6 +20,8 @@ const POLL_MS = 10;
 // How long to wait for the group to vanish after SIGKILL before resolving anyway (a process in
 // uninterruptible sleep cannot be hurried).
 const AFTER_KILL_WAIT_MS = 2_000;
+// After SIGKILL the pipes of a group that held them close at once; this margin lets them.
+const PIPE_CLOSE_MARGIN_MS = 100;
 
 type KillReason = 'timeout' | 'output_exceeded' | 'cancelled' | 'stray';
 
@@ -255,11 +257,34 @@ export async function run(options: RunOptions): Promise<RunResult> {
   let exitCode: number | null = null;
   let exitSignal: string | null = null;
 
+  // A process that left the group (setsid) may hold our pipes open forever; no group signal
+  // reaches it. Once the group is told to stop (or is gone), the pipes get the kill grace to
+  // close; then we stop reading, close our ends and report the escape.
+  let escaped = false;
+  let closed = false;
+  let abandonTimer: NodeJS.Timeout | undefined;
+  let resolveClosed: () => void = () => {};
+  const pipesClosed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const abandonPipesAfter = (ms: number): void => {
+    if (abandonTimer !== undefined) return;
+    abandonTimer = setTimeout(() => {
+      if (closed) return;
+      escaped = true;
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+      subprocess.stdin?.destroy();
+      resolveClosed();
+    }, ms);
+  };
+
   const startKill = (why: KillReason): void => {
     if (reason !== undefined) return;
     reason = why;
     signalGroup(pid, 'SIGTERM');
     graceTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), limits.killGraceMs);
+    abandonPipesAfter(limits.killGraceMs + PIPE_CLOSE_MARGIN_MS);
   };
 
   subprocess.stdout?.on('data', (chunk: Buffer) => {
@@ -283,16 +308,20 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const onAbort = (): void => startKill('cancelled');
   signal?.addEventListener('abort', onAbort, { once: true });
 
-  await new Promise<void>((resolveClosed) => {
-    subprocess.once('exit', (code, sig) => {
-      exitCode = code;
-      exitSignal = sig;
-      // The child is gone; anything of its group still running would outlive the run (and may
-      // hold the pipes open, which would otherwise keep us waiting until the timeout).
-      if (reason === undefined && groupAlive(pid)) startKill('stray');
-    });
-    subprocess.once('close', () => resolveClosed());
+  subprocess.once('exit', (code, sig) => {
+    exitCode = code;
+    exitSignal = sig;
+    // The child is gone; anything of its group still running would outlive the run (and may
+    // hold the pipes open, which would otherwise keep us waiting until the timeout).
+    if (reason === undefined && groupAlive(pid)) startKill('stray');
+    // Nothing of the group is left: whatever still holds the pipes escaped it.
+    else if (reason === undefined) abandonPipesAfter(limits.killGraceMs);
   });
+  subprocess.once('close', () => {
+    closed = true;
+    resolveClosed();
+  });
+  await pipesClosed;
 
   if (reason !== undefined) {
     // The pipes closed, but a member that ignores SIGTERM and let go of the pipes may live on.
@@ -303,9 +332,11 @@ export async function run(options: RunOptions): Promise<RunResult> {
   }
   clearTimeout(graceTimer);
   clearTimeout(timeoutTimer);
+  clearTimeout(abandonTimer);
   signal?.removeEventListener('abort', onAbort);
   untrackGroup(pid);
-  await execaDone;
+  // With the pipes abandoned, execa may wait on streams we destroyed: do not wait for it.
+  if (!escaped) await execaDone;
   launch?.cgroup?.remove();
   const durationMs = performance.now() - started;
 
@@ -324,7 +355,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
           ? 'signaled'
           : 'exited';
   return {
-    ok: outcome === 'exited' && exitCode === 0,
+    ok: outcome === 'exited' && exitCode === 0 && !escaped,
     outcome,
     argv,
     file,
@@ -344,6 +375,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     outputExceeded: collector.exceeded,
     cancelled,
     strayKilled: reason === 'stray',
+    escaped,
     durationMs,
     limits,
     confinement: launch?.confinement ?? { confined: false },

@@ -94,7 +94,7 @@ export interface AppliedLimits {
 
 /** What a finished {@link run} reports. A run that started always resolves; it never rejects. */
 export interface RunResult {
-  /** `true` iff the child exited with code 0 and no bound fired (not timed out, cancelled or over the ceiling). */
+  /** `true` iff the child exited with code 0, no bound fired (not timed out, cancelled or over the ceiling) and nothing {@link RunResult.escaped}. */
   readonly ok: boolean;
   /** Why it ended; see {@link RunOutcome}. */
   readonly outcome: RunOutcome;
@@ -127,6 +127,13 @@ export interface RunResult {
    * they were killed so no descendant outlives the run.
    */
   readonly strayKilled: boolean;
+  /**
+   * A process that left the group (e.g. through `setsid`) still held stdout or stderr open after
+   * the child's group was gone or killed. Reading stopped, our ends were closed, and the run
+   * returned at its bound (the kill grace after the group ended, or timeout + kill grace). No
+   * group signal reaches such a process: it may still be running. `ok` is `false`.
+   */
+  readonly escaped: boolean;
   /** Milliseconds from spawn until the group was gone and both pipes closed. */
   readonly durationMs: number;
   /** The bounds used for this run. */

@@ -1,6 +1,6 @@
 // Adversarial review of bounded execution: children that flood, lie about their output, hold pipes,
 // multiply, or try to be found through a relative PATH. Real processes throughout.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -100,5 +100,79 @@ describe('adversarial: resolving argv[0]', () => {
     } finally {
       delete process.env.EXEC_ADV_PARENT;
     }
+  });
+});
+
+describe('adversarial: a descendant that leaves the group with setsid and keeps stdout open [SEC-5]', () => {
+  // The escaped process is in another session: no group signal reaches it. Each test kills it by
+  // the pid it wrote, so nothing outlives the test.
+  const escapedPids: number[] = [];
+  afterAll(() => {
+    for (const pid of escapedPids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  const escapeCommand = (pidFile: string) => `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 60' &`;
+  // The escaped shell writes its pid once it runs, which may be after the run returned.
+  const escapedPid = async (pidFile: string): Promise<number> => {
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 10));
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    escapedPids.push(pid);
+    return pid;
+  };
+
+  it('returns at the timeout plus the kill grace while the child itself hangs, and reports the escape', async () => {
+    const pidFile = join(dir.path, 'escaped-hang.pid');
+    const r = await run({
+      argv: ['sh', '-c', `${escapeCommand(pidFile)} echo started; sleep 60`],
+      env,
+      timeoutMs: 1_000,
+      killGraceMs: 200,
+    });
+    expect(r).toMatchObject({ ok: false, outcome: 'timeout', escaped: true, stdout: 'started\n' });
+    expect(r.durationMs).toBeGreaterThanOrEqual(1_000);
+    expect(r.durationMs).toBeLessThan(1_000 + 200 + 1_000);
+    // The escaped process is still alive (nothing can reach it), yet the run is over.
+    expect(alive(await escapedPid(pidFile))).toBe(true);
+  });
+
+  it('returns within the kill grace when the child exits but the escaped process holds the pipe', async () => {
+    const pidFile = join(dir.path, 'escaped-exit.pid');
+    const r = await run({
+      argv: ['sh', '-c', `${escapeCommand(pidFile)} echo done`],
+      env,
+      timeoutMs: 10_000,
+      killGraceMs: 200,
+    });
+    escapedPid(pidFile);
+    expect(r).toMatchObject({ ok: false, outcome: 'exited', exitCode: 0, escaped: true, stdout: 'done\n' });
+    expect(r.durationMs).toBeLessThan(200 + 1_000);
+  });
+
+  it('stops reading what the escaped process writes after the run ended', async () => {
+    const pidFile = join(dir.path, 'escaped-write.pid');
+    const r = await run({
+      argv: [
+        'sh',
+        '-c',
+        `setsid sh -c 'echo $$ > ${pidFile}; sleep 0.5; echo late; exec sleep 60' & echo early`,
+      ],
+      env,
+      timeoutMs: 10_000,
+      killGraceMs: 100,
+    });
+    escapedPid(pidFile);
+    expect(r.stdout).toBe('early\n');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(r.stdout).toBe('early\n');
+  });
+
+  it('reports no escape for a child that only forks inside its group', async () => {
+    const r = await run({ argv: ['sh', '-c', 'echo ok'], env, timeoutMs: 5_000, killGraceMs: 100 });
+    expect(r).toMatchObject({ ok: true, escaped: false });
   });
 });

@@ -75,6 +75,16 @@ const envelopeError = (id: string, code: EnvelopeErrorCode, message: string): Br
   error: { code, message },
 });
 
+// The id of a request line, for an answer given before the request is handled ('' when none).
+function requestId(line: string): string {
+  try {
+    const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The line of one answer, never over the protocol's answer cap, so one oversized answer fails only
  * its own call: a run answer becomes a failed answer with reason `answer_too_large` (keeping
@@ -105,8 +115,14 @@ export interface BrokerOptions {
    * from it (default 8 MiB); reading resumes once the client has drained them.
    */
   readonly outputHighWaterBytes?: number;
-  /** Requests of one connection handled at once; later ones wait, unread (default `MAX_INFLIGHT_PER_CONNECTION`). */
+  /** Requests of one connection handled at once; later ones wait in a queue (default `MAX_INFLIGHT_PER_CONNECTION`). */
   readonly maxInflightPerConnection?: number;
+  /**
+   * How long a request may wait for one of its connection's in-flight slots (default 1 s). Past
+   * it, the request is answered with the envelope error `busy` (nothing ran), so calls that hang
+   * until their own timeout never hold an innocent call past its bound.
+   */
+  readonly queueWaitMs?: number;
   /**
    * Called after each answer is handed to a connection, with the bytes it still holds unsent and
    * whether the broker stopped reading from it. An observation hook (tests, metrics); it must not throw.
@@ -115,6 +131,10 @@ export interface BrokerOptions {
 }
 
 const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
+const DEFAULT_QUEUE_WAIT_MS = 1_000;
+// Bytes of complete request lines a connection may have queued (read, not started); past it the
+// socket is paused and the kernel holds the rest.
+const MAX_QUEUED_BYTES = 2 * MAX_REQUEST_LINE_BYTES;
 
 /**
  * Serves `host` on a Unix socket at `queuePath` (mode 0600, newline-delimited JSON, loom-broker/1).
@@ -130,6 +150,7 @@ export async function serveBroker(
 ): Promise<BrokerServer> {
   const highWater = options.outputHighWaterBytes ?? DEFAULT_OUTPUT_HIGH_WATER;
   const maxInflight = Math.max(1, options.maxInflightPerConnection ?? MAX_INFLIGHT_PER_CONNECTION);
+  const queueWaitMs = options.queueWaitMs ?? DEFAULT_QUEUE_WAIT_MS;
   await claimQueuePath(queuePath);
   let stopping = false;
   const sockets = new Set<Socket>();
@@ -196,6 +217,10 @@ export async function serveBroker(
     const reader = new LineReader(MAX_REQUEST_LINE_BYTES);
     let running = 0;
     let paused = false;
+    // Complete lines read but not started, with the time they were read.
+    const queue: { line: string; at: number }[] = [];
+    let queuedBytes = 0;
+    let waitTimer: NodeJS.Timeout | undefined;
     const tooLarge = (): BrokerAnswer =>
       envelopeError(
         '',
@@ -205,23 +230,55 @@ export async function serveBroker(
     const write = (answer: BrokerAnswer): void => {
       if (!socket.destroyed) socket.write(answerLine(answer));
     };
-    // Backpressure: a line is only taken from the reader while the connection's unsent answers are
-    // under the high-water mark and few of its requests run; otherwise the socket is paused, so
-    // the kernel, not the broker, holds what the client keeps sending.
+    // Backpressure: while the connection's unsent answers are over the high-water mark, nothing is
+    // started or read (the kernel, not the broker, holds what the client keeps sending).
     // `writableNeedDrain` guarantees a 'drain' event will come to resume the connection.
-    const blocked = (): boolean =>
-      (socket.writableNeedDrain && socket.writableLength > highWater) || running >= maxInflight;
-    const pump = (): void => {
-      while (!stopping && !socket.destroyed && !blocked()) {
+    const outputBlocked = (): boolean => socket.writableNeedDrain && socket.writableLength > highWater;
+    const take = (): void => {
+      while (queuedBytes <= MAX_QUEUED_BYTES) {
         const line = reader.next();
         if (!line) break;
-        if (!line.ok) {
-          write(tooLarge());
-          continue;
+        if (!line.ok) write(tooLarge());
+        else if (line.text.trim() !== '') {
+          queue.push({ line: line.text, at: Date.now() });
+          queuedBytes += line.text.length;
         }
-        if (line.text.trim() === '') continue;
+      }
+    };
+    // Fairness: a request that waited `queueWaitMs` for a slot is answered `busy` (nothing ran),
+    // whatever its elders hold. Waiting behind the client's own unread answers does not count.
+    const expire = (): void => {
+      waitTimer = undefined;
+      if (socket.destroyed || stopping) return;
+      const now = Date.now();
+      if (running >= maxInflight && !outputBlocked()) {
+        while (queue.length > 0 && (queue[0] as { at: number }).at + queueWaitMs <= now) {
+          const { line } = queue.shift() as { line: string };
+          queuedBytes -= line.length;
+          write(
+            envelopeError(
+              requestId(line),
+              'busy',
+              `this connection already runs ${maxInflight} requests and none finished within ${queueWaitMs} ms; nothing ran, send it again later`,
+            ),
+          );
+        }
+      }
+      pump();
+    };
+    const armWait = (): void => {
+      if (waitTimer !== undefined || queue.length === 0 || running < maxInflight) return;
+      const head = queue[0] as { at: number };
+      waitTimer = setTimeout(expire, Math.max(0, head.at + queueWaitMs - Date.now()));
+    };
+    const pump = (): void => {
+      if (stopping || socket.destroyed) return;
+      take();
+      while (queue.length > 0 && running < maxInflight && !outputBlocked()) {
+        const { line } = queue.shift() as { line: string };
+        queuedBytes -= line.length;
         running++;
-        const p = handle(line.text)
+        const p = handle(line)
           .catch((error: unknown) =>
             envelopeError('', 'internal', `the broker failed: ${(error as Error).message}`),
           )
@@ -233,13 +290,18 @@ export async function serveBroker(
           });
         const tracked = p.finally(() => inflight.delete(tracked));
         inflight.add(tracked);
+        take();
       }
-      if (blocked() && !stopping) {
-        if (!paused) {
-          paused = true;
-          socket.pause();
-        }
-      } else if (paused) {
+      if (running < maxInflight && waitTimer !== undefined) {
+        clearTimeout(waitTimer);
+        waitTimer = undefined;
+      }
+      armWait();
+      const block = outputBlocked() || queuedBytes > MAX_QUEUED_BYTES;
+      if (block && !paused) {
+        paused = true;
+        socket.pause();
+      } else if (!block && paused) {
         paused = false;
         socket.resume();
       }
@@ -259,6 +321,8 @@ export async function serveBroker(
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       reader.clear();
+      queue.length = 0;
+      clearTimeout(waitTimer);
       sockets.delete(socket);
     });
   });

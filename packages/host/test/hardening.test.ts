@@ -1,5 +1,6 @@
 // Robustness of the host at its edges: a broker client that never reads its answers, and a
 // credentials file that others may read. Real sockets, real files, real store.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -8,8 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker } from '../src/api';
 import { type BrokerServer, serveBroker } from '../src/broker';
 import { HostError } from '../src/errors';
+import { initInstance } from '../src/instance';
 import type { Store } from '../src/store/types';
-import { freshInstance, hostFor } from './helpers';
+import { freshInstance, hostFor, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
 const closers: (() => unknown)[] = [];
@@ -160,4 +162,68 @@ describe('credentials.json must be private to its owner', () => {
       expect(JSON.stringify(error)).not.toContain(SECRET);
     },
   );
+});
+
+describe('broker fairness: calls stuck behind a descendant that escaped its group', () => {
+  const STUCK_YAML = `version: 1
+command_packs:
+  - id: slow
+    timeout: 2s
+    commands:
+      - id: escape
+        argv: [sh, -c, 'setsid sleep 61.8034 & sleep 30']
+        effects: read
+      - id: quick
+        argv: [echo, quick]
+        effects: read
+agents:
+  - id: reader
+    grants: [pack:slow]
+`;
+
+  it('answers every stuck call at its bound and an innocent call on the same connection within the queue wait, not after them [SEC-5]', async () => {
+    const workspace = join(env.root, 'stuck.yaml');
+    writeFileSync(workspace, STUCK_YAML);
+    const instance = join(env.root, 'stuck-instance');
+    await initInstance(instance, workspace);
+    const { host, store } = await hostFor(instance, { run: 'run-1', agent: 'reader' } as never);
+    closers.push(() => store.close());
+    closers.push(() => {
+      // The escaped sleeps are out of every group kill's reach: end them by pid.
+      const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+      for (const line of ps.split('\n').filter((l) => l.endsWith('sleep 61.8034'))) {
+        process.kill(Number(line.trim().split(' ')[0]), 'SIGKILL');
+      }
+    });
+    const server = await serveBroker(host, join(env.root, 'run', 'fair.sock'), {
+      maxInflightPerConnection: 2,
+      queueWaitMs: 500,
+    });
+    closers.push(() => server.close());
+    const run = (id: string, command: string): string =>
+      `${JSON.stringify({ protocol: 'loom-broker/1', id, op: 'run', command, args: {} })}\n`;
+
+    const started = Date.now();
+    const at: Record<string, number> = {};
+    const answers = await rawLines(
+      server.queuePath,
+      run('stuck-1', 'slow.escape') + run('stuck-2', 'slow.escape') + run('innocent', 'slow.quick'),
+      3,
+      (socket) =>
+        socket.on('data', (c: Buffer | string) => {
+          for (const m of String(c).matchAll(/"id":"([a-z0-9-]+)"/g))
+            at[m[1] as string] ??= Date.now() - started;
+        }),
+    );
+    const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
+    // The innocent call is told at once that nothing ran, instead of waiting for the stuck ones.
+    expect(byId.innocent).toMatchObject({ ok: false, error: { code: 'busy' } });
+    expect(at.innocent).toBeLessThan(500 + 1_000);
+    // The stuck calls end at their timeout plus the kill grace, reporting the escape.
+    for (const id of ['stuck-1', 'stuck-2']) {
+      expect(byId[id]).toMatchObject({ ok: true, result: { ok: false, code: 'failed' } });
+      expect(JSON.stringify(byId[id])).toContain('escaped');
+      expect(at[id]).toBeLessThan(2_000 + 2_000 + 1_500);
+    }
+  });
 });

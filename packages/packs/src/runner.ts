@@ -8,7 +8,9 @@ import type { CredentialSource, InputSchema, PackCommand, Workspace } from './ty
 
 /**
  * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
- * not get from us); `timed_out`; `output_exceeded` (stdout + stderr passed `max_output`, and the
+ * not get from us); `escaped` (a process it started left the process group, e.g. with `setsid`, and
+ * held the output open: reading stopped at the bound and that process may still run); `timed_out`;
+ * `output_exceeded` (stdout + stderr passed `max_output`, and the
  * command was killed: output is never silently truncated, CP-48); `cancelled` (the caller's signal);
  * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept).
  */
@@ -16,6 +18,7 @@ export type RunStatus =
   | 'ok'
   | 'exit_nonzero'
   | 'signaled'
+  | 'escaped'
   | 'timed_out'
   | 'output_exceeded'
   | 'cancelled'
@@ -327,6 +330,17 @@ export async function runPackCommand(
     confinement: result.confinement,
   };
   const secs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+  if (result.escaped) {
+    return {
+      ok: true,
+      outcome: {
+        ...base,
+        ok: false,
+        status: 'escaped',
+        message: `${commandId}: a process it started left its process group and kept the output open; reading stopped ${result.timedOut ? `at the timeout of ${secs(command.timeoutMs)}` : 'after the command exited'} (that process may still be running)`,
+      },
+    };
+  }
   if (result.timedOut) {
     return {
       ok: true,

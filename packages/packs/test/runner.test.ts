@@ -59,6 +59,9 @@ const ws: Workspace = await loadOk(`command_packs:
       - id: stubborn
         argv: [sh, -c, 'trap "" TERM; (trap "" TERM; exec sleep 31.4159) & sleep 31.4159; wait']
         effects: read
+      - id: escapes
+        argv: [sh, -c, 'setsid sleep 60.2718 & echo started; sleep 31.4159']
+        effects: read
   - id: sub
     cwd: nested/dir
     commands:
@@ -269,6 +272,21 @@ describe('bounds', () => {
     expect(o.status).toBe('timed_out');
     const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps.split('\n').filter((l) => l.includes('sleep 31.4159'))).toEqual([]);
+  });
+
+  it('a command whose descendant escapes the group with setsid and holds stdout ends at its bound with status escaped [SEC-5] [CP-47]', async () => {
+    try {
+      const o = await outcome('bounds.escapes');
+      expect([o.ok, o.status, o.timedOut, o.stdout]).toEqual([false, 'escaped', true, 'started\n']);
+      expect(o.durationMs).toBeLessThan(700 + 200 + 1_000);
+      expect(o.message).toMatchInlineSnapshot(`"bounds.escapes: a process it started left its process group and kept the output open; reading stopped at the timeout of 700ms (that process may still be running)"`);
+    } finally {
+      // The escaped sleep is out of every group kill's reach: end it by its pid.
+      const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+      for (const line of ps.split('\n').filter((l) => l.endsWith('sleep 60.2718'))) {
+        process.kill(Number(line.trim().split(' ')[0]), 'SIGKILL');
+      }
+    }
   });
 
   it('output past the ceiling fails the command (killed, not truncated silently) [CP-48]', async () => {

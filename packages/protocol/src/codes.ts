@@ -24,6 +24,7 @@ export const ENVELOPE_ERROR_CODES = [
   'request_too_large',
   'answer_too_large',
   'forbidden',
+  'busy',
   'internal',
 ] as const;
 

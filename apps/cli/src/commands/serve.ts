@@ -66,17 +66,26 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } else {
     await serveHttp(session, listen, token);
   }
-  await new Promise<void>((resolve) => {
-    const done = () => resolve();
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    process.stdin.once('end', () => {
-      if (listen === undefined) done();
-    });
+  const why = await new Promise<'signal' | 'client_gone'>((resolve) => {
+    process.once('SIGINT', () => resolve('signal'));
+    process.once('SIGTERM', () => resolve('signal'));
+    if (listen === undefined) {
+      process.stdin.once('end', () => resolve('client_gone'));
+      process.stdin.once('close', () => resolve('client_gone'));
+    }
   });
-  await stop();
-  return 0;
+  if (why === 'signal') {
+    await stop();
+    return 0;
+  }
+  // Nobody is left to read an answer: calls in flight get a short grace, then the process exits;
+  // its exit kills their process groups (and a broker's next start reaps what it recorded).
+  await Promise.race([stop(), new Promise((resolve) => setTimeout(resolve, CLIENT_GONE_GRACE_MS).unref())]);
+  process.exit(0);
 }
+
+// How long calls in flight may still finish after the stdio client went away.
+const CLIENT_GONE_GRACE_MS = 1_000;
 
 /**
  * Wraps a tool so a single call that runs longer than `everyMs` sends progress notifications while

@@ -72,7 +72,9 @@ function failureOutcome(f: BrokerFailure, command: string): RunOutcome {
   // failure, after which nobody can say.
   if (f.code === 'bad_request' || f.code === 'request_too_large')
     return { kind: 'not_sent', code: 'invalid_input' };
-  if (f.code === 'unsupported_protocol') return { kind: 'not_sent', code: 'command_failed' };
+  // `busy` (envelope): no slot of the connection freed within the broker's queue wait; it did not start.
+  if (f.code === 'unsupported_protocol' || f.code === 'busy')
+    return { kind: 'not_sent', code: 'command_failed' };
   // The broker refused the request before it reached the command layer: the same refusal the
   // CLI path reports as an answer.
   if (f.code === 'forbidden') return { kind: 'answer', answer: brokerForbidden(command) };
