@@ -43,6 +43,11 @@ export const PacksErrorCode = {
   CREDENTIAL_UNAVAILABLE: 'CREDENTIAL_UNAVAILABLE',
   /** The process could not be started (executable missing, cwd missing, …); nothing ran. */
   SPAWN_FAILED: 'SPAWN_FAILED',
+  /**
+   * A warning: argv safety that the loader cannot enforce (`allow_leading_dash` for a program that
+   * does not honour `--` or hands the value on).
+   */
+  ARGV_SAFETY: 'ARGV_SAFETY',
   /** An agent id is not declared in the workspace. */
   UNKNOWN_AGENT: 'UNKNOWN_AGENT',
   /** A sandbox path is malformed (`~user/…`), or a `write` path lies outside the `read` paths. */

@@ -271,7 +271,7 @@ export async function runPackCommand(
 
   let argv: string[];
   try {
-    argv = renderArgv(command.argv, prepared.values);
+    argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
   } catch (error) {
     if (!(error instanceof TmplError)) throw error;
     return {

@@ -92,6 +92,7 @@ const INPUT_KEYWORDS = [
   'maxLength',
   'minimum',
   'maximum',
+  'allow_leading_dash',
 ];
 
 const input = z
@@ -112,6 +113,10 @@ const input = z
     maxLength: z.int().nonnegative().optional(),
     minimum: z.number().optional(),
     maximum: z.number().optional(),
+    allow_leading_dash: z.boolean({ error: 'expected allow_leading_dash true or false' }).optional().meta({
+      description:
+        'The value may begin its argv element with "-" when a literal "--" precedes it. Only for programs that honour "--" (not find, not a wrapper that hands the value on). Default false. Not shown to the model.',
+    }),
   })
   .catchall(z.unknown())
   .superRefine((value, ctx) => {

@@ -56,6 +56,11 @@ export interface PackCommand {
   readonly argv: readonly string[];
   /** Inputs by name: the command's slots. */
   readonly inputs: Readonly<Record<string, InputSchema>>;
+  /**
+   * Inputs declared `allow_leading_dash: true`: their value may begin an argv element with `-` when
+   * a literal `--` precedes it (refused otherwise, even after `--`).
+   */
+  readonly leadingDash: readonly string[];
   /** Inputs a call must supply (those used as `{{name}}`; `{{name?}}` makes one optional). */
   readonly required: readonly string[];
   /** Declared effects, `write` when undeclared. */

@@ -1,7 +1,8 @@
 // Adversarial review of the pack runner and the gate: an agent that controls only argument values
 // (and, through the programs it runs, their output) tries to inject flags, read the host's
 // environment, or get a credential out past the redaction. Real processes throughout.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -32,6 +33,11 @@ const ws: Workspace = await loadOk(`command_packs:
       - { id: prefixed, argv: [printf, '%s|', 'x{{v}}', 'y={{v}}'], effects: read }
       - { id: two, argv: ${ARGV}, '{{a?}}{{b}}'], effects: read, output: { parse: json } }
       - { id: after, argv: ${ARGV}, '--', '{{v}}'], effects: read, output: { parse: json } }
+      - id: after-dash
+        argv: ${ARGV}, '--', '{{v}}']
+        inputs: { v: { type: string, allow_leading_dash: true } }
+        effects: read
+        output: { parse: json }
       - id: typed
         argv: ${ARGV}, '{{n}}', '{{x}}', '{{e}}']
         inputs:
@@ -101,9 +107,16 @@ describe('adversarial: flag injection through every input type', () => {
     expect(await refusedCode('a.two', { a: '', b: '-rf' })).toBe('RENDER_REFUSED');
   });
 
+  it('a value after a literal "--" that may not start with a dash is refused when it does [SEC-10] [D4]', async () => {
+    for (const v of ['-delete', '--config=/etc/passwd', '-']) {
+      expect(await refusedCode('a.after', { v }), v).toBe('RENDER_REFUSED');
+    }
+  });
+
   it('a value after a literal prefix or a literal "--" stays one element, newlines and all', async () => {
     expect((await ran('a.prefixed', { v: '-rf --all' })).output).toBe('x-rf --all|y=-rf --all|');
-    expect((await ran('a.after', { v: '--config=x\n--y' })).output).toEqual(['--config=x\n--y']);
+    expect((await ran('a.after', { v: 'x\n--y' })).output).toEqual(['x\n--y']);
+    expect((await ran('a.after-dash', { v: '--config=x\n--y' })).output).toEqual(['--config=x\n--y']);
     expect((await ran('a.s', { v: 'a b;c$(id)`id`\n*' })).output).toEqual(['a b;c$(id)`id`\n*']);
   });
 
@@ -197,5 +210,28 @@ describe('adversarial: approvals bind the exact call and the agent', () => {
   it('a value naming a path never makes the runner write outside what the program does', async () => {
     await ran('a.s', { v: join(workDir, 'never') });
     expect(existsSync(join(workDir, 'never'))).toBe(false);
+  });
+});
+
+describe('adversarial: "--" is not safe for every program', () => {
+  it('find -- {{dir}} with dir=-delete is refused and deletes nothing [SEC-10] [D4]', async () => {
+    const box = mkdtempSync(join(tmpdir(), 'packs-find-'));
+    try {
+      writeFileSync(join(box, 'keep.txt'), 'precious');
+      const findWs = await loadOk(`command_packs:
+  - id: files
+    cwd: ${box}
+    commands:
+      - { id: list, argv: [find, --, '{{dir}}', -type, f], effects: read }
+`);
+      const r = await runPackCommand(findWs, 'files.list', { dir: '-delete' });
+      expect(r.ok ? r.outcome.status : r.issues[0]?.code).toBe('RENDER_REFUSED');
+      expect(readFileSync(join(box, 'keep.txt'), 'utf8')).toBe('precious');
+      // An ordinary directory still lists.
+      const listed = await runPackCommand(findWs, 'files.list', { dir: '.' });
+      expect(listed.ok && listed.outcome.stdout).toBe('./keep.txt\n');
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
   });
 });

@@ -27,6 +27,11 @@ const ws: Workspace = await loadOk(`command_packs:
       - { id: echo, argv: ${ECHO}, effects: read, output: { parse: json } }
       - { id: printf, argv: [printf, '%s\\0', --, '{{value}}'], effects: read }
       - { id: bare, argv: [printf, '%s', '{{value}}'], effects: read }
+      - id: dashed
+        argv: [node, -e, 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', --, '{{value}}']
+        inputs: { value: { type: string, allow_leading_dash: true } }
+        effects: read
+        output: { parse: json }
       - id: env
         argv: [node, -e, 'process.stdout.write(JSON.stringify(process.env))']
         effects: read
@@ -100,7 +105,6 @@ const HOSTILE = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
   '${HOME}',
   '> /tmp/out 2>&1',
-  '--not-a-flag',
 ];
 
 describe('argv substitution is value-only (the security test)', () => {
@@ -120,10 +124,12 @@ describe('argv substitution is value-only (the security test)', () => {
     },
   );
 
-  test.prop([fc.string({ unit: 'binary', maxLength: 200 }).filter((s) => !s.includes('\0'))], {
-    numRuns: fcRuns(150),
-  })(
-    'any string without NUL reaches printf as exactly one argument (property) [CP-33]',
+  // A leading "-" is refused even after "--" (SEC-10); every other string passes whole.
+  test.prop(
+    [fc.string({ unit: 'binary', maxLength: 200 }).filter((s) => !s.includes('\0') && !s.startsWith('-'))],
+    { numRuns: fcRuns(150) },
+  )(
+    'any string without NUL or a leading dash reaches printf as exactly one argument (property) [CP-33]',
     async (value) => {
       const o = await outcome('t.printf', { value });
       expect(o.stdout).toBe(`--\0${value}\0`);
@@ -161,13 +167,18 @@ describe('argv substitution is value-only (the security test)', () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it('D4: a value starting with "-" at the start of an element is refused unless a literal -- precedes it', async () => {
+  it('D4: a value starting with "-" at the start of an element is refused, even after a literal --, unless its input allows a leading dash [SEC-10]', async () => {
     expect(await refused('t.bare', { value: '--version' })).toMatchInlineSnapshot(`
       [
-        "RENDER_REFUSED: t.bare: argv element 2 would start with the value of value, which begins with "-" and would be read as an option; put a literal "--" element before it, or a literal prefix in the element.",
+        "RENDER_REFUSED: t.bare: argv element 2 would start with the value of value, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow value a leading dash.",
       ]
     `);
-    expect((await outcome('t.echo', { value: '--version' })).output).toEqual(['--version']);
+    expect(await refused('t.echo', { value: '--not-a-flag' })).toMatchInlineSnapshot(`
+      [
+        "RENDER_REFUSED: t.echo: argv element 4 would start with the value of value, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow value a leading dash only if this program honours "--".",
+      ]
+    `);
+    expect((await outcome('t.dashed', { value: '--not-a-flag' })).output).toEqual(['--not-a-flag']);
   });
 
   it('an absolute path is passed unchanged (packs do not confine paths) [CP-78]', async () => {
@@ -279,7 +290,9 @@ describe('bounds', () => {
       const o = await outcome('bounds.escapes');
       expect([o.ok, o.status, o.timedOut, o.stdout]).toEqual([false, 'escaped', true, 'started\n']);
       expect(o.durationMs).toBeLessThan(700 + 200 + 1_000);
-      expect(o.message).toMatchInlineSnapshot(`"bounds.escapes: a process it started left its process group and kept the output open; reading stopped at the timeout of 700ms (that process may still be running)"`);
+      expect(o.message).toMatchInlineSnapshot(
+        `"bounds.escapes: a process it started left its process group and kept the output open; reading stopped at the timeout of 700ms (that process may still be running)"`,
+      );
     } finally {
       // The escaped sleep is out of every group kill's reach: end it by its pid.
       const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
@@ -387,7 +400,7 @@ describe('working directory', () => {
   it('an unknown command names it and lists what exists [CP-28]', async () => {
     expect(await refused('t.nope', {})).toMatchInlineSnapshot(`
       [
-        "UNKNOWN_COMMAND: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
+        "UNKNOWN_COMMAND: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.dashed, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
       ]
     `);
   });

@@ -117,7 +117,8 @@ function isDoubleDash(template: TemplateImpl): boolean {
  *
  * Each element may be a source string or a parsed template. Throws `TmplError` with `index` set:
  * `flag_injection` when an element's first character comes from a substituted value beginning with `-`
- * (so `--config=x` cannot become an option) and no earlier element is the literal `--`; `nul_byte` when a
+ * (so `--config=x` cannot become an option), unless an earlier element is the literal `--` **and** the
+ * value's path is in `options.allowLeadingDash` (a `--` protects only programs that honour it); `nul_byte` when a
  * rendered element holds NUL; `untrusted_in_argv` for an `{{untrusted …}}` placeholder; and the errors of
  * {@link render}. A literal element starting with `-` (`--verbose`) is fine: only values are suspect.
  */
@@ -153,12 +154,21 @@ export function renderArgv(
           { path, index },
         );
       }
-      if (element === '' && value.charCodeAt(0) === 45 /* - */ && !afterDoubleDash) {
-        throw new TmplError(
-          TmplErrorCode.flag_injection,
-          `argv element ${index} would start with the value of ${path}, which begins with "-" and would be read as an option; put a literal "--" element before it, or a literal prefix in the element.`,
-          { path, index },
-        );
+      if (element === '' && value.charCodeAt(0) === 45 /* - */) {
+        if (!afterDoubleDash) {
+          throw new TmplError(
+            TmplErrorCode.flag_injection,
+            `argv element ${index} would start with the value of ${path}, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow ${path} a leading dash.`,
+            { path, index },
+          );
+        }
+        if (!options.allowLeadingDash?.includes(path)) {
+          throw new TmplError(
+            TmplErrorCode.flag_injection,
+            `argv element ${index} would start with the value of ${path}, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow ${path} a leading dash only if this program honours "--".`,
+            { path, index },
+          );
+        }
       }
       element += value;
     }

@@ -134,6 +134,13 @@ export interface RenderOptions {
    * it only in tests (to force a nonce collision); it must be a CSPRNG otherwise.
    */
   readonly randomBytes?: (buffer: Uint8Array) => void;
+  /**
+   * `renderArgv` only: the paths whose value may begin an argv element with `-`, provided a literal
+   * `--` element comes before it. Default: none, so such a value is refused even after `--` (a
+   * literal `--` protects only programs that honour it: `find -- -delete` still deletes). Name a
+   * path here only when the program reading that element honours `--`.
+   */
+  readonly allowLeadingDash?: readonly string[];
 }
 
 /** An argv element for `renderArgv`: a source string (parsed on the spot) or a template parsed at load. */

@@ -72,7 +72,7 @@ describe('D4: flag injection is refused', () => {
 
   it('D4: the message', () => {
     expect(() => renderArgv(['rm', '{{path}}'], { path: '-rf' })).toThrowErrorMatchingInlineSnapshot(
-      `[TmplError: argv element 1 would start with the value of path, which begins with "-" and would be read as an option; put a literal "--" element before it, or a literal prefix in the element.]`,
+      `[TmplError: argv element 1 would start with the value of path, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow path a leading dash.]`,
     );
   });
 
@@ -80,9 +80,32 @@ describe('D4: flag injection is refused', () => {
     expect(thrown(() => renderArgv(['rm', '{{a?}}{{b}}'], { b: '-rf' })).code).toBe('flag_injection');
   });
 
-  it('D4: a literal -- element before the value allows it', () => {
-    expect(renderArgv(['rm', '--', '{{path}}'], { path: '-rf' })).toEqual(['rm', '--', '-rf']);
-    expect(renderArgv(['rm', tpl('--'), 'x', '{{path}}'], { path: '-rf' })).toEqual(['rm', '--', 'x', '-rf']);
+  it('refuses a value that starts with "-" after a literal -- by default: find -- -delete still deletes [SEC-10] [D4]', () => {
+    const error = thrown(() => renderArgv(['find', '--', '{{dir}}', '-type', 'f'], { dir: '-delete' }));
+    expect([error.code, error.index, error.path]).toEqual(['flag_injection', 2, 'dir']);
+    expect(error.message).toMatchInlineSnapshot(
+      `"argv element 2 would start with the value of dir, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow dir a leading dash only if this program honours "--"."`,
+    );
+  });
+
+  it('allows a leading dash after a literal -- only for a path declared to allow it [SEC-10] [D4]', () => {
+    const allow = { allowLeadingDash: ['path'] };
+    expect(renderArgv(['rm', '--', '{{path}}'], { path: '-rf' }, allow)).toEqual(['rm', '--', '-rf']);
+    expect(renderArgv(['rm', tpl('--'), 'x', '{{path}}'], { path: '-rf' }, allow)).toEqual([
+      'rm',
+      '--',
+      'x',
+      '-rf',
+    ]);
+    expect(thrown(() => renderArgv(['rm', '--', '{{other}}'], { other: '-rf' }, allow)).code).toBe(
+      'flag_injection',
+    );
+  });
+
+  it('a declared leading dash without a literal -- before it is still refused [SEC-10] [D4]', () => {
+    expect(
+      thrown(() => renderArgv(['rm', '{{path}}'], { path: '-rf' }, { allowLeadingDash: ['path'] })).code,
+    ).toBe('flag_injection');
   });
 
   it('D4: a -- that came from a value does not count', () => {

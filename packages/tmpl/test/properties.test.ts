@@ -171,9 +171,10 @@ describe('argv integrity', () => {
       const argv = ['--', ...elements.map((e) => e.src)];
       let out: string[];
       try {
-        out = renderArgv(argv, context);
+        out = renderArgv(argv, context, { allowLeadingDash: ['v0', 'v1', 'v2', 'v3'] });
       } catch (error) {
-        // Only a required value may be missing; nothing else can fail after a literal `--`.
+        // Only a required value may be missing; nothing else can fail after a literal `--` for
+        // values allowed a leading dash.
         expect(error).toMatchObject({ code: 'unresolved' });
         return;
       }

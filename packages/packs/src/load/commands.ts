@@ -40,9 +40,12 @@ export function buildCommand(
   const refs = checkCommandTemplates(rc, cPath, ctx, issues);
   const used = new Set(refs.map((r) => r.path));
   const inputs: Record<string, InputSchema> = {};
+  const leadingDash: string[] = [];
   if (rc.inputs) {
-    for (const [name, schema] of Object.entries(rc.inputs)) {
+    // allow_leading_dash is the pack's decision, not part of the schema the model sees.
+    for (const [name, { allow_leading_dash, ...schema }] of Object.entries(rc.inputs)) {
       inputs[name] = { ...schema, type: schema.type ?? 'string' } as InputSchema;
+      if (allow_leading_dash === true) leadingDash.push(name);
     }
   } else {
     for (const name of used) inputs[name] = { type: 'string' };
@@ -60,6 +63,7 @@ export function buildCommand(
     description,
     argv: Object.freeze([...rc.argv]),
     inputs: Object.freeze(inputs),
+    leadingDash: Object.freeze(leadingDash),
     required: Object.freeze(required),
     effects,
     effectsDeclared: rc.effects !== undefined,
