@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
 import { CliError } from './errors';
 
@@ -77,12 +77,18 @@ export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
   const dataHome = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   const instanceDir = resolve(flag ?? (env || join(dataHome, 'harness', 'default')));
   const chosenBy = flag !== undefined ? '--instance' : env ? 'HARNESS_HOME' : 'default';
-  // A Unix socket path is limited to about 104 bytes; fall back to a private temp dir when the
-  // instance path is too deep for one.
+  // A Unix socket path is limited to about 104 bytes; fall back to a private runtime directory when
+  // the instance path is too deep for one: $XDG_RUNTIME_DIR (the user's own, 0700) when set, else
+  // a directory in the temp dir. The broker creates it 0700, or refuses it when it is not private
+  // (another user could have made it to swap the socket), before binding; clients check before
+  // connecting.
   let queuePath = join(instanceDir, 'run', 'broker.sock');
   if (Buffer.byteLength(queuePath) > 100) {
-    const dir = join(tmpdir(), `harness-${process.getuid?.() ?? 'user'}`);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const runtime = process.env.XDG_RUNTIME_DIR;
+    const dir =
+      runtime !== undefined && isAbsolute(runtime)
+        ? join(runtime, 'harness')
+        : join(tmpdir(), `harness-${process.getuid?.() ?? 'user'}`);
     queuePath = join(dir, `broker-${process.pid}.sock`);
   }
   return { instanceDir, queuePath, chosenBy };

@@ -1,5 +1,7 @@
 // The two host clients against the scripted FAKE hosts (see test/helpers/scenario.ts).
 
+import { chmodSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { MAX_PENDING_REQUESTS } from '@harness/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthoringConfig } from '../src/config';
@@ -230,6 +232,28 @@ describe('the socket client', () => {
     const e = sc.runs()[0] as R;
     expect(Object.keys(e)).not.toContain('actor');
     expect(e.args).toEqual({ actor: 'person:ann' });
+  });
+
+  it('connects only where another user cannot swap the socket: a directory writable by others sends nothing [SEC-1]', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')] });
+    expect((await sc.client.run({ command: 'a.b', args: {} })).kind).toBe('answer');
+    // The socket's directory becomes writable by every user: the live connection is dropped and the
+    // next request must not reconnect there.
+    const dir = dirname(sc.queuePath);
+    const mode = statSync(dir).mode & 0o777;
+    chmodSync(dir, 0o777);
+    try {
+      const fresh = createSocketHostClient({ queuePath: sc.queuePath, timeoutMs: 2000 });
+      expect(await fresh.run({ command: 'a.b', args: {} })).toEqual({
+        kind: 'not_sent',
+        code: 'command_failed',
+      });
+      await fresh.close();
+      expect(sc.runs()).toHaveLength(1);
+    } finally {
+      chmodSync(dir, mode);
+    }
   });
 
   it('greets the broker with hello once per connection', async () => {

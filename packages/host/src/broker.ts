@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import {
@@ -17,6 +17,7 @@ import {
 } from '@harness/protocol';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import type { CommandHost } from './host';
+import { ensurePrivateDir } from './private-dir';
 import { validateAgainst } from './validate';
 
 /** A running broker. */
@@ -49,10 +50,9 @@ export async function claimQueuePath(queuePath: string): Promise<void> {
   } catch {
     stat = undefined;
   }
-  if (!stat) {
-    mkdirSync(dirname(queuePath), { recursive: true, mode: 0o700 });
-    return;
-  }
+  // Before every bind: a directory another user can write is one where our socket can be swapped.
+  ensurePrivateDir(dirname(queuePath));
+  if (!stat) return;
   if (!stat.isSocket()) {
     throw new HostError(
       HOST_ERROR_CODES.queueBusy,

@@ -10,6 +10,11 @@ export const HOST_ERROR_CODES = {
   workspaceInvalid: 'workspace_invalid',
   /** A live broker already listens at the queue path, or the path is not a socket. */
   queueBusy: 'queue_busy',
+  /**
+   * The socket's directory is not private to this user (a symlink, someone else's, or writable by
+   * group or others), so another user could replace the socket.
+   */
+  queueUnsafe: 'queue_unsafe',
   /** The store could not be opened or a statement failed unexpectedly. */
   store: 'store',
   /** An approval id is unknown or no longer pending. */

@@ -1,7 +1,7 @@
 // Robustness of the host at its edges: a broker client that never reads its answers, and a
 // credentials file that others may read. Real sockets, real files, real store.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brokerHello, brokerRun } from '@harness/protocol/client';
@@ -225,5 +225,51 @@ agents:
       expect(JSON.stringify(byId[id])).toContain('escaped');
       expect(at[id]).toBeLessThan(2_000 + 2_000 + 1_500);
     }
+  });
+});
+
+describe('the broker socket is bound and reached only in a directory private to this user [SEC-1]', () => {
+  it('refuses to bind in a directory others can write, creating nothing there', async () => {
+    const { host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'reader' } as never);
+    closers.push(() => store.close());
+    const open = join(env.root, 'open');
+    mkdirSync(open, { mode: 0o700 });
+    chmodSync(open, 0o777);
+    const error = await serveBroker(host, join(open, 'broker.sock')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HostError);
+    expect((error as HostError).code).toBe('queue_unsafe');
+    expect((error as HostError).message).toContain(`${open} is writable by every user (mode 777)`);
+    expect(readdirSync(open)).toEqual([]);
+  });
+
+  it('refuses to bind through a symbolic link', async () => {
+    const { host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'reader' } as never);
+    closers.push(() => store.close());
+    const real = join(env.root, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    symlinkSync(real, join(env.root, 'link'));
+    const error = await serveBroker(host, join(env.root, 'link', 'broker.sock')).catch((e: unknown) => e);
+    expect((error as HostError).code).toBe('queue_unsafe');
+    expect((error as HostError).message).toContain('is a symbolic link');
+  });
+
+  it('a client refuses to connect once the directory became writable by others, sending nothing', async () => {
+    const { host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'reader' } as never);
+    closers.push(() => store.close());
+    const dir = join(env.root, 'private');
+    const server = await serveBroker(host, join(dir, 'broker.sock'));
+    closers.push(() => server.close());
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect((await brokerHello(server.queuePath)).ok).toBe(true);
+    chmodSync(dir, 0o770);
+    const refused = await brokerHello(server.queuePath);
+    expect(refused).toEqual({
+      ok: false,
+      failure: {
+        kind: 'unreachable',
+        message: `refusing to connect to ${server.queuePath}: ${dir} is writable by its group (mode 770)`,
+      },
+    });
+    chmodSync(dir, 0o700);
   });
 });

@@ -1,6 +1,7 @@
 // The one socket client of loom-broker/1 (`@harness/protocol/client`): node:net and this package
 // only, so the `loom` CLI's per-call path and the harness's fast path load nothing heavier.
 import { createConnection, type Socket } from 'node:net';
+import { socketProblem } from './socket-safety';
 import { encodeLine, LineReader } from './framing';
 import { MAX_ANSWER_LINE_BYTES, MAX_PENDING_REQUESTS } from './limits';
 import type { CommandAnswer, HelloResult, ListParams, ListResult, RunParams } from './types';
@@ -129,7 +130,21 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
 
   function connect(): Promise<Connection | BrokerFailure> {
     if (connection && !connection.socket.destroyed) return Promise.resolve(connection);
-    opening ??= new Promise<Connection | BrokerFailure>((resolve) => {
+    // Checked before every connect, so a socket swapped after an earlier connection is caught too.
+    opening ??= socketProblem(path)
+      .then((unsafe) =>
+        unsafe === undefined
+          ? openConnection()
+          : { kind: 'unreachable' as const, message: `refusing to connect to ${path}: ${unsafe}` },
+      )
+      .finally(() => {
+        opening = undefined;
+      });
+    return opening;
+  }
+
+  function openConnection(): Promise<Connection | BrokerFailure> {
+    return new Promise<Connection | BrokerFailure>((resolve) => {
       const socket = createConnection(path);
       const reader = new LineReader(MAX_ANSWER_LINE_BYTES);
       const written = new Map<string, Settle>();
@@ -179,10 +194,7 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
           `the connection to the broker closed before the answer came${lastError ? ` (${lastError})` : ''}`,
         );
       });
-    }).finally(() => {
-      opening = undefined;
     });
-    return opening;
   }
 
   function request<T>(body: Record<string, unknown>): Promise<BrokerResult<T>> {
