@@ -16,36 +16,18 @@ export function credentialsFrom(values: Readonly<Record<string, string>>): Crede
 // The marker @harness/exec puts where a stream lost bytes (`truncationMarker`): text before it ends
 // at the head's cut and text after it starts at the tail's, so either may hold a piece of a secret.
 const DROP_MARKER = /(\n\[\.\.\. \d+ bytes dropped \.\.\.\]\n)/;
-// Shorter pieces are left alone: they carry little of a secret and match ordinary text too often.
-const MIN_PIECE = 4;
-
-/** `text` with a tail that is a prefix (≥ MIN_PIECE characters) of a secret replaced. */
-function cutEnd(text: string, sorted: readonly string[]): string {
-  for (const secret of sorted) {
-    for (let k = Math.min(secret.length - 1, text.length); k >= MIN_PIECE; k--) {
-      if (text.endsWith(secret.slice(0, k))) return text.slice(0, text.length - k) + REDACTED;
-    }
-  }
-  return text;
-}
-
-/** `text` with a head that is a suffix (≥ MIN_PIECE characters) of a secret replaced. */
-function cutStart(text: string, sorted: readonly string[]): string {
-  for (const secret of sorted) {
-    for (let k = Math.min(secret.length - 1, text.length); k >= MIN_PIECE; k--) {
-      if (text.startsWith(secret.slice(secret.length - k))) return REDACTED + text.slice(k);
-    }
-  }
-  return text;
-}
 
 /**
  * Replaces every occurrence of each secret in `text` with `[redacted]`. Longer secrets go first so
- * one that contains another is removed whole. With `truncated` (output cut by the ceiling), the
- * pieces of a secret the cut left behind are redacted too: a prefix at the very end of `text`
- * (killed in the middle of it), and on either side of each of `@harness/exec`'s "bytes dropped"
- * markers a prefix before it and a suffix after it, so a secret placed across the head/tail cut does
- * not come back in two halves.
+ * one that contains another is removed whole.
+ *
+ * With `truncated` (output cut by the ceiling), a cut may fall inside a secret and leave a piece of
+ * it that no whole-value match finds. So at every cut — before and after each of `@harness/exec`'s
+ * "bytes dropped" markers, and at the end of the text (killed mid-write) — a window as long as the
+ * longest secret is dropped **unconditionally**. Whether the text there matches a piece of a secret
+ * is never looked at: replacing only matching pieces made `[redacted]` appear or not, an oracle
+ * that recovered a 40-character token one guess at a time. What comes out depends on the text and
+ * on the secrets' lengths only, except where a whole secret occurs.
  */
 export function redact(text: string, secrets: readonly string[], truncated = false): string {
   if (secrets.length === 0 || text === '') return text;
@@ -53,12 +35,12 @@ export function redact(text: string, secrets: readonly string[], truncated = fal
   let out = text;
   for (const secret of sorted) out = out.split(secret).join(REDACTED);
   if (!truncated) return out;
+  const window = sorted[0]?.length ?? 0;
   const parts = out.split(DROP_MARKER);
   for (let i = 0; i < parts.length; i += 2) {
     let part = parts[i] as string;
-    if (i > 0) part = cutStart(part, sorted);
-    part = cutEnd(part, sorted);
-    parts[i] = part;
+    if (i > 0) part = part.slice(window);
+    parts[i] = part.slice(0, Math.max(0, part.length - window));
   }
   return parts.join('');
 }

@@ -55,6 +55,10 @@ const ws: Workspace = await loadOk(`command_packs:
         argv: [node, -e, 'const [n, m] = process.argv.slice(1).map(Number); process.stdout.write("A".repeat(n) + process.env.TOK + "B".repeat(m))', '{{n}}', '{{m}}']
         inputs: { n: { type: integer, minimum: 0 }, m: { type: integer, minimum: 0 } }
         effects: read
+      - id: guess
+        argv: [node, -e, 'const [n, g] = process.argv.slice(1); process.stdout.write("A".repeat(Number(n)) + g + "B".repeat(3000))', '{{n}}', 'g={{g}}']
+        inputs: { n: { type: integer, minimum: 0 }, g: { type: string } }
+        effects: read
       - id: json
         argv: [node, -e, 'process.stdout.write(JSON.stringify({ t: process.env.TOK.replace(/./g, (c) => "\\\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) }).replace(/\\\\\\\\/g, "\\\\"))']
         effects: read
@@ -175,6 +179,20 @@ describe('adversarial: environment and credentials', () => {
     // Far more output: the head ends inside the token and the rest of it is dropped.
     const o = await ran('a.place', { n: half - 12, m: 5000 });
     expect(fragments(o.stdout, 4)).toEqual([]);
+  });
+});
+
+describe('adversarial: guessing a credential at the cut [SEC-2]', () => {
+  it('a guess printed where the output is cut comes back the same whether or not it matches the start of the token', async () => {
+    // The 1 KB (1000 bytes) ceiling keeps a 500-byte head: the guess ends exactly at the cut.
+    for (const k of [4, 8, SECRET.length - 1]) {
+      const n = 500 - 2 - k;
+      const right = await ran('a.guess', { n, g: SECRET.slice(0, k) });
+      const wrong = await ran('a.guess', { n, g: 'x'.repeat(k) });
+      expect(right.status).toBe('output_exceeded');
+      expect(right.stdout, `guess of ${k} characters`).toBe(wrong.stdout);
+      expect(right.stdout).not.toContain('[redacted]');
+    }
   });
 });
 
