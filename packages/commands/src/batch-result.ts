@@ -78,7 +78,7 @@ function minimalOf(
     return {
       outputId: result.outputId,
       status: 'executed',
-      outcome: { ok: o.ok, code: o.code, bodyBytes: o.bodyBytes },
+      outcome: o.withheld === true ? o : { ok: o.ok, code: o.code, bodyBytes: o.bodyBytes },
       entry: shaped.entryStub,
       summaryOmitted: true,
     };

@@ -100,6 +100,20 @@ export function shapeAnswer(
     entryFull = { ...entryStub, value: boundStrings(body) };
   } else {
     entryStub = { status: 'withheld', reasonCode: measurement.reasonCode };
+    // Nothing that depends on the answer may pass a withheld answer: not ok, the code, the reason,
+    // the sizes (a `grep -c` turned them into a yes/no oracle on the content). Whether it may have
+    // landed comes from the catalog's effect, never from the answer.
+    const withheld = withheldOutcome(row);
+    const summary = { outputId, status: 'executed', command: row.name, outcome: withheld };
+    return {
+      summary,
+      outcome: withheld,
+      signature: undefined,
+      hint: undefined,
+      measurement,
+      entryStub,
+      entryFull,
+    };
   }
   const summary: Record<string, unknown> = { outputId, status: 'executed', command: row.name, outcome };
   return { summary, outcome, signature, hint, measurement, entryStub, entryFull };
@@ -120,6 +134,11 @@ export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ToolR
     result.truncated = true;
   }
   return result;
+}
+
+/** The outcome of a withheld answer: the same for every answer of the command. */
+function withheldOutcome(row: CatalogRow): Record<string, unknown> {
+  return { withheld: true, mayHaveLanded: row.effect !== 'read' };
 }
 
 function answerForMeasure(answer: HostAnswer, row: CatalogRow): Record<string, unknown> {

@@ -731,13 +731,13 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       ifc,
     });
 
-    it('an answer labelled above the ceiling is withheld; the model sees only outcome, status and reasonCode [HC-162, HC-163, HC-165, HC-170, HC-171]', async () => {
+    it('an answer labelled above the ceiling is withheld; the model sees only a content-blind outcome, status and reasonCode [HC-162, HC-163, HC-165, HC-170, HC-171] [SEC-4]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
       run = createRun({ mode: 'enforce-explicit', ceiling: [] });
       const r = await call('run_command', { command: 'files.read' });
       expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
       expect(JSON.stringify(r)).not.toContain('the secret text');
-      expect(r.outcome.ok).toBe(true);
+      expect(r.outcome).toEqual({ withheld: true, mayHaveLanded: false });
       expect(run.observations.observations).toHaveLength(0);
     });
 
