@@ -20,8 +20,8 @@ const POLL_MS = 10;
 // How long to wait for the group to vanish after SIGKILL before resolving anyway (a process in
 // uninterruptible sleep cannot be hurried).
 const AFTER_KILL_WAIT_MS = 2_000;
-// After SIGKILL the pipes of a group that held them close at once; this margin lets them.
-const PIPE_CLOSE_MARGIN_MS = 100;
+// Once the group is gone, its end of the pipes closes at once; this margin lets the close arrive.
+const PIPE_CLOSE_MARGIN_MS = 200;
 
 type KillReason = 'timeout' | 'output_exceeded' | 'cancelled' | 'stray';
 
@@ -267,16 +267,31 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const pipesClosed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
+  // A member of the group still alive (SIGKILL not yet taken effect, a loaded machine) holds the
+  // pipes itself: wait for it, up to AFTER_KILL_WAIT_MS. Once the group is seen gone, the pipes'
+  // close still gets PIPE_CLOSE_MARGIN_MS to arrive; only then is whatever holds them an escapee.
+  let groupGoneSeen = false;
   const abandonPipesAfter = (ms: number): void => {
     if (abandonTimer !== undefined) return;
-    abandonTimer = setTimeout(() => {
+    const hardDeadline = performance.now() + ms + AFTER_KILL_WAIT_MS;
+    const check = (): void => {
       if (closed) return;
+      if (groupAlive(pid) && performance.now() < hardDeadline) {
+        abandonTimer = setTimeout(check, POLL_MS);
+        return;
+      }
+      if (!groupGoneSeen) {
+        groupGoneSeen = true;
+        abandonTimer = setTimeout(check, PIPE_CLOSE_MARGIN_MS);
+        return;
+      }
       escaped = true;
       subprocess.stdout?.destroy();
       subprocess.stderr?.destroy();
       subprocess.stdin?.destroy();
       resolveClosed();
-    }, ms);
+    };
+    abandonTimer = setTimeout(check, ms);
   };
 
   const startKill = (why: KillReason): void => {
@@ -284,7 +299,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     reason = why;
     signalGroup(pid, 'SIGTERM');
     graceTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), limits.killGraceMs);
-    abandonPipesAfter(limits.killGraceMs + PIPE_CLOSE_MARGIN_MS);
+    abandonPipesAfter(limits.killGraceMs);
   };
 
   subprocess.stdout?.on('data', (chunk: Buffer) => {
