@@ -3,6 +3,7 @@
 // comes back to the model as the same bytes, for a lone call and inside a batch. Before, `outcome.ok`,
 // `code` and `bodyBytes` passed, and `grep -c -- '^db_password=X'` recovered a password in 381 calls.
 import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createRun } from '../src/run';
@@ -59,7 +60,7 @@ const answer = (id: string) =>
     .map(({ reason, ...a }) => (reason === undefined ? a : { ...a, reason }));
 
 describe('a withheld answer reveals its status and reason code only [SEC-4] [HC-170]', () => {
-  test.prop([answer('vault.grep'), answer('vault.grep')], { numRuns: 60 })(
+  test.prop([answer('vault.grep'), answer('vault.grep')], { numRuns: fcRuns(60) })(
     'a lone call: two different answers give the same serialized result',
     async (a, b) => {
       const x = await seen('run_command', { command: 'vault.grep' }, { 'vault.grep': a });
@@ -77,7 +78,7 @@ describe('a withheld answer reveals its status and reason code only [SEC-4] [HC-
   );
 
   test.prop([answer('vault.grep'), answer('vault.write'), answer('vault.grep'), answer('vault.write')], {
-    numRuns: 40,
+    numRuns: fcRuns(40),
   })('a batch: different answers give the same serialized result', async (a, b, c, d) => {
     const input = { calls: [{ command: 'vault.grep' }, { command: 'vault.write' }] };
     const x = await seen('run_command', input, { 'vault.grep': a, 'vault.write': b });

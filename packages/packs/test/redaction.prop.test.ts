@@ -3,6 +3,7 @@
 // secret. Property tests compare the redacted output for matching and non-matching guesses.
 import { fc, test } from '@fast-check/vitest';
 import { truncationMarker } from '@harness/exec';
+import { fcRuns } from '@harness/test-utils';
 import { describe, expect } from 'vitest';
 import { redact } from '../src/credentials';
 
@@ -18,7 +19,9 @@ const decoyOf = (k: number, seed: string): string => {
 };
 
 describe('redaction at the cut is not an oracle [SEC-2]', () => {
-  test.prop([text, text, fc.integer({ min: 1, max: SECRET.length - 1 }), fc.nat(500)], { numRuns: 400 })(
+  test.prop([text, text, fc.integer({ min: 1, max: SECRET.length - 1 }), fc.nat(500)], {
+    numRuns: fcRuns(400),
+  })(
     'a prefix of the secret before the cut and a decoy of the same length give the same output',
     (head, tail, k, dropped) => {
       const out = (guess: string) =>
@@ -27,7 +30,9 @@ describe('redaction at the cut is not an oracle [SEC-2]', () => {
     },
   );
 
-  test.prop([text, text, fc.integer({ min: 1, max: SECRET.length - 1 }), fc.nat(500)], { numRuns: 400 })(
+  test.prop([text, text, fc.integer({ min: 1, max: SECRET.length - 1 }), fc.nat(500)], {
+    numRuns: fcRuns(400),
+  })(
     'a suffix of the secret after the cut and a decoy of the same length give the same output',
     (head, tail, k, dropped) => {
       const out = (guess: string) =>
@@ -36,7 +41,7 @@ describe('redaction at the cut is not an oracle [SEC-2]', () => {
     },
   );
 
-  test.prop([text, fc.integer({ min: 1, max: SECRET.length - 1 })], { numRuns: 400 })(
+  test.prop([text, fc.integer({ min: 1, max: SECRET.length - 1 })], { numRuns: fcRuns(400) })(
     'a prefix at the very end of truncated output (killed mid-write) and a decoy give the same output',
     (head, k) => {
       const out = (guess: string) => redact(`${head}${guess}`, [SECRET], true);
@@ -46,7 +51,7 @@ describe('redaction at the cut is not an oracle [SEC-2]', () => {
     },
   );
 
-  test.prop([text, text, fc.nat(500)], { numRuns: 50 })(
+  test.prop([text, text, fc.nat(500)], { numRuns: fcRuns(50) })(
     'no piece of four or more characters of the secret survives next to a cut',
     (head, tail, dropped) => {
       for (let k = 4; k < SECRET.length; k++) {
