@@ -1,9 +1,9 @@
 // The one socket client of loom-broker/1 (`@harness/protocol/client`): node:net and this package
 // only, so the `loom` CLI's per-call path and the harness's fast path load nothing heavier.
 import { createConnection, type Socket } from 'node:net';
-import { socketProblem } from './socket-safety';
 import { encodeLine, LineReader } from './framing';
 import { MAX_ANSWER_LINE_BYTES, MAX_PENDING_REQUESTS } from './limits';
+import { socketProblem } from './socket-safety';
 import type { CommandAnswer, HelloResult, ListParams, ListResult, RunParams } from './types';
 import { BROKER_PROTOCOL, protocolMismatch } from './version';
 
