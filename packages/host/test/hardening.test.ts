@@ -165,7 +165,9 @@ describe('credentials.json must be private to its owner', () => {
 });
 
 describe('broker fairness: calls stuck behind a descendant that escaped its group', () => {
+  // sandbox_mode off: a sandbox's pid namespace would end the escaped process with the run.
   const STUCK_YAML = `version: 1
+sandbox_mode: off
 command_packs:
   - id: slow
     timeout: 2s

@@ -64,9 +64,11 @@ const ws: Workspace = await loadOk(`command_packs:
       - id: stubborn
         argv: [sh, -c, 'trap "" TERM; (trap "" TERM; exec sleep 31.4159) & sleep 31.4159; wait']
         effects: read
+      # A write, so it runs unconfined (read commands run in a sandbox whose pid namespace would
+      # take the escaped process with it): the escape is what this command is about.
       - id: escapes
         argv: [sh, -c, 'setsid sleep 60.2718 & echo started; sleep 31.4159']
-        effects: read
+        effects: write
   - id: sub
     cwd: nested/dir
     commands:
