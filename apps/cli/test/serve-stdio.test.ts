@@ -228,7 +228,8 @@ describe('harness serve over stdio when its client goes', () => {
           .split('\n')
           .filter((l) => l.includes('setTimeout') && l.endsWith('-- 19.37'));
       while (running().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(running()).toHaveLength(1);
+      // The command itself, and the sandbox around it when reads are confined.
+      expect(running().length).toBeGreaterThan(0);
 
       const closedAt = Date.now();
       child.stdin.end();
