@@ -244,7 +244,7 @@ describe('the socket client', () => {
     const mode = statSync(dir).mode & 0o777;
     chmodSync(dir, 0o777);
     try {
-      const fresh = createSocketHostClient({ queuePath: sc.queuePath, timeoutMs: 2000 });
+      const fresh = createSocketHostClient({ socketPath: sc.queuePath, timeoutMs: 2000 });
       expect(await fresh.run({ command: 'a.b', args: {} })).toEqual({
         kind: 'not_sent',
         code: 'command_failed',
