@@ -231,7 +231,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
       forceKillAfterDelay: false,
       windowsHide: true,
     });
-  const subprocess = launch?.cgroup === undefined ? spawn() : launch.cgroup.spawnInside(spawn);
+  const subprocess = spawn();
   // execa's own result is not used (we read the streams and the exit ourselves); with
   // reject: false it resolves, and this keeps any late rejection from going unhandled.
   const execaDone = subprocess.then(

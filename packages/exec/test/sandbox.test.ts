@@ -1,6 +1,6 @@
 // Confinement with bubblewrap: real processes, real files, a real TCP server. Every "cannot" has
 // its "can" beside it, so a sandbox that blocks everything (or nothing) fails here.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot, tempDir } from '@harness/test-utils';
@@ -17,14 +17,22 @@ const suite = detection.available || process.env.CI === 'true' ? describe : desc
 const dir = tempDir('exec-sandbox-');
 const home = join(dir.path, 'home');
 const out = join(dir.path, 'out');
-const elsewhere = join(dir.path, 'elsewhere');
-afterAll(() => dir.cleanup());
+// A folder outside /tmp (the run gets a private /tmp of its own, so anything under the host's /tmp
+// is simply absent there, wherever the repository itself was cloned) and outside the system paths.
+const visible = mkdtempSync('/var/tmp/exec-sandbox-');
+const elsewhere = join(visible, 'elsewhere');
+const outside = join(visible, 'outside.json');
+afterAll(() => {
+  dir.cleanup();
+  rmSync(visible, { recursive: true, force: true });
+});
 beforeAll(() => {
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
   writeFileSync(join(home, 'notes.txt'), 'public notes\n');
   mkdirSync(out);
   mkdirSync(elsewhere);
+  writeFileSync(outside, '{"outside": true}\n');
 });
 
 const sh = (script: string, sandbox: SandboxPolicy, extra: Partial<Parameters<typeof run>[0]> = {}) =>
@@ -70,7 +78,6 @@ suite('sandbox: filesystem', () => {
   });
 
   it('with a read list, reads only those paths and the system, and a denied file under one stays hidden [SEC-14]', async () => {
-    const outside = join(repoRoot, 'package.json');
     const r = await sh(`cat notes.txt; cat "${outside}" | head -c 1; cat .ssh/id_ed25519`, {
       read: [home],
       deny: [join(home, '.ssh', 'id_ed25519')],

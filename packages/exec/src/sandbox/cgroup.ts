@@ -3,11 +3,18 @@ import { join } from 'node:path';
 
 /** A pids cgroup made for one run. */
 export interface PidsCgroup {
-  /** Starts `spawn` inside the cgroup (whatever it forks stays there) and sets the bound. */
-  spawnInside<T>(spawn: () => T): T;
+  /**
+   * The launch of `file args…` inside the cgroup: a fixed `/bin/sh` trampoline writes its own pid
+   * into the cgroup and then execs the program, so the program is in it from its first
+   * instruction and everything it forks stays there. The bound is set before anything joins.
+   */
+  wrap(file: string, args: readonly string[]): { file: string; args: string[] };
   /** Removes the cgroup once the run is gone (best effort: a zombie not yet reaped keeps it busy). */
   remove(): void;
 }
+
+/** Joins the cgroup named by `$1`, then becomes the program that follows; no value is parsed. */
+const TRAMPOLINE = 'echo $$ > "$1" || exit 126; shift; exec "$@"';
 
 let sequence = 0;
 
@@ -38,11 +45,10 @@ function ownPidsCgroup(): string | undefined {
 }
 
 /**
- * A fresh pids cgroup below this process's own, or `undefined` when none can be made (not root, no
- * pids controller, a read-only cgroup tree). The child is started from inside it: this process
- * joins the cgroup for the synchronous spawn call only and leaves again, so the child is in it from
- * its first instruction; the bound is set once this process has left (its own threads would count
- * otherwise). A cgroup's bound counts every task in it, threads included.
+ * A fresh pids cgroup below this process's own, bounded to `max` tasks (threads included), or
+ * `undefined` when none can be made (not root, no pids controller, a read-only cgroup tree). This
+ * process never joins it: the child does, through the trampoline of `wrap`, after the bound is set,
+ * so no moment exists in which the child runs in the cgroup unbounded.
  */
 export function createPidsCgroup(max: number): PidsCgroup | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -52,18 +58,18 @@ export function createPidsCgroup(max: number): PidsCgroup | undefined {
   const path = join(own, `harness-run-${process.pid}-${sequence}`);
   try {
     mkdirSync(path);
+    writeFileSync(join(path, 'pids.max'), String(max));
   } catch {
+    try {
+      rmdirSync(path);
+    } catch {
+      // never made
+    }
     return undefined;
   }
   return {
-    spawnInside<T>(spawn: () => T): T {
-      writeFileSync(join(path, 'cgroup.procs'), String(process.pid));
-      try {
-        return spawn();
-      } finally {
-        writeFileSync(join(own, 'cgroup.procs'), String(process.pid));
-        writeFileSync(join(path, 'pids.max'), String(max));
-      }
+    wrap(file, args) {
+      return { file: '/bin/sh', args: ['-c', TRAMPOLINE, 'sh', join(path, 'cgroup.procs'), file, ...args] };
     },
     remove(): void {
       try {

@@ -150,9 +150,10 @@ export function planSandbox(
         ? { file: limit.prlimit, max: normalized.processes + 1 }
         : null,
   });
+  const launch = limit.cgroup?.wrap(detection.file, args) ?? { file: detection.file, args };
   return {
-    file: detection.file,
-    args,
+    file: launch.file,
+    args: launch.args,
     confinement: {
       ...base,
       mechanism: 'bwrap',
