@@ -1,6 +1,14 @@
 // Confinement with bubblewrap: real processes, real files, a real TCP server. Every "cannot" has
 // its "can" beside it, so a sandbox that blocks everything (or nothing) fails here.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot, tempDir } from '@harness/test-utils';
