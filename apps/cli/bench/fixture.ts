@@ -1,7 +1,9 @@
 // Shared by the serve benchmarks: a workspace whose commands cost nothing (`true`), `harness serve`
 // started on it with the real MCP SDK client over stdio or streamable HTTP, and the honest anchors
 // (a piped, detached spawn of `true` that reads both pipes; a plain SDK server's round trip).
+
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -79,8 +81,10 @@ export async function serveStdio(dir: ReturnType<typeof benchDir>): Promise<{ cl
 export async function serveHttp(
   dir: ReturnType<typeof benchDir>,
 ): Promise<{ client: Client; child: ChildProcess; stop(): Promise<void> }> {
+  // Every HTTP listener requires a bearer token; the bench gives one through the environment.
+  const token = randomBytes(24).toString('hex');
   const child = spawn(process.execPath, [...serveArgs(dir), '--http', '127.0.0.1:0'], {
-    env: env(dir.root),
+    env: { ...env(dir.root), HARNESS_HTTP_TOKEN: token },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -93,7 +97,11 @@ export async function serveHttp(
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${log}`)));
   });
   const client = new Client({ name: 'harness-bench', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return {
     client,
     child,

@@ -1,6 +1,7 @@
 // Shared by the CLI tests: the real bin, spawned with a temp HOME and instance so no test touches
 // ~/.local/share, and real MCP SDK clients connected to it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '@harness/test-utils';
@@ -80,9 +81,17 @@ export async function connectStdio(
 export async function startHttp(
   args: string[],
   home: string,
-): Promise<{ url: URL; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+  env: Record<string, string> = {},
+): Promise<{
+  url: URL;
+  child: ChildProcess;
+  stderr: () => string;
+  /** The bearer token: read from the file serve says it is in, else `env.HARNESS_HTTP_TOKEN`. */
+  token: string;
+  stop: () => Promise<void>;
+}> {
   const child = spawn(process.execPath, [bin, 'serve', ...args], {
-    env: baseEnv(home),
+    env: baseEnv(home, env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let log = '';
@@ -91,7 +100,7 @@ export async function startHttp(
     child.stderr?.on('data', (c: Buffer) => {
       log += c.toString('utf8');
       const match = /at (http:\/\/\S+\/mcp)/.exec(log);
-      if (match?.[1]) {
+      if (match?.[1] && /bearer token (in|from) /.test(log)) {
         clearTimeout(timer);
         resolve(new URL(match[1]));
       }
@@ -101,9 +110,14 @@ export async function startHttp(
       reject(new Error(`serve exited ${code}: ${log}`));
     });
   });
+  const tokenFile = /bearer token in (\S+) /.exec(log)?.[1];
+  const token = tokenFile
+    ? (readFileSync(tokenFile, 'utf8').split('\n')[0] ?? '')
+    : (env.HARNESS_HTTP_TOKEN ?? '');
   return {
     url,
     child,
+    token,
     stderr: () => log,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,8 @@
 // harness serve over streamable HTTP: the real MCP SDK client (StreamableHTTPClientTransport)
 // against the real bin, the URL read from what serve prints on stderr.
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, get, runCli, sandbox, slowWorkspace, startHttp, structured } from './helpers';
@@ -68,9 +70,15 @@ describe('harness serve --http on loopback', () => {
       403,
     );
     expect(
-      await postWith(server.url, { host: `localhost:${port}`, origin: `http://localhost:${port}` }),
+      await postWith(server.url, {
+        host: `localhost:${port}`,
+        origin: `http://localhost:${port}`,
+        authorization: `Bearer ${server.token}`,
+      }),
     ).toBe(200);
-    expect(await postWith(server.url, { host: `127.0.0.1:${port}` })).toBe(200);
+    expect(
+      await postWith(server.url, { host: `127.0.0.1:${port}`, authorization: `Bearer ${server.token}` }),
+    ).toBe(200);
   });
 
   it('prints the URL it listens on, on an ephemeral loopback port', () => {
@@ -80,7 +88,7 @@ describe('harness serve --http on loopback', () => {
   });
 
   it('lists tools and answers list_commands, run_command (single and batch) and run_read_command', async () => {
-    const client = await connectHttp(server.url);
+    const client = await connectHttp(server.url, server.token);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain('run_read_command');
@@ -118,8 +126,8 @@ describe('harness serve --http on loopback', () => {
   });
 
   it('gives each HTTP session its own run (output ids restart per session)', async () => {
-    const a = await connectHttp(server.url);
-    const b = await connectHttp(server.url);
+    const a = await connectHttp(server.url, server.token);
+    const b = await connectHttp(server.url, server.token);
     try {
       const ra = structured(await a.callTool({ name: 'list_commands', arguments: {} }));
       const rb = structured(await b.callTool({ name: 'list_commands', arguments: {} }));
@@ -131,7 +139,7 @@ describe('harness serve --http on loopback', () => {
   });
 
   it('cancels a slow call over HTTP: the client settles at once', async () => {
-    const client = await connectHttp(server.url);
+    const client = await connectHttp(server.url, server.token);
     try {
       const controller = new AbortController();
       const started = Date.now();
@@ -149,29 +157,112 @@ describe('harness serve --http on loopback', () => {
   });
 });
 
-describe('harness serve --http on a non-loopback address', () => {
-  it('refuses to start without a token, before opening anything', async () => {
+describe('harness serve --http requires a bearer token on every listener [SEC-6]', () => {
+  it('generates a token into the instance directory (mode 0600) when none is given, prints where, and answers 401 without it', async () => {
+    const box = sandbox();
+    const server = await startHttp(
+      ['--http', '127.0.0.1:0', '--instance', box.instance, '--workspace', slowWorkspace],
+      box.home,
+    );
+    try {
+      const file = join(box.instance, 'http-token');
+      expect(server.stderr()).toContain(`bearer token in ${file}`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(server.stderr()).not.toContain(server.token);
+      // Another user of the machine reaches loopback too: without the token, nothing.
+      const none = await post(server.url);
+      expect(none.status).toBe(401);
+      expect(await none.text()).toContain('missing or wrong bearer token');
+      const client = await connectHttp(server.url, server.token);
+      expect(structured(await client.callTool({ name: 'list_commands', arguments: {} })).status).toBe('ok');
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+    // A restart reuses the token, so configured clients keep working.
+    const again = await startHttp(
+      ['--http', '127.0.0.1:0', '--instance', box.instance, '--workspace', slowWorkspace],
+      box.home,
+    );
+    try {
+      expect(again.token).toBe(server.token);
+    } finally {
+      await again.stop();
+      box.cleanup();
+    }
+  });
+
+  it('refuses --token: a token in argv is visible to every user through ps', async () => {
     const box = sandbox();
     try {
-      const r = await runCli(['serve', '--http', '0.0.0.0:0', '--instance', box.instance], {
-        home: box.home,
-      });
+      const r = await runCli(
+        ['serve', '--http', '127.0.0.1:0', '--token', 'X-secret-secret-secret', '--instance', box.instance],
+        {
+          home: box.home,
+        },
+      );
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(/not a loopback address: set --token or HARNESS_HTTP_TOKEN/);
+      expect(r.stderr).toContain('visible to every user of the machine through ps');
+      expect(r.stderr).not.toContain('X-secret');
     } finally {
       box.cleanup();
     }
   });
 
-  it('answers 401 to a missing or wrong bearer token, and serves the right one', async () => {
+  it('takes the token from --token-file, refusing a file others may read', async () => {
+    const box = sandbox();
+    mkdirSync(box.home, { recursive: true });
+    const file = join(box.home, 'token');
+    writeFileSync(file, 'T-file-token-0123456789\n', { mode: 0o644 });
+    try {
+      const loose = await runCli(
+        ['serve', '--http', '127.0.0.1:0', '--token-file', file, '--instance', box.instance],
+        {
+          home: box.home,
+        },
+      );
+      expect(loose.code).toBe(3);
+      expect(loose.stderr).toContain(`may be read by other users (mode 644); run chmod 600 ${file}`);
+      chmodSync(file, 0o600);
+      const server = await startHttp(
+        [
+          '--http',
+          '127.0.0.1:0',
+          '--token-file',
+          file,
+          '--instance',
+          box.instance,
+          '--workspace',
+          slowWorkspace,
+        ],
+        box.home,
+      );
+      try {
+        expect(server.token).toBe('T-file-token-0123456789');
+        expect((await post(server.url, { authorization: 'Bearer T-file-token-0123456789' })).status).toBe(
+          200,
+        );
+        expect((await post(server.url, { authorization: 'Bearer wrong' })).status).toBe(401);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it('caps live sessions (503 past the cap) and closes idle ones, which frees their place', async () => {
     const box = sandbox();
     const server = await startHttp(
       [
         '--http',
-        '0.0.0.0:0',
-        '--token',
-        'X-secret',
+        '127.0.0.1:0',
+        '--max-sessions',
+        '2',
+        '--session-idle',
+        '600',
         '--instance',
         box.instance,
         '--workspace',
@@ -179,8 +270,48 @@ describe('harness serve --http on a non-loopback address', () => {
       ],
       box.home,
     );
+    const auth = { authorization: `Bearer ${server.token}` };
+    try {
+      const first = await post(server.url, auth);
+      const second = await post(server.url, auth);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const third = await post(server.url, auth);
+      expect(third.status).toBe(503);
+      expect(await third.text()).toContain('2 MCP sessions are live');
+      // Past the idle time both are closed: a request naming one is no longer served, and new
+      // sessions fit again.
+      await new Promise((r) => setTimeout(r, 1_200));
+      const old = first.headers.get('mcp-session-id') as string;
+      const stale = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': old,
+          ...auth,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(stale.status).toBe(400);
+      expect((await post(server.url, auth)).status).toBe(200);
+    } finally {
+      await server.stop();
+      box.cleanup();
+    }
+  });
+});
+
+describe('harness serve --http on a non-loopback address', () => {
+  it('answers 401 to a missing or wrong bearer token, and serves the right one from HARNESS_HTTP_TOKEN', async () => {
+    const box = sandbox();
+    const server = await startHttp(
+      ['--http', '0.0.0.0:0', '--instance', box.instance, '--workspace', slowWorkspace],
+      box.home,
+      { HARNESS_HTTP_TOKEN: 'X-secret-0123456789' },
+    );
     try {
       expect(server.stderr()).toContain('(bearer token required)');
+      expect(server.stderr()).toContain('bearer token from HARNESS_HTTP_TOKEN');
       const url = new URL(server.url);
       url.hostname = '127.0.0.1';
       const none = await post(url);
@@ -189,7 +320,7 @@ describe('harness serve --http on a non-loopback address', () => {
       const wrong = await post(url, { authorization: 'Bearer X-wrong' });
       expect(wrong.status).toBe(401);
       await expect(connectHttp(url, 'nope')).rejects.toThrow();
-      const client = await connectHttp(url, 'X-secret');
+      const client = await connectHttp(url, 'X-secret-0123456789');
       const listing = structured(await client.callTool({ name: 'list_commands', arguments: {} }));
       expect(listing.status).toBe('ok');
       await client.close();

@@ -3,15 +3,22 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
+import { type HttpToken, resolveHttpToken } from '../http-token';
 import { err, out } from '../output';
 import { openSession, type Session } from '../session';
 
-const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [configuration]
+// Bounds of the HTTP transport's sessions: each holds an MCP server and a run.
+const DEFAULT_MAX_SESSIONS = 32;
+const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000;
+
+const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [configuration]
 
 Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
@@ -24,8 +31,13 @@ ${sessionFlagsHelp}
 
 Transport:
   --http <host:port>   serve streamable HTTP at http://host:port/mcp instead of stdio.
-                       Loopback by default (127.0.0.1); any other address requires a token.
-  --token <secret>     require "Authorization: Bearer <secret>" (env HARNESS_HTTP_TOKEN)
+                       Loopback by default (127.0.0.1). Every request must carry
+                       "Authorization: Bearer <token>": the token is read from --token-file,
+                       else HARNESS_HTTP_TOKEN, else generated once into <instance>/http-token
+                       (mode 0600; serve prints where). Never pass a token in argv.
+  --token-file <path>  read the bearer token from the first line of this file (mode 0600)
+  --max-sessions <n>   live MCP sessions at most (default ${DEFAULT_MAX_SESSIONS}); another initialize gets 503
+  --session-idle <ms>  close a session nobody used for this long (default ${DEFAULT_SESSION_IDLE_MS})
   --heartbeat <ms>     while a single call runs, send the client a progress notification this
                        often when it asked for progress (default 1000; 0 turns it off). A batch
                        reports progress as its calls settle.`;
@@ -34,21 +46,33 @@ Transport:
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
-    { ...sessionFlags, http: { type: 'string' }, token: { type: 'string' }, heartbeat: { type: 'string' } },
+    {
+      ...sessionFlags,
+      http: { type: 'string' },
+      token: { type: 'string' },
+      'token-file': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'session-idle': { type: 'string' },
+      heartbeat: { type: 'string' },
+    },
     false,
   );
   if (values.help) {
     out(help);
     return 0;
   }
-  const token = values.token ?? (process.env.HARNESS_HTTP_TOKEN || undefined);
-  const listen = values.http === undefined ? undefined : parseListen(values.http, token);
-  const heartbeatMs = values.heartbeat === undefined ? 1000 : Number(values.heartbeat);
-  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 0)
+  if (values.token !== undefined) {
     throw new CliError(
       'usage',
-      `--heartbeat must be a whole number of milliseconds, found '${values.heartbeat}'`,
+      '--token is no longer accepted: a token in argv is visible to every user of the machine through ps; put it in a file only you can read and pass --token-file <path>, or set HARNESS_HTTP_TOKEN',
     );
+  }
+  const listen = values.http === undefined ? undefined : parseListen(values.http);
+  const limits = {
+    maxSessions: wholeNumber(values['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS, 1),
+    idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
+  };
+  const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
   const session = await openSession({ ...sessionOptions(values), log: err });
   if (session.tools.length === 0) {
     await session.close();
@@ -64,7 +88,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (listen === undefined) {
     await serveStdio(session);
   } else {
-    await serveHttp(session, listen, token);
+    let token: HttpToken;
+    try {
+      token = resolveHttpToken(values['token-file'], httpTokenPath(session));
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    await serveHttp(session, listen, token, limits);
   }
   const why = await new Promise<'signal' | 'client_gone'>((resolve) => {
     process.once('SIGINT', () => resolve('signal'));
@@ -86,6 +117,25 @@ export async function serveCommand(argv: string[]): Promise<number> {
 
 // How long calls in flight may still finish after the stdio client went away.
 const CLIENT_GONE_GRACE_MS = 1_000;
+
+function wholeNumber(value: string | undefined, flag: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new CliError(
+      'usage',
+      `${flag} must be a whole number${min > 0 ? ' above 0' : ''}, found '${value}'`,
+    );
+  return n;
+}
+
+/** Where a generated HTTP token lives: the embedded instance's directory, else harness's data dir. */
+function httpTokenPath(session: Session): string {
+  const instance = session.embedded?.location.instanceDir;
+  if (instance !== undefined) return join(instance, 'http-token');
+  const dataHome = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(dataHome, 'harness', 'http-token');
+}
 
 /**
  * Wraps a tool so a single call that runs longer than `everyMs` sends progress notifications while
@@ -156,18 +206,12 @@ function loopbackRequest(req: IncomingMessage): boolean {
   return origin === undefined || isLoopback(hostnameOf(origin, true) ?? '');
 }
 
-function parseListen(value: string, token: string | undefined): { host: string; port: number } {
+function parseListen(value: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value) ?? /^()()(\d{1,5})$/.exec(value);
   if (!match) throw new CliError('usage', `--http must be host:port or port, found '${value}'`);
   const host = match[1] || match[2] || '127.0.0.1';
   const port = Number(match[3]);
   if (port > 65535) throw new CliError('usage', `--http port must be 0-65535, found ${port}`);
-  if (!isLoopback(host) && token === undefined) {
-    throw new CliError(
-      'usage',
-      `--http ${host} is not a loopback address: set --token or HARNESS_HTTP_TOKEN so only clients with the token can call tools`,
-    );
-  }
   return { host, port };
 }
 
@@ -211,8 +255,7 @@ async function serveStdio(session: Session): Promise<void> {
   err(`harness: serving ${session.tools.map((t) => t.name).join(', ')} over stdio`);
 }
 
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (token === undefined) return true;
+function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
   const want = Buffer.from(token);
@@ -239,14 +282,28 @@ function reply(res: ServerResponse, status: number, message: string): void {
 async function serveHttp(
   session: Session,
   listen: { host: string; port: number },
-  token: string | undefined,
+  { token, source }: HttpToken,
+  limits: { maxSessions: number; idleMs: number },
 ): Promise<void> {
   const { StreamableHTTPServerTransport } = await import(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   let sessions = 0;
+  let initializing = 0;
   const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
+  // When each session was last used; one idle past `limits.idleMs` is closed.
+  const lastUsed = new Map<string, number>();
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, at] of lastUsed) {
+        if (now - at > limits.idleMs) void transports.get(id)?.close();
+      }
+    },
+    Math.min(30_000, Math.max(50, Math.floor(limits.idleMs / 4))),
+  );
+  sweep.unref();
   const guardLoopback = isLoopback(listen.host);
   const http = createServer(async (req, res) => {
     try {
@@ -265,22 +322,41 @@ async function serveHttp(
       const sessionId = req.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
       const body = req.method === 'POST' ? await readBody(req) : undefined;
-      if (existing) return await existing.handleRequest(req, res, body);
+      if (existing) {
+        lastUsed.set(sessionId as string, Date.now());
+        return await existing.handleRequest(req, res, body);
+      }
       if (req.method !== 'POST' || !isInitializeRequest(body))
         return reply(res, 400, 'no valid session: send initialize first');
+      if (transports.size + initializing >= limits.maxSessions) {
+        return reply(
+          res,
+          503,
+          `${limits.maxSessions} MCP sessions are live, the most this server keeps; close one (DELETE /mcp with its mcp-session-id) or wait until an idle one expires`,
+        );
+      }
+      initializing += 1;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           transports.set(id, transport);
+          lastUsed.set(id, Date.now());
         },
       });
       transport.onclose = () => {
-        if (transport.sessionId) transports.delete(transport.sessionId);
+        if (transport.sessionId) {
+          transports.delete(transport.sessionId);
+          lastUsed.delete(transport.sessionId);
+        }
       };
       sessions += 1;
-      const server = await newMcpServer(session, `http-${sessions}`);
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      try {
+        const server = await newMcpServer(session, `http-${sessions}`);
+        await server.connect(transport);
+        await transport.handleRequest(req, res, body);
+      } finally {
+        initializing -= 1;
+      }
     } catch (error) {
       if (!res.headersSent) reply(res, 400, (error as Error).message);
     }
@@ -294,9 +370,15 @@ async function serveHttp(
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   // The URL line is what tests and scripts read to find an ephemeral port.
   err(
-    `harness: serving ${session.tools.map((t) => t.name).join(', ')} at http://${host}:${port}/mcp${token ? ' (bearer token required)' : ''}`,
+    `harness: serving ${session.tools.map((t) => t.name).join(', ')} at http://${host}:${port}/mcp (bearer token required)`,
+  );
+  err(
+    source === 'HARNESS_HTTP_TOKEN'
+      ? 'harness: bearer token from HARNESS_HTTP_TOKEN'
+      : `harness: bearer token in ${source} (clients send "Authorization: Bearer <its first line>")`,
   );
   const close = () => {
+    clearInterval(sweep);
     for (const t of transports.values()) void t.close();
     http.close();
   };
