@@ -73,6 +73,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
   };
   const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
+  // A token given by file or environment is checked before anything is opened or created.
+  let given: HttpToken | undefined;
+  if (listen !== undefined && (values['token-file'] !== undefined || process.env.HARNESS_HTTP_TOKEN))
+    given = resolveHttpToken(values['token-file'], '');
   const session = await openSession({ ...sessionOptions(values), log: err });
   if (session.tools.length === 0) {
     await session.close();
@@ -90,7 +94,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } else {
     let token: HttpToken;
     try {
-      token = resolveHttpToken(values['token-file'], httpTokenPath(session));
+      token = given ?? resolveHttpToken(undefined, httpTokenPath(session));
     } catch (error) {
       await session.close();
       throw error;
