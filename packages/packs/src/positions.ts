@@ -1,6 +1,6 @@
 // Maps a path inside the parsed document back to the line and column where it was written, using
 // the `yaml` package's node ranges, so that a load error names file:line:column.
-import { type Document, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 
 /** A 1-based position in the source text. */
 export interface Position {
@@ -69,4 +69,34 @@ export function locator(doc: Document.Parsed, lc: LineCounter, text: string): Lo
       return pos(start);
     },
   };
+}
+
+/** A YAML syntax error at a 1-based position; `message` reads "not valid YAML: …". */
+export interface YamlSyntaxError extends Position {
+  readonly message: string;
+}
+
+/**
+ * Parses a YAML configuration file the one way every loader does (duplicate keys refused, at most
+ * 100 aliases expanded): its data and a locator over it, or each syntax error with its position.
+ */
+export function parseYamlConfig(
+  text: string,
+): { ok: true; data: unknown; loc: Locator } | { ok: false; errors: YamlSyntaxError[] } {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => {
+        const { line, col } = lc.linePos(e.pos[0]);
+        return { line, column: col, message: `not valid YAML: ${e.message.split('\n')[0] ?? e.message}` };
+      }),
+    };
+  }
+  try {
+    return { ok: true, data: doc.toJS({ maxAliasCount: 100 }) ?? {}, loc: locator(doc, lc, text) };
+  } catch {
+    return { ok: false, errors: [{ line: 1, column: 1, message: 'not valid YAML: too many aliases' }] };
+  }
 }

@@ -27,6 +27,7 @@ describe('public API', () => {
       'locator',
       'parseByteSize',
       'parseDuration',
+      'parseYamlConfig',
       'resolveGrants',
       'runPackCommand',
       'workspaceJsonSchema',

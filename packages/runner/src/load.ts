@@ -4,10 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseRunTemplate } from '@harness/events';
-import { type Locator, locator, parseByteSize, parseDuration } from '@harness/packs';
+import { type Locator, parseByteSize, parseDuration, parseYamlConfig } from '@harness/packs';
 import { parse as parseTemplate, type Template, type TemplateIssue } from '@harness/tmpl';
 import { Cron } from 'croner';
-import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ADAPTERS } from './adapters';
 import { RunnerErrorCode as Code, type RunnerErrorCode, type RunnerIssue } from './errors';
@@ -122,43 +121,21 @@ export function loadRunnerConfig(source: RunnerSource, options: RunnerLoadOption
       };
     }
   }
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
+  const yaml = parseYamlConfig(text);
+  if (!yaml.ok) {
     return {
       ok: false,
-      issues: doc.errors.map((e) => {
-        const { line, col } = lc.linePos(e.pos[0]);
-        return {
-          code: Code.yaml_syntax,
-          path: [],
-          file,
-          line,
-          column: col,
-          message: `not valid YAML: ${e.message.split('\n')[0]}`,
-        };
-      }),
+      issues: yaml.errors.map(({ line, column, message }) => ({
+        code: Code.yaml_syntax,
+        path: [],
+        file,
+        line,
+        column,
+        message,
+      })),
     };
   }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  } catch {
-    return {
-      ok: false,
-      issues: [
-        {
-          code: Code.yaml_syntax,
-          path: [],
-          file,
-          line: 1,
-          column: 1,
-          message: 'not valid YAML: too many aliases',
-        },
-      ],
-    };
-  }
-  const loc = locator(doc, lc, text);
+  const { data, loc } = yaml;
   const issues: RunnerIssue[] = [];
   const report: Report = (code, path, message, key = false) => {
     const { line, column } = loc.at(path, { key });

@@ -2,9 +2,8 @@
 // schema, then build it (./build). A file the schema rejects still gets the template checks of its
 // well-formed entries (./well-formed), so one pass reports every load error.
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { PacksErrorCode as Code, type PacksErrorCode, type PacksIssue } from '../errors';
-import { locator } from '../positions';
+import { parseYamlConfig } from '../positions';
 import { workspaceSchema } from '../schema';
 import { build } from './build';
 import { sortIssues, zodMessage } from './issues';
@@ -47,44 +46,21 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       };
     }
   }
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
+  const yaml = parseYamlConfig(text);
+  if (!yaml.ok) {
     return {
       ok: false,
-      issues: doc.errors.map((e) => {
-        const { line, col } = lc.linePos(e.pos[0]);
-        const msg = e.message.split('\n')[0] ?? e.message;
-        return {
-          code: Code.YAML_SYNTAX,
-          message: `not valid YAML: ${msg}`,
-          path: [],
-          file,
-          line,
-          column: col,
-        };
-      }),
+      issues: yaml.errors.map(({ line, column, message }) => ({
+        code: Code.YAML_SYNTAX,
+        message,
+        path: [],
+        file,
+        line,
+        column,
+      })),
     };
   }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  } catch {
-    return {
-      ok: false,
-      issues: [
-        {
-          code: Code.YAML_SYNTAX,
-          message: 'not valid YAML: too many aliases',
-          path: [],
-          file,
-          line: 1,
-          column: 1,
-        },
-      ],
-    };
-  }
-  const loc = locator(doc, lc, text);
+  const { data, loc } = yaml;
   const issue = (code: PacksErrorCode, path: Path, message: string, key = false): PacksIssue => {
     const { line, column } = loc.at(path, { key });
     return { code, message, path, file, line, column };
