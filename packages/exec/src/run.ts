@@ -212,6 +212,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
       ? undefined
       : planSandbox(options.sandbox, { file, args: argv.slice(1), cwd, pwd: env.PWD });
 
+  const pidNamespace = launch?.confinement.pidNamespace === true;
   const started = performance.now();
   const spawn = () =>
     execa(launch?.file ?? file, launch?.args ?? argv.slice(1), {
@@ -327,8 +328,11 @@ export async function run(options: RunOptions): Promise<RunResult> {
     exitCode = code;
     exitSignal = sig;
     // The child is gone; anything of its group still running would outlive the run (and may
-    // hold the pipes open, which would otherwise keep us waiting until the timeout).
-    if (reason === undefined && groupAlive(pid)) startKill('stray');
+    // hold the pipes open, which would otherwise keep us waiting until the timeout). In a pid
+    // namespace the kernel ends every member with the namespace's init, which bubblewrap ends with
+    // itself (--die-with-parent): nothing can outlive the run, so the costly /proc scan of
+    // groupAlive is skipped, and a member still being torn down is not mistaken for a stray.
+    if (reason === undefined && !pidNamespace && groupAlive(pid)) startKill('stray');
     // Nothing of the group is left: whatever still holds the pipes escaped it.
     else if (reason === undefined) abandonPipesAfter(limits.killGraceMs);
   });

@@ -81,7 +81,7 @@ describe('bubblewrap command line', () => {
     version: '0.8.0',
   };
 
-  it('puts the program after "--" (through env, to drop the PWD bubblewrap sets) with its arguments untouched, the deny mounts last', () => {
+  it('puts the program right after "--" with its arguments untouched, the deny mounts last', () => {
     const launch = planSandbox(
       { deny: ['/nonexistent-deny', '/etc/hostname'], network: 'host' },
       target,
@@ -89,19 +89,23 @@ describe('bubblewrap command line', () => {
     );
     const args = [...launch.args];
     const end = args.indexOf('--');
-    // env(1) takes out the PWD bubblewrap sets: the program's environment stays the caller's.
-    expect(args.slice(end + 1)).toEqual([
+    expect(args.slice(end + 1)).toEqual(['/usr/bin/jq', '-r', '.a', 'data.json']);
+    expect(args).not.toContain('--unshare-net');
+    expect(args.slice(end - 5, end)).toEqual(['--ro-bind', '/dev/null', '/etc/hostname', '--chdir', '/']);
+    expect(args).not.toContain('/nonexistent-deny');
+  });
+
+  it('puts a caller PWD other than the working directory back through env(1), since bubblewrap sets its own', () => {
+    const launch = planSandbox({}, { ...target, pwd: '/elsewhere' }, bwrap);
+    const args = [...launch.args];
+    expect(args.slice(args.indexOf('--') + 1)).toEqual([
       '/usr/bin/env',
-      '-u',
-      'PWD',
+      'PWD=/elsewhere',
       '/usr/bin/jq',
       '-r',
       '.a',
       'data.json',
     ]);
-    expect(args).not.toContain('--unshare-net');
-    expect(args.slice(end - 5, end)).toEqual(['--ro-bind', '/dev/null', '/etc/hostname', '--chdir', '/']);
-    expect(args).not.toContain('/nonexistent-deny');
   });
 });
 

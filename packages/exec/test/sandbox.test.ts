@@ -160,6 +160,23 @@ suite('sandbox: processes', () => {
     expect(r.confinement.confined && r.confinement.processes?.enforcedBy).not.toBe('none');
   });
 
+  it('counts the program itself: with processes 4, a shell starts three children and not a fourth [SEC-14]', async () => {
+    const three = await sh(
+      'for i in 1 2 3; do sleep 5 & done; echo started',
+      { processes: 4 },
+      { timeoutMs: 2_000 },
+    );
+    expect(three.stdout).toBe('started\n');
+    expect(three.stderr).toBe('');
+    const four = await sh(
+      'for i in 1 2 3 4; do sleep 5 & done; echo started',
+      { processes: 4 },
+      { timeoutMs: 2_000 },
+    );
+    expect(four.stdout).toBe('');
+    expect(four.stderr).toMatch(/fork/i);
+  });
+
   it('starts as many as processes allows [SEC-14]', async () => {
     const r = await sh(spawnMany, { processes: 16 }, { timeoutMs: 5_000 });
     expect(r.stderr).toBe('');
@@ -243,10 +260,14 @@ suite('sandbox: reporting and refusal', () => {
 });
 
 suite('sandbox: the environment rule holds', () => {
-  it('the confined program sees exactly the env given, PWD included only when given', async () => {
-    const show = (extra: Record<string, string>) =>
-      run({ argv: ['env'], env: { ...env, ...extra }, cwd: home, sandbox: {} });
-    expect((await show({ A: '$' + '{B}' })).stdout).toBe(`PATH=${env.PATH}\nA=\${B}\n`);
-    expect((await show({ PWD: '/somewhere/else' })).stdout).toBe(`PATH=${env.PATH}\nPWD=/somewhere/else\n`);
+  it('the confined program sees exactly the env given, with PWD naming its working directory unless the caller gave another', async () => {
+    const show = async (extra: Record<string, string>) =>
+      (await run({ argv: ['env'], env: { ...env, ...extra }, cwd: home, sandbox: {} })).stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .sort();
+    expect(await show({ A: '$' + '{B}' })).toEqual([`A=\${B}`, `PATH=${env.PATH}`, `PWD=${home}`]);
+    expect(await show({ PWD: '/somewhere/else' })).toEqual([`PATH=${env.PATH}`, 'PWD=/somewhere/else']);
+    expect(await show({ PWD: home })).toEqual([`PATH=${env.PATH}`, `PWD=${home}`]);
   });
 });

@@ -19,9 +19,11 @@ export interface BwrapLayout {
   readonly cwd: string;
   /** Give the run its own user namespace (needed for a per-run RLIMIT_NPROC when not root). */
   readonly unshareUser: boolean;
-  /** `env` to start the program through, and the caller's `PWD` (bubblewrap always sets its own). */
-  readonly envFile: string;
-  readonly pwd: string | undefined;
+  /**
+   * `env` to put the caller's `PWD` back through, when the caller gives one other than `cwd`
+   * (bubblewrap always sets `PWD` to the working directory); `undefined` when none is needed.
+   */
+  readonly restorePwd: { readonly envFile: string; readonly pwd: string } | undefined;
   /** `prlimit` to start the program through, with the process bound, when the rlimit enforces it. */
   readonly prlimit: { readonly file: string; readonly max: number } | null;
 }
@@ -45,7 +47,10 @@ export function within(path: string, roots: readonly string[]): boolean {
  * paths on top, and the deny paths last so that nothing listed before can uncover them.
  */
 export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string[] {
-  const out: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
+  // --as-pid-1: the program is the namespace's init, with no bubblewrap init between. When it
+  // exits the kernel kills and waits for everything else in the namespace before bubblewrap sees
+  // the exit, so the run's end is the end of all it started; and one process fewer is started.
+  const out: string[] = ['--die-with-parent', '--unshare-pid', '--as-pid-1', '--unshare-ipc'];
   if (policy.network !== 'host') out.push('--unshare-net');
   if (layout.unshareUser) out.push('--unshare-user');
   if (policy.read === 'all') {
@@ -70,8 +75,8 @@ export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string
     else if (found === 'file') out.push('--ro-bind', '/dev/null', path);
   }
   out.push('--chdir', layout.cwd, '--');
-  // bubblewrap sets PWD; the program's environment must be exactly the caller's, so it is put back.
-  out.push(layout.envFile, ...(layout.pwd === undefined ? ['-u', 'PWD'] : [`PWD=${layout.pwd}`]));
+  // bubblewrap sets PWD to the working directory; a different PWD the caller gave is put back.
+  if (layout.restorePwd !== undefined) out.push(layout.restorePwd.envFile, `PWD=${layout.restorePwd.pwd}`);
   if (layout.prlimit !== null) {
     const n = String(layout.prlimit.max);
     out.push(layout.prlimit.file, `--nproc=${n}:${n}`, '--');

@@ -65,14 +65,26 @@ function processLimit(max: number | null): {
   prlimit: string | undefined;
 } {
   if (max === null) return { kind: 'none', cgroup: undefined, prlimit: undefined };
-  // Root is exempt from RLIMIT_NPROC, so for root only a cgroup bounds the count. bwrap and its
-  // init process are in the cgroup too: two more than the command's own.
+  // Root is exempt from RLIMIT_NPROC, so for root only a cgroup bounds the count. bwrap is in the
+  // cgroup too (the program is the namespace's init, no other): one more than the command's own.
   if (process.getuid?.() === 0) {
-    const cgroup = createPidsCgroup(max + 2);
+    const cgroup = createPidsCgroup(max + 1);
     return { kind: cgroup ? 'cgroup' : 'none', cgroup, prlimit: undefined };
   }
   const prlimit = PRLIMIT_PATHS.find((path) => existsSync(path));
   return { kind: prlimit ? 'rlimit' : 'none', cgroup: undefined, prlimit };
+}
+
+function envRestore(pwd: string, file: string): { envFile: string; pwd: string } {
+  const envFile = ENV_PATHS.find((path) => existsSync(path));
+  if (envFile === undefined || file.includes('=')) {
+    throw invalid(
+      envFile === undefined
+        ? 'a confined run with a PWD other than its working directory starts the program through env(1), which was not found at /usr/bin/env or /bin/env; install coreutils, or leave PWD out of the env.'
+        : `the executable path ${file} contains "=", which env(1) would read as a variable; confined, run it through a path without "=" (a symlink), or leave PWD out of the env.`,
+    );
+  }
+  return { envFile, pwd };
 }
 
 /**
@@ -129,21 +141,17 @@ export function planSandbox(
       cgroup: undefined,
     };
   }
-  const envFile = ENV_PATHS.find((path) => existsSync(path));
-  if (envFile === undefined || target.file.includes('=')) {
-    throw invalid(
-      envFile === undefined
-        ? 'a confined run starts the program through env(1), which was not found at /usr/bin/env or /bin/env; install coreutils.'
-        : `the executable path ${target.file} contains "=", which env(1) would read as a variable; confined, run it through a path without "=" (a symlink).`,
-    );
-  }
+  // bubblewrap sets PWD to the working directory. Only a caller's PWD that differs from it needs
+  // env(1) to put it back (one more exec, ~2 ms): the program sees the caller's environment, with
+  // PWD naming its working directory when the caller gave none (docs/exec.md).
+  const restorePwd =
+    target.pwd === undefined || target.pwd === target.cwd ? undefined : envRestore(target.pwd, target.file);
   const limit = processLimit(normalized.processes);
   const args = bwrapArgs(normalized, {
     file: target.file,
     args: target.args,
     cwd: target.cwd,
-    envFile,
-    pwd: target.pwd,
+    restorePwd,
     unshareUser: limit.prlimit !== undefined,
     prlimit:
       limit.prlimit !== undefined && normalized.processes !== null
