@@ -199,7 +199,7 @@ function firstLine(text: string): string {
 /**
  * Runs one pack command: validates `args` against its inputs, renders the frozen argv with
  * `@harness/tmpl` (values only, one element per element, flag injection refused), builds the
- * environment from the pack's `env` alone plus `PATH` (credentials from `options.credentials`; no
+ * environment from the pack's `env` alone plus `PATH` and `PWD` (credentials from `options.credentials`; no
  * `${VAR}` expansion), and runs it through `@harness/exec` (never a shell; the pack's timeout and
  * output ceiling; the process group killed when a bound fires). Credential values in stdout, stderr
  * and messages are replaced with `[redacted]`.
@@ -268,6 +268,9 @@ export async function runPackCommand(
     };
   }
   env.PATH ??= options.path ?? process.env.PATH ?? FALLBACK_PATH;
+  // PWD names the working directory, as a shell would set it; confined or not, the program sees
+  // the same environment (bubblewrap sets PWD itself, docs/exec.md).
+  env.PWD ??= pack.cwd;
 
   let argv: string[];
   try {

@@ -136,11 +136,11 @@ describe('adversarial: flag injection through every input type', () => {
 
 describe('adversarial: environment and credentials', () => {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the test is about a literal ${VAR}
-  it('the child sees only PATH and the pack env; ${VAR} is never expanded, the parent env never inherited', async () => {
+  it('the child sees only PATH, PWD and the pack env; ${VAR} is never expanded, the parent env never inherited', async () => {
     process.env.HARNESS_PARENT_SECRET = 'parent-only';
     try {
       const out = (await ran('a.env')).output as Record<string, string>;
-      expect(Object.keys(out).sort()).toEqual(['PATH', 'PLAIN', 'TOK']);
+      expect(Object.keys(out).sort()).toEqual(['PATH', 'PLAIN', 'PWD', 'TOK']);
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} is what is checked
       expect(out.PLAIN).toBe('${HOME}:$USER:${TOK}');
       expect(JSON.stringify(out)).not.toContain('parent-only');

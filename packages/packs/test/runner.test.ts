@@ -222,9 +222,9 @@ describe('argv substitution is value-only (the security test)', () => {
 
 describe('environment and credentials', () => {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
-  it('the environment is the pack env plus PATH, credentials substituted, ${VAR} never expanded [CP-37]', async () => {
+  it('the environment is the pack env plus PATH and PWD, credentials substituted, ${VAR} never expanded [CP-37]', async () => {
     const env = (await outcome('t.env')).output as Record<string, string>;
-    expect(Object.keys(env).sort()).toEqual(['GH_TOKEN', 'LITERAL', 'PATH']);
+    expect(Object.keys(env).sort()).toEqual(['GH_TOKEN', 'LITERAL', 'PATH', 'PWD']);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} that must stay literal is the point
     expect(env.LITERAL).toBe('${HOME} and $PATH');
     expect(env.PATH).toBe(process.env.PATH);
