@@ -10,7 +10,15 @@ import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-back
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
 import { openStoreTarget } from './store/open';
-import type { ApprovalRecord, ApprovalStatus, AuditEvent, PruneResult, StoreFactory } from './store/types';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  AuditEvent,
+  AuditPage,
+  AuditQuery,
+  PruneResult,
+  StoreFactory,
+} from './store/types';
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -264,6 +272,20 @@ export async function tailAudit(instanceDir: string, limit = 20): Promise<AuditE
   const store = await openStore(instanceDir);
   try {
     return await store.tailAudit(limit);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * One filtered page of an instance's audit log, oldest first (see `AuditQuery`: exact-match
+ * filters on actor, command, outcome, a time range, `seq` cursors both ways, at most
+ * `AUDIT_PAGE_MAX` events). What `loom audit tail` and a console page through.
+ */
+export async function queryAudit(instanceDir: string, query: AuditQuery = {}): Promise<AuditPage> {
+  const store = await openStore(instanceDir);
+  try {
+    return await store.queryAudit(query);
   } finally {
     await store.close();
   }

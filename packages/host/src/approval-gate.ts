@@ -18,12 +18,21 @@ import type { PackCallContext } from './command/types';
 /** The store key of one approval key: what "an identical call" means across hosts. */
 const storeKey = (k: ApprovalKey): string => sha256(canonicalJson([k.commandId, k.agent, k.argsDigest]));
 
-/** Runs the gate for one call, taking or requesting its approval in the host's store. */
+/** What a new approval request shows a person: the call's values and argv, credentials replaced. */
+export interface ApprovalPreview {
+  args: Record<string, unknown>;
+  argv: string[] | null;
+}
+
+/**
+ * Runs the gate for one call, taking or requesting its approval in the host's store. `preview` is
+ * called only when a new request may be recorded.
+ */
 export async function decideWithApprovals(
   workspace: Workspace,
   input: Omit<DecideInput, 'approvals'>,
   ctx: PackCallContext,
-  argNames: string[],
+  preview: () => ApprovalPreview,
 ): Promise<Decision> {
   let asked: { key: ApprovalKey; info?: ApprovalRequestInfo } | undefined;
   const probe: ApprovalStore = {
@@ -50,6 +59,7 @@ export async function decideWithApprovals(
     });
   }
   if (info === undefined) return first;
+  const shown = preview();
   const record = await ctx.store.requestApproval({
     key: storeKey(key),
     command: key.commandId,
@@ -57,7 +67,10 @@ export async function decideWithApprovals(
     run: ctx.run,
     action: info.action,
     reason: info.reason,
-    argNames,
+    argNames: Object.keys(input.args ?? {}).sort(),
+    args: shown.args,
+    argv: shown.argv,
+    tier: info.tier,
     ttlMs: ctx.approvalTtlMs,
   });
   return decide(workspace, {

@@ -7,6 +7,7 @@ export {
   listApprovals,
   listDirect,
   pruneStore,
+  queryAudit,
   runDirect,
   startBroker,
   tailAudit,
@@ -38,6 +39,8 @@ export type {
   ApprovalStatus,
   AuditEvent,
   AuditEventInput,
+  AuditPage,
+  AuditQuery,
   ComponentInput,
   ComponentView,
   ComposeInput,
@@ -49,4 +52,4 @@ export type {
   StoreFactory,
   StoreTarget,
 } from './store/types';
-export { STAGE_CAPACITY } from './store/types';
+export { AUDIT_PAGE_MAX, STAGE_CAPACITY } from './store/types';

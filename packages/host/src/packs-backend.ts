@@ -9,6 +9,7 @@ import {
   listCommands,
   loadWorkspace,
   type PackRunOutcome,
+  previewPackCall,
   resolveGrants,
   runPackCommand,
   type Workspace,
@@ -130,12 +131,14 @@ export async function loadPackBackend(
       return payload ? { ...payload } : { provider: 'command', member: id };
     },
     async run(id, args, ctx): Promise<PackOutcome> {
-      const argNames = Object.keys(args).sort();
       const decision = await decideWithApprovals(
         workspace,
         { commandId: id, caller: ctx.agent, args },
         ctx,
-        argNames,
+        () => {
+          const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
+          return { args: { ...shown.args }, argv: shown.argv === null ? null : [...shown.argv] };
+        },
       );
       const base = { id, completed: [] as string[] };
       const auditOf = (outcome?: PackRunOutcome) =>

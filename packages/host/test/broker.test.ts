@@ -332,6 +332,9 @@ describe('approvals (strict tier)', () => {
         action: 'command:call:text:shout',
         reason: 'strict',
         argNames: [],
+        args: {},
+        argv: null,
+        tier: 'strict',
         ttlMs: 60_000,
         now: t0,
       });
@@ -348,6 +351,9 @@ describe('approvals (strict tier)', () => {
         action: 'a',
         reason: 'r',
         argNames: [],
+        args: {},
+        argv: null,
+        tier: 'strict',
         ttlMs: 60_000,
         now: t0,
       });

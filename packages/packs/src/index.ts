@@ -27,6 +27,8 @@ export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';
 export type { Locator, Position, YamlSyntaxError } from './positions';
 export { locator, parseYamlConfig } from './positions';
+export type { PackCallPreview } from './preview';
+export { previewPackCall } from './preview';
 export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from './runner';
 export { runPackCommand } from './runner';
 export type { WorkspaceFile } from './schema';

@@ -28,6 +28,7 @@ describe('public API', () => {
       'parseByteSize',
       'parseDuration',
       'parseYamlConfig',
+      'previewPackCall',
       'resolveGrants',
       'runPackCommand',
       'workspaceJsonSchema',

@@ -87,6 +87,39 @@ export interface AuditEvent {
 /** An audit event before it is stored. */
 export type AuditEventInput = Omit<AuditEvent, 'seq' | 'at'>;
 
+/** The most events one {@link Store.queryAudit} page holds; a larger `limit` is cut to it. */
+export const AUDIT_PAGE_MAX = 1000;
+
+/**
+ * A filtered page of the audit log. Every filter is an exact match on the field of the same name
+ * (`actor` is `agent:<id>` for an agent's calls); filters combine with AND. Cursors are `seq`s:
+ * with `after`, the page is the first `limit` matching events after it (what follows, e.g. for
+ * `--follow`); otherwise the last `limit` matching events before `before` (or the newest).
+ * Both may be given to bound a range.
+ */
+export interface AuditQuery {
+  actor?: string;
+  command?: string;
+  outcome?: string;
+  /** ISO time: events recorded at or after it. */
+  since?: string;
+  /** ISO time: events recorded before it. */
+  until?: string;
+  after?: number;
+  before?: number;
+  /** 1 to {@link AUDIT_PAGE_MAX}; default 100. */
+  limit?: number;
+}
+
+/** One page of {@link Store.queryAudit}, oldest first, with the cursors of its neighbours. */
+export interface AuditPage {
+  events: AuditEvent[];
+  /** Pass as `before` for the older page; `null` when no older event matches. */
+  older: number | null;
+  /** Pass as `after` for the newer page; `null` when no newer event matches (yet). */
+  newer: number | null;
+}
+
 /** The states of an approval (docs/host.md, "Approvals"). */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
 
@@ -102,8 +135,20 @@ export interface ApprovalRecord {
   action: string;
   /** Why approval is needed, one line. */
   reason: string;
-  /** The argument names (never their values). */
+  /** The argument names. */
   arg_names: string[];
+  /**
+   * The argument values the call gave, every credential value replaced by `[redacted]` before it
+   * was stored; `null` for a request recorded before values were kept.
+   */
+  args: Record<string, unknown> | null;
+  /**
+   * The argv the call would run, rendered from the command's frozen template, credentials
+   * replaced; `null` when it does not render (the run would be refused) or for an older request.
+   */
+  argv: string[] | null;
+  /** The tier of the command's pack that sent the call to approval; `null` for an older request. */
+  tier: string | null;
   status: ApprovalStatus;
   created_at: string;
   expires_at: string;
@@ -121,6 +166,10 @@ export interface ApprovalRequest {
   action: string;
   reason: string;
   argNames: string[];
+  /** Argument values, credentials already replaced (see {@link ApprovalRecord.args}). */
+  args: Record<string, unknown>;
+  argv: string[] | null;
+  tier: string;
   ttlMs: number;
   now?: Date;
 }
@@ -146,6 +195,8 @@ export interface Store {
   appendAudit(event: AuditEventInput): Promise<number>;
   /** The last `limit` audit events, oldest first. */
   tailAudit(limit: number): Promise<AuditEvent[]>;
+  /** One filtered page of the audit log, oldest first (see {@link AuditQuery}). */
+  queryAudit(query: AuditQuery): Promise<AuditPage>;
   /**
    * Deletes audit events recorded before `before`, and approvals that can never be used again
    * (consumed, denied or expired) whose last change is before it. Receipts are kept: a retry with

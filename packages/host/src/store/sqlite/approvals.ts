@@ -5,13 +5,19 @@ import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
 import type { Sync } from './sync';
 
-interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names'> {
+// The JSON columns as stored; args, argv and tier are NULL in a row written before schema 2.
+interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
   arg_names: string;
+  args: string | null;
+  argv: string | null;
 }
 
 const toApproval = (row: ApprovalRow): ApprovalRecord => ({
   ...row,
   arg_names: JSON.parse(row.arg_names) as string[],
+  args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
+  argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
+  tier: row.tier ?? null,
 });
 
 type ApprovalPart = Sync<
@@ -26,8 +32,12 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
     ),
     byId: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
     all: db.prepare<[], ApprovalRow>('SELECT * FROM approvals ORDER BY created_at DESC, rowid DESC'),
+    // The rows of one status, and the live ones that may just have expired into it.
+    byStatus: db.prepare<[string, string], ApprovalRow>(
+      "SELECT * FROM approvals WHERE status = ? OR (status IN ('pending', 'approved', 'denied') AND expires_at <= ?) ORDER BY created_at DESC, rowid DESC",
+    ),
     insert: db.prepare(
-      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     consume: db.prepare(
       "UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE id = ? AND status = 'approved'",
@@ -72,6 +82,9 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
       action: input.action,
       reason: input.reason,
       arg_names: JSON.stringify(input.argNames),
+      args: JSON.stringify(input.args),
+      argv: input.argv === null ? null : JSON.stringify(input.argv),
+      tier: input.tier,
       status: 'pending',
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + input.ttlMs).toISOString(),
@@ -88,6 +101,9 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
       row.action,
       row.reason,
       row.arg_names,
+      row.args,
+      row.argv,
+      row.tier,
       row.status,
       row.created_at,
       row.expires_at,
@@ -125,8 +141,7 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
   });
 
   const listTx = db.transaction((status: ApprovalStatus | 'all', now: Date): ApprovalRecord[] =>
-    st.all
-      .all()
+    (status === 'all' ? st.all.all() : st.byStatus.all(status, now.toISOString()))
       .map((r) => expireIfDue(r, now))
       .filter((r) => status === 'all' || r.status === status)
       .map(toApproval),

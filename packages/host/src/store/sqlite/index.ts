@@ -19,6 +19,7 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
     receipts: 'read receipts',
     appendAudit: 'append an audit event',
     tailAudit: 'read the audit log',
+    queryAudit: 'query the audit log',
     prune: 'prune the audit log and spent approvals',
     takeApproval: 'take an approval',
     requestApproval: 'request an approval',

@@ -2,10 +2,9 @@
 import Database from 'better-sqlite3';
 import { HOST_ERROR_CODES, HostError } from '../../errors';
 
-/** The schema version this code writes into `meta`. */
-export const SQLITE_SCHEMA_VERSION = 1;
-
-const SCHEMA = `
+// The tables as version 1 made them. A file is brought to the current version by MIGRATIONS, so a
+// new file and an old one take the same path and end the same.
+const SCHEMA_V1 = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS looms (
   id TEXT PRIMARY KEY, version INTEGER NOT NULL, focus TEXT,
@@ -41,11 +40,55 @@ CREATE INDEX IF NOT EXISTS approvals_key ON approvals(key, status);
 `;
 
 /**
+ * The steps from one schema version to the next: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
+ * Append only; never change a step that has shipped.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 2: approvals keep what a person judges (argument values, rendered argv, tier); the audit log
+  // is filtered and paged by actor, command, outcome and time (`queryAudit`). An index on one
+  // column also holds the rowid (`seq`), so each serves "filter, then order by seq".
+  `ALTER TABLE approvals ADD COLUMN args TEXT;
+   ALTER TABLE approvals ADD COLUMN argv TEXT;
+   ALTER TABLE approvals ADD COLUMN tier TEXT;
+   CREATE INDEX IF NOT EXISTS audit_actor ON audit(actor);
+   CREATE INDEX IF NOT EXISTS audit_command ON audit(command);
+   CREATE INDEX IF NOT EXISTS audit_outcome ON audit(outcome);
+   CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
+   CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);`,
+];
+
+/** The schema version this code writes into `meta`. */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length + 1;
+
+/**
+ * Creates the tables of a new file and brings any file to {@link SQLITE_SCHEMA_VERSION}, in one
+ * `BEGIN IMMEDIATE` transaction: two brokers opening one old file migrate it once. A file written
+ * by a newer version is refused rather than guessed at.
+ */
+function migrate(db: Database.Database, file: string): void {
+  db.transaction(() => {
+    db.exec(SCHEMA_V1);
+    const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema'").get();
+    const from = row === undefined ? 1 : Number(row.value);
+    if (!Number.isInteger(from) || from < 1 || from > SQLITE_SCHEMA_VERSION) {
+      throw new HostError(
+        HOST_ERROR_CODES.store,
+        `the store at ${file} has schema version ${row?.value}, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
+      );
+    }
+    for (let v = from; v < SQLITE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v - 1] as string);
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
+      String(SQLITE_SCHEMA_VERSION),
+    );
+  }).immediate();
+}
+
+/**
  * Opens (creating when absent) the database at `file`: WAL mode, a busy timeout so that several
  * brokers on one instance wait for each other, the schema, foreign keys on.
  */
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database.Database {
-  let db: Database.Database;
+  let db: Database.Database | undefined;
   try {
     db = new Database(file, {
       readonly: options.readonly ?? false,
@@ -58,18 +101,17 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
       // SQLite checkpoints the log every 1000 pages; without a limit the -wal file keeps the size
       // of its largest burst for ever. Past a checkpoint it is cut back to 4 MiB.
       db.pragma('journal_size_limit = 4194304');
-      db.exec(SCHEMA);
-      db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)").run(
-        String(SQLITE_SCHEMA_VERSION),
-      );
+      migrate(db, file);
     }
+    db.pragma('foreign_keys = ON');
+    return db;
   } catch (cause) {
+    db?.close();
+    if (cause instanceof HostError) throw cause;
     throw new HostError(
       HOST_ERROR_CODES.store,
       `could not open the store at ${file}: ${(cause as Error).message}. Check the instance directory exists and is writable (create one with \`loom init\`).`,
       { cause },
     );
   }
-  db.pragma('foreign_keys = ON');
-  return db;
 }

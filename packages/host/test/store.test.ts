@@ -1,0 +1,226 @@
+// The store contract beyond looms: the filtered, paged audit query, what an approval records, and
+// the migration of a file written by an older version. Real SQLite files throughout.
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HostError } from '../src/errors';
+import { openSqliteStore } from '../src/store/sqlite/index';
+import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/schema';
+import type { AuditEventInput, Store } from '../src/store/types';
+
+let dir: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  dir = tempDir('host-store-');
+});
+afterEach(() => dir.cleanup());
+
+const event = (over: Partial<AuditEventInput>): AuditEventInput => ({
+  run: 'r1',
+  actor: 'agent:me',
+  job: null,
+  command: 'text.echo',
+  action: 'command:call:text:echo',
+  phase: 'run',
+  outcome: 'ok',
+  code: 'ok',
+  reason: null,
+  payload: {},
+  ...over,
+});
+
+describe('queryAudit', () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = openSqliteStore(join(dir.path, 'loom.db'));
+    // seq 1..12: agents me/you alternate, every third call refused, commands echo/touch by half.
+    for (let i = 1; i <= 12; i++) {
+      await store.appendAudit(
+        event({
+          actor: i % 2 === 0 ? 'agent:you' : 'agent:me',
+          command: i <= 6 ? 'text.echo' : 'text.touch',
+          outcome: i % 3 === 0 ? 'refused' : 'ok',
+          payload: { i },
+        }),
+      );
+    }
+  });
+  afterEach(() => store.close());
+
+  const seqs = (page: { events: { seq: number }[] }) => page.events.map((e) => e.seq);
+
+  it('without a cursor gives the newest matching events, oldest first, with the older cursor', async () => {
+    const page = await store.queryAudit({ limit: 4 });
+    expect(seqs(page)).toEqual([9, 10, 11, 12]);
+    expect(page.older).toBe(9);
+    expect(page.newer).toBeNull();
+  });
+
+  it('pages back with before and forward with after, over the same filter', async () => {
+    const me = { actor: 'agent:me' };
+    const newest = await store.queryAudit({ ...me, limit: 2 });
+    expect(seqs(newest)).toEqual([9, 11]);
+    const older = await store.queryAudit({ ...me, limit: 2, before: newest.older ?? 0 });
+    expect(seqs(older)).toEqual([5, 7]);
+    expect([older.older, older.newer]).toEqual([5, 7]);
+    const oldest = await store.queryAudit({ ...me, limit: 2, before: older.older ?? 0 });
+    expect(seqs(oldest)).toEqual([1, 3]);
+    expect([oldest.older, oldest.newer]).toEqual([null, 3]);
+    const forward = await store.queryAudit({ ...me, limit: 2, after: 3 });
+    expect(seqs(forward)).toEqual([5, 7]);
+    expect([forward.older, forward.newer]).toEqual([5, 7]);
+    const end = await store.queryAudit({ ...me, limit: 10, after: 7 });
+    expect(seqs(end)).toEqual([9, 11]);
+    expect(end.newer).toBeNull();
+  });
+
+  it('combines the actor, command and outcome filters with AND', async () => {
+    const page = await store.queryAudit({ actor: 'agent:you', command: 'text.touch', outcome: 'refused' });
+    expect(page.events.map((e) => [e.seq, e.actor, e.command, e.outcome])).toEqual([
+      [12, 'agent:you', 'text.touch', 'refused'],
+    ]);
+    expect(seqs(await store.queryAudit({ outcome: 'refused' }))).toEqual([3, 6, 9, 12]);
+    expect(seqs(await store.queryAudit({ command: 'nope' }))).toEqual([]);
+  });
+
+  it('bounds by time: since is inclusive, until exclusive', async () => {
+    const all = (await store.queryAudit({})).events;
+    const at = all[4]?.at ?? '';
+    const since = (await store.queryAudit({ since: at })).events;
+    expect(since.every((e) => e.at >= at)).toBe(true);
+    expect(since.map((e) => e.seq)).toContain(5);
+    const until = (await store.queryAudit({ until: at })).events;
+    expect(until.every((e) => e.at < at)).toBe(true);
+    expect(since.length + until.length).toBe(12);
+  });
+
+  it('returns each event whole, payload parsed', async () => {
+    const [e] = (await store.queryAudit({ after: 1, limit: 1 })).events;
+    expect(e).toMatchObject({ seq: 2, run: 'r1', actor: 'agent:you', phase: 'run', payload: { i: 2 } });
+  });
+});
+
+describe('approvals record what a person judges', () => {
+  it('stores the argument values, the rendered argv and the tier with the request', async () => {
+    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    try {
+      const rec = await store.requestApproval({
+        key: 'k',
+        command: 'text.touch',
+        agent: 'editor',
+        run: 'run-7',
+        action: 'command:call:text:touch',
+        reason: 'strict tier',
+        argNames: ['file'],
+        args: { file: '../../escape.txt' },
+        argv: ['touch', '--', '../../escape.txt'],
+        tier: 'strict',
+        ttlMs: 60_000,
+      });
+      const [listed] = await store.listApprovals();
+      expect(listed).toEqual(rec);
+      expect(listed).toMatchObject({
+        args: { file: '../../escape.txt' },
+        argv: ['touch', '--', '../../escape.txt'],
+        tier: 'strict',
+        agent: 'editor',
+        run: 'run-7',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+// The version 1 schema exactly as it shipped, with one approval and one audit row in it.
+const V1 = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE looms (id TEXT PRIMARY KEY, version INTEGER NOT NULL, focus TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by TEXT NOT NULL, run TEXT NOT NULL);
+CREATE TABLE components (id TEXT PRIMARY KEY, loom_id TEXT NOT NULL REFERENCES looms(id), position INTEGER NOT NULL, ref TEXT NOT NULL, title TEXT, stage TEXT, placed_seq INTEGER NOT NULL, added_version INTEGER NOT NULL, added_by TEXT NOT NULL);
+CREATE INDEX components_loom ON components(loom_id, position);
+CREATE TABLE operations (id TEXT PRIMARY KEY, loom_id TEXT NOT NULL REFERENCES looms(id), version INTEGER NOT NULL, kind TEXT NOT NULL, component_id TEXT, namespace TEXT NOT NULL, request_id TEXT NOT NULL);
+CREATE TABLE receipts (seq INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, request_id TEXT NOT NULL, args_hash TEXT NOT NULL, loom_id TEXT NOT NULL, version INTEGER NOT NULL, created INTEGER NOT NULL, component_ids TEXT NOT NULL, operation_ids TEXT NOT NULL, displaced TEXT NOT NULL, committed_at TEXT NOT NULL, UNIQUE (namespace, request_id));
+CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, run TEXT NOT NULL, actor TEXT NOT NULL, job TEXT, command TEXT NOT NULL, action TEXT NOT NULL, phase TEXT NOT NULL, outcome TEXT NOT NULL, code TEXT NOT NULL, reason TEXT, payload TEXT NOT NULL);
+CREATE TABLE approvals (id TEXT PRIMARY KEY, key TEXT NOT NULL, command TEXT NOT NULL, agent TEXT NOT NULL, run TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, arg_names TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, decided_at TEXT, decided_by TEXT, consumed_at TEXT);
+CREATE INDEX approvals_key ON approvals(key, status);
+INSERT INTO meta VALUES ('schema', '1');
+INSERT INTO approvals VALUES ('apr_old', 'k-old', 'text.touch', 'editor', 'run-1', 'command:call:text:touch', 'strict tier', '["file"]', 'pending', '2030-01-01T00:00:00.000Z', '2030-01-01T01:00:00.000Z', NULL, NULL, NULL);
+INSERT INTO audit (at, run, actor, job, command, action, phase, outcome, code, reason, payload) VALUES ('2030-01-01T00:00:00.000Z', 'run-1', 'agent:editor', NULL, 'text.touch', 'command:call:text:touch', 'run', 'refused', 'refused', 'approval_required', '{"arg_names":["file"]}');
+`;
+
+describe('migration of a store written by an older version', () => {
+  it('opens a version 1 file, keeps its rows, and reads and writes the new fields', async () => {
+    const file = join(dir.path, 'loom.db');
+    const old = new Database(file);
+    old.exec(V1);
+    old.close();
+
+    const store = openSqliteStore(file);
+    try {
+      const now = new Date('2030-01-01T00:10:00Z');
+      const [kept] = await store.listApprovals({ now });
+      expect(kept).toMatchObject({ id: 'apr_old', arg_names: ['file'], args: null, argv: null, tier: null });
+      const page = await store.queryAudit({ actor: 'agent:editor' });
+      expect(page.events.map((e) => [e.seq, e.reason])).toEqual([[1, 'approval_required']]);
+      const fresh = await store.requestApproval({
+        key: 'k-new',
+        command: 'text.touch',
+        agent: 'editor',
+        run: 'run-2',
+        action: 'command:call:text:touch',
+        reason: 'strict tier',
+        argNames: ['file'],
+        args: { file: 'new.txt' },
+        argv: ['touch', '--', 'new.txt'],
+        tier: 'strict',
+        ttlMs: 60_000,
+        now,
+      });
+      expect(await store.getApproval(fresh.id)).toMatchObject({ args: { file: 'new.txt' }, tier: 'strict' });
+    } finally {
+      await store.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({
+        value: String(SQLITE_SCHEMA_VERSION),
+      });
+      const indexes = db
+        .prepare<[], { name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit'",
+        )
+        .all()
+        .map((r) => r.name);
+      expect(indexes).toEqual(
+        expect.arrayContaining(['audit_actor', 'audit_command', 'audit_outcome', 'audit_at']),
+      );
+    } finally {
+      db.close();
+    }
+    // A second open finds it current and changes nothing.
+    const again = openSqliteStore(file);
+    expect((await again.listApprovals({ status: 'all', now: new Date('2030-01-01T00:10:00Z') })).length).toBe(
+      2,
+    );
+    await again.close();
+  });
+
+  it('refuses a file written by a newer version, naming both versions', () => {
+    const file = join(dir.path, 'loom.db');
+    const db = new Database(file);
+    db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema', '99');",
+    );
+    db.close();
+    let thrown: unknown;
+    try {
+      openSqliteStore(file);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HostError);
+    expect((thrown as HostError).message).toBe(
+      `the store at ${file} has schema version 99, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
+    );
+  });
+});
