@@ -15,6 +15,7 @@ const subcommands = {
   runner: 'Run agents on webhooks, schedules or resident (runner check|start|describe)',
   runs: 'List the runs the runner recorded',
   trigger: 'Run one harness now, or replay a stored event into it',
+  console: 'Open the console: a local web page to approve strict calls and read the audit and looms',
 } as const;
 type Subcommand = keyof typeof subcommands;
 
@@ -52,6 +53,8 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/runs')).runsCommand;
     case 'trigger':
       return (await import('./commands/trigger')).triggerCommand;
+    case 'console':
+      return (await import('./commands/console')).consoleCommand;
   }
 }
 

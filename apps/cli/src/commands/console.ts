@@ -1,0 +1,43 @@
+// `harness console`: the console (apps/console) on the embedded default instance, or --instance.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { embeddedFailure, planEmbedded } from '../embedded';
+import { CliError } from '../errors';
+import { out } from '../output';
+
+/** Runs `harness console`; returns when the console is stopped (SIGINT, SIGTERM). */
+export async function consoleCommand(argv: string[]): Promise<number> {
+  const console_ = await import('@harness/console');
+  let flags: ReturnType<typeof console_.parseConsoleFlags>;
+  try {
+    flags = console_.parseConsoleFlags(argv);
+  } catch (error) {
+    throw new CliError('usage', (error as Error).message);
+  }
+  if (flags.help) {
+    out(console_.CONSOLE_HELP.trimEnd());
+    return 0;
+  }
+  const plan = await planEmbedded({ instance: flags.instance });
+  if (!plan.exists) {
+    // The first command on a fresh machine may be this one: create the instance as `serve` would.
+    const { initInstance } = await import('@harness/host');
+    try {
+      mkdirSync(dirname(plan.location.instanceDir), { recursive: true });
+      await initInstance(plan.location.instanceDir, plan.workspaceFile, { serves: plan.serves });
+    } catch (error) {
+      throw embeddedFailure(error, plan, { instance: flags.instance });
+    }
+  }
+  try {
+    const options = await console_.resolveConsoleOptions(flags, plan.location.instanceDir);
+    const running = await console_.runConsole(options, (line) => out(line));
+    await console_.untilStopped(running);
+    return 0;
+  } catch (error) {
+    if (error instanceof console_.ConsoleError) {
+      throw new CliError(error.code === 'usage' ? 'usage' : 'config', error.message, { cause: error });
+    }
+    throw error;
+  }
+}

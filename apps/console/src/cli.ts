@@ -1,0 +1,165 @@
+// `harness console` (and the package's own `harness-console` bin): parse the flags, start the
+// console, print its one-time login URL, run until SIGINT or SIGTERM.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AUTHORING_CONFIG_ENV, readAuthoringConfig, resolveConfigPath } from '@harness/commands';
+import { CONSOLE_ERROR_CODES, ConsoleError } from './server/errors';
+import { DEFAULT_LISTEN } from './server/listen';
+import { type RunningConsole, type StartConsoleOptions, startConsole } from './server/start';
+
+/** The environment variable holding the operator's login token (never a flag: argv is public). */
+export const TOKEN_ENV = 'HARNESS_CONSOLE_TOKEN';
+
+export const CONSOLE_HELP = `Usage: harness console [--instance <dir>] [--listen 127.0.0.1:8787] [options]
+
+Starts the console: a local web page to approve strict calls, read the audit and the looms.
+It prints a link with a one-time token; opening it logs that browser in (a session cookie).
+
+Options:
+  --instance <dir>                    the instance directory (default: the embedded default,
+                                      $HARNESS_HOME or ~/.local/share/harness/default)
+  --listen <host:port>                where to listen (default ${DEFAULT_LISTEN}, loopback only)
+  --token-file <path>                 a login token the operator keeps (env ${TOKEN_ENV});
+                                      required when --listen is not loopback
+  --loom-authoring-config <abs path>  host config of the Loom authoring tools (env ${AUTHORING_CONFIG_ENV}),
+                                      used by Tasks
+  -h, --help                          this help
+`;
+
+/** Parsed flags, before anything is opened. */
+export interface ConsoleFlags {
+  instance: string | undefined;
+  listen: string;
+  tokenFile: string | undefined;
+  authoringConfig: string | undefined;
+  help: boolean;
+}
+
+/** Parses argv; unknown flags and stray arguments are usage errors. */
+export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
+  let parsed: ReturnType<typeof parse>;
+  function parse() {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        instance: { type: 'string' },
+        listen: { type: 'string' },
+        'token-file': { type: 'string' },
+        'loom-authoring-config': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  }
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw new ConsoleError(CONSOLE_ERROR_CODES.usage, `${(error as Error).message}; see --help`);
+  }
+  const v = parsed.values;
+  return {
+    instance: v.instance,
+    listen: v.listen ?? DEFAULT_LISTEN,
+    tokenFile: v['token-file'],
+    authoringConfig: v['loom-authoring-config'],
+    help: v.help === true,
+  };
+}
+
+/**
+ * Turns flags and the environment into start options: reads the token file, checks the authoring
+ * configuration (absolute, a valid file) before anything listens (LA-03, LA-04: the flag wins).
+ */
+export async function resolveConsoleOptions(
+  flags: ConsoleFlags,
+  instanceDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<StartConsoleOptions> {
+  let token: string | undefined;
+  if (flags.tokenFile !== undefined) {
+    try {
+      token = readFileSync(flags.tokenFile, 'utf8').trim();
+    } catch (error) {
+      throw new ConsoleError(
+        CONSOLE_ERROR_CODES.tokenInvalid,
+        `--token-file ${flags.tokenFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  } else if (env[TOKEN_ENV] !== undefined && env[TOKEN_ENV] !== '') {
+    token = env[TOKEN_ENV];
+  }
+  const path = resolveConfigPath({ flag: flags.authoringConfig, env: env[AUTHORING_CONFIG_ENV] });
+  if (!path.ok) {
+    throw new ConsoleError(
+      CONSOLE_ERROR_CODES.authoringConfigInvalid,
+      `--loom-authoring-config: ${path.issues.map((i) => i.message).join('; ')}`,
+    );
+  }
+  if (path.value !== undefined) {
+    const config = readAuthoringConfig(path.value);
+    if (!config.ok) {
+      throw new ConsoleError(
+        CONSOLE_ERROR_CODES.authoringConfigInvalid,
+        `--loom-authoring-config: ${config.issues.map((i) => i.message).join('; ')}`,
+      );
+    }
+  }
+  return {
+    instanceDir,
+    listen: flags.listen,
+    ...(token === undefined ? {} : { token }),
+    ...(path.value === undefined ? {} : { authoringConfig: path.value }),
+  };
+}
+
+/** Starts a console and prints its link; resolves with the running console. */
+export async function runConsole(
+  options: StartConsoleOptions,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<RunningConsole> {
+  const running = await startConsole(options);
+  print(`harness console: instance ${running.ctx.instanceDir}`);
+  if (running.ctx.authoringConfig !== undefined) {
+    print(`harness console: Loom authoring configuration ${running.ctx.authoringConfig}`);
+  }
+  print(`harness console: open ${running.url}`);
+  print('harness console: the link logs in once; Ctrl-C stops the console');
+  return running;
+}
+
+/** Waits for SIGINT or SIGTERM, then closes the console. */
+export async function untilStopped(running: RunningConsole): Promise<void> {
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await running.close();
+}
+
+/** The `harness-console` bin: `--instance`, else `$HARNESS_HOME`, else `$LOOM_INSTANCE_DIR`. */
+export async function consoleMain(argv: readonly string[]): Promise<number> {
+  try {
+    const flags = parseConsoleFlags(argv);
+    if (flags.help) {
+      process.stdout.write(CONSOLE_HELP);
+      return 0;
+    }
+    const instanceDir = flags.instance ?? (process.env.HARNESS_HOME || process.env.LOOM_INSTANCE_DIR);
+    if (instanceDir === undefined) {
+      throw new ConsoleError(
+        CONSOLE_ERROR_CODES.usage,
+        '--instance <dir> is required (or set HARNESS_HOME); `harness console` opens the embedded default',
+      );
+    }
+    const running = await runConsole(await resolveConsoleOptions(flags, instanceDir));
+    await untilStopped(running);
+    return 0;
+  } catch (error) {
+    if (error instanceof ConsoleError) {
+      process.stderr.write(`harness-console: ${error.message}\n`);
+      return error.code === CONSOLE_ERROR_CODES.usage ? 2 : 3;
+    }
+    throw error;
+  }
+}

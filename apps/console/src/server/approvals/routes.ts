@@ -1,0 +1,58 @@
+// Approvals: the pending queue (and the history), and a person's decision on one pending call,
+// through the same host API as `loom approvals approve|deny` (single use, exact arguments).
+import { type ApprovalRecord, decideApproval } from '@harness/host';
+import type { RouteModule } from '../context';
+import { API_ERROR_CODES } from '../errors';
+import { apiError, hostErrorAnswer } from '../http';
+import { approvalOutcomes } from './outcome';
+
+const STATUSES = new Set(['pending', 'approved', 'denied', 'consumed', 'expired', 'all']);
+
+export const approvalsRoutes: RouteModule = (api, ctx) => {
+  ctx.watch.probe('approvals', async () => {
+    const pending = await ctx.store.listApprovals();
+    return pending.map((a) => a.id).join(',');
+  });
+
+  api.get('/approvals', async (c) => {
+    const status = c.req.query('status') ?? 'pending';
+    if (!STATUSES.has(status)) {
+      return apiError(
+        c,
+        400,
+        API_ERROR_CODES.badRequest,
+        `status must be one of ${[...STATUSES].join(', ')}`,
+      );
+    }
+    const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
+    const outcomes = await approvalOutcomes(ctx.store, list);
+    return c.json({ approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null })) });
+  });
+
+  api.get('/approvals/:id', async (c) => {
+    const record = await ctx.store.getApproval(c.req.param('id'));
+    if (record === undefined) return apiError(c, 404, API_ERROR_CODES.notFound, 'no approval has this id');
+    const outcomes = await approvalOutcomes(ctx.store, [record]);
+    return c.json({ approval: { ...record, outcome: outcomes.get(record.id) ?? null } });
+  });
+
+  api.post('/approvals/:id/decision', async (c) => {
+    const body = (await c.req.json().catch(() => undefined)) as { decision?: unknown } | undefined;
+    const decision = body?.decision;
+    if (decision !== 'approved' && decision !== 'denied') {
+      return apiError(
+        c,
+        400,
+        API_ERROR_CODES.badRequest,
+        'the body must be {"decision":"approved"} or {"decision":"denied"}',
+      );
+    }
+    try {
+      const record = await decideApproval(ctx.instanceDir, c.req.param('id'), decision, ctx.person);
+      ctx.watch.publish({ topic: 'approvals', value: `decided:${record.id}` });
+      return c.json({ approval: record });
+    } catch (error) {
+      return hostErrorAnswer(c, error);
+    }
+  });
+};

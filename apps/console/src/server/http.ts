@@ -1,0 +1,25 @@
+// Small helpers shared by the route modules: the error answer shape, and a host error's status.
+import type { Context } from 'hono';
+import { API_ERROR_CODES, type ApiErrorCode } from './errors';
+
+/** `{ error: { code, message } }` with a status. */
+export function apiError(c: Context, status: 400 | 404 | 409 | 503, code: ApiErrorCode, message: string) {
+  return c.json({ error: { code, message } }, status);
+}
+
+/** Answers a `HostError` with its message (written for people, never holding a secret), else rethrows. */
+export function hostErrorAnswer(c: Context, error: unknown) {
+  if (error instanceof Error && error.name === 'HostError') {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'approval_not_found') {
+      return apiError(
+        c,
+        error.message.includes('not pending') ? 409 : 404,
+        API_ERROR_CODES.conflict,
+        error.message,
+      );
+    }
+    return apiError(c, 400, API_ERROR_CODES.badRequest, error.message);
+  }
+  throw error;
+}

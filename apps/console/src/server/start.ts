@@ -1,0 +1,115 @@
+// Starts a console: checks the instance and the options, opens the store, listens, and hands back
+// the one-time login URL to print.
+import type { AddressInfo } from 'node:net';
+import { openStore, readInstance } from '@harness/host';
+import { serve } from '@hono/node-server';
+import { createConsoleApp } from './app';
+import type { ConsoleContext } from './context';
+import { CONSOLE_ERROR_CODES, ConsoleError } from './errors';
+import { authority, DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
+import { Sessions, TOKEN_PARAM } from './security';
+import { Watch } from './watch';
+
+/** The shortest operator token accepted (`--token-file`, `HARNESS_CONSOLE_TOKEN`). */
+export const MIN_TOKEN_LENGTH = 32;
+
+export interface StartConsoleOptions {
+  instanceDir: string;
+  /** `host:port`; default 127.0.0.1:8787. Port 0 takes a free port. */
+  listen?: string;
+  /** The operator's login token; required when `listen` is not loopback. */
+  token?: string;
+  /** An absolute, already validated `--loom-authoring-config` path. */
+  authoringConfig?: string;
+  /** Who decides, as recorded on approvals; default `person:$USER`. */
+  person?: string;
+  /** Where the built page is (tests, a custom build). */
+  webDir?: string;
+  /** The live feed's polling interval (ms). */
+  pollMs?: number;
+}
+
+/** A running console. */
+export interface RunningConsole {
+  /** `http://host:port` */
+  readonly origin: string;
+  readonly port: number;
+  /** The printed URL: the origin with a fresh single-use login token. */
+  readonly url: string;
+  readonly ctx: ConsoleContext;
+  /** Another single-use login URL (a second browser, a test). */
+  loginUrl(): string;
+  close(): Promise<void>;
+}
+
+export async function startConsole(options: StartConsoleOptions): Promise<RunningConsole> {
+  const listen = parseListen(options.listen ?? DEFAULT_LISTEN);
+  const loopback = isLoopback(listen.host);
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
+    throw new ConsoleError(
+      CONSOLE_ERROR_CODES.tokenInvalid,
+      `the console token must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  if (!loopback && options.token === undefined) {
+    throw new ConsoleError(
+      CONSOLE_ERROR_CODES.tokenRequired,
+      `--listen ${options.listen} is not loopback: anyone who reaches it could approve commands, so the console needs a token; put one in a file readable only by you and pass --token-file <path> (or set HARNESS_CONSOLE_TOKEN), or listen on 127.0.0.1`,
+    );
+  }
+  let instance: ReturnType<typeof readInstance>;
+  try {
+    instance = readInstance(options.instanceDir);
+  } catch (error) {
+    throw new ConsoleError(
+      CONSOLE_ERROR_CODES.instanceInvalid,
+      `cannot open the instance ${options.instanceDir}: ${(error as Error).message}`,
+    );
+  }
+  const store = await openStore(instance.dir);
+  const watch = new Watch(options.pollMs);
+  const ctx: ConsoleContext = {
+    instanceDir: instance.dir,
+    store,
+    watch,
+    authoringConfig: options.authoringConfig,
+    person: options.person ?? `person:${process.env.USER ?? 'owner'}`,
+  };
+  const sessions = new Sessions(options.token);
+  let port = listen.port;
+  try {
+    const app = createConsoleApp({
+      ctx,
+      sessions,
+      listen: { host: listen.host, port: () => port },
+      ...(options.webDir === undefined ? {} : { webDir: options.webDir }),
+    });
+    const server = serve({ fetch: app.fetch, hostname: listen.host, port: listen.port });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    port = (server.address() as AddressInfo).port;
+    const origin = `http://${authority(listen.host, port)}`;
+    const loginUrl = () => `${origin}/?${TOKEN_PARAM}=${sessions.issueLoginToken()}`;
+    return {
+      origin,
+      port,
+      url: loginUrl(),
+      ctx,
+      loginUrl,
+      async close() {
+        watch.stop();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await store.close();
+      },
+    };
+  } catch (error) {
+    watch.stop();
+    await store.close();
+    throw error;
+  }
+}
