@@ -235,6 +235,16 @@ export async function listApprovals(
   }
 }
 
+/** One approval of an instance by id, as stored; `undefined` when there is none. */
+export async function getApproval(instanceDir: string, id: string): Promise<ApprovalRecord | undefined> {
+  const store = await openStore(instanceDir);
+  try {
+    return await store.getApproval(id);
+  } finally {
+    await store.close();
+  }
+}
+
 /**
  * Approves or denies a pending approval. A person does this (`loom approvals approve <id>`); no
  * broker request reaches it. An approved call may run once, within `ttlMs` (default one hour).

@@ -4,6 +4,7 @@ export type { BrokerCheck, DirectOptions, RunningBroker, StartBrokerOptions } fr
 export {
   checkBroker,
   decideApproval,
+  getApproval,
   listApprovals,
   listDirect,
   pruneStore,

@@ -141,6 +141,12 @@ export async function loadPackBackend(
         },
       );
       const base = { id, completed: [] as string[] };
+      // Who decided the approval a call consumed (`person:…` from `loom approvals`, a console,
+      // `elicitation:…` from an MCP client), so the audit row names how the call was allowed.
+      const approvedBy =
+        decision.outcome === 'allow' && decision.approvalId !== undefined
+          ? ((await ctx.store.getApproval(decision.approvalId))?.decided_by ?? undefined)
+          : undefined;
       const auditOf = (outcome?: PackRunOutcome) =>
         ({
           ...(auditEvent(workspace, id, {
@@ -149,6 +155,7 @@ export async function loadPackBackend(
             ...(outcome ? { outcome } : {}),
             ...(credentials ? { credentials } : {}),
           })?.payload ?? {}),
+          ...(approvedBy === undefined ? {} : { approved_by: approvedBy }),
         }) as Record<string, unknown>;
       if (decision.outcome === 'deny') {
         const answer: CommandAnswer = {

@@ -3,7 +3,14 @@ import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { brokerHello, brokerList, brokerRequest, brokerRun } from '@harness/protocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
+import {
+  decideApproval,
+  getApproval,
+  listApprovals,
+  type RunningBroker,
+  startBroker,
+  tailAudit,
+} from '../src/api';
 import { HostError } from '../src/errors';
 import { openStore } from '../src/instance';
 import { openStoreTarget } from '../src/store/open';
@@ -296,6 +303,20 @@ describe('approvals (strict tier)', () => {
     const next = await shout(b);
     expect(next.ok && next.value.reason).toBe('approval_required');
     expect((await listApprovals(env.instance, { status: 'consumed' }))[0]?.id).toBe(id);
+  });
+
+  it('the audit row of a call that consumed an approval names who approved it', async () => {
+    const b = await start({ agent: 'editor' });
+    const first = await shout(b);
+    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    expect((await getApproval(env.instance, id))?.status).toBe('pending');
+    await decideApproval(env.instance, id, 'approved', 'elicitation:some-client');
+    await shout(b);
+    const ran = (await tailAudit(env.instance, 10)).filter((e) => e.outcome === 'ok');
+    expect(ran.at(-1)?.payload).toMatchObject({ approvalId: id, approved_by: 'elicitation:some-client' });
+    const refused = (await tailAudit(env.instance, 10)).find((e) => e.outcome === 'refused');
+    expect(refused?.payload).not.toHaveProperty('approved_by');
+    expect(await getApproval(env.instance, 'apr-none')).toBeUndefined();
   });
 
   it('an approval is bound to the agent: another agent’s identical call is not approved by it', async () => {
