@@ -255,7 +255,7 @@ export function buildRenderContext(input: RenderContextInput): RunRenderContext 
   if (input.run !== undefined) {
     if (!(RUN_TRIGGERS as readonly string[]).includes(input.run.trigger)) {
       throw new EventsError(
-        EventsErrorCode.INVALID_CONTEXT,
+        EventsErrorCode.invalid_context,
         `Invalid run.trigger: expected one of ${RUN_TRIGGERS.join(', ')}.`,
       );
     }

@@ -101,7 +101,7 @@ function storedBody(body: unknown): unknown {
     copy = JSON.parse(JSON.stringify(body ?? null));
   } catch (cause) {
     throw new EventsError(
-      EventsErrorCode.INVALID_ENVELOPE,
+      EventsErrorCode.invalid_envelope,
       'The webhook body is not JSON-serialisable (a cycle or a bigint?); expected the parsed JSON of the delivery. Pass the value JSON.parse returned.',
       { cause },
     );
@@ -122,19 +122,19 @@ export function buildEnvelope(input: EnvelopeInput): LoadedEnvelope {
   const kind = input.kind ?? 'webhook';
   if (typeof input.source !== 'string' || !SOURCE_PATTERN.test(input.source)) {
     throw new EventsError(
-      EventsErrorCode.INVALID_ENVELOPE,
+      EventsErrorCode.invalid_envelope,
       `Invalid envelope source: expected a name matching ${SOURCE_PATTERN.source} such as webhook.gitea-pr; rename the webhook source.`,
     );
   }
   if (!NAME_PATTERN.test(kind)) {
     throw new EventsError(
-      EventsErrorCode.INVALID_ENVELOPE,
+      EventsErrorCode.invalid_envelope,
       `Invalid envelope kind: expected ${NAME_PATTERN.source}, such as webhook.`,
     );
   }
   if (typeof input.event !== 'string') {
     throw new EventsError(
-      EventsErrorCode.INVALID_ENVELOPE,
+      EventsErrorCode.invalid_envelope,
       'Invalid envelope event: expected the event header as a string (an invalid name is dropped from typed, not refused).',
     );
   }

@@ -42,7 +42,7 @@ export async function writeEnvelope(path: string, input: EnvelopeInput): Promise
   } catch (cause) {
     await unlink(temp).catch(() => undefined);
     throw new EventsError(
-      EventsErrorCode.ENVELOPE_WRITE_FAILED,
+      EventsErrorCode.envelope_write_failed,
       `Could not write the event envelope ${path}: ${(cause as NodeJS.ErrnoException)?.code ?? 'unknown error'}; check that the directory exists and is writable.`,
       { cause },
     );

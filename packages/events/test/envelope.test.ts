@@ -113,7 +113,7 @@ describe('the envelope format [TM-70]', () => {
       thrown = e;
     }
     expect(thrown).toBeInstanceOf(EventsError);
-    expect((thrown as EventsError).code).toBe(EventsErrorCode.INVALID_ENVELOPE);
+    expect((thrown as EventsError).code).toBe(EventsErrorCode.invalid_envelope);
   });
 });
 
@@ -136,7 +136,7 @@ describe('written before spawn, mode 0600, atomically [TM-71]', () => {
   it('a write into a missing directory fails with envelope_write_failed and writes nothing [TM-71]', async () => {
     const path = join(dir(), 'missing', 'e.json');
     await expect(writeEnvelope(path, { ...config, event: 'push', body: {} })).rejects.toMatchObject({
-      code: EventsErrorCode.ENVELOPE_WRITE_FAILED,
+      code: EventsErrorCode.envelope_write_failed,
     });
   });
 });

@@ -31,7 +31,7 @@ export function checkCwd(cwd: string): string {
   const dir = isDirectory(absolute);
   if (dir !== true) {
     throw new ExecError(
-      ExecErrorCode.CWD_NOT_FOUND,
+      ExecErrorCode.cwd_not_found,
       `cwd ${JSON.stringify(cwd)} ${dir === false ? 'is not a directory' : 'does not exist'}; expected an existing directory. Create it or pass another cwd.`,
     );
   }
@@ -44,7 +44,7 @@ export function checkCwd(cwd: string): string {
  *
  * A `command` containing `/` is taken relative to `cwd`. Otherwise each entry of `path` is tried
  * in order; empty and relative entries are skipped (POSIX reads them relative to the current
- * directory, which would let a file in the working directory shadow a real program). Throws {@link ExecError} `NO_PATH`, `EXECUTABLE_NOT_FOUND` or `NOT_EXECUTABLE`.
+ * directory, which would let a file in the working directory shadow a real program). Throws {@link ExecError} `no_path`, `executable_not_found` or `not_executable`.
  */
 export function resolveExecutable(
   command: string,
@@ -53,7 +53,7 @@ export function resolveExecutable(
 ): string {
   if (command === '' || command.includes('\0')) {
     throw new ExecError(
-      ExecErrorCode.INVALID_ARGV,
+      ExecErrorCode.invalid_argv,
       `argv[0] ${JSON.stringify(command)} is not a program name; expected a non-empty string without NUL.`,
     );
   }
@@ -62,13 +62,13 @@ export function resolveExecutable(
     const dir = isDirectory(file);
     if (dir === undefined) {
       throw new ExecError(
-        ExecErrorCode.EXECUTABLE_NOT_FOUND,
+        ExecErrorCode.executable_not_found,
         `executable ${JSON.stringify(command)} was not found (looked at ${file}); expected an existing executable file. Check the path.`,
       );
     }
     if (dir || !isExecutable(file)) {
       throw new ExecError(
-        ExecErrorCode.NOT_EXECUTABLE,
+        ExecErrorCode.not_executable,
         `executable ${JSON.stringify(command)} (${file}) is ${dir ? 'a directory' : 'not executable'}; expected a file with execute permission. Fix its mode (chmod +x) or the path.`,
       );
     }
@@ -76,7 +76,7 @@ export function resolveExecutable(
   }
   if (path === undefined) {
     throw new ExecError(
-      ExecErrorCode.NO_PATH,
+      ExecErrorCode.no_path,
       `cannot resolve executable ${JSON.stringify(command)}: env has no PATH and argv[0] has no "/". Nothing is inherited from this process's environment; pass env.PATH or an absolute argv[0].`,
     );
   }
@@ -93,12 +93,12 @@ export function resolveExecutable(
   }
   if (notExecutable !== undefined) {
     throw new ExecError(
-      ExecErrorCode.NOT_EXECUTABLE,
+      ExecErrorCode.not_executable,
       `executable ${JSON.stringify(command)} was found at ${notExecutable} but is not an executable file; expected execute permission. Fix its mode (chmod +x) or PATH.`,
     );
   }
   throw new ExecError(
-    ExecErrorCode.EXECUTABLE_NOT_FOUND,
+    ExecErrorCode.executable_not_found,
     `executable ${JSON.stringify(command)} was not found on PATH (${path}); expected an installed program. Install it, or add its directory to env.PATH.`,
   );
 }

@@ -26,26 +26,26 @@ const PIPE_CLOSE_MARGIN_MS = 200;
 type KillReason = 'timeout' | 'output_exceeded' | 'cancelled' | 'stray';
 
 function invalid(message: string): ExecError {
-  return new ExecError(ExecErrorCode.INVALID_OPTION, message);
+  return new ExecError(ExecErrorCode.invalid_option, message);
 }
 
 function checkArgv(argv: unknown): readonly string[] {
   if (!Array.isArray(argv) || argv.length === 0) {
     throw new ExecError(
-      ExecErrorCode.INVALID_ARGV,
+      ExecErrorCode.invalid_argv,
       'argv must be a non-empty array of strings (argv[0] names the program); found an empty or missing argv.',
     );
   }
   argv.forEach((element: unknown, index) => {
     if (typeof element !== 'string') {
       throw new ExecError(
-        ExecErrorCode.INVALID_ARGV,
+        ExecErrorCode.invalid_argv,
         `argv[${index}] must be a string; found ${element === null ? 'null' : typeof element}.`,
       );
     }
     if (element.includes('\0')) {
       throw new ExecError(
-        ExecErrorCode.INVALID_ARGV,
+        ExecErrorCode.invalid_argv,
         `argv[${index}] contains a NUL byte at offset ${element.indexOf('\0')}; a process argument cannot hold NUL (the OS would cut it there). Remove the NUL.`,
       );
     }
@@ -61,17 +61,17 @@ function checkEnv(env: RunOptions['env']): Record<string, string> {
     if (value === undefined) continue;
     if (key === '' || key.includes('=') || key.includes('\0')) {
       throw new ExecError(
-        ExecErrorCode.INVALID_ENV,
+        ExecErrorCode.invalid_env,
         `env key ${JSON.stringify(key)} is not a variable name; expected a non-empty name without "=" or NUL.`,
       );
     }
     // The value itself is never quoted into the message: it may be a credential.
     if (typeof value !== 'string') {
-      throw new ExecError(ExecErrorCode.INVALID_ENV, `env.${key} must be a string; found ${typeof value}.`);
+      throw new ExecError(ExecErrorCode.invalid_env, `env.${key} must be a string; found ${typeof value}.`);
     }
     if (value.includes('\0')) {
       throw new ExecError(
-        ExecErrorCode.INVALID_ENV,
+        ExecErrorCode.invalid_env,
         `env.${key} contains a NUL byte; an environment value cannot hold NUL. Remove it.`,
       );
     }
@@ -111,20 +111,20 @@ function spawnError(error: unknown, command: string, file: string): ExecError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') {
     return new ExecError(
-      ExecErrorCode.EXECUTABLE_NOT_FOUND,
+      ExecErrorCode.executable_not_found,
       `executable ${JSON.stringify(command)} (${file}) vanished before it could start; expected an existing executable file.`,
       { cause: error },
     );
   }
   if (code === 'EACCES') {
     return new ExecError(
-      ExecErrorCode.NOT_EXECUTABLE,
+      ExecErrorCode.not_executable,
       `executable ${JSON.stringify(command)} (${file}) could not be executed (EACCES); expected execute permission.`,
       { cause: error },
     );
   }
   return new ExecError(
-    ExecErrorCode.SPAWN_FAILED,
+    ExecErrorCode.spawn_failed,
     `executable ${JSON.stringify(command)} (${file}) failed to start (${code ?? 'unknown error'}); for ENOEXEC give the script a "#!" line, for E2BIG shorten argv or env.`,
     { cause: error },
   );
@@ -199,7 +199,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const signal = options.signal;
   if (signal?.aborted) {
     throw new ExecError(
-      ExecErrorCode.ABORTED,
+      ExecErrorCode.aborted,
       'the run was cancelled before it started (signal already aborted); nothing ran.',
     );
   }

@@ -65,7 +65,7 @@ export interface RunOptions {
   /**
    * Confine the program (bubblewrap on Linux, `sandbox-exec` on macOS): what it may read and write,
    * its network, its process count; on Linux every descendant lives in the run's pid namespace and
-   * dies with it. Absent: unconfined. Throws `SANDBOX_UNAVAILABLE` (nothing spawned) when asked for
+   * dies with it. Absent: unconfined. Throws `sandbox_unavailable` (nothing spawned) when asked for
    * on a machine without a working mechanism. See docs/exec.md for what is and is not confined.
    */
   readonly sandbox?: SandboxPolicy;

@@ -88,7 +88,7 @@ describe('adversarial: resolving argv[0]', () => {
     expect(resolveExecutable('ls', `.:${'/usr/bin:/bin'}`, cwd)).toBe(system);
     expect(resolveExecutable('ls', `bin:/usr/bin:/bin`, cwd)).toBe(system);
     expect(() => resolveExecutable('ls', '.:bin', cwd)).toThrow(
-      expect.objectContaining({ code: ExecErrorCode.EXECUTABLE_NOT_FOUND }),
+      expect.objectContaining({ code: ExecErrorCode.executable_not_found }),
     );
   });
 

@@ -191,7 +191,7 @@ describe('environment: exactly what the caller passes', () => {
     const r = await run({ argv: ['only-here'], env: { PATH: `${dir.path}:/usr/bin:/bin` } });
     expect(r.stdout).toBe('found\n');
     await expect(run({ argv: ['true'], env: { PATH: dir.path } })).rejects.toMatchObject({
-      code: 'EXECUTABLE_NOT_FOUND',
+      code: 'executable_not_found',
     });
   });
 

@@ -120,7 +120,7 @@ describe('detection', () => {
     });
     expect(() => planSandbox({}, target, found)).toThrow(
       expect.objectContaining({
-        code: ExecErrorCode.SANDBOX_UNAVAILABLE,
+        code: ExecErrorCode.sandbox_unavailable,
         message:
           'the run asks for a sandbox but none can be started here: bubblewrap (bwrap) was not found on PATH (/nonexistent). To fix: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).',
       }),

@@ -100,7 +100,7 @@ suite('sandbox: filesystem', () => {
     const r = await sh(`echo w > "${out}/w.txt"`, { read: [home], write: [out] });
     expect(r.ok).toBe(true);
     expect(readFileSync(join(out, 'w.txt'), 'utf8')).toBe('w\n');
-    await expect(sh('true', { read: [out] })).rejects.toMatchObject({ code: ExecErrorCode.INVALID_SANDBOX });
+    await expect(sh('true', { read: [out] })).rejects.toMatchObject({ code: ExecErrorCode.invalid_sandbox });
   });
 
   it('gives the run a private, empty, writable /tmp that is gone afterwards [SEC-14]', async () => {
@@ -253,7 +253,7 @@ suite('sandbox: reporting and refusal', () => {
 
   it('refuses a relative path in the policy and spawns nothing', async () => {
     await expect(run({ argv: ['true'], env, sandbox: { write: ['out'] } })).rejects.toMatchObject({
-      code: ExecErrorCode.INVALID_SANDBOX,
+      code: ExecErrorCode.invalid_sandbox,
       message: expect.stringContaining('sandbox.write[0] must be an absolute path'),
     });
   });

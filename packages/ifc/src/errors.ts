@@ -1,7 +1,9 @@
+import { CodedError, type CodeOf, defineCodes } from '@harness/errors';
+
 /**
  * The codes an {@link IfcError} can carry. Callers branch on `code`, never on message text.
  */
-export const IFC_ERROR_CODES = {
+export const IfcErrorCode = defineCodes({
   /** A value given where a label was required is not a readable label. */
   invalid_label: 'invalid_label',
   /** A ceiling was missing or unreadable where one had to be stated; the call is refused. */
@@ -16,22 +18,15 @@ export const IFC_ERROR_CODES = {
   invalid_bound: 'invalid_bound',
   /** A referent's provenance lacked its command or actor. */
   invalid_provenance: 'invalid_provenance',
-} as const;
+});
 
-/** One of {@link IFC_ERROR_CODES}. */
-export type IfcErrorCode = (typeof IFC_ERROR_CODES)[keyof typeof IFC_ERROR_CODES];
+/** One of the {@link IfcErrorCode} values. */
+export type IfcErrorCode = CodeOf<typeof IfcErrorCode>;
 
 /**
  * The one error class of `@harness/ifc`, thrown only for programming errors (a wrong argument a type
  * would have caught). Expected failures, such as an unreadable label from a host, are returned as data.
  */
-export class IfcError extends Error {
-  /** What went wrong, as a stable machine code. */
-  readonly code: IfcErrorCode;
-
-  constructor(code: IfcErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'IfcError';
-    this.code = code;
-  }
+export class IfcError extends CodedError<IfcErrorCode> {
+  override readonly name = 'IfcError';
 }

@@ -20,8 +20,7 @@ export {
 } from './authorize';
 export type { Ceiling } from './ceiling';
 export { fits, meetCeilings } from './ceiling';
-export type { IfcErrorCode } from './errors';
-export { IFC_ERROR_CODES, IfcError } from './errors';
+export { IfcError, IfcErrorCode } from './errors';
 export type { AnyOfClause, Atom, Clause, JsonObject, JsonValue, Label } from './label';
 export {
   atomKey,

@@ -28,10 +28,10 @@ export async function probeBinary(binary: string, path: string): Promise<ProbeRe
     return { kind: 'found', version: m ? `${m[1]}.${m[2]}.${m[3] ?? '0'}` : undefined, raw: raw.trim() };
   } catch (error) {
     if (error instanceof ExecError) {
-      if (error.code === ExecErrorCode.EXECUTABLE_NOT_FOUND || error.code === ExecErrorCode.NO_PATH) {
+      if (error.code === ExecErrorCode.executable_not_found || error.code === ExecErrorCode.no_path) {
         return { kind: 'missing', detail: 'not found on PATH' };
       }
-      if (error.code === ExecErrorCode.NOT_EXECUTABLE) return { kind: 'missing', detail: 'not executable' };
+      if (error.code === ExecErrorCode.not_executable) return { kind: 'missing', detail: 'not executable' };
     }
     return { kind: 'failed', detail: `"${binary} --version" could not be run` };
   }

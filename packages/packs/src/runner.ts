@@ -307,9 +307,9 @@ export async function runPackCommand(
     if (!(error instanceof ExecError)) throw error;
     const exe = argv[0] ?? '';
     const message =
-      error.code === ExecErrorCode.EXECUTABLE_NOT_FOUND || error.code === ExecErrorCode.NO_PATH
+      error.code === ExecErrorCode.executable_not_found || error.code === ExecErrorCode.no_path
         ? `${commandId}: executable "${exe}" was not found on PATH; install it or fix the pack's argv`
-        : error.code === ExecErrorCode.CWD_NOT_FOUND
+        : error.code === ExecErrorCode.cwd_not_found
           ? `${commandId}: working directory ${pack.cwd} does not exist; fix the pack's cwd`
           : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
     return { ok: false, issues: [{ code: Code.SPAWN_FAILED, message: redact(message, secrets), path: [] }] };

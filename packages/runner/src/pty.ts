@@ -70,7 +70,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 export async function runWithPty(run: PtyRun): Promise<PtyResult> {
   if (!statSync(run.cwd, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ExecError(
-      ExecErrorCode.CWD_NOT_FOUND,
+      ExecErrorCode.cwd_not_found,
       `working directory ${run.cwd} does not exist or is not a directory; fix the harness's workdir.`,
     );
   }

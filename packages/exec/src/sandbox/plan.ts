@@ -21,7 +21,7 @@ const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
 const ENV_PATHS = ['/usr/bin/env', '/bin/env'];
 
 function invalid(message: string): ExecError {
-  return new ExecError(ExecErrorCode.INVALID_SANDBOX, message);
+  return new ExecError(ExecErrorCode.invalid_sandbox, message);
 }
 
 function paths(value: unknown, field: string, resolveLinks: boolean): string[] {
@@ -89,8 +89,8 @@ function envRestore(pwd: string, file: string): { envFile: string; pwd: string }
 
 /**
  * Plans one confined run of `file args…` in `cwd`: the mechanism's argv and the confinement it
- * gives. Throws {@link ExecError} `INVALID_SANDBOX` for a malformed policy or a `cwd` the policy
- * does not let the program read, and `SANDBOX_UNAVAILABLE` when this machine has no working
+ * gives. Throws {@link ExecError} `invalid_sandbox` for a malformed policy or a `cwd` the policy
+ * does not let the program read, and `sandbox_unavailable` when this machine has no working
  * mechanism (the message says what to install).
  */
 export function planSandbox(
@@ -107,7 +107,7 @@ export function planSandbox(
   const normalized = normalizePolicy(policy);
   if (!detection.available) {
     throw new ExecError(
-      ExecErrorCode.SANDBOX_UNAVAILABLE,
+      ExecErrorCode.sandbox_unavailable,
       `the run asks for a sandbox but none can be started here: ${detection.reason}. To fix: ${detection.hint}.`,
     );
   }
