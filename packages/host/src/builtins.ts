@@ -2,7 +2,13 @@
 
 import { type CommandAnswer, type ManifestRow, REF_KINDS } from '@harness/protocol';
 import { canonicalJson, sha256 } from './canonical';
-import { type ComponentInput, STAGE_CAPACITY, type Store } from './store/types';
+import {
+  type AuditEventInput,
+  type ComponentInput,
+  type ComposeOutcome,
+  STAGE_CAPACITY,
+  type Store,
+} from './store/types';
 
 /** Most components one compose may carry (seed 001: 1–100). */
 export const MAX_COMPONENTS = 100;
@@ -121,6 +127,11 @@ export interface BuiltinContext {
   run: string;
   /** The receipt namespace: idempotency keys and history are scoped to it. */
   namespace: string;
+  /**
+   * The audit event of a compose's answer; when given, the store commits it in the compose's own
+   * transaction (see `ComposeInput.audit`), so the caller records no second event.
+   */
+  composeAudit?: (answer: CommandAnswer) => AuditEventInput;
 }
 
 /** A built-in call's arguments after schema validation, plus where `loom_id` came from. */
@@ -175,6 +186,55 @@ export function composeSemanticErrors(args: Record<string, unknown>): { path: st
   return errors;
 }
 
+/** The answer to a compose, from what the store did. */
+function composeAnswer(command: string, outcome: ComposeOutcome): CommandAnswer {
+  switch (outcome.kind) {
+    case 'committed':
+      return answer(
+        command,
+        'ok',
+        {
+          receipt: outcome.receipt,
+          replayed: false,
+          current_version: outcome.currentVersion,
+          displaced: outcome.displaced,
+        },
+        { mayHaveLanded: true, completed: outcome.receipt.operation_ids },
+      );
+    case 'replayed':
+      // History is not work done now: a replay completes nothing and displaces nothing (seed 001).
+      return answer(
+        command,
+        'ok',
+        {
+          receipt: outcome.receipt,
+          replayed: true,
+          current_version: outcome.currentVersion,
+          displaced: [],
+        },
+        { mayHaveLanded: true },
+      );
+    case 'version_conflict':
+      return answer(command, 'version_conflict', {
+        loom_id: outcome.loomId,
+        expected_version: outcome.expectedVersion,
+        current_version: outcome.currentVersion,
+        guidance: 'The loom changed. Inspect it (loom.inspect) and reconsider before composing again.',
+      });
+    case 'request_conflict':
+      return answer(command, 'request_conflict', {
+        request_id: outcome.requestId,
+        guidance:
+          'This request_id already names a different committed composition. Recover its receipt (loom.authoring-context) before deciding whether new work is needed.',
+      });
+    case 'not_found':
+      return answer(command, 'not_found', {
+        loom_id: outcome.loomId,
+        message: `no loom has the id ${outcome.loomId}`,
+      });
+  }
+}
+
 /** Runs one validated built-in call against the store. */
 export async function runBuiltin(
   store: Store,
@@ -200,53 +260,11 @@ export async function runBuiltin(
         ...(typeof args.expected_version === 'number' ? { expectedVersion: args.expected_version } : {}),
         components,
         argsHash: sha256(canonicalJson(logical)),
+        ...(ctx.composeAudit
+          ? { audit: (o: ComposeOutcome) => ctx.composeAudit!(composeAnswer(command, o)) }
+          : {}),
       });
-      switch (outcome.kind) {
-        case 'committed':
-          return answer(
-            command,
-            'ok',
-            {
-              receipt: outcome.receipt,
-              replayed: false,
-              current_version: outcome.currentVersion,
-              displaced: outcome.displaced,
-            },
-            { mayHaveLanded: true, completed: outcome.receipt.operation_ids },
-          );
-        case 'replayed':
-          // History is not work done now: a replay completes nothing and displaces nothing (seed 001).
-          return answer(
-            command,
-            'ok',
-            {
-              receipt: outcome.receipt,
-              replayed: true,
-              current_version: outcome.currentVersion,
-              displaced: [],
-            },
-            { mayHaveLanded: true },
-          );
-        case 'version_conflict':
-          return answer(command, 'version_conflict', {
-            loom_id: outcome.loomId,
-            expected_version: outcome.expectedVersion,
-            current_version: outcome.currentVersion,
-            guidance: 'The loom changed. Inspect it (loom.inspect) and reconsider before composing again.',
-          });
-        case 'request_conflict':
-          return answer(command, 'request_conflict', {
-            request_id: outcome.requestId,
-            guidance:
-              'This request_id already names a different committed composition. Recover its receipt (loom.authoring-context) before deciding whether new work is needed.',
-          });
-        case 'not_found':
-          return answer(command, 'not_found', {
-            loom_id: outcome.loomId,
-            message: `no loom has the id ${outcome.loomId}`,
-          });
-      }
-      break;
+      return composeAnswer(command, outcome);
     }
     case 'loom.inspect': {
       const view = await store.inspect(args.loom_id as string);

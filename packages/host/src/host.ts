@@ -1,18 +1,19 @@
 // The command layer behind a broker (or the direct transport). Each part has one job:
 // admission (./command/admission.ts), argument validation (./command/arguments.ts), dispatch to the
-// built-ins or the pack backend (./command/dispatch.ts) and one audit event per call
-// (./command/audit.ts). This file wires them for one scope.
+// built-ins or the pack backend (./command/dispatch.ts) and the audit events of each call
+// (./command/audit.ts; docs/host.md, "Audit"). This file wires them for one scope.
 
 import { createHash } from 'node:crypto';
 import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_ROWS } from './builtins';
 import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
 import { checkArguments } from './command/arguments';
-import { auditRecorder, callAuditBase, outcomeOf } from './command/audit';
+import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/audit';
 import { dispatch } from './command/dispatch';
 import type { PackBackend, Transport } from './command/types';
 import type { ResolvedScope } from './scope';
-import type { Store } from './store/types';
+import { newId } from './store/ids';
+import type { AuditEventInput, Store } from './store/types';
 
 export type { PackBackend, PackCallContext, PackOutcome, Transport } from './command/types';
 
@@ -37,7 +38,11 @@ export interface CommandHost {
    * client already holds this listing.
    */
   list(request: { jobId?: string; ifNoneMatch?: string }): Promise<ListResult | { forbidden: string }>;
-  /** Runs one call as the scope's agent and records one audit event. */
+  /**
+   * Runs one call as the scope's agent. Its `run` audit event is committed before the answer is
+   * returned (a compose's inside the compose's transaction); a pack command that starts a process
+   * also has a `start` event committed before the process starts.
+   */
   run(request: Omit<RunRequest, 'protocol' | 'id'>): Promise<CommandAnswer>;
 }
 
@@ -97,30 +102,57 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       const id = request.command;
       const row = isBuiltin(id) ? BUILTIN_ROWS[id] : packRows().get(id);
       const base = callAuditBase(id, row, packs, request.args, transport);
-      const done = async (
-        answer: CommandAnswer,
-        extra: Record<string, unknown> = {},
-      ): Promise<CommandAnswer> => {
-        await audit(
-          {
-            command: id,
-            action: base.action,
-            phase: 'run',
-            outcome: outcomeOf(answer),
-            code: answer.code,
-            reason: answer.reason ?? null,
-            payload: { ...base.payload, ...extra, ...(request.readOnly ? { read_only: true } : {}) },
-          },
-          request.jobId,
-        );
+      const callId = newId('call');
+      const job = request.jobId ?? null;
+      const readOnly = request.readOnly ? { read_only: true } : {};
+      const eventOf = (answer: CommandAnswer, extra: Record<string, unknown> = {}): AuditEventInput => ({
+        run: scope.run,
+        actor: scope.actor,
+        job,
+        command: id,
+        action: base.action,
+        phase: 'run',
+        outcome: outcomeOf(answer),
+        code: answer.code,
+        reason: answer.reason ?? null,
+        payload: { ...base.payload, ...extra, ...readOnly, ...(isBuiltin(id) ? {} : { call_id: callId }) },
+      });
+      const done = async (answer: CommandAnswer, extra?: Record<string, unknown>): Promise<CommandAnswer> => {
+        await recordEvent(store, eventOf(answer, extra));
         return answer;
+      };
+      // Thrown, not reported: without a durable start event the process must not start.
+      const recordStart = async (): Promise<void> => {
+        await store.appendAudit({
+          run: scope.run,
+          actor: scope.actor,
+          job,
+          command: id,
+          action: base.action,
+          phase: 'start',
+          outcome: 'started',
+          code: 'ok',
+          reason: null,
+          payload: { ...base.payload, ...readOnly, call_id: callId },
+        });
       };
       const admitted = admitCall(scope, transport, request, row);
       if ('refused' in admitted) return done(admitted.refused);
       const checked = checkArguments(admitted.row, request);
       if ('refused' in checked) return done(checked.refused);
-      const out = await dispatch({ store, scope, packs, approvalTtlMs }, id, admitted.row, checked);
-      return done(out.answer, out.audit);
+      const out = await dispatch(
+        { store, scope, packs, approvalTtlMs, eventOf, recordStart, callId },
+        id,
+        admitted.row,
+        checked,
+      );
+      if (out.audited) return out.answer;
+      try {
+        return await done(out.answer, out.audit);
+      } finally {
+        // After the end event: a broker killed before this leaves a record for the next one to reap.
+        out.release?.();
+      }
     },
   };
 }

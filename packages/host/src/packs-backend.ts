@@ -19,7 +19,7 @@ import { decideWithApprovals } from './approval-gate';
 import { BUILTIN_IDS } from './builtins';
 import { HOST_ERROR_CODES, HostError } from './errors';
 import type { PackBackend, PackOutcome } from './host';
-import { recordRunning } from './running';
+import { type RunningTrack, recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
 
 /**
@@ -187,25 +187,38 @@ export async function loadPackBackend(
         };
         return { answer, audit: auditOf() };
       }
-      // While the command runs, its group is on record in the instance, so a broker killed with
-      // SIGKILL (no exit hook, no timeout) leaves nothing the next broker cannot reap.
-      let release: (() => void) | undefined;
-      const track = instanceDir
-        ? {
-            onSpawn: (info: { pid: number; pgid: number }) => {
-              release = recordRunning(instanceDir, info, { commandId: id, run: ctx.run, actor: ctx.actor });
-            },
-          }
-        : {};
-      let result: Awaited<ReturnType<typeof runPackCommand>>;
+      // From before the process starts until the host has recorded the call's end, the call is on
+      // record in the instance, so a broker killed with SIGKILL (no exit hook, no timeout) leaves
+      // nothing the next broker cannot reap and audit (docs/host.md, "Audit").
+      let track: RunningTrack | undefined;
       try {
-        result = await runPackCommand(workspace, id, args, {
-          ...(credentials ? { credentials } : {}),
-          ...track,
-        });
-      } finally {
-        release?.();
+        if (instanceDir) {
+          track = recordRunning(instanceDir, {
+            callId: ctx.callId,
+            commandId: id,
+            run: ctx.run,
+            actor: ctx.actor,
+          });
+        }
+        await ctx.recordStart();
+      } catch (error) {
+        track?.release();
+        const answer: CommandAnswer = {
+          ...base,
+          ok: false,
+          code: 'failed',
+          reason: 'not_recorded',
+          mayHaveLanded: false,
+          body: { message: `${id} was not started: ${(error as Error).message}` },
+        };
+        return { answer, audit: { ...auditOf(), refused_before_run: 'not_recorded' } };
       }
+      const release = track ? () => track.release() : undefined;
+      // A throw from the runner leaves the record: the next broker start turns it into an event.
+      const result = await runPackCommand(workspace, id, args, {
+        ...(credentials ? { credentials } : {}),
+        ...(track ? { onSpawn: (info: { pid: number; pgid: number }) => track.spawned(info) } : {}),
+      });
       if (!result.ok) {
         // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).
         const first = result.issues[0];
@@ -230,7 +243,7 @@ export async function loadPackBackend(
                 mayHaveLanded: false,
                 body: { message: result.issues.map((i) => i.message).join('; ') },
               };
-        return { answer, audit: { ...auditOf(), refused_before_run: code ?? 'unknown' } };
+        return { answer, audit: { ...auditOf(), refused_before_run: code ?? 'unknown' }, release };
       }
       const outcome = result.outcome;
       const ok = outcome.status === 'ok';
@@ -263,7 +276,7 @@ export async function loadPackBackend(
         mayHaveLanded: byId.get(id)?.effect !== 'read',
         body,
       };
-      return { answer, audit: auditOf(outcome) };
+      return { answer, audit: auditOf(outcome), release };
     },
   };
 

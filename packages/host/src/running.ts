@@ -1,9 +1,10 @@
 // Records of the pack commands a broker is running, and the reaper that kills what a crashed broker
 // left behind. @harness/exec kills a run's process group on every normal exit of its caller, but a
 // broker killed with SIGKILL runs no exit hook: its commands' groups live on, and their timeouts
-// (timers in the dead process) never fire. So while a command runs, its group is written to
-// `<instance>/running/<pgid>.json`; the next broker on the instance kills what those records name
-// before it serves (docs/host.md, "Commands outliving a crashed broker").
+// (timers in the dead process) never fire. So from before a command starts until its end event is
+// recorded, a record is kept in `<instance>/running/<call id>.json` (its process group once spawned);
+// the next broker on the instance kills what those records name before it serves, and records an
+// audit event for every record it finds (docs/host.md, "Commands outliving a crashed broker").
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
@@ -17,7 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { HOST_ERROR_CODES, HostError } from './errors';
-import type { Store } from './store/types';
+import type { AuditEventInput, Store } from './store/types';
 
 /** The directory inside an instance that holds one record per running pack command. */
 export const RUNNING_DIR = 'running';
@@ -35,13 +36,15 @@ const STALE_TEMP_MS = 60_000;
 const GONE_WAIT_MS = 2_000;
 const POLL_MS = 10;
 
-/** What `<instance>/running/<pgid>.json` holds. */
+/** What `<instance>/running/<call id>.json` holds (version 1, from older brokers: `<pgid>.json`). */
 export interface RunningRecord {
-  version: 1;
-  /** The command's process (the group leader). */
-  pid: number;
-  /** Its process group id (equal to `pid`). */
-  pgid: number;
+  version: 1 | 2;
+  /** The call's id, as its `start` audit event has it (absent in a version 1 record). */
+  callId?: string;
+  /** The command's process (the group leader); `null` until it is spawned. */
+  pid: number | null;
+  /** Its process group id (equal to `pid`); `null` until it is spawned. */
+  pgid: number | null;
   /**
    * The leader's start time, field 22 of `/proc/<pid>/stat` (clock ticks since boot), so a reused
    * pid is told apart from ours; `null` where there is no /proc (macOS).
@@ -66,6 +69,8 @@ export type ReapOutcome =
   | 'reused'
   /** The broker that wrote the record still runs (another broker on the instance): left in place. */
   | 'owner_alive'
+  /** The broker died before it recorded a process: none started, or its pid is not known. */
+  | 'unstarted'
   /** The file is not a record; deleted. */
   | 'invalid';
 
@@ -160,12 +165,13 @@ function parseRecord(text: string): RunningRecord | undefined {
   const r = value as Partial<RunningRecord> | null;
   const posInt = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 1;
   const time = (t: unknown): t is string | null => t === null || typeof t === 'string';
+  if (r === null || typeof r !== 'object') return undefined;
+  // Version 2 records a call before its process exists; version 1 always named one.
+  const pidOk = r.version === 2 && r.pid === null && r.pgid === null ? true : posInt(r.pid) && posInt(r.pgid);
   if (
-    r === null ||
-    typeof r !== 'object' ||
-    r.version !== 1 ||
-    !posInt(r.pid) ||
-    !posInt(r.pgid) ||
+    (r.version !== 1 && r.version !== 2) ||
+    (r.version === 2 && typeof r.callId !== 'string') ||
+    !pidOk ||
     !time(r.startTime) ||
     typeof r.owner !== 'object' ||
     r.owner === null ||
@@ -181,64 +187,89 @@ function parseRecord(text: string): RunningRecord | undefined {
   return r as RunningRecord;
 }
 
-/** What the host knows of a command when its process starts. */
+/** What the host knows of a call before its process starts. */
 export interface RunningCommand {
+  /** The call's id (`payload.call_id` of its audit events); names the record file. */
+  callId: string;
   commandId: string;
   run: string;
   actor: string;
 }
 
+/** The record of one call, from before its process starts until its end event is recorded. */
+export interface RunningTrack {
+  /** Adds the spawned process group to the record (exec's `onSpawn`); throws when it cannot. */
+  spawned(info: { pid: number; pgid: number }): void;
+  /** Removes the record, if it is still ours. */
+  release(): void;
+}
+
 /**
- * Records a spawned command's group in `<instanceDir>/running/<pgid>.json`, atomically (a temp file
- * renamed into place, so a reader never sees half a record), and returns the function that removes
- * it once the run settled. Throws when the record cannot be written: the caller (exec's `onSpawn`)
- * then kills the group rather than run it unrecorded.
+ * Records a call in `<instanceDir>/running/<callId>.json` before its process starts, atomically
+ * (a temp file renamed into place, so a reader never sees half a record), and returns the functions
+ * that add its process group once spawned and remove the record once the call's end event is
+ * recorded. Both writes throw a `running_record` HostError when the file cannot be written: before
+ * the spawn the call is then not run; at the spawn exec kills the group rather than run it
+ * unrecorded.
  */
-export function recordRunning(
-  instanceDir: string,
-  info: { pid: number; pgid: number },
-  command: RunningCommand,
-): () => void {
+export function recordRunning(instanceDir: string, command: RunningCommand): RunningTrack {
   const dir = join(instanceDir, RUNNING_DIR);
-  const file = join(dir, `${info.pgid}.json`);
-  const temp = join(dir, `.${info.pgid}.${randomBytes(4).toString('hex')}.tmp`);
-  const startTime = processStartTime(info.pid);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(command.callId)) {
+    throw new HostError(
+      HOST_ERROR_CODES.runningRecord,
+      `the call id ${JSON.stringify(command.callId)} cannot name a record file`,
+    );
+  }
+  const file = join(dir, `${command.callId}.json`);
   const record: RunningRecord = {
-    version: 1,
-    pid: info.pid,
-    pgid: info.pgid,
-    // `undefined` would mean the leader is already gone (and reaped by us): nothing to verify.
-    startTime: startTime ?? null,
+    version: 2,
+    callId: command.callId,
+    pid: null,
+    pgid: null,
+    startTime: null,
     owner: { pid: process.pid, startTime: brokerStartTime() },
     commandId: command.commandId,
     run: command.run,
     actor: command.actor,
     startedAt: new Date().toISOString(),
   };
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-    renameSync(temp, file);
-  } catch (cause) {
+  const write = (): void => {
+    const temp = join(dir, `.${command.callId}.${randomBytes(4).toString('hex')}.tmp`);
     try {
-      rmSync(temp, { force: true });
-    } catch {
-      // Nothing was written (e.g. `running` is not a directory).
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      renameSync(temp, file);
+    } catch (cause) {
+      try {
+        rmSync(temp, { force: true });
+      } catch {
+        // Nothing was written (e.g. `running` is not a directory).
+      }
+      throw new HostError(
+        HOST_ERROR_CODES.runningRecord,
+        `could not record ${command.commandId}'s run in ${file} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); the command was not run, or killed rather than run untracked. Make ${dir} writable by the broker`,
+        { cause },
+      );
     }
-    throw new HostError(
-      HOST_ERROR_CODES.runningRecord,
-      `could not record ${command.commandId}'s process group in ${file} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); the command was killed rather than run untracked. Make ${dir} writable by the broker`,
-      { cause },
-    );
-  }
-  return () => {
-    // Only our own record: after the group is gone its pgid may name another broker's command.
-    try {
-      const current = parseRecord(readFileSync(file, 'utf8'));
-      if (current?.owner.pid === process.pid && current.startedAt === record.startedAt) rmSync(file);
-    } catch {
-      // Already gone.
-    }
+  };
+  write();
+  return {
+    spawned(info) {
+      // `undefined` would mean the leader is already gone (and reaped by us): nothing to verify.
+      record.startTime = processStartTime(info.pid) ?? null;
+      record.pid = info.pid;
+      record.pgid = info.pgid;
+      write();
+    },
+    release() {
+      // Only our own record.
+      try {
+        const current = parseRecord(readFileSync(file, 'utf8'));
+        if (current?.owner.pid === process.pid && current.startedAt === record.startedAt) rmSync(file);
+      } catch {
+        // Already gone.
+      }
+    },
   };
 }
 
@@ -251,13 +282,67 @@ async function waitGroupGone(pgid: number): Promise<boolean> {
   return true;
 }
 
+/** The audit event of one record the reaper settled. */
+function reapEvent(name: string, result: ReapResult): AuditEventInput {
+  const record = result.record;
+  return {
+    run: record?.run ?? 'host',
+    actor: REAP_ACTOR,
+    job: null,
+    command: record?.commandId ?? '*',
+    action: REAP_ACTION,
+    phase: 'reap',
+    outcome: result.outcome,
+    code: 'ok',
+    reason: 'broker_crashed',
+    payload: record
+      ? {
+          call_id: record.callId ?? null,
+          pid: record.pid,
+          pgid: record.pgid,
+          start_time: record.startTime,
+          started_at: record.startedAt,
+          agent_actor: record.actor,
+          owner_pid: record.owner.pid,
+          ...(result.outcome === 'reaped'
+            ? {
+                verified_by: record.startTime === null ? 'kill-0' : 'proc-start-time',
+                signal: 'SIGKILL',
+                group_gone: result.groupGone,
+              }
+            : {}),
+        }
+      : { file: name },
+  };
+}
+
+/** What to do with one record whose broker is gone; kills its group when it still runs. */
+async function settle(file: string, record: RunningRecord): Promise<ReapResult> {
+  if (record.pid === null || record.pgid === null) return { file, outcome: 'unstarted', record };
+  // A record written where /proc was absent has no start time: ask the group itself.
+  const leader =
+    record.startTime === null
+      ? signalReaches(-record.pgid)
+        ? 'same'
+        : 'gone'
+      : sameProcess(record.pid, record.startTime);
+  if (leader !== 'same') return { file, outcome: leader, record };
+  try {
+    process.kill(-record.pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: it ended between the check and the kill.
+  }
+  return { file, outcome: 'reaped', record, groupGone: await waitGroupGone(record.pgid) };
+}
+
 /**
- * Kills what a crashed broker left running on this instance: for every record in
- * `<instanceDir>/running/` whose broker is gone, the recorded group gets SIGKILL when its leader
- * still exists with the recorded start time (where /proc is absent: when `kill(-pgid, 0)` reaches
- * it, with the pid-reuse caveat of docs/host.md); then the record is deleted. A record whose leader
- * is gone, or whose pid now belongs to another process, is deleted without a signal. Each kill is
- * one audit event (`action: "host:reap"`) in `store`.
+ * Settles what a crashed broker left on this instance. For every record in `<instanceDir>/running/`
+ * whose broker is gone: the recorded group gets SIGKILL when its leader still exists with the
+ * recorded start time (where /proc is absent: when `kill(-pgid, 0)` reaches it, with the pid-reuse
+ * caveat of docs/host.md); a record whose leader is gone, whose pid now belongs to another process,
+ * or that names no process yet, gets no signal. Every such record becomes one audit event
+ * (`action: "host:reap"`, `outcome` the {@link ReapOutcome}) in `store`, and the record is deleted
+ * only once its event is committed: a reaper killed in between leaves it for the next one.
  */
 export async function reapRunning(instanceDir: string, store: Store): Promise<ReapResult[]> {
   const dir = join(instanceDir, RUNNING_DIR);
@@ -287,64 +372,23 @@ export async function reapRunning(instanceDir: string, store: Store): Promise<Re
       continue; // removed by its broker while we looked
     }
     const record = parseRecord(text);
-    if (record === undefined) {
-      rmSync(file, { force: true });
-      results.push({ file, outcome: 'invalid' });
-      continue;
-    }
-    if (sameProcess(record.owner.pid, record.owner.startTime) === 'same') {
+    if (record !== undefined && sameProcess(record.owner.pid, record.owner.startTime) === 'same') {
       // A live broker (this process or another on the same instance) still owns the run.
       results.push({ file, outcome: 'owner_alive', record });
       continue;
     }
-    // A record written where /proc was absent has no start time: ask the group itself.
-    const leader =
-      record.startTime === null
-        ? signalReaches(-record.pgid)
-          ? 'same'
-          : 'gone'
-        : sameProcess(record.pid, record.startTime);
-    if (leader !== 'same') {
-      rmSync(file, { force: true });
-      results.push({ file, outcome: leader, record });
-      continue;
-    }
+    const result: ReapResult =
+      record === undefined ? { file, outcome: 'invalid' } : await settle(file, record);
+    results.push(result);
     try {
-      process.kill(-record.pgid, 'SIGKILL');
-    } catch {
-      // ESRCH: it ended between the check and the kill.
-    }
-    const groupGone = await waitGroupGone(record.pgid);
-    rmSync(file, { force: true });
-    results.push({ file, outcome: 'reaped', record, groupGone });
-    try {
-      await store.appendAudit({
-        run: record.run,
-        actor: REAP_ACTOR,
-        job: null,
-        command: record.commandId,
-        action: REAP_ACTION,
-        phase: 'reap',
-        outcome: 'reaped',
-        code: 'ok',
-        reason: 'broker_crashed',
-        payload: {
-          pid: record.pid,
-          pgid: record.pgid,
-          start_time: record.startTime,
-          started_at: record.startedAt,
-          agent_actor: record.actor,
-          owner_pid: record.owner.pid,
-          verified_by: record.startTime === null ? 'kill-0' : 'proc-start-time',
-          signal: 'SIGKILL',
-          group_gone: groupGone,
-        },
-      });
+      await store.appendAudit(reapEvent(name, result));
     } catch (error) {
       process.stderr.write(
-        `loom: could not record the reap of group ${record.pgid}: ${(error as Error).message}\n`,
+        `loom: could not record the reap of ${file} (${(error as Error).message}); it stays for the next broker start\n`,
       );
+      continue;
     }
+    rmSync(file, { force: true });
   }
   return results;
 }

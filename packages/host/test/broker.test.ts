@@ -393,7 +393,7 @@ describe('approvals (strict tier)', () => {
 });
 
 describe('audit', () => {
-  it('every call — listed, refused or run — becomes one audit event; refused calls keep no argument values', async () => {
+  it('every call — listed, refused or run — ends in one run event, a started process also has its start event; refused calls keep no argument values', async () => {
     const b = await start({ agent: 'editor' });
     await brokerList(b.queuePath);
     await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'visible-in-argv' } });
@@ -403,13 +403,16 @@ describe('audit', () => {
     const events = await tailAudit(env.instance, 10);
     expect(events.map((e) => [e.phase, e.command, e.outcome, e.code])).toEqual([
       ['list', '*', 'listed', 'ok'],
+      ['start', 'text.echo', 'started', 'ok'],
       ['run', 'text.echo', 'ok', 'ok'],
       ['run', 'nope.x', 'rejected', 'unknown_command'],
       ['run', 'text.shout', 'refused', 'refused'],
       ['run', 'text.echo', 'rejected', 'bad-args'],
     ]);
     expect(JSON.stringify(events)).not.toContain('SECRET-VALUE');
-    expect(events[1]).toMatchObject({
+    expect(events[1]?.payload.call_id).toMatch(/^call-[0-9a-f]{16}$/);
+    expect(events[2]?.payload.call_id).toBe(events[1]?.payload.call_id);
+    expect(events[2]).toMatchObject({
       action: 'command:call:text:echo',
       payload: {
         provider: 'command',

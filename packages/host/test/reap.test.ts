@@ -156,7 +156,7 @@ async function deadPid(): Promise<number> {
 }
 
 function writeRecord(record: RunningRecord): string {
-  const file = join(runningDir(), `${record.pgid}.json`);
+  const file = join(runningDir(), `${record.callId ?? record.pgid}.json`);
   ensureRunningDir();
   writeFileSync(file, JSON.stringify(record));
   return file;
@@ -175,10 +175,17 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
     // The call never gets an answer: the broker dies mid-run.
     const call = brokerRun(queue, { command: 'slow.hang', args: {} });
 
-    const name = await until('the running record', () => records()[0]);
-    const record = JSON.parse(readFileSync(join(runningDir(), name), 'utf8')) as RunningRecord;
+    const name = await until('the running record with its process', () => {
+      const first = records()[0];
+      if (first === undefined) return undefined;
+      const r = JSON.parse(readFileSync(join(runningDir(), first), 'utf8')) as RunningRecord;
+      return r.pid === null ? undefined : first;
+    });
+    const spawned = JSON.parse(readFileSync(join(runningDir(), name), 'utf8')) as RunningRecord;
+    const record = spawned as RunningRecord & { pid: number; pgid: number };
     groups.add(record.pgid);
-    expect(record).toMatchObject({ version: 1, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
+    expect(record).toMatchObject({ version: 2, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
+    expect(name).toBe(`${record.callId}.json`);
     expect(record.owner.pid).toBe(first.child.pid);
     expect(record.startTime).toBe(stat(record.pid)?.[19]);
     expect((statSync(join(runningDir(), name)).mode & 0o777).toString(8)).toBe('600');
@@ -221,8 +228,14 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
         signal: 'SIGKILL',
         group_gone: true,
         agent_actor: 'agent:reader',
+        call_id: record.callId,
       },
     });
+    // The call's start event, committed before the process started, carries the same call id.
+    const starts = (await tailAudit(instance, 100)).filter((e) => e.phase === 'start');
+    expect(starts.map((e) => [e.command, e.outcome, e.payload.call_id])).toEqual([
+      ['slow.hang', 'started', record.callId],
+    ]);
 
     // The new broker serves, and its own runs leave no record behind once they settle.
     const ran = await brokerRun(queue, { command: 'slow.quick', args: {} });
@@ -234,8 +247,8 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
 describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
   const base = (over: Partial<RunningRecord>): RunningRecord => ({
     version: 1,
-    pid: 0,
-    pgid: 0,
+    pid: null,
+    pgid: null,
     startTime: null,
     owner: { pid: 0, startTime: '1' },
     commandId: 'slow.hang',
@@ -254,7 +267,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     }
   }
 
-  it('deletes a record whose process is gone, signalling nothing and auditing nothing', async () => {
+  it('deletes a record whose process is gone, signalling nothing, once its reap event is recorded', async () => {
     const pid = await deadPid();
     const owner = await deadPid();
     const file = writeRecord(
@@ -263,7 +276,9 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     const results = await reap();
     expect(results.map((r) => r.outcome)).toEqual(['gone']);
     expect(() => statSync(file)).toThrow();
-    expect(await reapEvents()).toEqual([]);
+    expect((await reapEvents()).map((e) => [e.outcome, e.command, e.payload.pid])).toEqual([
+      ['gone', 'slow.hang', pid],
+    ]);
   });
 
   it('deletes a record whose pid now belongs to a process that started at another time, and leaves that process alone', async () => {
@@ -282,7 +297,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     expect(results.map((r) => r.outcome)).toEqual(['reused']);
     expect(() => statSync(file)).toThrow();
     expect(members(stranger.pid)).toEqual([stranger.pid]);
-    expect(await reapEvents()).toEqual([]);
+    expect((await reapEvents()).map((e) => [e.outcome, e.payload.signal])).toEqual([['reused', undefined]]);
   });
 
   it('reaps a group whose leader still runs with the recorded start time', async () => {
@@ -331,59 +346,83 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     expect(by.get(leader.pid)?.outcome).toBe('reaped');
     expect(by.get(gone)?.outcome).toBe('gone');
     expect(members(leader.pid)).toEqual([]);
-    expect((await reapEvents()).map((e) => e.payload.verified_by)).toEqual(['kill-0']);
+    expect((await reapEvents()).map((e) => [e.outcome, e.payload.verified_by])).toEqual(
+      expect.arrayContaining([
+        ['reaped', 'kill-0'],
+        ['gone', undefined],
+      ]),
+    );
     expect(records()).toEqual([]);
   });
 
-  it('deletes a file that is not a record', async () => {
+  it('deletes a file that is not a record, and records that it did', async () => {
     ensureRunningDir();
     writeFileSync(join(runningDir(), '999.json'), '{"version": 1, "pid": "x"');
     expect((await reap()).map((r) => r.outcome)).toEqual(['invalid']);
     expect(records()).toEqual([]);
+    expect((await reapEvents()).map((e) => [e.outcome, e.command, e.payload])).toEqual([
+      ['invalid', '*', { file: '999.json' }],
+    ]);
+  });
+
+  it('records a call whose broker died before its process was recorded, as unstarted', async () => {
+    const file = writeRecord(
+      base({ version: 2, callId: 'call-00000000deadbeef', owner: { pid: await deadPid(), startTime: '1' } }),
+    );
+    expect((await reap()).map((r) => r.outcome)).toEqual(['unstarted']);
+    expect(() => statSync(file)).toThrow();
+    expect((await reapEvents()).map((e) => [e.outcome, e.payload.call_id, e.payload.pid])).toEqual([
+      ['unstarted', 'call-00000000deadbeef', null],
+    ]);
+  });
+
+  it('keeps a record whose reap event cannot be recorded, for the next broker start', async () => {
+    const file = writeRecord(
+      base({ version: 2, callId: 'call-00000000feedf00d', owner: { pid: await deadPid(), startTime: '1' } }),
+    );
+    const store = await openStore(instance);
+    await store.close();
+    // A closed store refuses every write: the event is not recorded, so the record stays.
+    expect((await reapRunning(instance, store)).map((r) => r.outcome)).toEqual(['unstarted']);
+    expect(statSync(file).isFile()).toBe(true);
+    expect((await reap()).map((r) => r.outcome)).toEqual(['unstarted']);
+    expect(() => statSync(file)).toThrow();
   });
 });
 
 describe.skipIf(process.platform !== 'linux')('recordRunning', () => {
-  it('writes the record atomically (mode 0600, no temp file left) and its release removes it', () => {
+  const call = { callId: 'call-0123456789abcdef', commandId: 'slow.hang', run: 'r', actor: 'agent:reader' };
+  const file = () => join(runningDir(), `${call.callId}.json`);
+  const read = () => JSON.parse(readFileSync(file(), 'utf8')) as RunningRecord;
+
+  it('writes the record before the spawn, adds the group at it (mode 0600, no temp file left), and its release removes it', () => {
+    const track = recordRunning(instance, call);
+    expect(readdirSync(runningDir())).toEqual([`${call.callId}.json`]);
+    expect(read()).toMatchObject({ version: 2, callId: call.callId, pid: null, pgid: null });
     const child = detachedSleep();
-    const release = recordRunning(
-      instance,
-      { pid: child.pid, pgid: child.pid },
-      { commandId: 'slow.hang', run: 'r', actor: 'agent:reader' },
-    );
-    expect(readdirSync(runningDir())).toEqual([`${child.pid}.json`]);
-    const file = join(runningDir(), `${child.pid}.json`);
-    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
-    const record = JSON.parse(readFileSync(file, 'utf8')) as RunningRecord;
-    expect(record).toMatchObject({
+    track.spawned({ pid: child.pid, pgid: child.pid });
+    expect(readdirSync(runningDir())).toEqual([`${call.callId}.json`]);
+    expect((statSync(file()).mode & 0o777).toString(8)).toBe('600');
+    expect(read()).toMatchObject({
       pid: child.pid,
       pgid: child.pid,
       startTime: stat(child.pid)?.[19],
       owner: { pid: process.pid, startTime: stat(process.pid)?.[19] },
       commandId: 'slow.hang',
     });
-    release();
+    track.release();
     expect(readdirSync(runningDir())).toEqual([]);
   });
 
-  it('release leaves a record that another broker wrote for a reused group id', () => {
-    const child = detachedSleep();
-    const release = recordRunning(
-      instance,
-      { pid: child.pid, pgid: child.pid },
-      { commandId: 'slow.hang', run: 'r', actor: 'agent:reader' },
-    );
-    const file = join(runningDir(), `${child.pid}.json`);
-    const theirs = { ...JSON.parse(readFileSync(file, 'utf8')), owner: { pid: 1, startTime: '1' } };
-    writeFileSync(file, JSON.stringify(theirs));
-    release();
-    expect(statSync(file).isFile()).toBe(true);
+  it('release leaves a record that another broker wrote', () => {
+    const track = recordRunning(instance, call);
+    writeFileSync(file(), JSON.stringify({ ...read(), owner: { pid: 1, startTime: '1' } }));
+    track.release();
+    expect(statSync(file()).isFile()).toBe(true);
   });
 
   it('fails with running_record when the record cannot be written', () => {
     writeFileSync(join(instance, RUNNING_DIR), 'a file where the directory should be');
-    expect(() =>
-      recordRunning(instance, { pid: 1234, pgid: 1234 }, { commandId: 'slow.hang', run: 'r', actor: 'a' }),
-    ).toThrow(expect.objectContaining({ code: 'running_record' }));
+    expect(() => recordRunning(instance, call)).toThrow(expect.objectContaining({ code: 'running_record' }));
   });
 });

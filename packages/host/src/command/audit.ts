@@ -1,4 +1,5 @@
-// The audit of the command layer: one event per listing and per call, never an argument value.
+// The audit of the command layer: one event per listing, a call's events (docs/host.md, "Audit"),
+// never an argument value.
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import type { ResolvedScope } from '../scope';
 import type { AuditEventInput, Store } from '../store/types';
@@ -31,16 +32,20 @@ export type AuditRecorder = (
   jobId: string | undefined,
 ) => Promise<void>;
 
+/** Appends one event; a store failure is reported on stderr, never thrown. */
+export async function recordEvent(store: Store, event: AuditEventInput): Promise<void> {
+  try {
+    await store.appendAudit(event);
+  } catch (error) {
+    // The answer still goes out; the operator sees why the record is missing.
+    process.stderr.write(`loom: could not record an audit event: ${(error as Error).message}\n`);
+  }
+}
+
 /** The recorder of one scope's events. */
 export function auditRecorder(store: Store, scope: ResolvedScope): AuditRecorder {
-  return async (event, jobId) => {
-    try {
-      await store.appendAudit({ ...event, run: scope.run, actor: scope.actor, job: jobId ?? null });
-    } catch (error) {
-      // The answer still goes out; the operator sees why the record is missing.
-      process.stderr.write(`loom: could not record an audit event: ${(error as Error).message}\n`);
-    }
-  };
+  return (event, jobId) =>
+    recordEvent(store, { ...event, run: scope.run, actor: scope.actor, job: jobId ?? null });
 }
 
 /** The action label and the base payload of one call's event. */

@@ -3,15 +3,19 @@
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { type BuiltinContext, runBuiltin } from '../builtins';
 import type { ResolvedScope } from '../scope';
-import type { Store } from '../store/types';
+import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
 import type { CheckedArgs } from './arguments';
-import type { PackBackend } from './types';
+import type { PackBackend, PackCallContext, PackOutcome } from './types';
 
 /** What a dispatched call answered, with the audit detail it adds. */
 export interface Dispatched {
   answer: CommandAnswer;
   audit: Record<string, unknown>;
+  /** True when the call's `run` event was already committed (a compose, in its own transaction). */
+  audited?: boolean;
+  /** See {@link PackOutcome.release}. */
+  release?: () => void;
 }
 
 /** Everything dispatch needs besides the call. */
@@ -20,6 +24,11 @@ export interface DispatchContext {
   scope: ResolvedScope;
   packs: PackBackend | undefined;
   approvalTtlMs: number;
+  /** The call's `run` event for an answer and the dispatch's audit detail. */
+  eventOf: (answer: CommandAnswer, detail: Record<string, unknown>) => AuditEventInput;
+  /** See {@link PackCallContext.recordStart}. */
+  recordStart: () => Promise<void>;
+  callId: string;
 }
 
 function builtinAudit(
@@ -53,22 +62,34 @@ export async function dispatch(
         actor: scope.actor,
         run: scope.run,
         namespace: `${scope.run}/${scope.actor}`,
+        composeAudit: (answer) => ctx.eventOf(answer, builtinAudit(id, checked.args, answer)),
       };
       const answer = await runBuiltin(
         store,
         { command: id, args: checked.args, loomIdImplicit: checked.loomIdImplicit },
         attribution,
       );
-      out = { answer, audit: builtinAudit(id, checked.args, answer) };
+      out = {
+        answer,
+        audit: builtinAudit(id, checked.args, answer),
+        ...(id === 'loom.compose' ? { audited: true } : {}),
+      };
     } else {
-      const result = await ctx.packs!.run(id, checked.args, {
+      const call: PackCallContext = {
         agent: scope.agent,
         actor: scope.actor,
         run: scope.run,
         store,
         approvalTtlMs: ctx.approvalTtlMs,
-      });
-      out = { answer: result.answer, audit: result.audit ?? {} };
+        callId: ctx.callId,
+        recordStart: ctx.recordStart,
+      };
+      const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
+      out = {
+        answer: result.answer,
+        audit: result.audit ?? {},
+        ...(result.release ? { release: result.release } : {}),
+      };
     }
   } catch (error) {
     out = {

@@ -9,6 +9,13 @@ export interface PackCallContext {
   run: string;
   store: Store;
   approvalTtlMs: number;
+  /** The call's id: its `start`, `run` and `reap` audit events carry it as `payload.call_id`. */
+  callId: string;
+  /**
+   * Commits the call's `start` audit event. The backend awaits it before it starts a process and
+   * starts none when it throws (the answer is then `failed`, nothing ran).
+   */
+  recordStart(): Promise<void>;
 }
 
 /** The outcome of one pack call as the backend reports it; the host wraps it into the answer. */
@@ -16,6 +23,11 @@ export interface PackOutcome {
   answer: CommandAnswer;
   /** Audit detail beyond the host's own (e.g. the governance decision, the exit code). */
   audit?: Record<string, unknown>;
+  /**
+   * Removes the call's running record; the host calls it once the call's `run` event is recorded,
+   * so a broker killed in between leaves a record the next broker turns into a `reap` event.
+   */
+  release?: (() => void) | undefined;
 }
 
 /** Pack commands as the host sees them; `@harness/packs` fills this (see ../packs-backend.ts). */

@@ -25,6 +25,13 @@ export interface ComposeInput {
   components: ComponentInput[];
   /** SHA-256 of the canonical JSON of the logical arguments (everything but `request_id`). */
   argsHash: string;
+  /**
+   * The call's audit event, built from the outcome. When given, the store appends it inside the
+   * compose's own transaction, whatever the outcome: a committed compose always has its audit row,
+   * and a compose that rolls back leaves none (the caller records that failure itself). It must
+   * not throw and must not touch the store.
+   */
+  audit?: (outcome: ComposeOutcome) => AuditEventInput;
 }
 
 /** The durable evidence of one committed compose. Field names are the wire names. */
@@ -76,8 +83,13 @@ export interface AuditEvent {
   job: string | null;
   command: string;
   action: string;
-  /** `reap`: the host killed a command a crashed broker left running (docs/host.md). */
-  phase: 'list' | 'run' | 'approval' | 'reap';
+  /**
+   * `start`: a pack command is about to start (written, and durable, before its process is
+   * spawned; the call's `run` event, or a `reap` event, ends it; both carry its `payload.call_id`).
+   * `run`: a call's answer. `reap`: the next broker found a running record a crashed broker left
+   * (docs/host.md, "Audit").
+   */
+  phase: 'list' | 'start' | 'run' | 'approval' | 'reap';
   outcome: string;
   code: string;
   reason: string | null;
@@ -191,7 +203,10 @@ export interface Store {
   inspect(loomId: string): Promise<LoomView | undefined>;
   /** The newest receipts of one namespace, newest first, at most `limit`. */
   receipts(namespace: string, limit: number): Promise<Receipt[]>;
-  /** Appends one audit event and returns its sequence number. */
+  /**
+   * Appends one audit event and returns its sequence number once the event is committed: a
+   * `start` event must survive the broker process being killed right after this resolves.
+   */
   appendAudit(event: AuditEventInput): Promise<number>;
   /** The last `limit` audit events, oldest first. */
   tailAudit(limit: number): Promise<AuditEvent[]>;

@@ -82,19 +82,15 @@ function queryPage(db: Database.Database, q: AuditQuery): AuditPage {
 }
 
 /** The audit part of the SQLite store. */
-export function sqliteAudit(db: Database.Database): {
-  appendAudit(event: AuditEventInput): number;
-  tailAudit(limit: number): AuditEvent[];
-  queryAudit(query: AuditQuery): AuditPage;
-  prune(before: Date): PruneResult;
-} {
+/**
+ * The statement that appends one audit event, without a transaction of its own: the caller runs it
+ * inside one (`appendAudit`'s, or a compose's, so the compose and its audit row commit together).
+ */
+export function auditInserter(db: Database.Database): (event: AuditEventInput) => number {
   const insert = db.prepare(
     'INSERT INTO audit (at, run, actor, job, command, action, phase, outcome, code, reason, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const tail = db.prepare<[number], AuditRow>(
-    'SELECT * FROM (SELECT * FROM audit ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC',
-  );
-  const appendTx = db.transaction((event: AuditEventInput): number =>
+  return (event) =>
     Number(
       insert.run(
         new Date().toISOString(),
@@ -109,8 +105,20 @@ export function sqliteAudit(db: Database.Database): {
         event.reason,
         JSON.stringify(event.payload),
       ).lastInsertRowid,
-    ),
+    );
+}
+
+export function sqliteAudit(db: Database.Database): {
+  appendAudit(event: AuditEventInput): number;
+  tailAudit(limit: number): AuditEvent[];
+  queryAudit(query: AuditQuery): AuditPage;
+  prune(before: Date): PruneResult;
+} {
+  const insert = auditInserter(db);
+  const tail = db.prepare<[number], AuditRow>(
+    'SELECT * FROM (SELECT * FROM audit ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC',
   );
+  const appendTx = db.transaction((event: AuditEventInput): number => insert(event));
   const tailTx = db.transaction((limit: number): AuditEvent[] => tail.all(limit).map(toEvent));
   const queryTx = db.transaction((query: AuditQuery): AuditPage => queryPage(db, query));
   const pruneAudit = db.prepare<[string]>('DELETE FROM audit WHERE at < ?');

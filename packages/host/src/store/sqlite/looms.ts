@@ -1,9 +1,11 @@
-// Looms in SQLite: compose (components, operations and receipt in one transaction), inspect, receipts.
+// Looms in SQLite: compose (components, operations, receipt and audit event in one transaction),
+// inspect, receipts.
 import type Database from 'better-sqlite3';
 import { HOST_ERROR_CODES, HostError } from '../../errors';
 import { newId } from '../ids';
 import { type ComposeInput, type ComposeOutcome, type Receipt, STAGE_CAPACITY, type Store } from '../types';
 import { type ComponentRow, type LoomRow, loomView } from '../view';
+import { auditInserter } from './audit';
 import type { Sync } from './sync';
 
 interface ReceiptRow {
@@ -98,7 +100,10 @@ export function sqliteLooms(db: Database.Database): Sync<Pick<Store, 'compose' |
     return { loomId: loom.id, version: loom.version + 1, created: false };
   };
 
-  const composeTx = db.transaction((input: ComposeInput): ComposeOutcome => {
+  const insertAudit = auditInserter(db);
+
+  /** The writes of one compose; runs inside {@link composeTx}. */
+  const composeWrites = (input: ComposeInput): ComposeOutcome => {
     const prior = st.receiptByKey.get(input.namespace, input.requestId);
     if (prior) {
       if (prior.args_hash !== input.argsHash) {
@@ -184,6 +189,13 @@ export function sqliteLooms(db: Database.Database): Sync<Pick<Store, 'compose' |
       now,
     );
     return { kind: 'committed', receipt, currentVersion: version, displaced };
+  };
+
+  // The compose and its audit event commit together, or neither does.
+  const composeTx = db.transaction((input: ComposeInput): ComposeOutcome => {
+    const outcome = composeWrites(input);
+    if (input.audit !== undefined) insertAudit(input.audit(outcome));
+    return outcome;
   });
 
   // Reads run in a (deferred) transaction too: the loom row and its components come from one snapshot.
