@@ -9,6 +9,8 @@ import type { HarnessTool, ToolContext, ToolResult } from './tool';
 export type McpContextFactory = (extra: {
   signal: AbortSignal;
   sessionId?: string | undefined;
+  /** The MCP request of the call, for requests related to it (an elicitation over HTTP, say). */
+  requestId: string | number;
 }) => Omit<ToolContext, 'signal' | 'onProgress'>;
 
 /**
@@ -36,7 +38,11 @@ export function registerMcpTools(
       },
       async (args: unknown, extra) => {
         const token = extra._meta?.progressToken;
-        const base = context({ signal: extra.signal, sessionId: extra.sessionId });
+        const base = context({
+          signal: extra.signal,
+          sessionId: extra.sessionId,
+          requestId: extra.requestId,
+        });
         const result: ToolResult = await tool.execute(args, {
           ...base,
           signal: extra.signal,

@@ -8,6 +8,13 @@ import { join } from 'node:path';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
 import { version } from '../../package.json';
 import { parse } from '../args';
+import {
+  APPROVAL_MODES,
+  type ApprovalApi,
+  type ApprovalMode,
+  type PersonChannel,
+  withElicitation,
+} from '../elicit';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
@@ -18,7 +25,7 @@ import { openSession, type Session } from '../session';
 const DEFAULT_MAX_SESSIONS = 32;
 const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000;
 
-const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [configuration]
+const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [--approvals elicit] [configuration]
 
 Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
@@ -40,7 +47,17 @@ Transport:
   --session-idle <ms>  close a session nobody used for this long (default ${DEFAULT_SESSION_IDLE_MS})
   --heartbeat <ms>     while a single call runs, send the client a progress notification this
                        often when it asked for progress (default 1000; 0 turns it off). A batch
-                       reports progress as its calls settle.`;
+                       reports progress as its calls settle.
+
+Approvals:
+  --approvals <mode>   who decides a strict call the host holds for approval:
+                       queue (default): it waits for the console or \`loom approvals approve\`;
+                       elicit: when the MCP client declared the elicitation capability, the
+                       person is asked in that client, shown the exact values and argv
+                       (credentials never); Accept approves that exact call and it runs once,
+                       Decline denies it, Cancel leaves it waiting as with queue. A client
+                       without elicitation gets queue. Needs the instance directory: the
+                       embedded default's, or --instance <dir> beside a host configuration.`;
 
 /** Runs `harness serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -54,6 +71,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'max-sessions': { type: 'string' },
       'session-idle': { type: 'string' },
       heartbeat: { type: 'string' },
+      approvals: { type: 'string' },
     },
     false,
   );
@@ -73,6 +91,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
     idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
   };
   const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
+  const approvals = (values.approvals ?? 'queue') as ApprovalMode;
+  if (!APPROVAL_MODES.includes(approvals))
+    throw new CliError(
+      'usage',
+      `--approvals must be ${APPROVAL_MODES.join(' or ')}, found '${values.approvals}'`,
+    );
   // A token given by file or environment is checked before anything is opened or created.
   let given: HttpToken | undefined;
   if (listen !== undefined && (values['token-file'] !== undefined || process.env.HARNESS_HTTP_TOKEN))
@@ -85,12 +109,23 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'nothing to serve: no tool is configured; give --loom-commands-config and/or --loom-authoring-config (or drop --no-embedded)',
     );
   }
-  if (heartbeatMs > 0) session.tools = session.tools.map((t) => withHeartbeat(t, heartbeatMs));
+  let approvalsInstance: string | undefined;
+  if (approvals === 'elicit') {
+    approvalsInstance = session.embedded?.location.instanceDir ?? sessionOptions(values).instance;
+    if (approvalsInstance === undefined) {
+      await session.close();
+      throw new CliError(
+        'usage',
+        '--approvals elicit decides approvals in the host instance directory; with a host configuration pass --instance <dir> naming that instance',
+      );
+    }
+  }
+  const serving: Serving = { session, heartbeatMs, approvalsInstance };
   const stop = async () => {
     await session.close();
   };
   if (listen === undefined) {
-    await serveStdio(session);
+    await serveStdio(serving);
   } else {
     let token: HttpToken;
     try {
@@ -99,7 +134,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       await session.close();
       throw error;
     }
-    await serveHttp(session, listen, token, limits);
+    await serveHttp(serving, listen, token, limits);
   }
   const why = await new Promise<'signal' | 'client_gone'>((resolve) => {
     process.once('SIGINT', () => resolve('signal'));
@@ -240,24 +275,88 @@ function toolList(session: Session): { tools: Record<string, unknown>[] } {
   return list;
 }
 
-async function newMcpServer(session: Session, runId: string) {
+/** What every MCP server of one `harness serve` shares. */
+interface Serving {
+  session: Session;
+  heartbeatMs: number;
+  /** The instance whose approvals the person decides through elicitation; unset without `--approvals elicit`. */
+  approvalsInstance: string | undefined;
+}
+
+async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { registerMcpTools } = await import('@harness/commands/mcp');
   const server = new McpServer({ name: 'harness', version }, { capabilities: { tools: {} } });
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
-  registerMcpTools(server, session.tools, ({ signal }) => session.context(signal, run));
+  // The MCP request of each call, by its cancel signal: an elicitation is sent as part of it.
+  const requests = new WeakMap<AbortSignal, string | number>();
+  let tools = session.tools;
+  if (approvalsInstance !== undefined) {
+    const channel = personChannel(server, requests);
+    const api = await approvalApi(approvalsInstance);
+    tools = tools.map((t) =>
+      t.name === 'run_command' || t.name === 'run_read_command' ? withElicitation(t, channel, api) : t,
+    );
+  }
+  if (heartbeatMs > 0) tools = tools.map((t) => withHeartbeat(t, heartbeatMs));
+  registerMcpTools(server, tools, ({ signal, requestId }) => {
+    requests.set(signal, requestId);
+    return session.context(signal, run);
+  });
   // Only this session's tools are on this server, and they never change while it serves.
   server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(session) as never);
   return server;
 }
 
-async function serveStdio(session: Session): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const server = await newMcpServer(session, 'stdio');
-  await server.connect(new StdioServerTransport());
-  err(`harness: serving ${session.tools.map((t) => t.name).join(', ')} over stdio`);
+/** The person behind this server's MCP client, reached by elicitation while the client supports it. */
+function personChannel(
+  server: import('@modelcontextprotocol/sdk/server/mcp.js').McpServer,
+  requests: WeakMap<AbortSignal, string | number>,
+): PersonChannel {
+  return {
+    available: () => server.server.getClientCapabilities()?.elicitation?.form !== undefined,
+    decidedBy: () => {
+      // The client names itself; only a bounded, plain form of that name is recorded.
+      const name = (server.server.getClientVersion()?.name ?? 'mcp-client')
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .slice(0, 64);
+      return `elicitation:${name || 'mcp-client'}`;
+    },
+    async ask(message, ctx, timeoutMs) {
+      const related = ctx.signal === undefined ? undefined : requests.get(ctx.signal);
+      const answer = await server.server.elicitInput(
+        { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } },
+        {
+          timeout: timeoutMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(related === undefined ? {} : { relatedRequestId: related }),
+        },
+      );
+      return answer.action;
+    },
+  };
 }
+
+/** The host's approval API on one instance directory. */
+async function approvalApi(instanceDir: string): Promise<ApprovalApi> {
+  const { decideApproval, getApproval } = await import('@harness/host');
+  return {
+    get: (id) => getApproval(instanceDir, id),
+    decide: (id, decision, by) => decideApproval(instanceDir, id, decision, by),
+  };
+}
+
+async function serveStdio(serving: Serving): Promise<void> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const server = await newMcpServer(serving, 'stdio');
+  await server.connect(new StdioServerTransport());
+  err(`harness: serving ${serving.session.tools.map((t) => t.name).join(', ')} over stdio`);
+  if (serving.approvalsInstance !== undefined) err(ELICIT_NOTE);
+}
+
+const ELICIT_NOTE =
+  'harness: --approvals elicit: strict calls are put to the person in MCP clients that support elicitation; others wait for the console or loom approvals';
 
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
@@ -284,7 +383,7 @@ function reply(res: ServerResponse, status: number, message: string): void {
 }
 
 async function serveHttp(
-  session: Session,
+  serving: Serving,
   listen: { host: string; port: number },
   { token, source }: HttpToken,
   limits: { maxSessions: number; idleMs: number },
@@ -355,7 +454,7 @@ async function serveHttp(
       };
       sessions += 1;
       try {
-        const server = await newMcpServer(session, `http-${sessions}`);
+        const server = await newMcpServer(serving, `http-${sessions}`);
         await server.connect(transport);
         await transport.handleRequest(req, res, body);
       } finally {
@@ -374,8 +473,9 @@ async function serveHttp(
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   // The URL line is what tests and scripts read to find an ephemeral port.
   err(
-    `harness: serving ${session.tools.map((t) => t.name).join(', ')} at http://${host}:${port}/mcp (bearer token required)`,
+    `harness: serving ${serving.session.tools.map((t) => t.name).join(', ')} at http://${host}:${port}/mcp (bearer token required)`,
   );
+  if (serving.approvalsInstance !== undefined) err(ELICIT_NOTE);
   err(
     source === 'HARNESS_HTTP_TOKEN'
       ? 'harness: bearer token from HARNESS_HTTP_TOKEN'

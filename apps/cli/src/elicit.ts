@@ -1,0 +1,130 @@
+// `harness serve --approvals elicit`: a call the host holds for a person's approval is put to that
+// person in their own MCP client (an elicitation request), showing the exact values and argv the host
+// recorded for it. The decision goes through the host's one approval API (single use, bound to the
+// exact arguments), and the identical call is then made again once, so the host's answer to it is
+// what the model reads. A client without elicitation, a cancelled request or one nobody answers
+// leaves the approval pending for the console or `loom approvals`, exactly as without the flag.
+import type { HarnessTool, ToolContext, ToolResult } from '@harness/commands';
+
+/** Who decides a pending approval of `harness serve`: the console or CLI (`queue`), or the client too. */
+export const APPROVAL_MODES = ['queue', 'elicit'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** The person's answer to one elicitation request (MCP's three actions). */
+export type ElicitAction = 'accept' | 'decline' | 'cancel';
+
+/** How serve reaches the person: through the connected MCP client, while it supports elicitation. */
+export interface PersonChannel {
+  /** True when the client declared form elicitation. */
+  available(): boolean;
+  /** What the host records as the decider, e.g. `elicitation:claude-code`. */
+  decidedBy(): string;
+  /** Puts `message` to the person; rejects when the client fails or nobody answers in `timeoutMs`. */
+  ask(message: string, ctx: ToolContext, timeoutMs: number): Promise<ElicitAction>;
+}
+
+/** The part of an approval record a person is shown (credentials already `[redacted]` by the host). */
+export interface ShownApproval {
+  id: string;
+  command: string;
+  agent: string;
+  run: string;
+  tier: string | null;
+  reason: string;
+  args: Record<string, unknown> | null;
+  argv: string[] | null;
+  status: string;
+  expires_at: string;
+}
+
+/** The host's approval API, on the instance serve runs against. */
+export interface ApprovalApi {
+  get(id: string): Promise<ShownApproval | undefined>;
+  decide(id: string, decision: 'approved' | 'denied', by: string): Promise<unknown>;
+}
+
+/** The message a person reads: the command, its tier, every value and the argv, verbatim as JSON. */
+export function approvalMessage(a: ShownApproval): string {
+  const values =
+    a.args === null
+      ? '  (not recorded)'
+      : Object.entries(a.args)
+          .map(([name, value]) => `  ${name}: ${JSON.stringify(value)}`)
+          .join('\n') || '  (none)';
+  return [
+    `Approve this exact call to run once?`,
+    `command: ${a.command}${a.tier ? ` (${a.tier} tier)` : ''}`,
+    `agent: ${a.agent}, run: ${a.run}`,
+    `why: ${a.reason}`,
+    `arguments:`,
+    values,
+    `argv: ${a.argv === null ? '(does not render: the host will refuse it)' : JSON.stringify(a.argv)}`,
+    `approval ${a.id}, expires ${a.expires_at}`,
+    `Accept runs this call once; Decline denies it; Cancel leaves it pending for the console or \`loom approvals\`.`,
+  ].join('\n');
+}
+
+/** The approval id of a lone call's result the host held for approval; `undefined` otherwise. */
+export function heldApproval(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const r = result as Record<string, unknown>;
+  const outcome = r.outcome as Record<string, unknown> | undefined;
+  const entry = r.entry as Record<string, unknown> | undefined;
+  const value = entry?.value as Record<string, unknown> | undefined;
+  if (outcome?.code !== 'approval_required' || entry?.status !== 'admitted') return undefined;
+  return typeof value?.approval_id === 'string' ? value.approval_id : undefined;
+}
+
+// The longest a person is waited for, whatever the approval's own lifetime.
+const MAX_WAIT_MS = 15 * 60 * 1000;
+
+/**
+ * Wraps `run_command` / `run_read_command` so a call held for approval is put to the person. A lone
+ * call is asked about and, once decided, made again identically; in a batch each held call is asked
+ * about in order and made again alone, its result taking the held one's place.
+ */
+export function withElicitation(tool: HarnessTool, channel: PersonChannel, api: ApprovalApi): HarnessTool {
+  const settle = async (
+    held: ToolResult,
+    approvalId: string,
+    again: () => Promise<ToolResult>,
+    ctx: ToolContext,
+  ): Promise<ToolResult> => {
+    const record = await api.get(approvalId);
+    if (record === undefined || record.status !== 'pending') return held;
+    const left = Date.parse(record.expires_at) - Date.now();
+    if (!(left > 0)) return held;
+    let action: ElicitAction;
+    try {
+      action = await channel.ask(approvalMessage(record), ctx, Math.min(left, MAX_WAIT_MS));
+    } catch {
+      return held; // The client failed, the call was cancelled or nobody answered: still pending.
+    }
+    if (action === 'cancel') return held;
+    try {
+      await api.decide(record.id, action === 'accept' ? 'approved' : 'denied', channel.decidedBy());
+    } catch {
+      // Decided (or expired) elsewhere meanwhile: the host's answer to the identical call says how.
+    }
+    return again();
+  };
+  return {
+    ...tool,
+    async execute(input, ctx) {
+      const result = await tool.execute(input, ctx);
+      if (!channel.available()) return result;
+      const lone = heldApproval(result);
+      if (lone !== undefined) return settle(result, lone, () => tool.execute(input, ctx), ctx);
+      const calls = (input as { calls?: unknown } | null)?.calls;
+      const results = result.results;
+      if (result.status !== 'batch' || !Array.isArray(calls) || !Array.isArray(results)) return result;
+      const settled = [...results] as ToolResult[];
+      for (let i = 0; i < settled.length; i++) {
+        const id = heldApproval(settled[i]);
+        if (id === undefined || calls[i] === undefined) continue;
+        settled[i] = await settle(settled[i] as ToolResult, id, () => tool.execute(calls[i], ctx), ctx);
+      }
+      return { ...result, results: settled };
+    },
+  };
+}
