@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { signBody } from '@harness/runner';
+import { RunStore, runnerPaths, signBody } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, bin, runCli, sandbox } from './helpers';
@@ -139,6 +139,45 @@ describe('harness runner start and harness runs', () => {
     });
     const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
     expect(text.stdout).toContain(`${list[0]?.id}  numbered  skipped  template_unresolved: event.number  `);
+  });
+
+  it('shows under an observed run what its transcript says, and why another run was not observed [TM-121]', async () => {
+    const store = new RunStore(runnerPaths(box.instance).db);
+    store.insert({
+      id: 'run-pi',
+      harness: 'agent',
+      status: 'succeeded',
+      trigger: 'manual',
+      exit_code: 0,
+      observation: {
+        status: 'read',
+        source: 'pi',
+        file: '/h/.pi/agent/sessions/--w--/s.jsonl',
+        final_message: 'The tool said\nhello-from-tool. Done.',
+        tool_calls: 1,
+        tools: { bash: 1 },
+        tokens: { input: 1713, output: 49 },
+        unreadable_lines: 0,
+      },
+    });
+    store.insert({
+      id: 'run-omp',
+      harness: 'other',
+      status: 'succeeded',
+      trigger: 'manual',
+      observation: { status: 'unavailable', source: 'omp', message: 'omp is not observed: why' },
+    });
+    store.close();
+    const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
+    const lines = text.stdout.split('\n');
+    expect(lines[1]).toBe(
+      '    pi: 1 tool call, 1713 in / 49 out tokens; final: "The tool said hello-from-tool. Done."',
+    );
+    expect(lines[3]).toBe('    not observed (omp): omp is not observed: why');
+    const json = JSON.parse(
+      (await runCli(['runs', '--json', '--instance', box.instance], { home: box.home })).stdout,
+    );
+    expect(json[0].observation).toMatchObject({ status: 'read', tools: { bash: 1 } });
   });
 
   it('refuses to start when a source secret variable is unset, naming it', async () => {

@@ -14,6 +14,8 @@ export {
 } from './load';
 export type { Cell, MatrixKey } from './matrix';
 export { cell, MATRIX_KEYS } from './matrix';
+export type { Observation, RunToObserve, TranscriptSummary } from './observe';
+export { observeRun, readClaudeCode, readCodex, readPi, TRANSCRIPT_SOURCES } from './observe';
 export type { PlanFailure, PlanOptions, PlanResult, RunRequest, SpawnPlan } from './plan';
 export { BASE_ENV_NAMES, planSpawn } from './plan';
 export type { AuditLine } from './receiver';

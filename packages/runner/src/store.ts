@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Observation } from './observe/types';
 
 /** A run's status. `pending`: accepted and recorded, not started yet (a restart starts it). */
 export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
@@ -35,6 +36,8 @@ export interface RunRecord {
   log_file: string | null;
   /** One line for a person: what happened. */
   message: string | null;
+  /** What the agent's own transcript says (final message, tool calls, tokens); `null` when not observed. */
+  observation: Observation | null;
 }
 
 const SCHEMA = `
@@ -49,10 +52,24 @@ CREATE TABLE IF NOT EXISTS deliveries (
   PRIMARY KEY (source, delivery)
 );`;
 
-type Row = Omit<RunRecord, 'stdin_is_prompt'> & { stdin_is_prompt: number };
+type Row = Omit<RunRecord, 'stdin_is_prompt' | 'observation'> & {
+  stdin_is_prompt: number;
+  observation: string | null;
+};
 
 function toRecord(row: Row): RunRecord {
-  return { ...row, stdin_is_prompt: row.stdin_is_prompt === 1 };
+  return {
+    ...row,
+    stdin_is_prompt: row.stdin_is_prompt === 1,
+    observation: row.observation === null ? null : (JSON.parse(row.observation) as Observation),
+  };
+}
+
+/** Stored values of a record's fields: booleans as 0/1, the observation as JSON text. */
+function column(key: string, value: unknown): unknown {
+  if (key === 'stdin_is_prompt') return value ? 1 : 0;
+  if (key === 'observation') return value === null || value === undefined ? null : JSON.stringify(value);
+  return value;
 }
 
 /** A new run's first fields. */
@@ -69,6 +86,10 @@ export class RunStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // runs.db files written before observation existed gain the column (no data changes).
+    const columns = this.db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'observation'))
+      this.db.exec('ALTER TABLE runs ADD COLUMN observation TEXT');
   }
 
   /** Inserts a run. */
@@ -87,24 +108,23 @@ export class RunStore {
       log_file: null,
       message: null,
       ...run,
+      observation: column('observation', run.observation),
       stdin_is_prompt: run.stdin_is_prompt === true ? 1 : 0,
       created_at: new Date().toISOString(),
     };
     this.db
       .prepare(
         `INSERT INTO runs (id, harness, status, reason, path, trigger, source, event_file, delivery, stdin_is_prompt,
-          exit_code, signal, created_at, started_at, ended_at, duration_ms, log_file, message)
+          exit_code, signal, created_at, started_at, ended_at, duration_ms, log_file, message, observation)
          VALUES (@id, @harness, @status, @reason, @path, @trigger, @source, @event_file, @delivery, @stdin_is_prompt,
-          @exit_code, @signal, @created_at, @started_at, @ended_at, @duration_ms, @log_file, @message)`,
+          @exit_code, @signal, @created_at, @started_at, @ended_at, @duration_ms, @log_file, @message, @observation)`,
       )
       .run(row);
   }
 
   /** Updates some fields of a run. */
   update(id: string, fields: Partial<Omit<RunRecord, 'id' | 'harness' | 'created_at'>>): void {
-    const entries = Object.entries(fields).map(
-      ([k, v]) => [k, k === 'stdin_is_prompt' ? (v ? 1 : 0) : v] as const,
-    );
+    const entries = Object.entries(fields).map(([k, v]) => [k, column(k, v)] as const);
     if (entries.length === 0) return;
     const set = entries.map(([k]) => `${k} = @${k}`).join(', ');
     this.db.prepare(`UPDATE runs SET ${set} WHERE id = @id`).run({ ...Object.fromEntries(entries), id });

@@ -11,9 +11,11 @@ import { ExecError, run as exec } from '@harness/exec';
 import { Cron } from 'croner';
 import { RunnerError, RunnerErrorCode } from './errors';
 import { RunnerMetrics } from './metrics';
+import { observeRun } from './observe';
 import { planSpawn, type SpawnPlan } from './plan';
 import { runWithPty } from './pty';
 import { createReceiver } from './receiver';
+import type { AgentKind } from './schema';
 import { type RunRecord, RunStore } from './store';
 import type { Harness, RunnerConfig } from './types';
 
@@ -42,7 +44,15 @@ export function runnerPaths(instanceDir: string) {
   };
 }
 
-type Outcome = Pick<RunRecord, 'status' | 'reason' | 'exit_code' | 'signal' | 'message'>;
+type Outcome = Pick<RunRecord, 'status' | 'reason' | 'exit_code' | 'signal' | 'message'> &
+  Partial<Pick<RunRecord, 'observation'>>;
+
+/** The transcript source that observes a harness: its adapter, or a command's `transcripts` (TM-86, TM-121). */
+function observedAs(h: Harness): AgentKind | undefined {
+  if (h.kind === 'command') return h.transcripts;
+  if (h.kind === 'generic') return undefined;
+  return h.kind;
+}
 
 /** Runs harnesses and records every run. */
 export class Supervisor {
@@ -319,7 +329,7 @@ export class Supervisor {
       }
       if (plan.untrustedRenders > 0)
         this.metrics.untrustedRenders.inc({ harness: h.id }, plan.untrustedRenders);
-      await this.spawn(id, plan.plan, finish);
+      await this.spawn(id, plan.plan, finish, observedAs(h));
     } catch (error) {
       finish({
         status: 'failed',
@@ -335,6 +345,7 @@ export class Supervisor {
     id: string,
     plan: SpawnPlan,
     finish: (o: Outcome & { started?: number }) => void,
+    observed: AgentKind | undefined,
   ): Promise<void> {
     const started = Date.now();
     const logFile = join(this.paths.logs, `${id}.log`);
@@ -372,8 +383,13 @@ export class Supervisor {
       }
       writePrivate(logFile, result.output);
       const ok = result.outcome === 'exited' && result.exitCode === 0;
+      const observation =
+        observed === undefined
+          ? null
+          : observeRun(observed, { cwd: plan.cwd, env: plan.env, startedAt: started });
       finish({
         started,
+        observation,
         status: ok ? 'succeeded' : 'failed',
         reason: ok ? null : result.outcome === 'exited' ? 'exit_code' : result.outcome,
         exit_code: result.exitCode,

@@ -8,12 +8,27 @@ import { out, printJson } from '../output';
 const help = `Usage: harness runs [--json] [--harness <id>] [--instance <dir>]
 
 Lists the runs the runner recorded: id, harness, status (pending, running, succeeded, failed,
-skipped), reason, exit code. A template_unresolved skip shows the path that had no value.
---json prints a JSON array of the whole records.`;
+skipped), reason, exit code. A template_unresolved skip shows the path that had no value. An
+observed agent run adds a line with what its own transcript says: tool calls, tokens and the start
+of its final message. --json prints a JSON array of the whole records.`;
 
 function reasonOf(r: RunRecord): string {
   if (r.reason === null) return '';
   return r.path !== null ? `${r.reason}: ${r.path}` : r.reason;
+}
+
+const FINAL_SHOWN = 100;
+
+/** The indented line under an observed run, or `undefined`. */
+function observationOf(r: RunRecord): string | undefined {
+  const o = r.observation;
+  if (o === null) return undefined;
+  if (o.status !== 'read') return `    not observed (${o.source}): ${o.message}`;
+  const tokens =
+    o.tokens === null ? 'no token counts' : `${o.tokens.input} in / ${o.tokens.output} out tokens`;
+  const flat = (o.final_message ?? '').replace(/\s+/g, ' ');
+  const final = flat.length > FINAL_SHOWN ? `${flat.slice(0, FINAL_SHOWN)}…` : flat;
+  return `    ${o.source}: ${o.tool_calls} tool call${o.tool_calls === 1 ? '' : 's'}, ${tokens}; final: ${final === '' ? '(none)' : JSON.stringify(final)}`;
 }
 
 /** Runs `harness runs`. */
@@ -55,6 +70,8 @@ export async function runsCommand(argv: string[]): Promise<number> {
         .filter((x) => x !== '')
         .join('  '),
     );
+    const observed = observationOf(r);
+    if (observed !== undefined) out(observed);
   }
   return 0;
 }

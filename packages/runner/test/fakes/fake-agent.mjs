@@ -2,9 +2,11 @@
 // A FAKE agent CLI for tests (it stands in for claude, codex, crush, pi, omp and any command): it
 // records its argv, the exact stdin bytes, its environment and what `test -t` says of fds 0, 1 and 2
 // to $FAKE_RECORD_DIR/$HARNESS_RUN_ID.json, then prints FAKE_OUTPUT (if set) and exits FAKE_EXIT.
+// With FAKE_TRANSCRIPT (a recorded transcript) and FAKE_TRANSCRIPT_TO (a path), it also writes that
+// transcript where the real agent would write its own.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 
 const tty = {};
 for (const fd of [0, 1, 2])
@@ -29,5 +31,9 @@ const record = {
     : undefined,
 };
 writeFileSync(`${process.env.FAKE_RECORD_DIR}/${process.env.HARNESS_RUN_ID}.json`, JSON.stringify(record));
+if (process.env.FAKE_TRANSCRIPT && process.env.FAKE_TRANSCRIPT_TO) {
+  mkdirSync(dirname(process.env.FAKE_TRANSCRIPT_TO), { recursive: true });
+  copyFileSync(process.env.FAKE_TRANSCRIPT, process.env.FAKE_TRANSCRIPT_TO);
+}
 if (process.env.FAKE_OUTPUT) process.stdout.write(process.env.FAKE_OUTPUT);
 process.exit(Number(process.env.FAKE_EXIT ?? '0'));
