@@ -3,6 +3,14 @@
 // prompt in argv; `stdin` and `file` delivery are for `command` harnesses only (TM-101).
 import type { AgentKind } from './schema';
 
+/** The MCP server a run with `tools` gets: its own `harness serve`, and the config file naming it. */
+export interface RunTools {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** A JSON file `{ "mcpServers": { "harness": { type, command, args } } }` written for the run (0600). */
+  readonly configFile: string;
+}
+
 /** One agent CLI: its executable and how a one-shot and a resident run are spelled. */
 export interface Adapter {
   readonly kind: AgentKind;
@@ -10,14 +18,41 @@ export interface Adapter {
   readonly exe: string;
   /** Whether the adapter passes `model` (`--model M`); load refuses `model` on one that does not. */
   readonly takesModel: boolean;
-  /** argv (without the executable) of a one-shot run with this prompt. `--model` only when set (TM-110). */
-  oneShot(prompt: string, model: string | undefined): string[];
+  /**
+   * argv (without the executable) of a one-shot run with this prompt. `--model` only when set
+   * (TM-110); the MCP flags only when the harness has `tools` (load allows it where they exist).
+   */
+  oneShot(prompt: string, model: string | undefined, tools?: RunTools): string[];
   /** argv (without the executable) of a resident run: the operator's `args`, appended as written (TM-120). */
-  resident(args: readonly string[]): string[];
+  resident(args: readonly string[], tools?: RunTools): string[];
 }
 
 function withModel(model: string | undefined): string[] {
   return model === undefined ? [] : ['--model', model];
+}
+
+/**
+ * Claude Code's MCP flags (2.1.197 `claude --help`): `--mcp-config <configs...>` takes JSON files
+ * and is variadic, so a flag must follow it before the prompt; `--strict-mcp-config` (use only these
+ * servers, ignore every other MCP configuration) is that flag.
+ */
+function claudeTools(tools: RunTools | undefined): string[] {
+  return tools === undefined ? [] : ['--mcp-config', tools.configFile, '--strict-mcp-config'];
+}
+
+/**
+ * Codex's per-run MCP server (0.171.0 `codex exec --help`: `-c key=value`, the value parsed as TOML;
+ * checked with `codex mcp get harness --json -c …`, which shows the server as given). A JSON string
+ * and a JSON array of strings are valid TOML values.
+ */
+function codexTools(tools: RunTools | undefined): string[] {
+  if (tools === undefined) return [];
+  return [
+    '-c',
+    `mcp_servers.harness.command=${JSON.stringify(tools.command)}`,
+    '-c',
+    `mcp_servers.harness.args=${JSON.stringify(tools.args)}`,
+  ];
 }
 
 /**
@@ -28,8 +63,8 @@ const claudeCode: Adapter = {
   kind: 'claude-code',
   exe: 'claude',
   takesModel: true,
-  oneShot: (prompt, model) => ['-p', ...withModel(model), prompt],
-  resident: (args) => [...args],
+  oneShot: (prompt, model, tools) => ['-p', ...withModel(model), ...claudeTools(tools), prompt],
+  resident: (args, tools) => [...claudeTools(tools), ...args],
 };
 
 /**
@@ -41,8 +76,8 @@ const codex: Adapter = {
   kind: 'codex',
   exe: 'codex',
   takesModel: true,
-  oneShot: (prompt, model) => ['exec', ...withModel(model), prompt],
-  resident: (args) => [...args],
+  oneShot: (prompt, model, tools) => ['exec', ...codexTools(tools), ...withModel(model), prompt],
+  resident: (args, tools) => [...codexTools(tools), ...args],
 };
 
 /**

@@ -1,7 +1,7 @@
 // Loads a runner file: YAML with positions, the zod schema, the validation matrix, the cross-key
 // rules, every template checked against the run context's allow sets, and the "every firing would
 // skip" rules (TM-83). Never throws for a bad file: every problem is an issue naming file:line:column.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseRunTemplate } from '@harness/events';
 import { type Locator, parseByteSize, parseDuration, parseYamlConfig } from '@harness/packs';
@@ -18,7 +18,7 @@ import {
   type PromptDelivery,
   runnerFileSchema,
 } from './schema';
-import type { Harness, PromptSpec, RunnerConfig, Source, When } from './types';
+import type { Harness, HarnessTools, PromptSpec, RunnerConfig, Source, When } from './types';
 
 /** Timeout of a one-shot run when the harness sets none: 30 minutes (agents are slow). */
 export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
@@ -373,6 +373,28 @@ function checkMatrix(h: HarnessEntry, base: Path, ctx: Ctx): void {
   }
 }
 
+/**
+ * `tools`: the workspace resolved against the runner file's directory and required to exist. The
+ * matrix keeps it to the kinds that can be handed an MCP configuration for one run.
+ */
+function toolsOf(h: HarnessEntry, base: Path, ctx: Ctx): HarnessTools | undefined {
+  if (h.tools === undefined) return undefined;
+  const workspace = resolve(ctx.dir, h.tools.workspace);
+  if (!existsSync(workspace)) {
+    ctx.report(
+      Code.file_unreadable,
+      [...base, 'tools', 'workspace'],
+      `${showPath([...base, 'tools', 'workspace'])}: no workspace file at ${workspace}; give the path of a workspace.yaml (relative to the runner file)`,
+    );
+    return undefined;
+  }
+  return {
+    workspace,
+    agent: h.tools.agent,
+    ...(h.tools.max_confidentiality !== undefined ? { maxConfidentiality: h.tools.max_confidentiality } : {}),
+  };
+}
+
 function buildHarness(h: HarnessEntry, i: number, sources: readonly Source[], ctx: Ctx): Harness | undefined {
   const base: Path = ['harnesses', i];
   const before = ctx.issues.length;
@@ -411,6 +433,7 @@ function buildHarness(h: HarnessEntry, i: number, sources: readonly Source[], ct
     argvTemplates = argvOf(h.argv, base, ctx);
     delivery = deliveryOf(h, argvTemplates, prompt !== undefined || h.prompt_file !== undefined, base, ctx);
   }
+  const tools = toolsOf(h, base, ctx);
   if (ctx.issues.length > before) return undefined;
   checkAlwaysSkips(h, base, prompt, argvTemplates, when, sources, ctx);
   if (h.untrusted_inline === true) {
@@ -435,6 +458,7 @@ function buildHarness(h: HarnessEntry, i: number, sources: readonly Source[], ct
     args: h.args ?? [],
     ...(h.shell !== undefined ? { shell: h.shell } : {}),
     ...(h.transcripts !== undefined ? { transcripts: h.transcripts } : {}),
+    ...(tools !== undefined ? { tools } : {}),
     ...(prompt !== undefined ? { prompt } : {}),
     ...(delivery !== undefined ? { delivery } : {}),
     untrustedInline: h.untrusted_inline === true,

@@ -27,6 +27,7 @@ export const MATRIX_KEYS = [
   'env_inherit',
   'timeout',
   'max_output',
+  'tools',
 ] as const;
 /** One of {@link MATRIX_KEYS}. */
 export type MatrixKey = (typeof MATRIX_KEYS)[number];
@@ -56,10 +57,19 @@ const ROWS: Readonly<Record<MatrixKey, Row>> = {
   env_inherit: ANY,
   timeout: ANY,
   max_output: ANY,
+  tools: { command: 'allowed', agent: 'allowed', crush: 'forbidden', generic: 'forbidden' },
+};
+
+/** Cells where one agent kind differs from the other agents. */
+const AGENT_EXCEPTIONS: Readonly<Partial<Record<MatrixKey, Partial<Record<HarnessKind, Cell>>>>> = {
+  // Pi (and its fork omp) has no MCP client, by design: no way to hand a run its tools.
+  tools: { pi: 'forbidden', omp: 'forbidden' },
 };
 
 /** The matrix cell of `key` for `kind`. */
 export function cell(key: MatrixKey, kind: HarnessKind): Cell {
+  const exception = AGENT_EXCEPTIONS[key]?.[kind];
+  if (exception !== undefined) return exception;
   const row = ROWS[key];
   if (kind === 'command' || kind === 'generic' || kind === 'crush') return row[kind];
   return (AGENT_KINDS as readonly string[]).includes(kind) ? row.agent : row.generic;
@@ -75,4 +85,6 @@ export const FORBIDDEN_WHY: Readonly<Partial<Record<MatrixKey, string>>> = {
   prompt_delivery:
     'built-in adapters always take the prompt in argv; stdin and file delivery are for command harnesses',
   model: 'crush run takes no model option',
+  tools:
+    'a run gets its tools through the MCP configuration of claude-code or codex, or HARNESS_MCP_CONFIG for a command harness; pi and omp have no MCP client, crush reads MCP servers only from its own configuration file, and generic runs sh -c',
 };

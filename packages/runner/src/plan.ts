@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { buildRenderContext, type LoadedEnvelope, type RunTrigger } from '@harness/events';
 import { render, renderArgv, TmplError, type TmplWarning } from '@harness/tmpl';
-import { ADAPTERS } from './adapters';
+import { ADAPTERS, type RunTools } from './adapters';
 import type { AgentKind, PromptDelivery } from './schema';
 import type { Harness } from './types';
 
@@ -24,6 +24,11 @@ export interface RunRequest {
   readonly jobsDir: string;
   /** The runner's environment, from which `PATH`, `HOME`, `LANG`, `TZ` and `env_inherit` are copied. */
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /**
+   * How to start `harness serve` for a harness with `tools`: its argv up to the verb (e.g. `[node,
+   * /path/harness.js]`) and the instance directory the served workspace lives in.
+   */
+  readonly serve?: { readonly argv: readonly string[]; readonly instanceDir: string };
 }
 
 /** What a run will execute (TM-79: `{ name, args, stdin, extraEnv, promptFile }` plus what the supervisor needs). */
@@ -33,7 +38,7 @@ export interface SpawnPlan {
   readonly args: readonly string[];
   /** The whole prompt for `stdin` delivery, else `undefined`. */
   readonly stdin: string | undefined;
-  /** What the run adds to the environment: `HARNESS_RUN_ID`, `HARNESS_NAME`, `HARNESS_TRIGGER`, `HARNESS_EVENT_FILE`, `HARNESS_PROMPT_FILE`. */
+  /** What the run adds to the environment: `HARNESS_RUN_ID`, `HARNESS_NAME`, `HARNESS_TRIGGER`, `HARNESS_EVENT_FILE`, `HARNESS_PROMPT_FILE`, `HARNESS_MCP_CONFIG`. */
   readonly extraEnv: Readonly<Record<string, string>>;
   /** For `file` delivery, where the prompt must be written (0600) before spawn. */
   readonly promptFile: string | undefined;
@@ -46,6 +51,8 @@ export interface SpawnPlan {
   readonly prompt: string | undefined;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** For a harness with `tools`: the run's MCP server, and the config file to write (0600) before spawn. */
+  readonly tools: (RunTools & { readonly configText: string }) | undefined;
 }
 
 /** Why a run could not be planned; nothing is spawned. */
@@ -57,6 +64,7 @@ export type PlanFailure =
       readonly message: string;
     }
   | { readonly ok: false; readonly code: 'generic_prompt'; readonly message: string }
+  | { readonly ok: false; readonly code: 'tools_unavailable'; readonly message: string }
   | { readonly ok: false; readonly code: 'render_refused'; readonly path?: string; readonly message: string };
 
 /** What {@link planSpawn} returns. `untrustedRenders` counts fenced values rendered into the prompt. */
@@ -89,6 +97,36 @@ function failure(error: unknown): PlanFailure {
     };
   }
   throw error;
+}
+
+/**
+ * The run's own `harness serve`: the harness's workspace and agent, this run's job id, the prompt
+ * slot (`context` when the task came from an event, whose text the person did not write), and the
+ * configured ceiling.
+ */
+function runTools(h: Harness, request: RunRequest): (RunTools & { configText: string }) | undefined {
+  if (h.tools === undefined || request.serve === undefined) return undefined;
+  const [command, ...rest] = request.serve.argv as [string, ...string[]];
+  const args = [
+    ...rest,
+    'serve',
+    '--workspace',
+    h.tools.workspace,
+    '--agent',
+    h.tools.agent,
+    '--instance',
+    request.serve.instanceDir,
+    '--job-id',
+    request.id,
+    '--prompt-slot',
+    request.event !== undefined ? 'context' : 'direct-command',
+    ...(h.tools.maxConfidentiality !== undefined
+      ? ['--max-confidentiality', h.tools.maxConfidentiality]
+      : []),
+  ];
+  const configFile = join(request.jobsDir, h.id, `${request.id}.mcp.json`);
+  const configText = `${JSON.stringify({ mcpServers: { harness: { type: 'stdio', command, args } } }, null, 2)}\n`;
+  return { command, args, configFile, configText };
 }
 
 function environment(h: Harness, request: RunRequest, extra: Record<string, string>): Record<string, string> {
@@ -140,6 +178,15 @@ export function planSpawn(h: Harness, request: RunRequest, options: PlanOptions 
     HARNESS_TRIGGER: request.trigger,
   };
   if (request.event !== undefined) extraEnv.HARNESS_EVENT_FILE = request.event.file;
+  if (h.tools !== undefined && request.serve === undefined) {
+    return {
+      ok: false,
+      code: 'tools_unavailable',
+      message: `harness ${h.id} has tools, but this runner was started without a way to start harness serve; start it with harness runner start`,
+    };
+  }
+  const tools = runTools(h, request);
+  if (tools !== undefined) extraEnv.HARNESS_MCP_CONFIG = tools.configFile;
   try {
     let prompt: string | undefined;
     if (h.prompt?.kind === 'verbatim') prompt = h.prompt.text;
@@ -169,7 +216,7 @@ export function planSpawn(h: Harness, request: RunRequest, options: PlanOptions 
     } else {
       const adapter = ADAPTERS[h.kind as AgentKind];
       name = adapter.exe;
-      if (prompt === undefined) args = adapter.resident(h.args);
+      if (prompt === undefined) args = adapter.resident(h.args, tools);
       else {
         if (prompt.startsWith('-')) {
           return {
@@ -178,7 +225,7 @@ export function planSpawn(h: Harness, request: RunRequest, options: PlanOptions 
             message: `the prompt of harness ${h.id} starts with "-" and ${adapter.exe} would read it as an option; start the prompt with text`,
           };
         }
-        args = adapter.oneShot(prompt, h.model);
+        args = adapter.oneShot(prompt, h.model, tools);
       }
     }
     const plan: SpawnPlan = {
@@ -193,6 +240,7 @@ export function planSpawn(h: Harness, request: RunRequest, options: PlanOptions 
       prompt,
       timeoutMs: h.timeoutMs,
       maxOutputBytes: h.maxOutputBytes,
+      tools,
     };
     return { ok: true, plan, untrustedRenders };
   } catch (error) {

@@ -130,6 +130,24 @@ const harness = strict({
     })
     .optional()
     .meta({ description: 'Literal environment values set by the operator; never rendered.' }),
+  tools: strict({
+    workspace: z.string({ error: 'expected the path of a workspace file (a string)' }).min(1).meta({
+      description: 'The workspace whose granted commands the agent gets (relative to the runner file).',
+    }),
+    agent: z
+      .string({ error: 'expected the id of an agent of that workspace (a string)' })
+      .min(1)
+      .meta({ description: 'The workspace agent whose grants the run gets.' }),
+    max_confidentiality: z
+      .string({ error: "expected a ceiling: atoms a,b, JSON clauses, or '' for public only" })
+      .optional()
+      .meta({ description: "The run's information-flow ceiling (harness serve --max-confidentiality)." }),
+  })
+    .optional()
+    .meta({
+      description:
+        'Governed tools: the run gets its own `harness serve` (granted, bounded, audited commands) through the agent CLI MCP configuration.',
+    }),
   env_inherit: z.array(envName, { error: 'expected a list of variable names' }).optional().meta({
     description: "Names copied from the runner's own environment (PATH, HOME, LANG and TZ always are).",
   }),

@@ -29,6 +29,11 @@ export interface SupervisorOptions {
   readonly residentRestartMs?: number;
   /** One line per notable event (warnings, run ends). Default: stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * How to start `harness serve` for harnesses with `tools`: its argv up to the verb, e.g.
+   * `[process.execPath, '/path/to/harness.js']`. Without it such a run fails with `tools_unavailable`.
+   */
+  readonly serveArgv?: readonly string[];
 }
 
 /** The runner's directory layout under an instance. */
@@ -275,6 +280,9 @@ export class Supervisor {
         ...(event !== undefined && eventFile !== undefined ? { event: { ...event, file: eventFile } } : {}),
         jobsDir: this.paths.jobs,
         parentEnv: this.env,
+        ...(this.options.serveArgv !== undefined
+          ? { serve: { argv: this.options.serveArgv, instanceDir: join(this.paths.root, 'tools', h.id) } }
+          : {}),
       },
       { onWarn: (w) => this.log(`warning: harness ${h.id}: ${w.message}`) },
     );
@@ -314,7 +322,7 @@ export class Supervisor {
         record.source ?? undefined,
       );
       if (!plan.ok) {
-        if (plan.code !== 'generic_prompt')
+        if (plan.code === 'template_unresolved' || plan.code === 'render_refused')
           this.metrics.renderFailures.inc({ harness: h.id, reason: plan.code });
         const skipped = plan.code === 'template_unresolved';
         if (plan.code === 'template_unresolved') this.store.update(id, { path: plan.path });
@@ -358,6 +366,7 @@ export class Supervisor {
     });
     try {
       if (plan.promptFile !== undefined) writePrivate(plan.promptFile, plan.prompt ?? '');
+      if (plan.tools !== undefined) writePrivate(plan.tools.configFile, plan.tools.configText);
       let result: { outcome: string; exitCode: number | null; signal: string | null; output: string };
       if (plan.delivery === 'stdin') {
         result = await runWithPty({
@@ -408,14 +417,18 @@ export class Supervisor {
       });
     } finally {
       if (plan.promptFile !== undefined) rmSync(plan.promptFile, { force: true });
+      if (plan.tools !== undefined) rmSync(plan.tools.configFile, { force: true });
     }
   }
 
-  /** Prompt files live only while their run does; any a crash left are removed at start (TM-94). */
+  /**
+   * Prompt files and MCP configuration files live only while their run does; any a crash left are
+   * removed at start (TM-94).
+   */
   private pruneAllPromptFiles(): void {
     for (const dir of readdirSync(this.paths.jobs)) {
       for (const f of readdirSync(join(this.paths.jobs, dir)))
-        if (f.endsWith('.prompt')) unlinkSync(join(this.paths.jobs, dir, f));
+        if (f.endsWith('.prompt') || f.endsWith('.mcp.json')) unlinkSync(join(this.paths.jobs, dir, f));
     }
   }
 }

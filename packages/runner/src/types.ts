@@ -53,6 +53,15 @@ export interface Harness {
   readonly envInherit: readonly string[];
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** Governed tools: a `harness serve` bound to each run, given through the agent's MCP configuration. */
+  readonly tools?: HarnessTools;
+}
+
+/** What `tools` gives a run: the workspace (absolute), its agent, and the information-flow ceiling. */
+export interface HarnessTools {
+  readonly workspace: string;
+  readonly agent: string;
+  readonly maxConfidentiality?: string;
 }
 
 /** One webhook source. The secret is read from `secretEnv` when the receiver starts, never stored here. */

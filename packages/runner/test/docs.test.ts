@@ -19,7 +19,8 @@ describe('docs/runner.md', () => {
   it('shows the validation matrix exactly as load applies it [TM-124]', () => {
     const columns: Record<string, HarnessKind> = {
       command: 'command',
-      agent: 'pi',
+      'claude-code, codex': 'claude-code',
+      'pi, omp': 'pi',
       crush: 'crush',
       generic: 'generic',
     };
@@ -35,8 +36,10 @@ describe('docs/runner.md', () => {
       );
       expect(row, key).toEqual(expected);
     }
-    for (const kind of ['claude-code', 'codex', 'omp'] as const)
-      for (const key of MATRIX_KEYS) expect(cell(key, kind)).toBe(cell(key, 'pi'));
+    for (const key of MATRIX_KEYS) {
+      expect(cell(key, 'codex')).toBe(cell(key, 'claude-code'));
+      expect(cell(key, 'omp')).toBe(cell(key, 'pi'));
+    }
   });
 
   it('recommends file or stdin delivery for anything sensitive, since argv shows in ps [TM-102]', () => {
@@ -48,6 +51,8 @@ describe('docs/runner.md', () => {
   it('describes the command + transcripts fallback beside the pi and omp adapters [TM-119]', () => {
     const adapters = page.slice(page.indexOf('## Adapters'), page.indexOf('## Prompt delivery'));
     expect(adapters).toContain('| `omp` |');
-    expect(adapters).toContain('use a `command` harness with your own argv (and `transcripts`');
+    expect(adapters).toContain(
+      'use a `command` harness with your own argv, and `transcripts` naming the adapter',
+    );
   });
 });

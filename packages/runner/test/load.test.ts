@@ -14,7 +14,11 @@ import {
 import { acceptanceYaml, loadDoc, mustLoad } from './helpers';
 
 const SOURCE = { id: 'gh', scheme: 'github', secret_env: 'GH_SECRET', trusted_actors: ['octocat'] };
-const FILES = { 'p.txt': 'verbatim {{run.id}}\n', 't.txt': 'template {{run.id}}\n' };
+const FILES = {
+  'p.txt': 'verbatim {{run.id}}\n',
+  't.txt': 'template {{run.id}}\n',
+  'ws.yaml': 'version: 1\n',
+};
 
 function doc(harness: Record<string, unknown>) {
   return { sources: [SOURCE], harnesses: [{ id: 'h', ...harness }] };
@@ -73,6 +77,7 @@ const VALUE: Record<MatrixKey, unknown> = {
   env_inherit: ['ANTHROPIC_API_KEY'],
   timeout: '5m',
   max_output: '1MB',
+  tools: { workspace: 'ws.yaml', agent: 'me' },
 };
 const PROMPT_KEYS = ['prompt', 'prompt_file', 'prompt_template', 'prompt_template_file'];
 

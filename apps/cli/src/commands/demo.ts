@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import { bundledLoomCli, exampleWorkspace } from '../embedded';
 import { bold, dim, green, out, red, spinner } from '../output';
+import { selfArgv } from '../self';
 
 const help = `Usage: harness demo [--keep]
 
@@ -58,10 +58,9 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const steps: Step[] = [];
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  // Chunks sit beside the entry, so the bin is found next to this module.
-  const harnessBin = join(dirname(fileURLToPath(import.meta.url)), 'harness.js');
+  const [node, harnessBin] = selfArgv();
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: node,
     args: [harnessBin, 'serve', '--instance', instance, '--workspace', join(workspaceDir, 'workspace.yaml')],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, NO_COLOR: '1' },
     stderr: 'pipe',

@@ -14,6 +14,7 @@ import { parse } from '../args';
 import { embeddedLocation } from '../embedded';
 import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
+import { selfArgv } from '../self';
 
 const help = `Usage:
   harness runner check --config <file> [--project] [--json]
@@ -130,7 +131,7 @@ export async function runnerCommand(argv: string[]): Promise<number> {
 }
 
 async function start(config: RunnerConfig, instanceDir: string): Promise<number> {
-  const supervisor = new Supervisor(config, { instanceDir, log: (line) => err(line) });
+  const supervisor = new Supervisor(config, { instanceDir, log: (line) => err(line), serveArgv: selfArgv() });
   let url: string | undefined;
   try {
     ({ url } = await supervisor.start());

@@ -5,6 +5,7 @@ import { parse } from '../args';
 import { embeddedLocation } from '../embedded';
 import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
+import { selfArgv } from '../self';
 import { loadConfig } from './runner';
 
 const help = `Usage: harness trigger <harness> --config <file> [--event <envelope.json>] [--instance <dir>] [--json]
@@ -32,6 +33,7 @@ export async function triggerCommand(argv: string[]): Promise<number> {
   const supervisor = new Supervisor(config, {
     instanceDir: embeddedLocation(values.instance).instanceDir,
     log: () => undefined,
+    serveArgv: selfArgv(),
   });
   try {
     const run = await supervisor.runNow(
