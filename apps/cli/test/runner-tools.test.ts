@@ -64,9 +64,14 @@ describe('governed tools for a run', () => {
     const { run, record } = await trigger(file, 'reviewer');
     expect(record.error).toBeUndefined();
     expect(run.status).toBe('succeeded');
-    // Claude Code's argv: -p, the MCP flags (a flag after the variadic --mcp-config), the prompt last.
+    // Claude Code's argv: -p, the MCP flags (a flag after the variadic lists), the prompt last.
     expect(record.argv.slice(0, 2)).toEqual(['-p', '--mcp-config']);
-    expect(record.argv.slice(3)).toEqual(['--strict-mcp-config', 'Review the change']);
+    expect(record.argv.slice(3)).toEqual([
+      '--allowedTools',
+      'mcp__harness',
+      '--strict-mcp-config',
+      'Review the change',
+    ]);
     expect(record.tools).toContain('run_read_command');
     expect(record.listing).toContain('echo.argv(value: string)');
     expect(record.call).toEqual({ isError: false, text: '["from-the-agent"]\n[echo.argv: ok, exit 0]' });

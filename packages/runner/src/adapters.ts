@@ -32,12 +32,18 @@ function withModel(model: string | undefined): string[] {
 }
 
 /**
- * Claude Code's MCP flags (2.1.197 `claude --help`): `--mcp-config <configs...>` takes JSON files
- * and is variadic, so a flag must follow it before the prompt; `--strict-mcp-config` (use only these
- * servers, ignore every other MCP configuration) is that flag.
+ * Claude Code's MCP flags (2.1.197 `claude --help`): `--mcp-config <configs...>` takes JSON files;
+ * `--allowedTools mcp__harness` lets the run call the server's tools without a permission prompt
+ * (in `-p` mode an unpermitted MCP call fails with "Claude requested permissions … you haven't
+ * granted it yet"; the broker behind the server is what decides); `--strict-mcp-config` uses only
+ * this server, ignoring every other MCP configuration. Both list options are variadic, so a flag
+ * follows them before the prompt. Checked by running the real 2.1.197 binary against a scripted
+ * model server (docs/runner.md, "Governed tools").
  */
 function claudeTools(tools: RunTools | undefined): string[] {
-  return tools === undefined ? [] : ['--mcp-config', tools.configFile, '--strict-mcp-config'];
+  return tools === undefined
+    ? []
+    : ['--mcp-config', tools.configFile, '--allowedTools', 'mcp__harness', '--strict-mcp-config'];
 }
 
 /**

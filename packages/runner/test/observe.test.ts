@@ -12,6 +12,7 @@ import { fakeAgents, mustLoad } from './helpers';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'transcripts');
 const CLAUDE = join(FIXTURES, 'claude-code-tool-heavy.jsonl');
+const CLAUDE_REAL = join(FIXTURES, 'claude-code-2.1.197-governed-tools.jsonl');
 const CODEX = join(FIXTURES, 'codex-rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl');
 const PI = join(FIXTURES, 'pi-0.73.1-session.jsonl');
 const text = (file: string) => readFileSync(file, 'utf8');
@@ -27,6 +28,13 @@ describe('transcript readers, on real transcripts', () => {
     expect(s.tools).toEqual({ Bash: 2, Glob: 1, Read: 1, WebFetch: 1, WebSearch: 1 });
     expect(s.tokens).toEqual({ input: 105981, output: 212 });
     expect(s.unreadable_lines).toBe(0);
+  });
+
+  it('reads the session the real claude 2.1.197 wrote for a run with governed tools: the MCP call by name [TM-121]', () => {
+    const s = readClaudeCode(text(CLAUDE_REAL));
+    expect(s.final_message).toBe('The governed tool answered.');
+    expect(s.tools).toEqual({ mcp__harness__run_read_command: 1 });
+    expect(s.tokens).toEqual({ input: 200, output: 28 });
   });
 
   it('reads a Codex rollout: the last agent message, the function calls, the running token totals [TM-121]', () => {

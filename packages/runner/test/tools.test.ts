@@ -60,6 +60,8 @@ describe('a run with tools', () => {
       '-p',
       '--mcp-config',
       tools?.configFile,
+      '--allowedTools',
+      'mcp__harness',
       '--strict-mcp-config',
       'Review',
     ]);
