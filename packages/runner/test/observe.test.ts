@@ -94,6 +94,13 @@ describe('the source map', () => {
     expect(pi.dir({ HOME: '/h' }, '/w')).toBe('/h/.pi/agent/sessions/--w--');
     expect(codex.dir({ HOME: '/h', CODEX_HOME: '~/codex-home' }, '/w')).toBe('/h/codex-home/sessions');
   });
+
+  it("knows omp's session root, PI_CODING_AGENT_DIR or ~/.omp/agent, as OMP 18.3.4 documents it [TM-112]", () => {
+    const omp = TRANSCRIPT_SOURCES.omp;
+    if (omp.kind !== 'unavailable') throw new Error('omp is not read');
+    expect(omp.sessionRoot?.({ HOME: '/h' })).toBe('/h/.omp/agent/sessions');
+    expect(omp.sessionRoot?.({ HOME: '/h', PI_CODING_AGENT_DIR: '/srv/omp' })).toBe('/srv/omp/sessions');
+  });
 });
 
 describe('runs record what their agent did', () => {

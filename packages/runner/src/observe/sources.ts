@@ -30,6 +30,8 @@ export interface UnreadableSource {
   readonly kind: 'unavailable';
   readonly name: AgentKind;
   readonly message: string;
+  /** Where its sessions are, where that is known (shown by `describe`; not read). */
+  sessionRoot?(env: Env): string;
 }
 
 function home(env: Env): string {
@@ -78,8 +80,17 @@ export const TRANSCRIPT_SOURCES: Readonly<Record<AgentKind, TranscriptSource | U
   omp: {
     kind: 'unavailable',
     name: 'omp',
+    // OMP 18.3.4 (its source and `omp --help`): PI_CODING_AGENT_DIR, default ~/.omp/agent, holds
+    // sessions/; an OMP_PROFILE moves it (not followed here). Its session folder names differ from
+    // Pi's (relative to the home or temp directory, with a hash), and no OMP session could be
+    // recorded here (it runs on Bun), so its sessions are located but not read.
+    sessionRoot: (env) =>
+      join(
+        env.PI_CODING_AGENT_DIR ? expandHome(env.PI_CODING_AGENT_DIR, env) : join(home(env), '.omp', 'agent'),
+        'sessions',
+      ),
     message:
-      "omp is not observed: its session format could not be confirmed against the binary (@oh-my-pi/pi-coding-agent does not install on Node 20); if its sessions are Pi's, use a command harness with transcripts: pi",
+      "omp is not observed: its session folders are named unlike Pi's and no OMP session could be recorded to confirm its format (omp 18.3.4 runs on Bun); if its sessions are Pi's, use a command harness with transcripts: pi",
   },
   crush: {
     kind: 'unavailable',
