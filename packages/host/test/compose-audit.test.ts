@@ -55,7 +55,7 @@ describe('a compose and its audit event', () => {
     ]);
   });
 
-  it('rolls the compose back when its event cannot be written: no receipt without its audit row', async () => {
+  it('rolls the compose back when its event cannot be written: no receipt without its audit row [SEC-9]', async () => {
     const broken = (): AuditEventInput => {
       // A payload JSON cannot hold: the insert of the event fails inside the transaction.
       const payload: Record<string, unknown> = {};

@@ -1,0 +1,159 @@
+// Audit under a broker killed with SIGKILL mid-flood: every acknowledged compose has its audit row,
+// every process that started has a start row, and every start row has an end row or a reap event.
+// A real broker process (startBroker from the sources) takes concurrent composes and pack writes
+// (real `sh` processes that append to a file) over its real socket, and is killed with SIGKILL
+// while they are in flight; a second broker starts on the instance, reaps, and the store is counted.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brokerRun } from '@harness/protocol/client';
+import { tempDir } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startBroker, tailAudit } from '../src/api';
+import { initInstance, openStore } from '../src/instance';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
+const PACKAGE_DIR = join(HERE, '..');
+const SCOPE = { run: 'run-flood', agent: 'writer' };
+const CALLS = 150;
+
+let root: ReturnType<typeof tempDir>;
+let instance: string;
+let ledger: string;
+const children: ChildProcess[] = [];
+
+beforeEach(async () => {
+  root = tempDir('host-audit-crash-');
+  ledger = join(root.path, 'ledger.txt');
+  const workspace = join(root.path, 'workspace.yaml');
+  writeFileSync(
+    workspace,
+    `version: 1
+command_packs:
+  - id: w
+    permission: open
+    timeout: 30s
+    sandbox: false
+    commands:
+      - id: touch
+        argv: [sh, -c, 'echo "$1" >> "$2"; sleep 0.3', sh, '{{id}}', '${ledger}']
+        inputs:
+          id: { type: string, pattern: '^w[0-9]+$' }
+        effects: write
+agents:
+  - id: writer
+    grants: [w.touch]
+`,
+  );
+  instance = join(root.path, 'instance');
+  await initInstance(instance, workspace);
+});
+
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  root.cleanup();
+});
+
+/** A real broker process, once it printed its ready line. */
+function brokerProcess(queue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@harness/source', '--import', 'tsx', BROKER_MAIN, instance, queue, JSON.stringify(SCOPE)],
+    {
+      cwd: PACKAGE_DIR,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  const exited = new Promise((r) => child.once('exit', r));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      if (out.includes('\n')) resolve({ child, exited });
+    });
+    void exited.then(() => reject(new Error(`broker exited before ready: ${err}`)));
+  });
+}
+
+describe.skipIf(process.platform !== 'linux')('audit when the broker is killed mid-flood', () => {
+  it('every acknowledged compose has its audit row; every started process a start row; every start row an end row or a reap event [SEC-9]', async () => {
+    const queue = join(root.path, 'run', 'q.sock');
+    const first = await brokerProcess(queue);
+    const acked: string[] = [];
+    let writesAnswered = 0;
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const requestId = `req-${i}`;
+      calls.push(
+        brokerRun(queue, {
+          command: 'loom.compose',
+          args: { request_id: requestId, components: [{ ref: `url:https://example.org/${i}` }] },
+        }).then((r) => {
+          if (r.ok && r.value.ok) acked.push(requestId);
+        }),
+      );
+      calls.push(
+        brokerRun(queue, { command: 'w.touch', args: { id: `w${i}` } }).then((r) => {
+          if (r.ok) writesAnswered++;
+        }),
+      );
+    }
+    const lines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').length - 1 : 0);
+    // Kill once some calls were answered and processes are running: mid-flood.
+    const deadline = Date.now() + 30_000;
+    while ((acked.length < 40 || lines() < 10) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await Promise.all(calls);
+    expect(acked.length).toBeGreaterThan(0);
+
+    const second = await startBroker({ instanceDir: instance, queuePath: queue, scope: SCOPE });
+    await second.close();
+
+    const events = await tailAudit(instance, 10_000);
+    const store = await openStore(instance);
+    const receipts = await store.receipts(`${SCOPE.run}/agent:${SCOPE.agent}`, 10_000);
+    await store.close();
+
+    // Every acknowledged compose, and every committed one (acknowledged or not), has its row.
+    const composeRows = new Set(
+      events
+        .filter((e) => e.command === 'loom.compose' && e.phase === 'run')
+        .map((e) => e.payload.request_id),
+    );
+    const missingAcked = acked.filter((id) => !composeRows.has(id));
+    const missingCommitted = receipts.map((r) => r.request_id).filter((id) => !composeRows.has(id));
+    expect({ missingAcked, missingCommitted }).toEqual({ missingAcked: [], missingCommitted: [] });
+    expect(receipts.length).toBeGreaterThanOrEqual(acked.length);
+
+    // Every process that started wrote its line; each had a start row committed before it ran.
+    const ran = new Set(readFileSync(ledger, 'utf8').split('\n').filter(Boolean));
+    const starts = events.filter((e) => e.command === 'w.touch' && e.phase === 'start');
+    expect(ran.size).toBeGreaterThan(0);
+    expect(starts.length).toBeGreaterThanOrEqual(ran.size);
+
+    // Every start row has an end row or a reap event with its call id.
+    const ended = new Set(
+      events
+        .filter((e) => (e.phase === 'run' || e.phase === 'reap') && e.command === 'w.touch')
+        .map((e) => e.payload.call_id),
+    );
+    const open = starts.map((e) => e.payload.call_id).filter((id) => !ended.has(id));
+    expect(open).toEqual([]);
+    // The flood was really cut: some calls never got their answer.
+    expect(acked.length + writesAnswered).toBeLessThan(2 * CALLS);
+    process.stdout.write(
+      `audit flood: ${acked.length} composes acknowledged, ${receipts.length} committed, ${ran.size} processes started, ${starts.length} start rows, ${events.filter((e) => e.phase === 'reap').length} reap events\n`,
+    );
+  }, 90_000);
+});
