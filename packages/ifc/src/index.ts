@@ -20,6 +20,7 @@ export {
 } from './authorize';
 export type { Ceiling } from './ceiling';
 export { fits, meetCeilings } from './ceiling';
+export { CREDENTIAL_ATOM_PREFIX, credentialAtom } from './credential';
 export { IfcError, IfcErrorCode } from './errors';
 export type { AnyOfClause, Atom, Clause, JsonObject, JsonValue, Label } from './label';
 export {

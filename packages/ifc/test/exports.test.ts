@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 describe('public API', () => {
   it('exports exactly the pinned names', async () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual([
+      'CREDENTIAL_ATOM_PREFIX',
       'IfcError',
       'IfcErrorCode',
       'LABEL_READ_FAILED',
@@ -22,6 +23,7 @@ describe('public API', () => {
       'atomKey',
       'authorize',
       'carriesReadFailedMarker',
+      'credentialAtom',
       'fits',
       'flowsTo',
       'join',

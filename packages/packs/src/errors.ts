@@ -48,6 +48,11 @@ export const PacksErrorCode = {
    * does not honour `--` or hands the value on).
    */
   ARGV_SAFETY: 'ARGV_SAFETY',
+  /**
+   * A warning: a command that receives a credential takes program text from its caller, or its
+   * output is declared not to carry the credential's atom (`credential_output_unlabeled`).
+   */
+  CREDENTIAL_FLOW: 'CREDENTIAL_FLOW',
   /** An agent id is not declared in the workspace. */
   UNKNOWN_AGENT: 'UNKNOWN_AGENT',
   /** A sandbox path is malformed (`~user/…`), or a `write` path lies outside the `read` paths. */

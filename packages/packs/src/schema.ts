@@ -93,6 +93,7 @@ const INPUT_KEYWORDS = [
   'minimum',
   'maximum',
   'allow_leading_dash',
+  'code',
 ];
 
 const input = z
@@ -116,6 +117,10 @@ const input = z
     allow_leading_dash: z.boolean({ error: 'expected allow_leading_dash true or false' }).optional().meta({
       description:
         'The value may begin its argv element with "-" when a literal "--" precedes it. Only for programs that honour "--" (not find, not a wrapper that hands the value on). Default false. Not shown to the model.',
+    }),
+    code: z.boolean({ error: 'expected code true or false' }).optional().meta({
+      description:
+        'The value reaches the program as code (a filter, an expression, a script). `packs check` warns when such a command receives a credential. Default false. Not shown to the model.',
     }),
   })
   .catchall(z.unknown())
@@ -223,6 +228,15 @@ const command = strict({
         'Exit codes that mean success. Default [0]. grep exits 1 when it finds nothing: [0, 1] reads that as an empty result, not a failure.',
     }),
   label: label.optional(),
+  credential_output_unlabeled: z
+    .string({ error: 'expected a reason (a string) why this output reveals no credential' })
+    .trim()
+    .min(1, { error: 'expected a reason why this output reveals no credential, not an empty string' })
+    .optional()
+    .meta({
+      description:
+        "Opt-out, with the reason: the output of a command whose pack's env holds a credential carries the atom credential:<name> for each; with this key it does not, and `packs check` warns. Redaction removes only a credential's literal value.",
+    }),
   scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
   sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
 });

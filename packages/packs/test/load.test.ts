@@ -259,7 +259,7 @@ describe('argv templates and inputs', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash or x-*; unknown keyword "items"",
+        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash, code or x-*; unknown keyword "items"",
       ]
     `);
   });

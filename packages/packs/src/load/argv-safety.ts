@@ -1,5 +1,7 @@
-// The load pass that turns ../argv-safety's findings into warnings at their place in the file.
+// The load passes that turn ../argv-safety's and ../credential-flow's findings into warnings at their
+// place in the file.
 import { argvSafetyWarnings } from '../argv-safety';
+import { credentialFlowWarnings, credentialsReceived } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import type { CheckContext, RawPack } from './types';
 
@@ -9,6 +11,24 @@ export function argvSafety(rawPacks: readonly RawPack[], ctx: CheckContext, warn
     rp.commands.forEach((rc, ci) => {
       for (const w of argvSafetyWarnings(rc)) {
         warnings.push(ctx.issue(Code.ARGV_SAFETY, ['command_packs', pi, 'commands', ci, ...w.at], w.message));
+      }
+    });
+  });
+}
+
+/** Pushes a warning for every command that receives a credential and may show it transformed. */
+export function credentialFlow(
+  rawPacks: readonly RawPack[],
+  ctx: CheckContext,
+  warnings: PacksIssue[],
+): void {
+  rawPacks.forEach((rp, pi) => {
+    const received = credentialsReceived(rp.env ?? {});
+    rp.commands.forEach((rc, ci) => {
+      for (const w of credentialFlowWarnings(rc, received)) {
+        warnings.push(
+          ctx.issue(Code.CREDENTIAL_FLOW, ['command_packs', pi, 'commands', ci, ...w.at], w.message),
+        );
       }
     });
   });

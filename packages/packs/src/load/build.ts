@@ -6,7 +6,7 @@ import type { PacksIssue } from '../errors';
 import type { WorkspaceFile } from '../schema';
 import type { Workspace } from '../types';
 import { checkAgentIds, resolveAgents } from './agents';
-import { argvSafety } from './argv-safety';
+import { argvSafety, credentialFlow } from './argv-safety';
 import { sortIssues } from './issues';
 import { buildPacks } from './packs';
 import { probeRequirements } from './probes';
@@ -20,6 +20,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
   const dir = dirname(resolve(ctx.file));
   const built = buildPacks(raw.command_packs ?? [], dir, ctx, issues);
   argvSafety(raw.command_packs ?? [], ctx, warnings);
+  credentialFlow(raw.command_packs ?? [], ctx, warnings);
   checkAgentIds(raw.agents ?? [], ctx, issues);
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 

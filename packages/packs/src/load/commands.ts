@@ -1,5 +1,7 @@
 // One pack command from its schema-valid entry: its templates checked, its inputs and required list
 // derived from the argv, and the pack's defaults (tier, timeout, output ceiling, label) applied.
+
+import { labelWithCredentials } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import type { Effects, InputSchema, Label, PackCommand, Tier } from '../types';
 import { parseDuration } from '../units';
@@ -12,6 +14,8 @@ export interface PackDefaults {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly label: Label | undefined;
+  /** The credentials the pack's env hands every command's process. */
+  readonly credentials: readonly string[];
   /** Manifest ids the host serves itself; a command colliding with one is an issue. */
   readonly reserved: ReadonlySet<string>;
 }
@@ -42,8 +46,8 @@ export function buildCommand(
   const inputs: Record<string, InputSchema> = {};
   const leadingDash: string[] = [];
   if (rc.inputs) {
-    // allow_leading_dash is the pack's decision, not part of the schema the model sees.
-    for (const [name, { allow_leading_dash, ...schema }] of Object.entries(rc.inputs)) {
+    // allow_leading_dash and code are the pack's decisions, not part of the schema the model sees.
+    for (const [name, { allow_leading_dash, code: _code, ...schema }] of Object.entries(rc.inputs)) {
       inputs[name] = { ...schema, type: schema.type ?? 'string' } as InputSchema;
       if (allow_leading_dash === true) leadingDash.push(name);
     }
@@ -53,7 +57,12 @@ export function buildCommand(
   const required = [...new Set(refs.filter((r) => r.form === 'required').map((r) => r.path))];
   const effects: Effects = rc.effects ?? 'write';
   const overrideTimeout = rp.timeout_overrides?.[rc.id];
-  const label = (rc.label as Label | undefined) ?? defaults.label;
+  // What it prints may be a credential in another form: its output carries each one's atom.
+  const label = labelWithCredentials(
+    (rc.label as Label | undefined) ?? defaults.label,
+    defaults.credentials,
+    rc.credential_output_unlabeled,
+  );
   const description = rc.description?.trim() ?? '';
   return Object.freeze({
     id: rc.id,

@@ -2,6 +2,7 @@
 // command, env templates and credentials, then each command (./commands). Issues are pushed; the
 // packs are returned for the requirement probes, which run only when no issue was found.
 import { isAbsolute, resolve } from 'node:path';
+import { credentialsReceived } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import type { Label, Pack } from '../types';
@@ -78,6 +79,7 @@ function buildPack(
     timeoutMs: rp.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(rp.timeout)!,
     maxOutputBytes: rp.max_output === undefined ? DEFAULT_MAX_OUTPUT_BYTES : parseByteSize(rp.max_output)!,
     label: rp.label as Label | undefined,
+    credentials: credentialsReceived(rp.env ?? {}),
     reserved,
   };
   const cwd = rp.cwd === undefined ? dir : isAbsolute(rp.cwd) ? rp.cwd : resolve(dir, rp.cwd);
