@@ -20,6 +20,7 @@ describe('public API', () => {
         'checkServes',
         'createCommandHost',
         'decideApproval',
+        'getApproval',
         'initInstance',
         'listApprovals',
         'listDirect',
