@@ -4,14 +4,20 @@
 // (real `sh` processes that append to a file) over its real socket, and is killed with SIGKILL
 // while they are in flight; a second broker starts on the instance, reaps, and the store is counted.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker, tailAudit } from '../src/api';
-import { initInstance, openStore } from '../src/instance';
+import { createCommandHost } from '../src/host';
+import { initInstance, openStore, readInstance } from '../src/instance';
+import { loadPackBackend } from '../src/packs-backend';
+import { RUNNING_DIR } from '../src/running';
+import { resolveScope } from '../src/scope';
+import { openStoreTarget } from '../src/store/open';
+import type { Store } from '../src/store/types';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
@@ -156,4 +162,31 @@ describe.skipIf(process.platform !== 'linux')('audit when the broker is killed m
       `audit flood: ${acked.length} composes acknowledged, ${receipts.length} committed, ${ran.size} processes started, ${starts.length} start rows, ${events.filter((e) => e.phase === 'reap').length} reap events\n`,
     );
   }, 90_000);
+});
+
+describe('a pack command whose start row cannot be committed', () => {
+  it('does not start: the answer says so, no process ran, and no running record is left [SEC-9]', async () => {
+    const info = readInstance(instance);
+    const { backend, scopeWorkspace } = await loadPackBackend(info.workspaceFile, info.dir);
+    const real = await openStoreTarget(info.store);
+    // The real store, except that it refuses the one write that must precede the process.
+    const store: Store = {
+      ...real,
+      appendAudit: async (event) => {
+        if (event.phase === 'start') throw new Error('disk full');
+        return real.appendAudit(event);
+      },
+    };
+    const host = createCommandHost({ store, scope: resolveScope(SCOPE, scopeWorkspace), packs: backend });
+    const answer = await host.run({ op: 'run', command: 'w.touch', args: { id: 'w1' } });
+    expect(answer).toMatchObject({ ok: false, code: 'failed', reason: 'not_recorded', mayHaveLanded: false });
+    expect((answer.body as { message: string }).message).toBe('w.touch was not started: disk full');
+    expect(existsSync(ledger)).toBe(false);
+    expect(readdirSync(join(instance, RUNNING_DIR))).toEqual([]);
+    const events = await real.tailAudit(10);
+    expect(events.map((e) => [e.phase, e.command, e.code, e.reason])).toEqual([
+      ['run', 'w.touch', 'failed', 'not_recorded'],
+    ]);
+    await real.close();
+  }, 30_000);
 });
