@@ -6,8 +6,8 @@ Usage:
   loom command list --json [--transport direct]
   loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only] [--transport direct]
   loom broker start --instance <dir> --queue <path> --scope <file>
-  loom approvals list|approve <id>|deny <id> --instance <dir>
-  loom audit tail [--json] [-n <count>] --instance <dir>
+  loom approvals list|watch|approve <id>|deny <id> --instance <dir>
+  loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
   loom audit prune --before <date|duration> [--json] --instance <dir>
   loom init <dir> --workspace <file>
 
@@ -43,16 +43,28 @@ line ({"ready":true,...}) on stdout. SIGTERM or SIGINT stops it and removes the 
 socket is replaced; a live one is never taken over.
 `,
   approvals: `loom approvals list [--all] [--json] --instance <dir>
-loom approvals approve <id> [--by <name>] --instance <dir>
-loom approvals deny <id> [--by <name>] --instance <dir>
+loom approvals watch [--json] --instance <dir>
+loom approvals approve <id> [--by <name>] [--json] --instance <dir>
+loom approvals deny <id> [--by <name>] [--json] --instance <dir>
 
 Approvals for strict (and cautious write) calls. Operates on the instance directory only; no broker
 request can reach it. An approval is single use and expires one hour after it was requested or decided.
+list and approve show each call as a person judges it: the command, the pack's tier, the agent, the
+run, when it expires, the argument values and the argv it would run. Values longer than 80
+characters are cut with a marker …(+N chars); --json gives them whole. Credentials are never shown.
+watch prints the pending approvals, then each new one as it arrives, one line each, until Ctrl-C.
 `,
-  audit: `loom audit tail [--json] [-n <count>] --instance <dir>
+  audit: `loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
 loom audit prune --before <date|duration> [--json] --instance <dir>
 
-tail prints the last <count> (default 20) audit events, oldest first.
+tail prints the last <count> (default 20) matching audit events, oldest first, one line each with the
+argv a command ran (values cut with a marker …(+N chars); --json gives the events whole).
+  --follow          then prints each new matching event as it is written, until Ctrl-C
+                    (with --json: one event object per line)
+  --agent <id>      an agent's events (the actor agent:<id>; a name with ":" is an actor as is)
+  --command <id>    one command's events (* for listings)
+  --status <outcome> ok, refused, rejected, failed, error, listed or reaped
+  --since <when>    from a date (2026-11-01), an ISO time, or a duration back from now (30d, 12h, 90m)
 prune deletes the audit events recorded before a date (2026-11-01, or an ISO time) or older than a
 duration (30d, 12h, 90m), and the approvals that can never be used again (consumed, denied,
 expired) last changed before it. Receipts are kept: a retried compose must always replay its receipt.

@@ -79,8 +79,12 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
     async list(request) {
       const job = jobRefusal(scope, request.jobId);
       const listing = current();
-      const unchanged = !job && request.ifNoneMatch === listing.etag;
-      const commands = job || unchanged ? [] : listing.admitted;
+      // A client that revalidates the listing it holds before each call (the harness does) would
+      // write a listing row per call. An unchanged answer is not recorded: every run row carries
+      // the etag of the listing it was admitted under (docs/host.md, "Audit").
+      if (!job && request.ifNoneMatch === listing.etag)
+        return { commands: [], etag: listing.etag, unchanged: true };
+      const commands = job ? [] : listing.admitted;
       await audit(
         {
           command: '*',
@@ -89,13 +93,13 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           outcome: job ? 'refused' : 'listed',
           code: job ? 'forbidden' : 'ok',
           reason: job ?? null,
-          payload: job ? {} : { count: listing.admitted.length },
+          payload: job ? {} : { count: listing.admitted.length, listing: listing.etag },
         },
         request.jobId,
       );
       if (job) return { forbidden: listRefusalMessage(scope, job) };
       if (request.ifNoneMatch === undefined) return { commands };
-      return unchanged ? { commands, etag: listing.etag, unchanged: true } : { commands, etag: listing.etag };
+      return { commands, etag: listing.etag };
     },
 
     async run(request) {
@@ -115,7 +119,13 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
         outcome: outcomeOf(answer),
         code: answer.code,
         reason: answer.reason ?? null,
-        payload: { ...base.payload, ...extra, ...readOnly, ...(isBuiltin(id) ? {} : { call_id: callId }) },
+        payload: {
+          ...base.payload,
+          ...extra,
+          ...readOnly,
+          ...(isBuiltin(id) ? {} : { call_id: callId }),
+          listing: current().etag,
+        },
       });
       const done = async (answer: CommandAnswer, extra?: Record<string, unknown>): Promise<CommandAnswer> => {
         await recordEvent(store, eventOf(answer, extra));

@@ -19,6 +19,8 @@ describe('public API', () => {
         'checkBroker',
         'checkServes',
         'createCommandHost',
+        'followApprovals',
+        'followAudit',
         'decideApproval',
         'getApproval',
         'initInstance',

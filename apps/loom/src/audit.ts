@@ -1,0 +1,134 @@
+// `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
+import type { AuditEvent, AuditQuery } from '@harness/host';
+import { type Parsed, parseArgs, str, UsageError } from './args';
+import { HELP } from './help';
+import { interruptSignal } from './interrupt';
+import { auditLine } from './show';
+
+type Out = (text: string) => void;
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A time flag: a date or ISO time, or a duration (`30d`, `12h`, `90m`) counted back from `now`. */
+export function readWhen(flag: string, text: string, now: Date = new Date()): Date {
+  const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
+  if (duration)
+    return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2] as 'm' | 'h' | 'd']);
+  const date = /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? new Date(text) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime()))
+    throw new UsageError(
+      `${flag} must be a date (2026-11-01), an ISO time (2026-11-01T12:00:00Z) or a duration (30d, 12h, 90m), found '${text}'`,
+    );
+  return date;
+}
+
+/** `loom audit …`; returns the exit code. */
+export async function audit(
+  argv: readonly string[],
+  out: Out,
+  instanceOf: (dir: string | undefined) => string,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || sub === undefined) {
+    out(HELP.audit);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub === 'prune') return prune(rest, out, instanceOf);
+  if (sub !== 'tail') throw new UsageError(`unknown subcommand "audit ${sub}"; expected tail or prune`);
+  return tail(rest, out, instanceOf);
+}
+
+/** The filters of `audit tail` as an audit query (`--agent me` is the actor `agent:me`). */
+function queryOf(p: Parsed): AuditQuery {
+  const agent = str(p, 'agent');
+  const command = str(p, 'command');
+  const status = str(p, 'status');
+  const since = str(p, 'since');
+  return {
+    ...(agent === undefined ? {} : { actor: agent.includes(':') ? agent : `agent:${agent}` }),
+    ...(command === undefined ? {} : { command }),
+    ...(status === undefined ? {} : { outcome: status }),
+    ...(since === undefined ? {} : { since: readWhen('--since', since).toISOString() }),
+  };
+}
+
+async function tail(
+  argv: readonly string[],
+  out: Out,
+  instanceOf: (dir: string | undefined) => string,
+): Promise<number> {
+  const p = parseArgs(argv, {
+    instance: true,
+    json: false,
+    n: true,
+    follow: false,
+    agent: true,
+    command: true,
+    status: true,
+    since: true,
+    debug: false,
+  });
+  if (p.flags.help) {
+    out(HELP.audit);
+    return 0;
+  }
+  if (p.positional.length > 0)
+    throw new UsageError(`audit tail takes no arguments, found ${p.positional.join(' ')}; filters are flags`);
+  const nText = str(p, 'n') ?? '20';
+  if (!/^[1-9][0-9]{0,5}$/.test(nText)) throw new UsageError(`-n must be a positive count, found ${nText}`);
+  const query = queryOf(p);
+  const host = await import('@harness/host');
+  const limit = Math.min(Number(nText), host.AUDIT_PAGE_MAX);
+  const dir = instanceOf(str(p, 'instance'));
+  if (p.flags.follow) {
+    const { signal, release } = interruptSignal();
+    try {
+      for await (const e of host.followAudit(dir, { ...query, limit }, { signal })) {
+        out(p.flags.json ? `${JSON.stringify(e)}\n` : auditLine(e));
+      }
+    } finally {
+      release();
+    }
+    return 0;
+  }
+  // Pages of at most 1000, read backwards until -n events or the start of the log.
+  const events: AuditEvent[] = [];
+  let before: number | undefined;
+  do {
+    const want = Math.min(Number(nText) - events.length, host.AUDIT_PAGE_MAX);
+    const page = await host.queryAudit(dir, {
+      ...query,
+      limit: want,
+      ...(before === undefined ? {} : { before }),
+    });
+    events.unshift(...page.events);
+    before = page.older ?? undefined;
+  } while (before !== undefined && events.length < Number(nText));
+  if (p.flags.json) out(`${JSON.stringify({ events })}\n`);
+  else for (const e of events) out(auditLine(e));
+  return 0;
+}
+
+async function prune(
+  argv: readonly string[],
+  out: Out,
+  instanceOf: (dir: string | undefined) => string,
+): Promise<number> {
+  const p = parseArgs(argv, { instance: true, json: false, before: true, debug: false });
+  if (p.flags.help) {
+    out(HELP.audit);
+    return 0;
+  }
+  const text = str(p, 'before');
+  if (text === undefined)
+    throw new UsageError('audit prune needs --before <date|duration>, e.g. --before 30d');
+  const before = readWhen('--before', text);
+  const host = await import('@harness/host');
+  const removed = await host.pruneStore(instanceOf(str(p, 'instance')), before);
+  if (p.flags.json) out(`${JSON.stringify({ before: before.toISOString(), ...removed })}\n`);
+  else
+    out(
+      `removed ${removed.audit} audit event(s) and ${removed.approvals} spent approval(s) from before ${before.toISOString()}\n`,
+    );
+  return 0;
+}

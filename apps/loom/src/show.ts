@@ -1,0 +1,104 @@
+// How approvals and audit events read for a person in a terminal. Values come from an agent, so
+// every one is shown quoted where it could be misread, with control and direction characters
+// escaped (a value must not repaint the line that shows it), and cut when long (`--json` is whole).
+import type { ApprovalRecord, AuditEvent } from '@harness/host';
+
+/** Characters of a value shown before it is cut. */
+export const SHOWN_CHARS = 80;
+
+// C0 and C1 controls, DEL, zero-width and bidirectional marks, the BOM, line and paragraph separators.
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+// What may stand unquoted: plain words, paths, flags, `key=value`.
+const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+const escapeHidden = (text: string): string =>
+  text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The first `max` characters of `text` and the marker saying how many more there are. */
+function cut(text: string, max: number): { kept: string; marker: string } {
+  const chars = [...text];
+  return chars.length > max
+    ? { kept: chars.slice(0, max).join(''), marker: `…(+${chars.length - max} chars)` }
+    : { kept: text, marker: '' };
+}
+
+const quoted = (text: string): string => escapeHidden(JSON.stringify(text));
+
+/**
+ * One value as a person reads it: quoted (JSON string syntax) unless it is a plain word, with
+ * hidden characters escaped; past {@link SHOWN_CHARS} characters it is cut, and the marker
+ * `…(+N chars)` after the quotes says how many are not shown.
+ */
+export function shownValue(value: string, max = SHOWN_CHARS): string {
+  const { kept, marker } = cut(value, max);
+  return `${PLAIN.test(kept) ? kept : quoted(kept)}${marker}`;
+}
+
+/** An argv as one line: its elements, each shown by {@link shownValue}, separated by spaces. */
+export function shownArgv(argv: readonly string[]): string {
+  return argv.map((a) => shownValue(a)).join(' ');
+}
+
+/** Argument values as `name=value` pairs: strings always quoted, other values as JSON; each cut. */
+export function shownArgs(args: Readonly<Record<string, unknown>>): string {
+  const pairs = Object.entries(args).map(([name, v]) => {
+    if (typeof v === 'string') {
+      const { kept, marker } = cut(v, SHOWN_CHARS);
+      return `${shownValue(name)}=${quoted(kept)}${marker}`;
+    }
+    const { kept, marker } = cut(JSON.stringify(v) ?? 'null', SHOWN_CHARS);
+    return `${shownValue(name)}=${escapeHidden(kept)}${marker}`;
+  });
+  return pairs.length === 0 ? '(none)' : pairs.join('  ');
+}
+
+/** What an approval's expiry means in its status. */
+function until(a: ApprovalRecord): string {
+  switch (a.status) {
+    case 'pending':
+      return `expires ${a.expires_at}`;
+    case 'approved':
+      return `may run once until ${a.expires_at}`;
+    case 'denied':
+      return `refused until ${a.expires_at}`;
+    case 'consumed':
+      return `used ${a.consumed_at ?? ''}`;
+    case 'expired':
+      return `expired ${a.expires_at}`;
+  }
+}
+
+const argsOf = (a: ApprovalRecord): string =>
+  a.args === null ? '(not recorded: requested before this version kept values)' : shownArgs(a.args);
+
+const argvOf = (a: ApprovalRecord): string =>
+  a.argv !== null
+    ? shownArgv(a.argv)
+    : a.args === null
+      ? '(not recorded)'
+      : '(does not render: the call would be refused before it runs)';
+
+/** An approval in three lines: who asks what and until when, then the values, then the argv. */
+export function approvalBlock(a: ApprovalRecord): string {
+  return (
+    `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}  ${until(a)}\n` +
+    `  args  ${argsOf(a)}\n` +
+    `  argv  ${argvOf(a)}\n`
+  );
+}
+
+/** A pending approval in one line, as `loom approvals watch` prints it. */
+export function approvalLine(a: ApprovalRecord): string {
+  return `${a.id}  ${a.command}  ${argsOf(a)}  argv: ${argvOf(a)}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}  ${until(a)}\n`;
+}
+
+/** An audit event in one line; a run shows the argv that ran. */
+export function auditLine(e: AuditEvent): string {
+  const run = (e.payload as { run?: { argv?: unknown } }).run;
+  const argv =
+    Array.isArray(run?.argv) && run.argv.every((a) => typeof a === 'string')
+      ? `  argv: ${shownArgv(run.argv as string[])}`
+      : '';
+  const reason = e.reason ? ` (${escapeHidden(e.reason)})` : '';
+  return `${e.seq}  ${e.at}  ${e.actor}  ${e.phase}  ${e.command}  ${e.outcome}/${e.code}${reason}${argv}\n`;
+}
