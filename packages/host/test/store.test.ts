@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HostError } from '../src/errors';
 import { openSqliteStore } from '../src/store/sqlite/index';
 import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/schema';
@@ -92,6 +92,20 @@ describe('queryAudit', () => {
     const until = (await store.queryAudit({ until: at })).events;
     expect(until.every((e) => e.at < at)).toBe(true);
     expect(since.length + until.length).toBe(12);
+  });
+
+  it('keeps at from going backwards when the clock steps back, so a time bound stays exact', async () => {
+    const last = (await store.queryAudit({ limit: 1 })).events[0]?.at ?? '';
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(Date.parse(last) - 3_600_000));
+      await store.appendAudit(event({ command: 'late' }));
+    } finally {
+      vi.useRealTimers();
+    }
+    const [late] = (await store.queryAudit({ command: 'late' })).events;
+    expect(late?.at).toBe(last);
+    expect((await store.queryAudit({ since: last })).events.map((e) => e.command)).toContain('late');
   });
 
   it('returns each event whole, payload parsed', async () => {

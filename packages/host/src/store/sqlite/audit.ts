@@ -1,4 +1,4 @@
-// The audit log in SQLite: append one event, read the tail.
+// The audit log in SQLite: append one event, read the tail, query a filtered page, prune.
 import type Database from 'better-sqlite3';
 import {
   AUDIT_PAGE_MAX,
@@ -16,72 +16,93 @@ const toEvent = (r: AuditRow): AuditEvent => ({
   payload: JSON.parse(r.payload) as Record<string, unknown>,
 });
 
-/** The WHERE clause and parameters of a query's filters (cursors apart). */
-function filters(q: AuditQuery): { where: string[]; params: (string | number)[] } {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  const add = (sql: string, value: string | number | undefined): void => {
-    if (value === undefined) return;
-    where.push(sql);
-    params.push(value);
-  };
-  add('actor = ?', q.actor);
-  add('command = ?', q.command);
-  add('outcome = ?', q.outcome);
-  add('at >= ?', q.since);
-  add('at < ?', q.until);
-  return { where, params };
-}
+type Param = string | number;
 
 /**
- * One page of a filtered audit query. The page is read in the direction of its cursor with one
- * row more than asked, which says whether a further page exists that way; the other way is one
- * indexed EXISTS. Statements are built from a fixed set of clauses (values are always bound).
+ * The seq range a time range covers, `[from, to)`. This store keeps `at` non-decreasing in `seq`
+ * (see `appendAudit` below), so `at >= since` is `seq >=` the first seq at or after `since`, and
+ * `at < until` is `seq <` the first seq at or after `until`: one index seek each. Every query is
+ * then a filter plus a seq range, which the single-column indexes (that hold the rowid) serve.
  */
-function queryPage(db: Database.Database, q: AuditQuery): AuditPage {
-  const limit = Math.min(Math.max(1, Math.trunc(q.limit ?? 100)), AUDIT_PAGE_MAX);
-  const { where, params } = filters(q);
-  const forward = q.after !== undefined;
-  const bounds = [...where];
-  const bound = [...params];
-  if (q.after !== undefined) {
-    bounds.push('seq > ?');
-    bound.push(q.after);
-  }
-  if (q.before !== undefined) {
-    bounds.push('seq < ?');
-    bound.push(q.before);
-  }
-  const clause = (w: string[]) => (w.length === 0 ? '' : `WHERE ${w.join(' AND ')}`);
-  const rows = db
-    .prepare<(string | number)[], AuditRow>(
-      `SELECT * FROM audit ${clause(bounds)} ORDER BY seq ${forward ? 'ASC' : 'DESC'} LIMIT ?`,
-    )
-    .all(...bound, limit + 1);
-  const more = rows.length > limit;
-  const page = rows.slice(0, limit);
-  if (!forward) page.reverse();
-  const first = page[0]?.seq;
-  const last = page.at(-1)?.seq;
-  const exists = (cmp: '<' | '>', seq: number): boolean =>
-    db
-      .prepare<(string | number)[], { x: number }>(
-        `SELECT 1 AS x FROM audit ${clause([...where, `seq ${cmp} ?`])} LIMIT 1`,
-      )
-      .get(...params, seq) !== undefined;
-  let older: number | null;
-  let newer: number | null;
-  if (forward) {
-    newer = more ? (last ?? null) : null;
-    older = first !== undefined && exists('<', first) ? first : null;
-  } else {
-    older = more ? (first ?? null) : null;
-    newer = last !== undefined && exists('>', last) ? last : null;
-  }
-  return { events: page.map(toEvent), older, newer };
+function timeRange(
+  first: (at: string) => number | undefined,
+  q: AuditQuery,
+): { from: number; to: number } | undefined {
+  const end = Number.MAX_SAFE_INTEGER;
+  const from = q.since === undefined ? 0 : first(q.since);
+  if (from === undefined) return undefined;
+  const to = q.until === undefined ? end : (first(q.until) ?? end);
+  return from < to ? { from, to } : undefined;
 }
 
-/** The audit part of the SQLite store. */
+/** The audit query of the SQLite store: statements built from a fixed set of clauses, cached. */
+function auditQuery(db: Database.Database): (q: AuditQuery) => AuditPage {
+  const firstAt = db.prepare<[string], { seq: number }>(
+    'SELECT seq FROM audit WHERE at >= ? ORDER BY at, seq LIMIT 1',
+  );
+  const cache = new Map<string, Database.Statement<Param[], AuditRow>>();
+  const statement = (sql: string) => {
+    let st = cache.get(sql);
+    if (st === undefined) {
+      st = db.prepare<Param[], AuditRow>(sql);
+      cache.set(sql, st);
+    }
+    return st;
+  };
+  return (q) => {
+    const limit = Math.min(Math.max(1, Math.trunc(q.limit ?? 100)), AUDIT_PAGE_MAX);
+    const none: AuditPage = { events: [], older: null, newer: null };
+    const time = timeRange((at) => firstAt.get(at)?.seq, q);
+    if (time === undefined) return none;
+    const range = {
+      from: Math.max(time.from, q.after === undefined ? 0 : q.after + 1),
+      to: Math.min(time.to, q.before ?? time.to),
+    };
+    if (range.from >= range.to) return none;
+    const where: string[] = [];
+    const params: Param[] = [];
+    for (const [column, value] of [
+      ['actor', q.actor],
+      ['command', q.command],
+      ['outcome', q.outcome],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+    const filter = where.length === 0 ? '' : `${where.join(' AND ')} AND `;
+    const forward = q.after !== undefined;
+    const rows = statement(
+      `SELECT * FROM audit WHERE ${filter}seq >= ? AND seq < ? ORDER BY seq ${forward ? 'ASC' : 'DESC'} LIMIT ?`,
+    ).all(...params, range.from, range.to, limit + 1);
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    if (!forward) page.reverse();
+    const first = page[0]?.seq;
+    const last = page.at(-1)?.seq;
+    // Whether a matching event lies before or after the page, inside the query's time range.
+    const exists = (from: number, to: number): boolean =>
+      from < to &&
+      statement(`SELECT * FROM audit WHERE ${filter}seq >= ? AND seq < ? LIMIT 1`).get(
+        ...params,
+        from,
+        to,
+      ) !== undefined;
+    let older: number | null = null;
+    let newer: number | null = null;
+    if (first !== undefined && last !== undefined) {
+      if (forward) {
+        newer = more ? last : null;
+        older = exists(time.from, first) ? first : null;
+      } else {
+        older = more ? first : null;
+        newer = exists(last + 1, time.to) ? last : null;
+      }
+    }
+    return { events: page.map(toEvent), older, newer };
+  };
+}
+
 /**
  * The statement that appends one audit event, without a transaction of its own: the caller runs it
  * inside one (`appendAudit`'s, or a compose's, so the compose and its audit row commit together).
@@ -90,10 +111,15 @@ export function auditInserter(db: Database.Database): (event: AuditEventInput) =
   const insert = db.prepare(
     'INSERT INTO audit (at, run, actor, job, command, action, phase, outcome, code, reason, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  return (event) =>
-    Number(
+  const lastAt = db.prepare<[], { at: string }>('SELECT at FROM audit ORDER BY seq DESC LIMIT 1');
+  // `at` never goes below the previous event's, even if the clock steps back: time bounds are then
+  // seq bounds (timeRange). The write transaction orders appends, so this holds across brokers.
+  return (event) => {
+    const now = new Date().toISOString();
+    const previous = lastAt.get()?.at;
+    return Number(
       insert.run(
-        new Date().toISOString(),
+        previous !== undefined && previous > now ? previous : now,
         event.run,
         event.actor,
         event.job,
@@ -106,8 +132,10 @@ export function auditInserter(db: Database.Database): (event: AuditEventInput) =
         JSON.stringify(event.payload),
       ).lastInsertRowid,
     );
+  };
 }
 
+/** The audit part of the SQLite store. */
 export function sqliteAudit(db: Database.Database): {
   appendAudit(event: AuditEventInput): number;
   tailAudit(limit: number): AuditEvent[];
@@ -120,7 +148,8 @@ export function sqliteAudit(db: Database.Database): {
   );
   const appendTx = db.transaction((event: AuditEventInput): number => insert(event));
   const tailTx = db.transaction((limit: number): AuditEvent[] => tail.all(limit).map(toEvent));
-  const queryTx = db.transaction((query: AuditQuery): AuditPage => queryPage(db, query));
+  const query = auditQuery(db);
+  const queryTx = db.transaction((q: AuditQuery): AuditPage => query(q));
   const pruneAudit = db.prepare<[string]>('DELETE FROM audit WHERE at < ?');
   // A spent approval's last change: its use, else its decision, else its expiry.
   const pruneApprovals = db.prepare<[string, string]>(
