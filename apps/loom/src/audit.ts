@@ -80,11 +80,15 @@ async function tail(
   const host = await import('@harness/host');
   const limit = Math.min(Number(nText), host.AUDIT_PAGE_MAX);
   const dir = instanceOf(str(p, 'instance'));
+  // One line per call: a `start` row is left out of the human view, since every one has a `run` row
+  // or a `reap` event with its call_id (docs/host.md, "Audit"); `--json` and `--status started` keep it.
+  const shown = (e: AuditEvent): boolean =>
+    p.flags.json === true || e.phase !== 'start' || query.outcome === 'started';
   if (p.flags.follow) {
     const { signal, release } = interruptSignal();
     try {
       for await (const e of host.followAudit(dir, { ...query, limit }, { signal })) {
-        out(p.flags.json ? `${JSON.stringify(e)}\n` : auditLine(e));
+        if (shown(e)) out(p.flags.json ? `${JSON.stringify(e)}\n` : auditLine(e));
       }
     } finally {
       release();
@@ -101,7 +105,7 @@ async function tail(
       limit: want,
       ...(before === undefined ? {} : { before }),
     });
-    events.unshift(...page.events);
+    events.unshift(...page.events.filter(shown));
     before = page.older ?? undefined;
   } while (before !== undefined && events.length < Number(nText));
   if (p.flags.json) out(`${JSON.stringify({ events })}\n`);

@@ -362,11 +362,12 @@ describe('approvals and audit through the CLI', () => {
     expect(denied.stdout).not.toContain('usable');
     const unknown = await loom(['approvals', 'deny', 'apr-nope', '--instance', instance]);
     expect(unknown.code).toBe(1);
-    const tail = await loom(['audit', 'tail', '--json', '-n', '4', '--instance', instance]);
+    const tail = await loom(['audit', 'tail', '--json', '-n', '5', '--instance', instance]);
     expect(
       (tail.json().events as { command: string; outcome: string }[]).map((e) => [e.command, e.outcome]),
     ).toEqual([
       ['text.shout', 'refused'],
+      ['text.shout', 'started'],
       ['text.shout', 'ok'],
       ['text.shout', 'refused'],
       ['text.shout', 'refused'],

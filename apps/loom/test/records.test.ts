@@ -262,10 +262,18 @@ describe('loom audit tail', () => {
     const later = await loom(['audit', 'tail', '--since', '2999-01-01', '--instance', instance]);
     expect([later.code, later.stdout]).toEqual([0, '']);
     const recent = await loom(['audit', 'tail', '--since', '1h', '--json', '--instance', instance]);
-    expect((recent.json().events as { command: string }[]).map((e) => e.command)).toEqual([
-      'text.echo',
-      'files.touch',
+    // --json gives every row: the echo's durable start row too.
+    expect(
+      (recent.json().events as { phase: string; command: string }[]).map((e) => [e.phase, e.command]),
+    ).toEqual([
+      ['start', 'text.echo'],
+      ['run', 'text.echo'],
+      ['run', 'files.touch'],
     ]);
+    const started = await loom(['audit', 'tail', '--status', 'started', '--instance', instance]);
+    expect(started.stdout).toMatch(
+      new RegExp(`^\\d+  ${TIME}  agent:editor  start  text.echo  started/ok\n$`),
+    );
     const bad = await loom(['audit', 'tail', '--since', 'yesterday', '--instance', instance]);
     expect([bad.code, bad.stderr]).toEqual([
       2,

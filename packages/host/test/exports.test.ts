@@ -21,6 +21,7 @@ describe('public API', () => {
         'createCommandHost',
         'followApprovals',
         'followAudit',
+        'getApproval',
         'decideApproval',
         'getApproval',
         'initInstance',
