@@ -50,7 +50,7 @@ export { LIST_NOTICE } from './listing';
 export type { LoomAuthoringToolsOptions } from './loom-authoring-tools';
 export { createLoomAuthoringTools, LOOM_TOOL_NAMES } from './loom-authoring-tools';
 export type { AuthoringContext } from './loom-call';
-export { directSessionRunId } from './loom-call';
+export { directSessionRunId, LOOM_ID } from './loom-call';
 export { ALLOWLISTED_REFUSALS } from './loom-failures';
 export type {
   FabricSession,

@@ -7,6 +7,7 @@ import type { RouteModule } from './context';
 import { liveRoutes } from './live';
 import { loomsRoutes } from './looms/routes';
 import { sessionRoutes } from './session';
+import { tasksRoutes } from './tasks/routes';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   sessionRoutes,
@@ -14,4 +15,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   approvalsRoutes,
   auditRoutes,
   loomsRoutes,
+  tasksRoutes,
 ];

@@ -5,6 +5,7 @@ import type { Route } from './route';
 import { ApprovalsView } from './views/approvals';
 import { AuditView } from './views/audit';
 import { LoomsView } from './views/looms';
+import { TasksView } from './views/tasks';
 
 export interface ViewEntry {
   /** The first segment of the hash route, `#/<id>`. */
@@ -18,4 +19,5 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'approvals', title: 'Approvals', component: ApprovalsView },
   { id: 'audit', title: 'Audit', component: AuditView },
   { id: 'looms', title: 'Looms', component: LoomsView },
+  { id: 'tasks', title: 'Tasks', component: TasksView },
 ];
