@@ -23,7 +23,6 @@ describe('public API', () => {
         'followAudit',
         'getApproval',
         'decideApproval',
-        'getApproval',
         'initInstance',
         'listApprovals',
         'listDirect',
