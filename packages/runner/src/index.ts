@@ -2,6 +2,7 @@
 // process supervisor, so every argv, prompt and environment can be checked without a process.
 export type { Adapter } from './adapters';
 export { ADAPTERS, genericOneShot } from './adapters';
+export { describeHarness } from './describe';
 export type { RunnerIssue } from './errors';
 export { formatRunnerIssue, RunnerError, RunnerErrorCode } from './errors';
 export type { RunnerLoadOptions, RunnerLoadResult, RunnerSource } from './load';

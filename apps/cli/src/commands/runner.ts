@@ -1,10 +1,8 @@
 // `harness runner check|start|describe`: the one-shot runner of seed 004 (docs/runner.md).
 import { resolve } from 'node:path';
 import {
-  ADAPTERS,
-  type AgentKind,
+  describeHarness,
   formatRunnerIssue,
-  type Harness,
   loadRunnerConfig,
   type RunnerConfig,
   RunnerError,
@@ -43,36 +41,6 @@ export function loadConfig(file: string | undefined, project = false): RunnerCon
     );
   for (const w of loaded.warnings) err(`warning: ${formatRunnerIssue(w)}`);
   return loaded.config;
-}
-
-/** Every field of a harness, as `describe` shows it (env values are not shown, only names). */
-export function describeHarness(h: Harness): Record<string, unknown> {
-  const prompt =
-    h.prompt === undefined
-      ? null
-      : h.prompt.kind === 'verbatim'
-        ? { from: h.prompt.from, verbatim: h.prompt.text }
-        : { from: h.prompt.from, template: h.prompt.template.source };
-  const agent = h.kind in ADAPTERS ? ADAPTERS[h.kind as AgentKind] : undefined;
-  return {
-    id: h.id,
-    kind: h.kind,
-    when: h.when,
-    argv: h.argv ?? null,
-    args: h.args,
-    shell: h.shell ?? null,
-    one_shot: agent && h.prompt ? [agent.exe, ...agent.oneShot('<prompt>', h.model)] : null,
-    transcripts: h.transcripts ?? null,
-    prompt,
-    prompt_delivery: h.delivery ?? null,
-    untrusted_inline: h.untrustedInline,
-    model: h.model ?? null,
-    workdir: h.workdir,
-    env: Object.keys(h.env),
-    env_inherit: h.envInherit,
-    timeout_ms: Number.isFinite(h.timeoutMs) ? h.timeoutMs : null,
-    max_output_bytes: h.maxOutputBytes,
-  };
 }
 
 /** Runs `harness runner`. */

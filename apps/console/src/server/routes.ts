@@ -6,6 +6,7 @@ import { auditRoutes } from './audit/routes';
 import type { RouteModule } from './context';
 import { liveRoutes } from './live';
 import { loomsRoutes } from './looms/routes';
+import { runsRoutes } from './runs/routes';
 import { sessionRoutes } from './session';
 import { tasksRoutes } from './tasks/routes';
 
@@ -16,4 +17,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   auditRoutes,
   loomsRoutes,
   tasksRoutes,
+  runsRoutes,
 ];

@@ -5,6 +5,7 @@ import type { Route } from './route';
 import { ApprovalsView } from './views/approvals';
 import { AuditView } from './views/audit';
 import { LoomsView } from './views/looms';
+import { RunsView } from './views/runs';
 import { TasksView } from './views/tasks';
 
 export interface ViewEntry {
@@ -20,4 +21,5 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'audit', title: 'Audit', component: AuditView },
   { id: 'looms', title: 'Looms', component: LoomsView },
   { id: 'tasks', title: 'Tasks', component: TasksView },
+  { id: 'runs', title: 'Runs', component: RunsView },
 ];
