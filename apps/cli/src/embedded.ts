@@ -122,6 +122,8 @@ export interface EmbeddedOptions {
   agent?: string | undefined;
   /** A scope file to serve (wins over `agent`); recorded when the instance is created. */
   scope?: string | undefined;
+  /** The broker's retention rule in ms, when this process starts the broker. */
+  retentionMs?: number | undefined;
 }
 
 /**
@@ -232,6 +234,7 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
       instanceDir: location.instanceDir,
       queuePath: location.queuePath,
       scope: scopeOf(serves),
+      ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),
     });
     return { ...base, shared: false, close: () => broker.close() };
   } catch (error) {

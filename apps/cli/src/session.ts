@@ -32,6 +32,8 @@ export interface SessionOptions {
   agent?: string | undefined;
   /** A scope file for the embedded broker; wins over `agent`. */
   scope?: string | undefined;
+  /** The embedded broker's retention rule in ms (docs/host.md, "Retention"); default none. */
+  retentionMs?: number | undefined;
   /** Never start the embedded default: without a configuration file its tools are absent. */
   noEmbedded?: boolean | undefined;
   commandsConfig?: string | undefined;
@@ -138,6 +140,7 @@ export async function resolveOptions(options: SessionOptions) {
     ['--workspace', options.workspace],
     ['--agent', options.agent],
     ['--scope', options.scope],
+    ['--retention', options.retentionMs === undefined ? undefined : String(options.retentionMs)],
   ] as const) {
     if (value !== undefined && !embedded) {
       throw new CliError(
@@ -238,6 +241,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       workspace: options.workspace,
       agent: options.agent,
       scope: options.scope,
+      retentionMs: options.retentionMs,
     });
     const transport = {
       kind: 'broker' as const,

@@ -79,6 +79,15 @@ describe('errors and exit codes', () => {
     expect(at('--cfc-mode')).toBeLessThan(at('--fabric-api-url'));
   });
 
+  it('serve --retention refuses what is not a duration, exit 2, and --help names the flag', async () => {
+    const r = await run(['serve', '--retention', 'last week']);
+    expect(r.code).toBe(exitCodes.usage);
+    expect(r.stderr).toBe(
+      "harness: --retention must be a duration such as 30d, 12h or 90m, found 'last week'\n",
+    );
+    expect((await run(['serve', '--help'])).stdout).toContain('--retention <30d>');
+  });
+
   it('an unknown flag names the flag, exit 2', async () => {
     const r = await run(['capabilities', '--frob']);
     expect(r.code).toBe(2);

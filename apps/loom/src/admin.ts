@@ -51,11 +51,13 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   if (sub !== 'start') throw new UsageError(`unknown subcommand "broker ${sub}"; expected start`);
-  const p = parseArgs(rest, { instance: true, queue: true, scope: true, debug: false });
+  const p = parseArgs(rest, { instance: true, queue: true, scope: true, retention: true, debug: false });
   if (p.flags.help) {
     out(HELP.broker);
     return 0;
   }
+  const retentionText = str(p, 'retention');
+  const retentionMs = retentionText === undefined ? undefined : readRetention(retentionText);
   const queuePath = str(p, 'queue');
   const scope = str(p, 'scope');
   if (!queuePath || !scope)
@@ -70,7 +72,12 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
   process.on('SIGINT', stop);
   try {
     const { startBroker } = await import('@harness/host');
-    const broker = await startBroker({ instanceDir: instanceOf(str(p, 'instance')), queuePath, scope });
+    const broker = await startBroker({
+      instanceDir: instanceOf(str(p, 'instance')),
+      queuePath,
+      scope,
+      ...(retentionMs !== undefined ? { retentionMs } : {}),
+    });
     out(
       `${JSON.stringify({ ready: true, queue: broker.queuePath, run: broker.scope.run, agent: broker.scope.actor, pid: process.pid })}\n`,
     );
@@ -81,6 +88,16 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     process.off('SIGINT', stop);
   }
   return 0;
+}
+
+const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--retention`: a duration (`30d`, `12h`, `90m`) in ms, the form `audit prune --before` reads. */
+export function readRetention(text: string): number {
+  const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
+  if (!duration)
+    throw new UsageError(`--retention must be a duration such as 30d, 12h or 90m, found '${text}'`);
+  return Number(duration[1]) * RETENTION_UNIT_MS[duration[2] as 'm' | 'h' | 'd'];
 }
 
 async function init(argv: readonly string[], out: Out): Promise<number> {

@@ -90,6 +90,18 @@ describe('loom broker start', () => {
     expect(existsSync(queue)).toBe(false);
   });
 
+  it('refuses a --retention that is not a duration, exit 2, and leaves no socket', async () => {
+    const file = join(t.path, 'scope.yaml');
+    writeFileSync(file, 'run: r1\nagent: reader\n');
+    const args = ['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file];
+    const r = await loom([...args, '--retention', 'soon']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "loom broker: --retention must be a duration such as 30d, 12h or 90m, found 'soon'\n",
+    );
+    expect(existsSync(queue)).toBe(false);
+  });
+
   it('refuses a scope file that does not parse, naming it, and leaves no socket', async () => {
     const file = join(t.path, 'broken.yaml');
     writeFileSync(file, 'run: [unclosed\n');

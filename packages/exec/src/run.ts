@@ -1,6 +1,7 @@
+import { type ChildProcess, spawn as spawnChild } from 'node:child_process';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
-import { execa } from 'execa';
 import { ExecError, ExecErrorCode } from './errors';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { OutputCollector } from './output';
@@ -130,7 +131,7 @@ function spawnError(error: unknown, command: string, file: string): ExecError {
   );
 }
 
-// The parts of execa's subprocess a failed spawn hook touches.
+// The parts of the child process a failed spawn hook touches.
 interface ChildPipes {
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
@@ -145,13 +146,13 @@ function callOnSpawn(
   onSpawn: NonNullable<RunOptions['onSpawn']>,
   pid: number,
   subprocess: ChildPipes,
-  execaDone: Promise<unknown>,
+  exited: Promise<unknown>,
 ): Promise<never> | undefined {
   try {
     onSpawn({ pid, pgid: pid });
     return undefined;
   } catch (error) {
-    return killAfterFailedHook(error, pid, subprocess, execaDone);
+    return killAfterFailedHook(error, pid, subprocess, exited);
   }
 }
 
@@ -159,14 +160,14 @@ async function killAfterFailedHook(
   error: unknown,
   pid: number,
   subprocess: ChildPipes,
-  execaDone: Promise<unknown>,
+  exited: Promise<unknown>,
 ): Promise<never> {
   signalGroup(pid, 'SIGKILL');
   // Nobody reads the pipes now; let them drain so the child's close is not held up.
   subprocess.stdout?.resume();
   subprocess.stderr?.resume();
   subprocess.stdin?.destroy();
-  await execaDone;
+  await exited;
   const deadline = performance.now() + AFTER_KILL_WAIT_MS;
   while (groupAlive(pid) && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -214,41 +215,39 @@ export async function run(options: RunOptions): Promise<RunResult> {
 
   const pidNamespace = launch?.confinement.pidNamespace === true;
   const started = performance.now();
-  const spawn = () =>
-    execa(launch?.file ?? file, launch?.args ?? argv.slice(1), {
+  // child_process.spawn directly: execa's per-stream machinery cost more than the rest of a run of
+  // a small program (docs/exec.md, Performance), and run reads the pipes and the exit itself.
+  let subprocess: ChildProcess;
+  try {
+    subprocess = spawnChild(launch?.file ?? file, launch?.args ?? argv.slice(1), {
       argv0: launch === undefined ? command : launch.file,
       env,
-      extendEnv: false,
       cwd,
       detached: true,
-      buffer: false,
-      encoding: 'buffer',
-      stdin: stdin === undefined ? 'ignore' : 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      reject: false,
-      cleanup: false,
-      stripFinalNewline: false,
-      forceKillAfterDelay: false,
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
-  const subprocess = spawn();
-  // execa's own result is not used (we read the streams and the exit ourselves); with
-  // reject: false it resolves, and this keeps any late rejection from going unhandled.
-  const execaDone = subprocess.then(
-    (result) => result,
-    (error: unknown) => error,
-  );
+  } catch (error) {
+    launch?.cgroup?.remove();
+    throw spawnError(error, command, file);
+  }
   const pid = subprocess.pid;
   if (pid === undefined) {
+    // The start failed (ENOENT, EACCES, ...): the child process reports it as an 'error' event.
     launch?.cgroup?.remove();
-    const result = (await execaDone) as { cause?: unknown };
-    throw spawnError(result.cause ?? result, command, file);
+    const [error] = (await once(subprocess, 'error').catch((e: unknown) => [e])) as [unknown];
+    throw spawnError(error, command, file);
   }
+  // A late 'error' (a failed kill, a pipe) must not go unhandled; the exit and pipes tell the result.
+  subprocess.on('error', () => {});
+  const exited =
+    subprocess.exitCode !== null || subprocess.signalCode !== null
+      ? Promise.resolve()
+      : once(subprocess, 'exit').catch(() => undefined);
   trackGroup(pid);
   if (options.onSpawn !== undefined) {
     // Only a failed hook awaits (the group's end); a good one adds no turn of the event loop.
-    const failed = callOnSpawn(options.onSpawn, pid, subprocess, execaDone);
+    const failed = callOnSpawn(options.onSpawn, pid, subprocess, exited);
     if (failed !== undefined) await failed;
   }
 
@@ -354,8 +353,8 @@ export async function run(options: RunOptions): Promise<RunResult> {
   clearTimeout(abandonTimer);
   signal?.removeEventListener('abort', onAbort);
   untrackGroup(pid);
-  // With the pipes abandoned, execa may wait on streams we destroyed: do not wait for it.
-  if (!escaped) await execaDone;
+  // The pipes closed after the exit ('close' follows 'exit'), unless they were abandoned.
+  if (!escaped) await exited;
   launch?.cgroup?.remove();
   const durationMs = performance.now() - started;
 

@@ -32,7 +32,16 @@ export interface StartBrokerOptions {
   approvalTtlMs?: number;
   /** Opens the instance's store (default: the store its `instance.json` names). */
   openStore?: StoreFactory;
+  /**
+   * The retention rule: audit events and spent approvals older than this many ms are pruned by the
+   * broker (as `loom audit prune --before` would), once at start and then every
+   * {@link RETENTION_EVERY_MS}. Absent: kept until pruned by hand. Receipts are never pruned.
+   */
+  retentionMs?: number;
 }
+
+/** How often a broker with a retention rule prunes the store: hourly. */
+const RETENTION_EVERY_MS = 3_600_000;
 
 /** A running broker with the scope it serves. */
 export interface RunningBroker extends BrokerServer {
@@ -47,6 +56,13 @@ export interface RunningBroker extends BrokerServer {
  * `close()` stops it, waits for calls in flight, closes the store and removes the socket.
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
+  const { retentionMs } = options;
+  if (retentionMs !== undefined && (!Number.isSafeInteger(retentionMs) || retentionMs <= 0)) {
+    throw new HostError(
+      HOST_ERROR_CODES.retentionInvalid,
+      `retentionMs must be a whole number of ms above 0, found ${retentionMs}; e.g. 30 days = ${30 * 86_400_000}`,
+    );
+  }
   const prepared = await prepareBroker(options, { reap: true });
   try {
     const host = createCommandHost({
@@ -57,11 +73,14 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
     });
     const server = await serveBroker(host, options.queuePath);
+    const retention = applyRetention(prepared.store, retentionMs);
     return {
       queuePath: server.queuePath,
       scope: prepared.scope,
       async close() {
+        retention?.stop();
         await server.close();
+        await retention?.idle();
         await prepared.store.close();
       },
     };
@@ -69,6 +88,31 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     await prepared.store.close();
     throw error;
   }
+}
+
+/**
+ * Prunes what is older than `retentionMs` now and every {@link RETENTION_EVERY_MS} (the timer never
+ * keeps the process alive). A prune that fails (a store busy past its timeout) is tried again at
+ * the next tick: it removes nothing, so nothing is lost.
+ */
+function applyRetention(
+  store: { prune(before: Date): Promise<PruneResult> },
+  retentionMs: number | undefined,
+): { stop(): void; idle(): Promise<void> } | undefined {
+  if (retentionMs === undefined) return undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = (): void => {
+    running = running.then(() =>
+      store.prune(new Date(Date.now() - retentionMs)).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+  };
+  tick();
+  const timer = setInterval(tick, RETENTION_EVERY_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer), idle: () => running };
 }
 
 /** One step of what a broker checks before it listens, as {@link checkBroker} reports it. */

@@ -23,6 +23,8 @@ export const HOST_ERROR_CODES = {
   directInvalid: 'direct_invalid',
   /** A running command's record (`<instance>/running/<pgid>.json`) could not be written; it was killed. */
   runningRecord: 'running_record',
+  /** A broker's retention rule is not a whole number of ms above 0. */
+  retentionInvalid: 'retention_invalid',
 } as const;
 
 /** One {@link HostError} code. */

@@ -57,7 +57,12 @@ Approvals:
                        (credentials never); Accept approves that exact call and it runs once,
                        Decline denies it, Cancel leaves it waiting as with queue. A client
                        without elicitation gets queue. Needs the instance directory: the
-                       embedded default's, or --instance <dir> beside a host configuration.`;
+                       embedded default's, or --instance <dir> beside a host configuration.
+
+Store:
+  --retention <30d>    the embedded broker prunes audit events and spent approvals older than
+                       this (30d, 12h, 90m) at start and every hour; default: kept until
+                       'loom audit prune'. Receipts are never pruned.`;
 
 /** Runs `harness serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -72,6 +77,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'session-idle': { type: 'string' },
       heartbeat: { type: 'string' },
       approvals: { type: 'string' },
+      retention: { type: 'string' },
     },
     false,
   );
@@ -101,7 +107,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let given: HttpToken | undefined;
   if (listen !== undefined && (values['token-file'] !== undefined || process.env.HARNESS_HTTP_TOKEN))
     given = resolveHttpToken(values['token-file'], '');
-  const session = await openSession({ ...sessionOptions(values), log: err });
+  const retentionMs = values.retention === undefined ? undefined : parseRetention(values.retention);
+  const session = await openSession({ ...sessionOptions(values), retentionMs, log: err });
   if (session.tools.length === 0) {
     await session.close();
     throw new CliError(
@@ -152,6 +159,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // its exit kills their process groups (and a broker's next start reaps what it recorded).
   await Promise.race([stop(), new Promise((resolve) => setTimeout(resolve, CLIENT_GONE_GRACE_MS).unref())]);
   process.exit(0);
+}
+
+const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--retention`: a duration such as `30d`, `12h` or `90m` (the syntax of `loom audit prune --before`). */
+export function parseRetention(text: string): number {
+  const m = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
+  if (!m)
+    throw new CliError('usage', `--retention must be a duration such as 30d, 12h or 90m, found '${text}'`);
+  return Number(m[1]) * RETENTION_UNIT_MS[m[2] as 'm' | 'h' | 'd'];
 }
 
 // How long calls in flight may still finish after the stdio client went away.
