@@ -211,6 +211,13 @@ export function embeddedFailure(error: unknown, plan: EmbeddedPlan, options: Emb
  * instance and scope.
  */
 export async function startEmbeddedHost(options: EmbeddedOptions): Promise<EmbeddedHost> {
+  // Loading the workspace asks whether runs can be confined, which starts a real sandbox. Started
+  // here without blocking, that probe runs while the host's modules load and the instance is read;
+  // the workspace load then finds its answer cached (it was a third of serve's start-up).
+  const probing = import('@harness/exec').then(
+    (exec) => exec.detectSandboxAsync(),
+    () => undefined,
+  );
   const { HostError, initInstance, startBroker } = await import('@harness/host');
   const plan = await planEmbedded(options);
   const { location, workspaceFile, serves } = plan;
@@ -229,6 +236,7 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
     const hello = await brokerHello(location.queuePath, { timeoutMs: 2000 });
     if (hello.ok) return { ...base, shared: true, close: async () => {} };
   }
+  await probing;
   try {
     const broker = await startBroker({
       instanceDir: location.instanceDir,

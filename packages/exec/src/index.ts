@@ -4,7 +4,7 @@ export { ExecError, ExecErrorCode } from './errors';
 export { truncationMarker } from './output';
 export { FALLBACK_PATH, resolveExecutable } from './resolve';
 export { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, run } from './run';
-export { detectSandbox } from './sandbox/detect';
+export { detectSandbox, detectSandboxAsync } from './sandbox/detect';
 export type {
   Confinement,
   ProcessLimitKind,

@@ -13,6 +13,7 @@ describe('public API', () => {
       'FALLBACK_PATH',
       'SYSTEM_READ_PATHS',
       'detectSandbox',
+      'detectSandboxAsync',
       'resolveExecutable',
       'run',
       'truncationMarker',

@@ -1,7 +1,7 @@
 // The parts of confinement that are text: the macOS profile (sandbox-exec cannot run here), the
 // bubblewrap command line, and detection on a PATH without bubblewrap.
 import { describe, expect, it } from 'vitest';
-import { detectSandbox, ExecErrorCode } from '../src/index';
+import { detectSandbox, detectSandboxAsync, ExecErrorCode } from '../src/index';
 import { normalizePolicy, planSandbox } from '../src/sandbox/plan';
 import { seatbeltArgs, seatbeltProfile } from '../src/sandbox/seatbelt';
 
@@ -125,6 +125,19 @@ describe('detection', () => {
           'the run asks for a sandbox but none can be started here: bubblewrap (bwrap) was not found on PATH (/nonexistent). To fix: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).',
       }),
     );
+  });
+
+  it('answers without blocking what the blocking probe answers, and fills the same cache', async () => {
+    // Two PATH values that both find this machine's bwrap (or both miss it): two cache keys.
+    const early = detectSandboxAsync({ path: '/usr/bin:/bin' });
+    expect(detectSandboxAsync({ path: '/usr/bin:/bin' })).toBe(early);
+    const found = await early;
+    expect(detectSandbox({ path: '/usr/bin:/bin' })).toBe(found);
+    expect(found).toEqual(detectSandbox({ path: '/usr/bin:/bin:/nonexistent' }));
+    expect(await detectSandboxAsync({ path: '/nonexistent', platform: 'linux' })).toMatchObject({
+      available: false,
+      reason: 'bubblewrap (bwrap) was not found on PATH (/nonexistent)',
+    });
   });
 
   it('names no mechanism on a platform it does not support', () => {

@@ -1,10 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolveExecutable } from '../resolve';
 import type { SandboxDetection } from './types';
 
 // One probe per (platform, PATH): starting a real sandbox is the only reliable test (a bwrap binary
 // can exist while the kernel or a security module refuses it the namespaces it needs).
 const cache = new Map<string, SandboxDetection>();
+// Probes started by detectSandboxAsync and not finished yet, by the same key.
+const pending = new Map<string, Promise<SandboxDetection>>();
+
+type Probe = { ok: boolean; detail: string };
 
 /** The flags every confined run uses; the probe starts `true` with exactly these. */
 export const BWRAP_PROBE_ARGS: readonly string[] = [
@@ -31,30 +35,58 @@ function find(command: string, path: string | undefined): string | undefined {
   }
 }
 
-function probe(file: string, args: readonly string[]): { ok: boolean; detail: string } {
-  const r = spawnSync(file, [...args], {
-    env: { PATH: '/usr/bin:/bin' },
-    encoding: 'utf8',
-    timeout: 10_000,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const text = r.status === 0 ? `${r.stdout ?? ''}${r.stderr ?? ''}` : (r.stderr ?? '');
+const PROBE_OPTIONS = {
+  env: { PATH: '/usr/bin:/bin' },
+  timeout: 10_000,
+  stdio: ['ignore', 'pipe', 'pipe'],
+} as const;
+
+function probeDetail(status: number | null, stdout: string, stderr: string, error?: Error): Probe {
+  const text = status === 0 ? `${stdout}${stderr}` : stderr;
   const detail = text.trim().split('\n')[0] ?? '';
-  return { ok: r.status === 0, detail: detail || (r.error?.message ?? `exit ${String(r.status)}`) };
+  return { ok: status === 0, detail: detail || (error?.message ?? `exit ${String(status)}`) };
 }
+
+function probe(file: string, args: readonly string[]): Probe {
+  const r = spawnSync(file, [...args], { ...PROBE_OPTIONS, encoding: 'utf8' });
+  return probeDetail(r.status, r.stdout ?? '', r.stderr ?? '', r.error);
+}
+
+/** The same probe without blocking the event loop. */
+function probeAsync(file: string, args: readonly string[]): Promise<Probe> {
+  return new Promise((resolve) => {
+    const child = spawn(file, [...args], PROBE_OPTIONS);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    child.once('error', (error) => resolve(probeDetail(null, stdout, stderr, error)));
+    child.once('close', (status) => resolve(probeDetail(status, stdout, stderr)));
+  });
+}
+
+function bwrapMissing(path: string | undefined): SandboxDetection {
+  return {
+    available: false,
+    mechanism: 'bwrap',
+    reason: `bubblewrap (bwrap) was not found on PATH (${path ?? 'unset'})`,
+    hint: LINUX_HINT,
+  };
+}
+
+const BWRAP_START: readonly string[] = [...BWRAP_PROBE_ARGS, '--', 'true'];
 
 function detectBwrap(path: string | undefined): SandboxDetection {
   const file = find('bwrap', path);
-  if (file === undefined) {
-    return {
-      available: false,
-      mechanism: 'bwrap',
-      reason: `bubblewrap (bwrap) was not found on PATH (${path ?? 'unset'})`,
-      hint: LINUX_HINT,
-    };
-  }
-  const version = probe(file, ['--version']);
-  const started = probe(file, [...BWRAP_PROBE_ARGS, '--', 'true']);
+  if (file === undefined) return bwrapMissing(path);
+  return bwrapResult(file, probe(file, ['--version']), probe(file, BWRAP_START));
+}
+
+function bwrapResult(file: string, version: Probe, started: Probe): SandboxDetection {
   if (!started.ok) {
     return {
       available: false,
@@ -71,9 +103,15 @@ function detectBwrap(path: string | undefined): SandboxDetection {
   };
 }
 
+const SEATBELT = '/usr/bin/sandbox-exec';
+const SEATBELT_START: readonly string[] = ['-p', '(version 1)(allow default)', '/usr/bin/true'];
+
 function detectSeatbelt(): SandboxDetection {
-  const file = '/usr/bin/sandbox-exec';
-  const started = probe(file, ['-p', '(version 1)(allow default)', '/usr/bin/true']);
+  return seatbeltResult(probe(SEATBELT, SEATBELT_START));
+}
+
+function seatbeltResult(started: Probe): SandboxDetection {
+  const file = SEATBELT;
   if (!started.ok) {
     return {
       available: false,
@@ -93,22 +131,63 @@ function detectSeatbelt(): SandboxDetection {
 export function detectSandbox(
   options: { path?: string | undefined; platform?: NodeJS.Platform } = {},
 ): SandboxDetection {
-  const platform = options.platform ?? process.platform;
-  const path = 'path' in options ? options.path : process.env.PATH;
-  const key = `${platform}\0${path ?? ''}`;
+  const { platform, path, key } = probeKey(options);
   const known = cache.get(key);
   if (known !== undefined) return known;
   let found: SandboxDetection;
   if (platform === 'linux') found = detectBwrap(path);
   else if (platform === 'darwin') found = detectSeatbelt();
-  else {
-    found = {
-      available: false,
-      mechanism: null,
-      reason: `no confinement mechanism is supported on ${platform}`,
-      hint: 'run on Linux with bubblewrap or on macOS, or set sandbox_mode: off',
-    };
-  }
+  else found = unsupported(platform);
   cache.set(key, found);
   return found;
+}
+
+/**
+ * {@link detectSandbox} without blocking: the probes run as child processes while the caller does
+ * other work (a server loading its modules and opening its store), and the answer fills the same
+ * cache, so a later `detectSandbox` with the same options answers at once.
+ */
+export function detectSandboxAsync(
+  options: { path?: string | undefined; platform?: NodeJS.Platform } = {},
+): Promise<SandboxDetection> {
+  const { platform, path, key } = probeKey(options);
+  const known = cache.get(key);
+  if (known !== undefined) return Promise.resolve(known);
+  const running = pending.get(key);
+  if (running !== undefined) return running;
+  const probing = (async (): Promise<SandboxDetection> => {
+    if (platform === 'linux') {
+      const file = find('bwrap', path);
+      if (file === undefined) return bwrapMissing(path);
+      const [version, started] = await Promise.all([
+        probeAsync(file, ['--version']),
+        probeAsync(file, BWRAP_START),
+      ]);
+      return bwrapResult(file, version, started);
+    }
+    if (platform === 'darwin') return seatbeltResult(await probeAsync(SEATBELT, SEATBELT_START));
+    return unsupported(platform);
+  })().then((found) => {
+    // A synchronous detectSandbox may have answered meanwhile; the first answer stays.
+    if (!cache.has(key)) cache.set(key, found);
+    pending.delete(key);
+    return cache.get(key) as SandboxDetection;
+  });
+  pending.set(key, probing);
+  return probing;
+}
+
+function probeKey(options: { path?: string | undefined; platform?: NodeJS.Platform }) {
+  const platform = options.platform ?? process.platform;
+  const path = 'path' in options ? options.path : process.env.PATH;
+  return { platform, path, key: `${platform}\0${path ?? ''}` };
+}
+
+function unsupported(platform: NodeJS.Platform): SandboxDetection {
+  return {
+    available: false,
+    mechanism: null,
+    reason: `no confinement mechanism is supported on ${platform}`,
+    hint: 'run on Linux with bubblewrap or on macOS, or set sandbox_mode: off',
+  };
 }
