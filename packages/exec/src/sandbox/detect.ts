@@ -35,11 +35,11 @@ function find(command: string, path: string | undefined): string | undefined {
   }
 }
 
-const PROBE_OPTIONS = {
+const PROBE_OPTIONS: { env: Record<string, string>; timeout: number; stdio: ['ignore', 'pipe', 'pipe'] } = {
   env: { PATH: '/usr/bin:/bin' },
   timeout: 10_000,
   stdio: ['ignore', 'pipe', 'pipe'],
-} as const;
+};
 
 function probeDetail(status: number | null, stdout: string, stderr: string, error?: Error): Probe {
   const text = status === 0 ? `${stdout}${stderr}` : stderr;
