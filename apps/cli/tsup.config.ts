@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -17,6 +18,11 @@ export default defineConfig({
   // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __harnessCreateRequire } from 'node:module';\nconst require = __harnessCreateRequire(import.meta.url);",
+  },
+  // The example workspace ships inside the package (dist/examples/demo), so an installed CLI finds it
+  // without the repository around it.
+  onSuccess: async () => {
+    cpSync('../../fixtures/workspaces/demo', 'dist/examples/demo', { recursive: true });
   },
   esbuildOptions(options) {
     options.conditions = ['@harness/source'];

@@ -22,27 +22,25 @@ export function bundledLoomCli(): string {
   return join(dirname(require.resolve('@harness/loom/package.json')), 'dist', 'loom.js');
 }
 
-/** The example workspace shipped in the repository's `fixtures/`. */
+/**
+ * The example workspace this package ships (`dist/examples/demo/`, copied from the repository's
+ * `fixtures/workspaces/demo/` at build), found from the package's own root wherever it is installed.
+ */
 export function exampleWorkspace(): string {
-  const candidates = [
-    resolve(
-      dirname(require.resolve('@harness/loom/package.json')),
-      '..',
-      '..',
-      'fixtures',
-      'workspaces',
-      'demo',
-      'workspace.yaml',
-    ),
-  ];
-  const found = candidates.find((c) => existsSync(c));
-  if (found === undefined) {
+  const file = join(
+    dirname(require.resolve('@harness/cli/package.json')),
+    'dist',
+    'examples',
+    'demo',
+    'workspace.yaml',
+  );
+  if (!existsSync(file)) {
     throw new CliError(
       'config',
-      `the example workspace was not found (looked in ${candidates.join(', ')}); pass --loom-commands-config`,
+      `the example workspace was not found at ${file} (this installation of @harness/cli is incomplete; in a clone, run pnpm build); or pass --workspace <file>`,
     );
   }
-  return found;
+  return file;
 }
 
 /** The default scope: the example workspace's `demo` agent, every grant it holds. */

@@ -8,8 +8,9 @@ const subcommands = {
   serve: 'Serve the host command tools (and Loom authoring tools) to any MCP client over stdio or HTTP',
   call: 'Call one tool once and print its result as JSON',
   capabilities: 'List the parent tools this CLI can serve and which are available with this configuration',
-  packs: 'Check a workspace file (packs check) or show the catalog a model sees (packs list)',
-  tmpl: 'Check a template or render it against a webhook delivery (tmpl check|render)',
+  packs:
+    'Check a workspace file (packs check), show the catalog a model sees (packs list) or the argv a call would run (packs render)',
+  tmpl: "Check a runner's event or run template, or render it against a webhook delivery (not pack argv)",
   doctor: 'Check configuration, binaries, broker, socket permissions and store health',
   demo: 'Start serve on the embedded default, drive it with a real MCP client, print a transcript',
   runner: 'Run agents on webhooks, schedules or resident (runner check|start|describe)',

@@ -1,9 +1,9 @@
 // harness packs check|list against real workspace files written inline.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturesDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, sandbox } from './helpers';
+import { appDir, runCli, sandbox } from './helpers';
 
 const box = sandbox();
 afterAll(() => box.cleanup());
@@ -19,7 +19,9 @@ describe('harness packs check', () => {
   it('loads the example workspace by default', async () => {
     const r = await run(['packs', 'check']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(join(fixturesDir, 'workspaces', 'demo', 'workspace.yaml'));
+    // The copy the package ships, not the repository's fixtures/ two directories up.
+    expect(r.stdout).toContain(join(appDir, 'dist', 'examples', 'demo', 'workspace.yaml'));
+    expect(r.stdout).not.toContain(join(fixturesDir, 'workspaces'));
     expect(r.stdout).toMatch(/agent demo: .*notes\.append/);
   });
 
@@ -41,8 +43,8 @@ describe('harness packs check', () => {
     const r = await run(['packs', 'check', file]);
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n').filter((l) => l.startsWith(`${file}:`))).toEqual([
-      `${file}:3:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "bad.pack"`,
-      `${file}:7:18: command_packs[0].commands[0].effects: expected effects read or write, found "sideways"`,
+      `${file}:3:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "bad.pack"; e.g. id: dev`,
+      `${file}:7:18: command_packs[0].commands[0].effects: expected effects read or write, found "sideways"; e.g. effects: read`,
     ]);
     expect(r.stdout).toContain(`2 error(s): ${file} does not load`);
     const json = JSON.parse((await run(['packs', 'check', file, '--json'])).stdout);
@@ -76,12 +78,108 @@ describe('harness packs check', () => {
   it('probes requirements: a missing binary fails a required pack, and leaves out an optional one', async () => {
     const required = await run(['packs', 'check', write('required.yaml', needy(false))]);
     expect(required.code).toBe(1);
-    expect(required.stdout).toMatch(/:5:9: pack "needy" requires definitely-not-installed-xyz/);
+    expect(required.stdout).toContain(
+      ':5:9: pack "needy" is unavailable because definitely-not-installed-xyz is not on PATH; install definitely-not-installed-xyz, or mark the pack optional: true\n',
+    );
     const optional = await run(['packs', 'check', write('optional.yaml', needy(true))]);
     expect(optional.code).toBe(0);
     expect(optional.stdout).toContain('left out: pack needy: definitely-not-installed-xyz is not installed');
     const skipped = await run(['packs', 'check', write('required2.yaml', needy(false)), '--no-probe']);
     expect(skipped.code).toBe(0);
+  });
+});
+
+describe('harness packs check: the first mistakes', () => {
+  it('says to quote an unquoted template, with its line and column, and prints no stray warning', async () => {
+    const file = write(
+      'unquoted.yaml',
+      'command_packs:\n  - id: dev\n    commands:\n      - id: head\n        effects: read\n        argv: [head, -n, {{n}}, file.txt]\n',
+    );
+    const r = await run(['packs', 'check', file]);
+    expect(r.stdout).toBe(
+      `${file}:6:26: the unquoted template {{n}} reads as a YAML map; quote the template: "{{n}}"\n1 error(s): ${file} does not load\n`,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+  });
+
+  it('says a missing binary makes the pack unavailable, and that the grant names an unavailable pack', async () => {
+    const file = write(
+      'missing.yaml',
+      'command_packs:\n  - id: dev\n    requires: [{ binary: no-such-binary-xyz }]\n    commands:\n      - { id: run, effects: read, argv: [no-such-binary-xyz] }\nagents:\n  - { id: me, grants: ["pack:dev"] }\n',
+    );
+    const r = await run(['packs', 'check', file]);
+    expect(r.stdout).toBe(
+      [
+        `${file}:3:16: pack "dev" is unavailable because no-such-binary-xyz is not on PATH; install no-such-binary-xyz, or mark the pack optional: true`,
+        `${file}:7:24: agent "me": grant "pack:dev" names an unavailable pack: "dev" is unavailable because no-such-binary-xyz is not on PATH`,
+        `2 error(s): ${file} does not load`,
+        '',
+      ].join('\n'),
+    );
+    expect(r.stdout).not.toContain('matches no pack');
+  });
+
+  it('names the expected shape with an example, and reports a bad command id with its template errors', async () => {
+    const file = write(
+      'shapes.yaml',
+      "command_packs:\n  - id: dev\n    commands:\n      - id: Bad_Id\n        output: json\n        argv: [echo, '{{credential.t}}']\n",
+    );
+    const r = await run(['packs', 'check', file]);
+    expect(r.stdout).toBe(
+      [
+        `${file}:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad_Id"; e.g. id: status`,
+        `${file}:5:17: command_packs[0].commands[0].output: expected a map, found "json"; e.g. output: { parse: json }`,
+        `${file}:6:23: command_packs[0].commands[0].argv[1]: {{credential.t}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.t}}' })`,
+        `3 error(s): ${file} does not load`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('warns about an element a leading dash would be refused in, naming both fixes', async () => {
+    const file = write(
+      'dash.yaml',
+      "command_packs:\n  - id: dev\n    commands:\n      - id: grep\n        effects: read\n        argv: [grep, '{{pattern}}', file.txt]\n",
+    );
+    const r = await run(['packs', 'check', file]);
+    expect(r.stdout).toBe(
+      `warning: ${file}:6:22: argv[1] starts with {{pattern}}, so a value beginning with "-" (e.g. "-v") is refused when the command runs, though input "pattern" does not say so to the model; give the input a pattern that forbids a leading dash (pattern: "^[^-]"), or put a literal "--" element before it and set allow_leading_dash: true if grep honours "--"\nok: ${file}: 1 pack(s), 0 agent(s)\n`,
+    );
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('harness packs render', () => {
+  it('shows the argv a call would run, its cwd and env with credentials as markers, and runs nothing', async () => {
+    const file = write(
+      'render.yaml',
+      "command_packs:\n  - id: dev\n    credentials_ref: [token]\n    env: { GH_TOKEN: '{{credential.token}}' }\n    commands:\n      - id: touch\n        argv: [touch, --, '{{file}}']\n        inputs: { file: { pattern: '^[^-]' } }\n",
+    );
+    const r = await run([
+      'packs',
+      'render',
+      'dev.touch',
+      '--args',
+      '{"file":"made-by-render"}',
+      '--workspace',
+      file,
+    ]);
+    expect(r.stdout).toBe(
+      `argv: ["touch","--","made-by-render"]\ncwd:  ${join(box.root, 'ws')}\nenv:  GH_TOKEN=[credential token]\n(not run)\n`,
+    );
+    expect(r.code).toBe(0);
+    expect(existsSync(join(box.root, 'ws', 'made-by-render'))).toBe(false);
+  });
+
+  it('refuses what a run would refuse, and works on the example workspace by default', async () => {
+    const refused = await run(['packs', 'render', 'repo.grep', '--args', '{"pattern":"-v"}']);
+    expect(refused.stdout).toMatch(
+      /^refused: repo\.grep: argv element 3 would start with the value of pattern/,
+    );
+    expect(refused.code).toBe(1);
+    const ok = await run(['packs', 'render', 'repo.grep', '--args', '{"pattern":"TODO"}', '--json']);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, argv: ['grep', '-rn', '--', 'TODO', 'data'] });
   });
 });
 

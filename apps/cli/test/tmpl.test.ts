@@ -24,6 +24,17 @@ describe('harness tmpl check', () => {
     expect(json.issues[0]).toMatchObject({ code: 'unknown_path', line: 1, column: 3 });
   });
 
+  it('says it checks event and run templates, not pack argv, and points at packs check and packs render', async () => {
+    const r = await run(['tmpl', 'check', '{{dir}}']);
+    expect(r.stdout).toContain(
+      "note: tmpl checks event and run templates (a triggered run's context), not pack argv; a pack command's placeholders are its inputs: check them with `harness packs check <workspace.yaml>` and see a call's argv with `harness packs render <command> --args <json>`\n",
+    );
+    expect(r.code).toBe(1);
+    const help = await run(['tmpl', '--help']);
+    expect(help.stdout).toContain("These are the runner's event and run templates");
+    expect(help.stdout).toContain('harness packs render <command> --args <json>');
+  });
+
   it('refuses free text in argv, and allows it fenced in a prompt with --untrusted-inline', async () => {
     expect((await run(['tmpl', 'check', '{{event.body}}'])).code).toBe(1);
     const fenced = await run([

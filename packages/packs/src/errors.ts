@@ -45,7 +45,8 @@ export const PacksErrorCode = {
   SPAWN_FAILED: 'SPAWN_FAILED',
   /**
    * A warning: argv safety that the loader cannot enforce (`allow_leading_dash` for a program that
-   * does not honour `--` or hands the value on).
+   * does not honour `--` or hands the value on), or an element whose value the run would refuse for a
+   * leading `-` while the input's schema lets the model send one.
    */
   ARGV_SAFETY: 'ARGV_SAFETY',
   /**

@@ -70,7 +70,7 @@ export function resolveGrantList(
       if (id === '') {
         fail(
           PacksErrorCode.GRANT_UNKNOWN,
-          `grant "pack:" names no pack: expected pack:<id>; packs: ${listForMessage(packIds)}`,
+          `grant "pack:" names no pack: expected pack:<id>; ${packsForMessage(packIds, scope.unavailable)}`,
         );
         return;
       }
@@ -83,7 +83,7 @@ export function resolveGrantList(
         }
         fail(
           PacksErrorCode.GRANT_UNKNOWN,
-          `grant "${grant}" matches no pack; packs: ${listForMessage(packIds)}`,
+          `grant "${grant}" matches no pack; ${packsForMessage(packIds, scope.unavailable)}`,
         );
         return;
       }
@@ -120,11 +120,19 @@ export function resolveGrantList(
     }
     fail(
       PacksErrorCode.GRANT_UNKNOWN,
-      `grant "${grant}" is not a grant: expected pack:<id> or <pack>.<command>; packs: ${listForMessage(packIds)}`,
+      `grant "${grant}" is not a grant: expected pack:<id> or <pack>.<command>; ${packsForMessage(packIds, scope.unavailable)}`,
     );
   });
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, commands: [...out].sort(), warnings };
+}
+
+/** The packs a grant could name, for a message: `packs: a, b`, or how to declare one when there is none. */
+function packsForMessage(ids: readonly string[], unavailable: readonly UnavailablePack[]): string {
+  if (ids.length > 0) return `packs: ${listForMessage(ids)}`;
+  if (unavailable.length > 0)
+    return `no pack is available (left out: ${listForMessage(unavailable.map((u) => u.id))})`;
+  return 'the workspace declares no pack; declare one under command_packs, e.g. command_packs: [{ id: dev, commands: [...] }]';
 }
 
 /**

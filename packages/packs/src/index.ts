@@ -29,6 +29,8 @@ export type { Locator, Position, YamlSyntaxError } from './positions';
 export { locator, parseYamlConfig } from './positions';
 export type { PackCallPreview } from './preview';
 export { previewPackCall } from './preview';
+export type { RenderedCall } from './render';
+export { credentialMarker, renderPackCommand } from './render';
 export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from './runner';
 export { runPackCommand } from './runner';
 export type { WorkspaceFile } from './schema';

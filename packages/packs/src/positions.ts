@@ -1,6 +1,17 @@
 // Maps a path inside the parsed document back to the line and column where it was written, using
 // the `yaml` package's node ranges, so that a load error names file:line:column.
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Document,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 
 /** A 1-based position in the source text. */
 export interface Position {
@@ -94,9 +105,36 @@ export function parseYamlConfig(
       }),
     };
   }
+  // A map key that is itself a map or list cannot become a JavaScript key: toJS would stringify it
+  // and print a process warning. The usual cause is an unquoted template, so say that first.
+  const keyed = collectionKeys(doc, lc, text);
+  if (keyed.length > 0) return { ok: false, errors: keyed };
   try {
     return { ok: true, data: doc.toJS({ maxAliasCount: 100 }) ?? {}, loc: locator(doc, lc, text) };
   } catch {
     return { ok: false, errors: [{ line: 1, column: 1, message: 'not valid YAML: too many aliases' }] };
   }
+}
+
+/**
+ * Every map whose key is a map or a list, as an error at the map. `[head, {{n}}]` and `- {{n}}` read
+ * `{{n}}` as a map whose key is the map `{n}`: that error says to quote the template.
+ */
+function collectionKeys(doc: Document.Parsed, lc: LineCounter, text: string): YamlSyntaxError[] {
+  const errors: YamlSyntaxError[] = [];
+  visit(doc, {
+    Pair(_, pair, path) {
+      if (!isCollection(pair.key)) return;
+      const parent = path.at(-1) as Node | undefined;
+      const start = parent?.range?.[0] ?? pair.key.range?.[0] ?? 0;
+      const { line, col } = lc.linePos(start);
+      const source = text.slice(start, parent?.range?.[1] ?? start).trim();
+      const message = /^\{\{[^{}\n]*\}\}$/.test(source)
+        ? `the unquoted template ${source} reads as a YAML map; quote the template: "${source}"`
+        : `a map key here is itself a map or a list, found ${JSON.stringify(source.slice(0, 40))}; expected a plain key, e.g. key: value (quote a value that starts with "{" or "[")`;
+      errors.push({ line, column: col, message });
+      return visit.SKIP;
+    },
+  });
+  return errors;
 }

@@ -63,8 +63,10 @@ const scope = z
 
 const name = (what: string) =>
   z
-    .string({ error: `expected a ${what} name (a string)` })
-    .regex(NAME_PATTERN, { error: `expected a ${what} name matching [a-z][a-z0-9_]*` });
+    .string({ error: `expected ${article(what)} ${what} name (a string)` })
+    .regex(NAME_PATTERN, { error: `expected ${article(what)} ${what} name matching [a-z][a-z0-9_]*` });
+
+const article = (word: string): string => (/^[aeiou]/.test(word) ? 'an' : 'a');
 
 const atom = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a label atom (a string or an object)',

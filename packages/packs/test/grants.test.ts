@@ -130,7 +130,7 @@ describe('effects and synthetic ids', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:4:43: command_packs[0].commands[0].effects: expected effects read or write, found "readonly"",
+        "workspace.yaml:4:43: command_packs[0].commands[0].effects: expected effects read or write, found "readonly"; e.g. effects: read",
       ]
     `);
   });

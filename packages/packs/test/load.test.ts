@@ -24,12 +24,12 @@ describe('pack declaration', () => {
   it('a pack without commands, and a command without argv, fail load naming the position [CP-01]', async () => {
     expect(await loadErrors(`command_packs:\n  - id: p\n    commands: []\n`)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:15: command_packs[0].commands: expected at least one command, found a list of 0",
+        "workspace.yaml:3:15: command_packs[0].commands: expected at least one command, found a list of 0; e.g. commands: [{ id: status, effects: read, argv: [git, status] }]",
       ]
     `);
     expect(await loadErrors(onePack(`      - id: show\n`))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:4:9: command_packs[0].commands[0].argv: missing; expected an argv list of strings",
+        "workspace.yaml:4:9: command_packs[0].commands[0].argv: missing; expected an argv list of strings; e.g. argv: [git, log, -n, "{{count}}"]",
       ]
     `);
   });
@@ -37,7 +37,7 @@ describe('pack declaration', () => {
   it('argv is a list of strings, the first naming the executable (never a placeholder) [CP-02]', async () => {
     expect(await loadErrors(onePack(`      - id: a\n        argv: [echo, 3]\n`))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:5:22: command_packs[0].commands[0].argv[1]: expected an argv element (a string), found number 3",
+        "workspace.yaml:5:22: command_packs[0].commands[0].argv[1]: expected an argv element (a string), found number 3; e.g. argv: [git, log, -n, "{{count}}"]",
       ]
     `);
     expect(await loadErrors(onePack(`      - id: a\n        argv: ['{{exe}}', x]\n`))).toMatchInlineSnapshot(`
@@ -58,7 +58,7 @@ describe('pack declaration', () => {
       await loadErrors(onePack(`      - id: a\n        argv: ['true']\n`, `    permission: careful\n`)),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"; e.g. permission: cautious",
       ]
     `);
   });
@@ -105,8 +105,8 @@ describe('pack declaration', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "json.tools"",
-        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Query"",
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "json.tools"; e.g. id: dev",
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Query"; e.g. id: status",
       ]
     `);
     const ws = await loadOk(
@@ -172,7 +172,7 @@ agents:
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
       ]
     `);
   });
@@ -233,7 +233,7 @@ describe('argv templates and inputs', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:5:32: command_packs[0].commands[0].argv[2]: placeholder {{m}} names no declared input; expected one of n, extra",
+        "workspace.yaml:5:32: command_packs[0].commands[0].argv[2]: placeholder {{m}} names no declared input; expected one of n, extra, or declare it: inputs: { m: { type: string } }",
         "workspace.yaml:8:11: input "extra" is used by no argv placeholder; expected {{extra}} in argv, or remove the input",
       ]
     `);
@@ -248,7 +248,7 @@ describe('argv templates and inputs', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:7:22: command_packs[0].commands[0].inputs.n.type: expected an input type that fits one argv element: string, integer, number or boolean, found "object"",
+        "workspace.yaml:7:22: command_packs[0].commands[0].inputs.n.type: expected an input type that fits one argv element: string, integer, number or boolean, found "object"; e.g. type: string",
       ]
     `);
     expect(
@@ -259,7 +259,7 @@ describe('argv templates and inputs', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash, code or x-*; unknown keyword "items"",
+        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash, code or x-*; unknown keyword "items"; e.g. count: { type: integer, minimum: 1 }",
       ]
     `);
   });
@@ -327,7 +327,7 @@ describe('env and credentials', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:24: command_packs[0].env.GH_TOKEN: {{credential.gh_token}} names a credential pack "p" does not declare; expected one of credentials_ref: none",
+        "workspace.yaml:3:24: command_packs[0].env.GH_TOKEN: {{credential.gh_token}} names a credential pack "p" does not declare; declare it: credentials_ref: [gh_token]",
       ]
     `);
     expect(
@@ -386,8 +386,8 @@ describe('bounds in human units', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found number 30",
-        "workspace.yaml:4:17: command_packs[0].max_output: expected a size such as 10MB, 512KB or 10MiB, found "10 megabytes"",
+        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found number 30; e.g. timeout: 30s",
+        "workspace.yaml:4:17: command_packs[0].max_output: expected a size such as 10MB, 512KB or 10MiB, found "10 megabytes"; e.g. max_output: 10MB",
       ]
     `);
     expect(
@@ -396,8 +396,8 @@ describe('bounds in human units', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found "2d"",
-        "workspace.yaml:4:17: command_packs[0].max_output: expected a size above 0 and at most 1GiB (1073741824 bytes), found "5GB"",
+        "workspace.yaml:3:14: command_packs[0].timeout: expected a duration such as 30s, 5m or 500ms, found "2d"; e.g. timeout: 30s",
+        "workspace.yaml:4:17: command_packs[0].max_output: expected a size above 0 and at most 1GiB (1073741824 bytes), found "5GB"; e.g. max_output: 10MB",
       ]
     `);
   });
@@ -421,8 +421,8 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
-        "workspace.yaml:11:35: command_packs[1].commands[0].argv[2]: placeholder {{url}} names no declared input; expected one of site",
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"; e.g. permission: cautious",
+        "workspace.yaml:11:35: command_packs[1].commands[0].argv[2]: placeholder {{url}} names no declared input; expected one of site, or declare it: inputs: { url: { type: string } }",
         "workspace.yaml:11:54: command_packs[1].commands[0].argv[3]: {{credential.token}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.token}}' })",
       ]
     `);
@@ -438,15 +438,15 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Pack"",
-        "workspace.yaml:5:18: command_packs[0].commands[0].effects: expected effects read or write, found "sometimes"",
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Pack"; e.g. id: dev",
+        "workspace.yaml:5:18: command_packs[0].commands[0].effects: expected effects read or write, found "sometimes"; e.g. effects: read",
         "workspace.yaml:6:17: command_packs[0].commands[0].argv[0]: argv[0] names the executable and must be literal; found the placeholder {{exe}}",
         "workspace.yaml:6:28: command_packs[0].commands[0].argv[1]: {{untrusted x}} is not allowed in argv; expected {{name}} or {{name?}}",
       ]
     `);
   });
 
-  it('skips the template checks of a command whose own entry is malformed (the schema issue says what to fix)', async () => {
+  it('checks a command whose only fault is its id, and skips the template checks of one whose argv or inputs are malformed', async () => {
     const text = `command_packs:
   - id: p
     commands:
@@ -464,10 +464,11 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Id"",
-        "workspace.yaml:7:22: command_packs[0].commands[1].argv[1]: expected an argv element (a string), found number 3",
-        "workspace.yaml:10:17: command_packs[0].commands[2].inputs: expected record, found a list of 1",
-        "workspace.yaml:12:23: command_packs[0].commands[3].argv[1]: placeholder {{y}} names no declared input; expected one of x",
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Id"; e.g. id: status",
+        "workspace.yaml:5:23: command_packs[0].commands[0].argv[1]: {{credential.x}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.x}}' })",
+        "workspace.yaml:7:22: command_packs[0].commands[1].argv[1]: expected an argv element (a string), found number 3; e.g. argv: [git, log, -n, "{{count}}"]",
+        "workspace.yaml:10:17: command_packs[0].commands[2].inputs: expected a map, found a list of 1; e.g. inputs: { count: { type: integer, minimum: 1 } }",
+        "workspace.yaml:12:23: command_packs[0].commands[3].argv[1]: placeholder {{y}} names no declared input; expected one of x, or declare it: inputs: { y: { type: string } }",
         "workspace.yaml:14:11: input "x" is used by no argv placeholder; expected {{x}} in argv, or remove the input",
       ]
     `);
@@ -477,7 +478,7 @@ describe('every load error in one pass', () => {
     const text = onePack(`      - id: a\n        argv: [echo]\n        inputs:\n          Bad: {}\n`);
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:7:11: command_packs[0].commands[0].inputs.Bad: expected a input name matching [a-z][a-z0-9_]*, found "Bad"",
+        "workspace.yaml:7:11: command_packs[0].commands[0].inputs.Bad: expected an input name matching [a-z][a-z0-9_]*, found "Bad"; e.g. inputs: { count: { type: integer, minimum: 1 } }",
       ]
     `);
   });
@@ -489,7 +490,7 @@ describe('every load error in one pass', () => {
     const together = await loadErrors(broken);
     expect(together).toEqual([
       ...alone,
-      'workspace.yaml:12:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30',
+      'workspace.yaml:12:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30; e.g. timeout: 30s',
     ]);
   });
 
@@ -529,14 +530,14 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
-        "workspace.yaml:7:22: command_packs[0].env.OTHER: {{credential.secret}} names a credential pack "p" does not declare; expected one of credentials_ref: token",
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"; e.g. permission: cautious",
+        "workspace.yaml:7:22: command_packs[0].env.OTHER: {{credential.secret}} names a credential pack "p" does not declare; expected one of credentials_ref: token, or add it: credentials_ref: [token, secret]",
         "workspace.yaml:8:16: command_packs[0].env.FILTER: env may reference only {{credential.NAME}}; Unknown path filter in {{filter}}: it is not in the context table; check the spelling against the documented paths.",
-        "workspace.yaml:13:22: command_packs[1].credentials_ref: expected a credential name matching [a-z][a-z0-9_]*, found "Bad-Name"",
-        "workspace.yaml:20:14: command_packs[2].timeout: expected a duration such as 30s, 5m or 500ms, found number 30",
-        "workspace.yaml:23:10: command_packs[2].env.Z: expected an env value (a string), found number 3",
-        "workspace.yaml:27:5: command_packs[3].id: missing; expected a pack id (a string)",
-        "workspace.yaml:29:11: command_packs[3].env.W: {{credential.gone}} names a credential this pack does not declare; expected one of credentials_ref: none",
+        "workspace.yaml:13:22: command_packs[1].credentials_ref: expected a credential name matching [a-z][a-z0-9_]*, found "Bad-Name"; e.g. credentials_ref: [gh_token]",
+        "workspace.yaml:20:14: command_packs[2].timeout: expected a duration such as 30s, 5m or 500ms, found number 30; e.g. timeout: 30s",
+        "workspace.yaml:23:10: command_packs[2].env.Z: expected an env value (a string), found number 3; e.g. GH_TOKEN: "{{credential.gh_token}}"",
+        "workspace.yaml:27:5: command_packs[3].id: missing; expected a pack id (a string); e.g. id: dev",
+        "workspace.yaml:29:11: command_packs[3].env.W: {{credential.gone}} names a credential this pack does not declare; declare it: credentials_ref: [gone]",
       ]
     `);
   });
@@ -551,7 +552,7 @@ describe('every load error in one pass', () => {
     const broken = `${valid}  - id: other\n    timeout: 30\n    commands:\n      - id: a\n        argv: [echo]\n`;
     expect(await loadErrors(broken)).toEqual([
       ...alone,
-      'workspace.yaml:9:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30',
+      'workspace.yaml:9:14: command_packs[1].timeout: expected a duration such as 30s, 5m or 500ms, found number 30; e.g. timeout: 30s',
     ]);
   });
 
@@ -568,7 +569,7 @@ agents:
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"",
+        "workspace.yaml:3:17: command_packs[0].permission: expected a permission tier: open, cautious, strict or readonly, found "careful"; e.g. permission: cautious",
         "workspace.yaml:6:23: command_packs[0].commands[0].argv[1]: {{credential.x}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.x}}' })",
       ]
     `);

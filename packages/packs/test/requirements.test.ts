@@ -37,7 +37,7 @@ describe('requirements', () => {
   it('a missing binary fails workspace load, naming the binary and the pack [CP-51, CP-52, CP-81]', async () => {
     expect(await errors(pack('{ binary: no-such-binary-xyz }'))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:16: pack "p" requires no-such-binary-xyz: no-such-binary-xyz is not installed (not found on PATH); install it, or mark the pack optional: true",
+        "workspace.yaml:3:16: pack "p" is unavailable because no-such-binary-xyz is not on PATH; install no-such-binary-xyz, or mark the pack optional: true",
       ]
     `);
   });
@@ -45,7 +45,7 @@ describe('requirements', () => {
   it('an installed version below the constraint fails the same way, naming both [CP-53]', async () => {
     expect(await errors(pack(`{ binary: tool-old, version: '>=1.7' }`))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:16: pack "p" requires tool-old: tool-old 1.4.2 is installed but >=1.7 is required; install a version that satisfies the constraint, or mark the pack optional: true",
+        "workspace.yaml:3:16: pack "p" is unavailable because it requires tool-old: tool-old 1.4.2 is installed but >=1.7 is required; install a version that satisfies the constraint, or mark the pack optional: true",
       ]
     `);
   });
@@ -60,7 +60,7 @@ describe('requirements', () => {
   it('a version that cannot be read fails a constrained requirement; with no constraint presence is enough', async () => {
     expect(await errors(pack(`{ binary: tool-noversion, version: '>=1' }`))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:16: pack "p" requires tool-noversion: tool-noversion --version printed no version number, so >=1 cannot be checked; install a version that satisfies the constraint, or mark the pack optional: true",
+        "workspace.yaml:3:16: pack "p" is unavailable because it requires tool-noversion: tool-noversion --version printed no version number, so >=1 cannot be checked; install a version that satisfies the constraint, or mark the pack optional: true",
       ]
     `);
     expect((await load(pack('{ binary: tool-noversion }'))).ok).toBe(true);
@@ -95,7 +95,7 @@ describe('requirements', () => {
   it('any other operator is a schema error at load [CP-56]', async () => {
     expect(await errors(pack(`{ binary: jq, version: '~1.7' }`))).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:39: command_packs[0].requires[0].version: expected a version constraint such as >=1.7 (operators >= <= == > <), found "~1.7"",
+        "workspace.yaml:3:39: command_packs[0].requires[0].version: expected a version constraint such as >=1.7 (operators >= <= == > <), found "~1.7"; e.g. version: ">=1.7"",
       ]
     `);
   });

@@ -353,7 +353,7 @@ describe('bounds', () => {
 `),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:4:69: command_packs[0].commands[0].ok_exit_codes[1]: expected an exit code 0-255, found number 300",
+        "workspace.yaml:4:69: command_packs[0].commands[0].ok_exit_codes[1]: expected an exit code 0-255, found number 300; e.g. ok_exit_codes: [0, 1]",
         "workspace.yaml:5:65: command_packs[0].commands[1].ok_exit_codes: expected a list of exit codes, e.g. ok_exit_codes: [0, 1], found number 1",
       ]
     `);

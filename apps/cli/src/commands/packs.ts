@@ -1,5 +1,6 @@
-// `harness packs check|list`: validate a workspace file (every load error with file:line:column,
-// requirement probes), or print the catalog exactly as a model sees it through list_commands.
+// `harness packs check|list|render`: validate a workspace file (every load error with
+// file:line:column, requirement probes), print the catalog exactly as a model sees it through
+// list_commands, or show the argv a call would run without running it.
 import { parse } from '../args';
 import { exampleWorkspace } from '../embedded';
 import { CliError } from '../errors';
@@ -9,6 +10,7 @@ import { err, out, printJson } from '../output';
 const help = `Usage:
   harness packs check [workspace.yaml] [--no-probe] [--json]
   harness packs list [--json] [configuration]
+  harness packs render <pack.command> [--args <json>] [--workspace <file>] [--json]
 
 check  loads the workspace file (default: the example workspace) and prints every load error as
        file:line:column with what was expected and what was found. Requirements are probed
@@ -16,7 +18,13 @@ check  loads the workspace file (default: the example workspace) and prints ever
        reported as left out. Exit 1 when the file does not load.
 list   prints the catalog a model sees: the list_commands result of this configuration (the
        embedded default when no configuration is given), one signature per line; with --json
-       the list_commands result itself. Takes the configuration flags of serve and call:
+       the list_commands result itself. Takes the configuration flags of serve and call.
+render shows the argv a call of a command with these arguments would run, its working directory
+       and its environment (each credential as a marker such as [credential token]), after the
+       same argument checks and leading-dash refusal as a run; it runs nothing. --workspace:
+       the workspace file (default: the example workspace). Exit 1 when the call would be refused.
+
+Configuration flags of list:
 
 ${sessionFlagsHelp}`;
 
@@ -29,7 +37,8 @@ export async function packsCommand(argv: string[]): Promise<number> {
   }
   if (verb === 'check') return check(rest);
   if (verb === 'list') return list(rest);
-  throw new CliError('usage', `unknown packs command '${verb}'; expected check or list`);
+  if (verb === 'render') return renderCall(rest);
+  throw new CliError('usage', `unknown packs command '${verb}'; expected check, list or render`);
 }
 
 async function check(argv: string[]): Promise<number> {
@@ -96,4 +105,58 @@ async function list(argv: string[]): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+async function renderCall(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    args: { type: 'string' },
+    workspace: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const [commandId] = positionals;
+  if (commandId === undefined || positionals.length > 1) {
+    throw new CliError(
+      'usage',
+      'packs render needs one command id, e.g. harness packs render files.grep --args \'{"pattern":"TODO"}\'',
+    );
+  }
+  let args: unknown = {};
+  if (values.args !== undefined) {
+    try {
+      args = JSON.parse(values.args);
+    } catch (error) {
+      throw new CliError(
+        'usage',
+        `--args is not JSON (${(error as Error).message}); expected an object, e.g. --args '{"pattern":"TODO"}'`,
+        { cause: error },
+      );
+    }
+  }
+  const { loadWorkspace, formatIssue, renderPackCommand } = await import('@harness/packs');
+  const file = values.workspace ?? exampleWorkspace();
+  const loaded = await loadWorkspace({ file });
+  if (!loaded.ok) {
+    for (const issue of loaded.issues) out(formatIssue(issue));
+    out(`${loaded.issues.length} error(s): ${file} does not load; nothing rendered`);
+    return 1;
+  }
+  const r = renderPackCommand(loaded.workspace, commandId, args);
+  if (values.json) {
+    printJson(r.ok ? r : { ok: false, issues: r.issues.map((i) => ({ ...i, text: formatIssue(i) })) });
+    return r.ok ? 0 : 1;
+  }
+  if (!r.ok) {
+    for (const issue of r.issues) out(`refused: ${formatIssue(issue)}`);
+    return 1;
+  }
+  out(`argv: ${JSON.stringify(r.argv)}`);
+  out(`cwd:  ${r.cwd}`);
+  const env = Object.entries(r.env);
+  out(`env:  ${env.length === 0 ? '(none besides PATH)' : env.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  out('(not run)');
+  return 0;
 }

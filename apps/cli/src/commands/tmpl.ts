@@ -1,5 +1,5 @@
-// `harness tmpl check|render`: check a template against the run context's allow sets, or render it
-// against a real webhook delivery, exactly as a triggered run would.
+// `harness tmpl check|render`: check an event or run template against the run context's allow sets,
+// or render it against a real webhook delivery, exactly as a triggered run would. Not pack argv.
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { buildEnvelope, buildRenderContext, extract, parseRunTemplate } from '@harness/events';
@@ -12,6 +12,11 @@ const help = `Usage:
   harness tmpl check <template> [--location argv|prompt] [--untrusted-inline] [--json]
   harness tmpl render <template>... --delivery <file.json> --scheme github|gitea|forgejo --event <name>
                       [--location argv|prompt] [--trusted-actor <name>]... [--untrusted-inline] [--json]
+
+These are the runner's event and run templates ({{event.*}}, {{run.*}}, …: a triggered run's argv
+and prompt), not a pack command's argv: a pack's placeholders are its own inputs; check them with
+\`harness packs check\`, and see the argv a call would run with
+\`harness packs render <command> --args <json>\`.
 
 check   parses the template and checks every placeholder against the run context's allow set for
         the location (argv: one argv element; prompt: a prompt template). Exit 1 on any issue.
@@ -26,6 +31,10 @@ Options:
   --untrusted-inline   allow {{untrusted path}} fences in a prompt template
   --trusted-actor      a sender whose name may appear as event.actor (repeatable)
   --json               print the result as JSON`;
+
+// An unknown path is most often a pack input ({{dir}}) checked here by mistake.
+const PACK_HINT =
+  "note: tmpl checks event and run templates (a triggered run's context), not pack argv; a pack command's placeholders are its inputs: check them with `harness packs check <workspace.yaml>` and see a call's argv with `harness packs render <command> --args <json>`";
 
 function location(value: string | undefined): 'argv' | 'prompt' {
   if (value === undefined || value === 'argv' || value === 'prompt') return value ?? 'argv';
@@ -64,9 +73,11 @@ export async function tmplCommand(argv: string[]): Promise<number> {
   if (verb === 'check') {
     if (values.json) printJson({ ok: problems.length === 0, issues: problems });
     else if (problems.length === 0) out(`ok: ${positionals.length} template(s) valid for ${where}`);
-    else
+    else {
       for (const p of problems)
         out(`${p.line}:${p.column} ${p.code}: ${p.message}  in ${JSON.stringify(p.template)}`);
+      if (problems.some((p) => p.code === 'unknown_path')) out(PACK_HINT);
+    }
     return problems.length === 0 ? 0 : 1;
   }
   if (verb !== 'render')

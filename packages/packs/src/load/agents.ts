@@ -28,7 +28,12 @@ export function checkAgentIds(rawAgents: readonly RawAgent[], ctx: CheckContext,
 /** Resolves each agent's grants against the offered and left-out packs; issues and warnings name the agent. */
 export function resolveAgents(
   rawAgents: readonly RawAgent[],
-  scope: { readonly packs: readonly Pack[]; readonly unavailable: readonly UnavailablePack[] },
+  scope: {
+    readonly packs: readonly Pack[];
+    readonly unavailable: readonly UnavailablePack[];
+    /** Packs whose requirement failed (each already a load error). */
+    readonly failed?: readonly UnavailablePack[];
+  },
   ctx: CheckContext,
   issues: PacksIssue[],
   warnings: PacksIssue[],
@@ -36,11 +41,29 @@ export function resolveAgents(
   const agents: Agent[] = [];
   rawAgents.forEach((a, ai) => {
     const grants = a.grants ?? [];
-    const r = resolveGrantList(scope, grants, (gi) => {
+    const at = (gi: number) => {
       const p = ctx.loc.at(['agents', ai, 'grants', gi]);
       return { file: ctx.file, line: p.line, column: p.column, path: ['agents', ai, 'grants', gi] };
-    });
+    };
     const named = (m: string) => `agent "${a.id}": ${m}`;
+    // A grant of a pack whose requirement failed names a pack that exists but is unavailable: say
+    // that, rather than "matches no pack" for a pack the file declares.
+    const failedGrants = new Set<number>();
+    grants.forEach((grant, gi) => {
+      const f = failedPackOf(grant, scope.failed ?? []);
+      if (!f) return;
+      failedGrants.add(gi);
+      issues.push({
+        code: Code.REQUIREMENT_MISSING,
+        message: named(
+          `grant "${grant}" names an unavailable pack: "${f.id}" is unavailable because ${f.reason}`,
+        ),
+        ...at(gi),
+      });
+    });
+    const offered = grants.filter((_, gi) => !failedGrants.has(gi));
+    const index = grants.flatMap((_, gi) => (failedGrants.has(gi) ? [] : [gi]));
+    const r = resolveGrantList(scope, offered, (i) => at(index[i] ?? i));
     if (!r.ok) {
       for (const i of r.issues) issues.push({ ...i, message: named(i.message) });
       return;
@@ -56,4 +79,10 @@ export function resolveAgents(
     );
   });
   return agents;
+}
+
+/** The failed pack a grant (`pack:<id>` or `<id>.<command>`) names, if any. */
+function failedPackOf(grant: string, failed: readonly UnavailablePack[]): UnavailablePack | undefined {
+  const id = grant.startsWith('pack:') ? grant.slice('pack:'.length) : grant.split('.')[0];
+  return grant.startsWith('pack:') || grant.includes('.') ? failed.find((f) => f.id === id) : undefined;
 }

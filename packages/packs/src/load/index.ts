@@ -21,7 +21,7 @@ export type { LoadOptions, LoadResult, WorkspaceSource } from './types';
  * issue naming file, line and column, what was expected and what was found.
  *
  * A file the schema rejects reports its schema issues together with the argv and input checks of
- * every command whose own entry is well-formed (valid `id`, `argv` a list of strings, `inputs`
+ * every command whose own entry is well-formed (`argv` a list of strings, `inputs`
  * absent or a map) and the env checks of every pack whose `env` is a map of strings and whose
  * `credentials_ref` is absent or well-formed; the other checks, requirement probes and grants need
  * a schema-valid file.

@@ -2,6 +2,7 @@
 // found …", issues inside a template string, and the file order every result is sorted in.
 import type { z } from 'zod';
 import type { PacksErrorCode, PacksIssue } from '../errors';
+import { exampleFor } from './examples';
 import type { CheckContext, Path } from './types';
 
 function describe(value: unknown): string {
@@ -33,8 +34,39 @@ export function showPath(path: readonly PropertyKey[]): string {
   return out || '(root)';
 }
 
-/** One zod issue as a message naming where, what was expected and what was found. */
+// zod's own type names, as a message to a person reads them.
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  object: 'a map',
+  record: 'a map',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+};
+
+/**
+ * One zod issue as a message naming where, what was expected and what was found, and then an example
+ * line of the right shape (unless the message already gives one).
+ */
 export function zodMessage(
+  issue: z.core.$ZodIssue,
+  data: unknown,
+): { path: PropertyKey[]; key: boolean; message: string } {
+  const m = zodMessageOnly(issue, data);
+  if (m.message.includes('e.g.')) return m;
+  // An unknown key's example is its map's: the path ends at the key.
+  const example = exampleFor(m.key ? m.path.slice(0, -1) : m.path);
+  return example === undefined ? m : { ...m, message: `${m.message}; e.g. ${example}` };
+}
+
+function expectedOf(issue: z.core.$ZodIssue): string {
+  if (issue.message.startsWith('expected')) return issue.message;
+  const type = issue.code === 'invalid_type' ? issue.expected : undefined;
+  return `expected ${(type && TYPE_WORDS[type]) ?? type ?? issue.message}`;
+}
+
+function zodMessageOnly(
   issue: z.core.$ZodIssue,
   data: unknown,
 ): { path: PropertyKey[]; key: boolean; message: string } {
@@ -51,13 +83,13 @@ export function zodMessage(
         return {
           path,
           key: false,
-          message: `${where}: missing; ${issue.message.startsWith('expected') ? issue.message : `expected ${issue.expected}`}`,
+          message: `${where}: missing; ${expectedOf(issue)}`,
         };
       }
       return {
         path,
         key: false,
-        message: `${where}: ${issue.message.startsWith('expected') ? issue.message : `expected ${issue.expected}`}, found ${describe(found)}`,
+        message: `${where}: ${expectedOf(issue)}, found ${describe(found)}`,
       };
     case 'invalid_key':
       return {

@@ -16,18 +16,25 @@ interface Failure {
   readonly reason: string;
   readonly code: PacksErrorCode;
   readonly at: Path;
+  /** The probe's detail when the binary is missing (`not found on PATH`, `not executable`). */
+  readonly missing?: string;
 }
 
-/** Probes every pack's requirements (unless `options.probe` is `false`) and sorts the packs into offered and left out. */
+/**
+ * Probes every pack's requirements (unless `options.probe` is `false`) and sorts the packs into
+ * offered, left out (optional) and failed (a load error each).
+ */
 export async function probeRequirements(
   built: readonly BuiltPack[],
   ctx: BuildContext,
   issues: PacksIssue[],
   warnings: PacksIssue[],
-): Promise<{ packs: Pack[]; unavailable: UnavailablePack[] }> {
+): Promise<{ packs: Pack[]; unavailable: UnavailablePack[]; failed: UnavailablePack[] }> {
   const { issue, options } = ctx;
   const packs: Pack[] = [];
   const unavailable: UnavailablePack[] = [];
+  // Packs whose requirement fails and that are not optional: a load error, named again by any grant.
+  const failed: UnavailablePack[] = [];
   const probes = new Map<string, Promise<ProbeResult>>();
   const probe = (binary: string): Promise<ProbeResult> => {
     let p = probes.get(binary);
@@ -58,16 +65,26 @@ export async function probeRequirements(
         ),
       );
     } else {
+      const because =
+        failure.missing === 'not found on PATH'
+          ? `${failure.binary} is not on PATH`
+          : `it requires ${failure.binary}: ${failure.reason}`;
+      failed.push({
+        id: pack.id,
+        binary: failure.binary,
+        reason: because,
+        commands: pack.commands.map((c) => c.manifestId),
+      });
       issues.push(
         issue(
           failure.code,
           failure.at,
-          `pack "${pack.id}" requires ${failure.binary}: ${failure.reason}; ${failure.code === Code.REQUIREMENT_MISSING ? 'install it' : 'install a version that satisfies the constraint'}, or mark the pack optional: true`,
+          `pack "${pack.id}" is unavailable because ${because}; ${failure.code === Code.REQUIREMENT_MISSING ? `install ${failure.binary}` : 'install a version that satisfies the constraint'}, or mark the pack optional: true`,
         ),
       );
     }
   }
-  return { packs, unavailable };
+  return { packs, unavailable, failed };
 }
 
 /** The first requirement of `pack` that its probe does not satisfy, in declaration order. */
@@ -86,7 +103,10 @@ async function firstFailure(
       at,
     });
     if (result.kind === 'missing') {
-      return fail(Code.REQUIREMENT_MISSING, `${req.binary} is not installed (${result.detail})`);
+      return {
+        ...fail(Code.REQUIREMENT_MISSING, `${req.binary} is not installed (${result.detail})`),
+        missing: result.detail,
+      };
     }
     if (result.kind === 'failed') {
       return fail(Code.REQUIREMENT_VERSION, `${req.binary} could not be probed: ${result.detail}`);

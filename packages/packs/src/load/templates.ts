@@ -61,7 +61,9 @@ export function checkCommandTemplates(
       if (ref.path.includes('.') || (declared !== undefined && !declared.includes(ref.path))) {
         push(
           Code.INPUT_MISMATCH,
-          `placeholder {{${ref.path}}} names no declared input; expected one of ${listForMessage(declared ?? [])}`,
+          ref.path.includes('.')
+            ? `placeholder {{${ref.path}}} names no input (an input name has no dots); expected {{name}}, e.g. {{${ref.path.split('.').at(-1)}}}, with that name under inputs`
+            : `placeholder {{${ref.path}}} names no declared input; ${declared?.length ? `expected one of ${listForMessage(declared)}, or declare it` : 'declare it'}: inputs: { ${ref.path}: { type: string } }`,
         );
         continue;
       }
@@ -136,7 +138,7 @@ export function checkPackEnv(
             Code.UNKNOWN_CREDENTIAL,
             at,
             ref.offset,
-            `{{${ref.path}}} names a credential ${pack} does not declare; expected one of credentials_ref: ${listForMessage(credentials)}`,
+            `{{${ref.path}}} names a credential ${pack} does not declare; ${credentials.length > 0 ? `expected one of credentials_ref: ${listForMessage(credentials)}, or add it` : 'declare it'}: credentials_ref: [${[...credentials, cred].join(', ')}]`,
           ),
         );
       }

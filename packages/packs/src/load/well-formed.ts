@@ -1,7 +1,7 @@
 // The template checks run over a file the schema rejected, so `packs check` reports every load error
 // in one pass: only on the entries well-formed enough to check.
 import type { PacksIssue } from '../errors';
-import { ID_PATTERN, NAME_PATTERN } from '../schema';
+import { NAME_PATTERN } from '../schema';
 import { checkCommandTemplates, checkPackEnv } from './templates';
 import type { CheckContext, Path } from './types';
 
@@ -23,8 +23,8 @@ function wellFormedCredentials(ref: unknown): readonly string[] | undefined {
  * Runs the template checks over a file the schema rejected, on every entry well-formed enough to
  * check. {@link checkPackEnv} runs on a pack (any map) whose `env` is a map of strings and whose
  * `credentials_ref` is absent or well-formed; {@link checkCommandTemplates} on a command entry (a
- * map) whose `id` is a valid id, whose `argv` is a list of strings, and whose `inputs` is absent or a
- * map. Anything else in the file (pack ids, overrides, agents) is left to the schema issues already
+ * map) whose `argv` is a list of strings and whose `inputs` is absent or a map, whatever its `id`.
+ * Anything else in the file (pack ids, overrides, agents) is left to the schema issues already
  * reported.
  */
 export function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksIssue[] {
@@ -42,8 +42,8 @@ export function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksI
     if (!Array.isArray(rp.commands)) return;
     rp.commands.forEach((rc: unknown, ci) => {
       if (!isMapObject(rc)) return;
-      const { id, argv, inputs } = rc;
-      if (typeof id !== 'string' || !ID_PATTERN.test(id)) return;
+      // The command's id plays no part in its template checks: a bad id hides none of them.
+      const { argv, inputs } = rc;
       if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) return;
       if (inputs !== undefined && !isMapObject(inputs)) return;
       checkCommandTemplates({ argv, inputs }, [...pPath, 'commands', ci], ctx, issues);

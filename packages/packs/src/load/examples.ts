@@ -1,0 +1,83 @@
+// One example line for every field of the workspace file, so that a schema issue shows the right
+// shape beside what it expected. Keyed by the field's path with list indices dropped and each map
+// entry's own name written `*`; the longest matching suffix wins (`requires.version` over `version`).
+
+const EXAMPLES: Readonly<Record<string, string>> = {
+  $schema: '$schema: ./node_modules/@harness/packs/schema/workspace.schema.json',
+  version: 'version: 1',
+  sandbox_mode: 'sandbox_mode: preferred',
+  command_packs:
+    'command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]',
+  agents: 'agents: [{ id: me, grants: ["pack:dev"] }]',
+  'agents.id': 'id: me',
+  'agents.scopes': 'scopes: [repo:read]',
+  grants: 'grants: ["pack:dev", dev.push]',
+  'command_packs.id': 'id: dev',
+  description: 'description: Shows the working tree',
+  title: 'title: Show the working tree',
+  permission: 'permission: cautious',
+  permission_overrides: 'permission_overrides: { push: strict }',
+  'permission_overrides.*': 'push: strict',
+  timeout: 'timeout: 30s',
+  timeout_overrides: 'timeout_overrides: { build: 5m }',
+  'timeout_overrides.*': 'build: 5m',
+  max_output: 'max_output: 10MB',
+  requires: 'requires: [{ binary: jq, version: ">=1.7" }]',
+  'requires.binary': 'binary: jq',
+  'requires.version': 'version: ">=1.7"',
+  cwd: 'cwd: ./repo',
+  env: 'env: { GH_TOKEN: "{{credential.gh_token}}" }',
+  'env.*': 'GH_TOKEN: "{{credential.gh_token}}"',
+  credentials_ref: 'credentials_ref: [gh_token]',
+  label: 'label: { confidentiality: [internal] }',
+  confidentiality: 'confidentiality: [internal]',
+  integrity: 'integrity: [trusted]',
+  optional: 'optional: true',
+  scopes: 'scopes: [repo:read]',
+  sandbox: 'sandbox: { filesystem: { write: [./out] }, network: none }',
+  filesystem: 'filesystem: { read: [.], write: [./out] }',
+  read: 'read: [., ~/.config/tool]',
+  write: 'write: [./out]',
+  deny: 'deny: [./secrets]',
+  network: 'network: none',
+  processes: 'processes: 64',
+  commands: 'commands: [{ id: status, effects: read, argv: [git, status] }]',
+  'commands.id': 'id: status',
+  argv: 'argv: [git, log, -n, "{{count}}"]',
+  inputs: 'inputs: { count: { type: integer, minimum: 1 } }',
+  'inputs.*': 'count: { type: integer, minimum: 1 }',
+  'inputs.*.type': 'type: string',
+  'inputs.*.enum': 'enum: [main, dev]',
+  'inputs.*.pattern': 'pattern: "^[^-]"',
+  'inputs.*.minLength': 'minLength: 1',
+  'inputs.*.maxLength': 'maxLength: 200',
+  'inputs.*.minimum': 'minimum: 0',
+  'inputs.*.maximum': 'maximum: 100',
+  'inputs.*.allow_leading_dash': 'allow_leading_dash: true',
+  effects: 'effects: read',
+  output: 'output: { parse: json }',
+  'output.parse': 'parse: json',
+  ok_exit_codes: 'ok_exit_codes: [0, 1]',
+};
+
+// Fields whose value is a map of names the file chooses: the next path segment is such a name.
+const NAMED_ENTRIES = new Set(['inputs', 'env', 'permission_overrides', 'timeout_overrides']);
+
+/** The example line of the field at `path` (or of the nearest field above it that has one). */
+export function exampleFor(path: readonly PropertyKey[]): string | undefined {
+  const segs: string[] = [];
+  for (const seg of path) {
+    if (typeof seg === 'number') continue;
+    segs.push(NAMED_ENTRIES.has(segs.at(-1) ?? '') ? '*' : String(seg));
+  }
+  for (let end = segs.length; end > 0; end--) {
+    for (let start = 0; start < end; start++) {
+      const found = EXAMPLES[segs.slice(start, end).join('.')];
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Every field path the examples cover, for the test that pins them against the schema. */
+export const EXAMPLE_KEYS: readonly string[] = Object.keys(EXAMPLES);
