@@ -48,6 +48,7 @@ export type {
   ComponentView,
   ComposeInput,
   ComposeOutcome,
+  LoomSummary,
   LoomView,
   PruneResult,
   Receipt,

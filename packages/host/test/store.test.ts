@@ -238,3 +238,55 @@ describe('migration of a store written by an older version', () => {
     );
   });
 });
+
+describe('the looms of a store, for a console', () => {
+  const compose = (
+    store: Store,
+    over: { namespace: string; requestId: string; loomId?: string; refs: string[] },
+  ) =>
+    store.compose({
+      namespace: over.namespace,
+      actor: 'agent:me',
+      run: 'r1',
+      requestId: over.requestId,
+      ...(over.loomId === undefined ? {} : { loomId: over.loomId }),
+      components: over.refs.map((ref) => ({ ref })),
+      argsHash: `h-${over.namespace}-${over.requestId}`,
+    });
+
+  it('lists every loom, most recently changed first, with its version and component count', async () => {
+    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    try {
+      const a = await compose(store, { namespace: 'n1', requestId: 'a', refs: ['page:a'] });
+      const b = await compose(store, { namespace: 'n2', requestId: 'b', refs: ['page:b', 'page:c'] });
+      if (a.kind !== 'committed' || b.kind !== 'committed') throw new Error('compose did not commit');
+      await new Promise((r) => setTimeout(r, 5));
+      await compose(store, { namespace: 'n2', requestId: 'a2', loomId: a.receipt.loom_id, refs: ['page:d'] });
+      const list = await store.listLooms(10);
+      expect(list.map((l) => [l.loom_id, l.version, l.components])).toEqual([
+        [a.receipt.loom_id, 2, 2],
+        [b.receipt.loom_id, 1, 2],
+      ]);
+      expect(await store.listLooms(1)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives one loom's receipts across namespaces, newest first: its versions", async () => {
+    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    try {
+      const a = await compose(store, { namespace: 'n1', requestId: 'a', refs: ['page:a'] });
+      if (a.kind !== 'committed') throw new Error('compose did not commit');
+      await compose(store, { namespace: 'n2', requestId: 'x', loomId: a.receipt.loom_id, refs: ['page:b'] });
+      await compose(store, { namespace: 'n3', requestId: 'other', refs: ['page:z'] });
+      const receipts = await store.loomReceipts(a.receipt.loom_id, 10);
+      expect(receipts.map((r) => [r.request_id, r.version, r.created])).toEqual([
+        ['x', 2, false],
+        ['a', 1, true],
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -64,6 +64,16 @@ export interface ComponentView {
   added_version: number;
 }
 
+/** One loom in a listing of the store's looms (no component reference, no handle). */
+export interface LoomSummary {
+  loom_id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  /** How many components it holds (on a stage or on the shelf). */
+  components: number;
+}
+
 /** One loom as `loom.inspect` shows it. */
 export interface LoomView {
   loom_id: string;
@@ -203,6 +213,10 @@ export interface Store {
   inspect(loomId: string): Promise<LoomView | undefined>;
   /** The newest receipts of one namespace, newest first, at most `limit`. */
   receipts(namespace: string, limit: number): Promise<Receipt[]>;
+  /** The looms, most recently changed first, at most `limit` (what a console lists). */
+  listLooms(limit: number): Promise<LoomSummary[]>;
+  /** One loom's receipts, every namespace, newest first, at most `limit`: its versions. */
+  loomReceipts(loomId: string, limit: number): Promise<Receipt[]>;
   /**
    * Appends one audit event and returns its sequence number once the event is committed: a
    * `start` event must survive the broker process being killed right after this resolves.

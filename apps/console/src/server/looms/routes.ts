@@ -1,12 +1,20 @@
-// Looms: one loom's current version, its components by stage and the shelf.
+// Looms: the looms of the instance; one loom's current version, its components by stage and the
+// shelf, and its receipts (its versions).
 import type { RouteModule } from '../context';
 import { API_ERROR_CODES } from '../errors';
 import { apiError } from '../http';
 
+/** How many looms the list shows, and how many receipts a loom shows. */
+const LIST_LIMIT = 200;
+const RECEIPT_LIMIT = 100;
+
 export const loomsRoutes: RouteModule = (api, ctx) => {
+  api.get('/looms', async (c) => c.json({ looms: await ctx.store.listLooms(LIST_LIMIT) }));
+
   api.get('/looms/:id', async (c) => {
-    const view = await ctx.store.inspect(c.req.param('id'));
+    const id = c.req.param('id');
+    const view = await ctx.store.inspect(id);
     if (view === undefined) return apiError(c, 404, API_ERROR_CODES.notFound, 'no loom has this id');
-    return c.json({ loom: view });
+    return c.json({ loom: view, receipts: await ctx.store.loomReceipts(id, RECEIPT_LIMIT) });
   });
 };

@@ -1,9 +1,17 @@
-// Looms: the looms of the instance; one loom's current version with components by stage and the
-// shelf, its receipts and versions.
-import { useState } from 'preact/hooks';
+// Looms: the looms of the instance; `#/looms/<id>` shows one loom's current version with its
+// components by stage and the shelf, and its receipts (its versions).
 import { getJson } from '../api';
+import { when } from '../format';
 import { useLive } from '../hooks';
 import { href, type Route } from '../route';
+
+interface LoomSummary {
+  loom_id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  components: number;
+}
 
 interface ComponentView {
   id: string;
@@ -23,61 +31,139 @@ interface LoomView {
   layout: { stages: Record<string, string[]>; shelf: string[]; focus: string | null };
 }
 
+interface Receipt {
+  loom_id: string;
+  request_id: string;
+  version: number;
+  created: boolean;
+  component_ids: string[];
+  displaced: string[];
+  committed_at: string;
+}
+
+function Components({ ids, loom }: { ids: string[]; loom: LoomView }) {
+  const byId = new Map(loom.components.map((c) => [c.id, c]));
+  return (
+    <ul class="components">
+      {ids.map((cid) => {
+        const c = byId.get(cid);
+        return (
+          <li key={cid} data-component-id={cid}>
+            <code>{cid}</code>
+            {c ? ` ${c.kind}${c.title ? `: ${c.title}` : ''} (added in version ${c.added_version})` : ''}
+            {loom.layout.focus === cid ? ' — focus' : ''}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function Receipts({ receipts }: { receipts: Receipt[] }) {
+  return (
+    <table class="receipts">
+      <caption class="sr-only">Receipts, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Version</th>
+          <th scope="col">Request id</th>
+          <th scope="col">Committed</th>
+          <th scope="col">Components added</th>
+          <th scope="col">Displaced</th>
+        </tr>
+      </thead>
+      <tbody>
+        {receipts.map((r) => (
+          <tr key={`${r.version}-${r.request_id}`} data-request-id={r.request_id}>
+            <td>{`${r.version}${r.created ? ' (created)' : ''}`}</td>
+            <td>
+              <code>{r.request_id}</code>
+            </td>
+            <td>
+              <time dateTime={r.committed_at}>{when(r.committed_at)}</time>
+            </td>
+            <td>{r.component_ids.join(', ') || '—'}</td>
+            <td>{r.displaced.join(', ') || '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function LoomDetail({ id }: { id: string }) {
   const { data, error } = useLive(
-    () => getJson<{ loom: LoomView }>(`/looms/${encodeURIComponent(id)}`),
+    () => getJson<{ loom: LoomView; receipts: Receipt[] }>(`/looms/${encodeURIComponent(id)}`),
     ['audit'],
     [id],
   );
   if (error) return <p role="alert">{error}</p>;
   if (data === undefined) return <p>Loading…</p>;
-  const loom = data.loom;
-  const byId = new Map(loom.components.map((c) => [c.id, c]));
-  const item = (cid: string) => {
-    const c = byId.get(cid);
-    return (
-      <li key={cid}>
-        <code>{cid}</code> {c ? `${c.kind}${c.title ? `: ${c.title}` : ''}` : ''}
-        {loom.layout.focus === cid ? ' (focus)' : ''}
-      </li>
-    );
-  };
+  const { loom, receipts } = data;
+  const stages = Object.entries(loom.layout.stages);
   return (
-    <article aria-labelledby="loom-h">
+    <article class="loom" aria-labelledby="loom-h">
       <h2 id="loom-h">
         <code>{loom.loom_id}</code> {`version ${loom.version}`}
       </h2>
-      {Object.entries(loom.layout.stages).map(([stage, ids]) => (
+      <p>
+        <a href={href('looms')}>All looms</a>
+      </p>
+      <h3>Stages</h3>
+      {stages.length === 0 ? <p>No component is on a stage.</p> : null}
+      {stages.map(([stage, ids]) => (
         <section key={stage} aria-label={`Stage ${stage}`}>
-          <h3>{`Stage ${stage}`}</h3>
-          <ul>{ids.map(item)}</ul>
+          <h4>{`Stage ${stage}`}</h4>
+          <Components ids={ids} loom={loom} />
         </section>
       ))}
-      <section aria-label="Shelf">
-        <h3>Shelf</h3>
-        {loom.layout.shelf.length === 0 ? <p>Empty.</p> : <ul>{loom.layout.shelf.map(item)}</ul>}
+      <section aria-labelledby="shelf-h">
+        <h3 id="shelf-h">Shelf</h3>
+        {loom.layout.shelf.length === 0 ? <p>Empty.</p> : <Components ids={loom.layout.shelf} loom={loom} />}
+      </section>
+      <section aria-labelledby="receipts-h">
+        <h3 id="receipts-h">Receipts and versions</h3>
+        <Receipts receipts={receipts} />
       </section>
     </article>
   );
 }
 
-export function LoomsView({ route }: { route: Route }) {
-  const [id, setId] = useState('');
-  const open = route.rest[0];
-  if (open !== undefined) return <LoomDetail id={open} />;
+function LoomList() {
+  const { data, error } = useLive(() => getJson<{ looms: LoomSummary[] }>('/looms'), ['audit'], []);
+  if (error) return <p role="alert">{error}</p>;
+  if (data === undefined) return <p>Loading…</p>;
+  if (data.looms.length === 0) return <p>No loom yet: an agent creates one with loom_compose.</p>;
   return (
-    <form
-      aria-label="Open a loom"
-      onSubmit={(e) => {
-        e.preventDefault();
-        location.hash = href('looms', id);
-      }}
-    >
-      <label>
-        Loom id
-        <input value={id} onInput={(e) => setId((e.target as HTMLInputElement).value)} />
-      </label>
-      <button type="submit">Open</button>
-    </form>
+    <table class="looms">
+      <caption class="sr-only">Looms, most recently changed first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Loom</th>
+          <th scope="col">Version</th>
+          <th scope="col">Components</th>
+          <th scope="col">Changed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.looms.map((l) => (
+          <tr key={l.loom_id} data-loom-id={l.loom_id}>
+            <td>
+              <a href={href('looms', l.loom_id)}>{l.loom_id}</a>
+            </td>
+            <td>{l.version}</td>
+            <td>{l.components}</td>
+            <td>
+              <time dateTime={l.updated_at}>{when(l.updated_at)}</time>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
+}
+
+export function LoomsView({ route }: { route: Route }) {
+  const id = route.rest[0];
+  return id === undefined ? <LoomList /> : <LoomDetail id={id} />;
 }

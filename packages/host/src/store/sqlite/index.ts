@@ -17,6 +17,8 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
     compose: 'commit a compose',
     inspect: 'read a loom',
     receipts: 'read receipts',
+    listLooms: 'list the looms',
+    loomReceipts: "read a loom's receipts",
     appendAudit: 'append an audit event',
     tailAudit: 'read the audit log',
     queryAudit: 'query the audit log',

@@ -3,7 +3,14 @@
 import type Database from 'better-sqlite3';
 import { HOST_ERROR_CODES, HostError } from '../../errors';
 import { newId } from '../ids';
-import { type ComposeInput, type ComposeOutcome, type Receipt, STAGE_CAPACITY, type Store } from '../types';
+import {
+  type ComposeInput,
+  type ComposeOutcome,
+  type LoomSummary,
+  type Receipt,
+  STAGE_CAPACITY,
+  type Store,
+} from '../types';
 import { type ComponentRow, type LoomRow, loomView } from '../view';
 import { auditInserter } from './audit';
 import type { Sync } from './sync';
@@ -67,11 +74,19 @@ function statements(db: Database.Database) {
     receipts: db.prepare<[string, number], ReceiptRow>(
       'SELECT * FROM receipts WHERE namespace = ? ORDER BY seq DESC LIMIT ?',
     ),
+    loomReceipts: db.prepare<[string, number], ReceiptRow>(
+      'SELECT * FROM receipts WHERE loom_id = ? ORDER BY seq DESC LIMIT ?',
+    ),
+    listLooms: db.prepare<[number], LoomSummary>(
+      'SELECT l.id AS loom_id, l.version, l.created_at, l.updated_at, (SELECT COUNT(*) FROM components c WHERE c.loom_id = l.id) AS components FROM looms l ORDER BY l.updated_at DESC, l.id LIMIT ?',
+    ),
   };
 }
 
 /** The looms part of the SQLite store. */
-export function sqliteLooms(db: Database.Database): Sync<Pick<Store, 'compose' | 'inspect' | 'receipts'>> {
+export function sqliteLooms(
+  db: Database.Database,
+): Sync<Pick<Store, 'compose' | 'inspect' | 'receipts' | 'listLooms' | 'loomReceipts'>> {
   const st = statements(db);
 
   /** Finds the loom a compose extends (or creates one) and claims its next version. */
@@ -211,5 +226,7 @@ export function sqliteLooms(db: Database.Database): Sync<Pick<Store, 'compose' |
     compose: (input) => composeTx.immediate(input),
     inspect: (loomId) => inspectTx(loomId),
     receipts: (namespace, limit) => receiptsTx(namespace, limit),
+    listLooms: (limit) => st.listLooms.all(limit),
+    loomReceipts: (loomId, limit) => st.loomReceipts.all(loomId, limit).map(toReceipt),
   };
 }
