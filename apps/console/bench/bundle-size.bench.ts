@@ -13,11 +13,11 @@ execFileSync(process.execPath, [join(app, 'scripts', 'build-web.mjs')], { stdio:
 const gz = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
 const bundle = gz(join(app, 'dist', 'web', 'assets', 'app.js'));
 const require = createRequire(import.meta.url);
-const preact = gz(join(dirname(require.resolve('preact/package.json')), 'dist', 'preact.module.js'));
+const preact = gz(join(dirname(require.resolve('preact/package.json')), 'dist', 'preact.mjs'));
 writeResult('console-bundle-size', {
   unit: 'bytes gzipped',
   subject: { label: 'dist/web/assets/app.js (every view, Preact included)', median: bundle },
-  anchor: { label: 'preact/dist/preact.module.js alone', median: preact },
+  anchor: { label: 'preact/dist/preact.mjs alone', median: preact },
   ratio: bundle / preact,
   target: { subjectBytesAtMost: 200 * 1024 },
   pass: bundle <= 200 * 1024,
