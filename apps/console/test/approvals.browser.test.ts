@@ -131,6 +131,7 @@ describe.skipIf(!hasBrowser)('approvals in the browser', () => {
     expect(detail).toContain('Exit code');
     expect(detail).toContain('approved line');
     expect(detail).toMatch(/Approval\s+\S+/);
+    expect(detail).toMatch(/Approved by\s+person:/);
     await expectAccessible(page);
     await screenshot(page, 'audit-detail');
 

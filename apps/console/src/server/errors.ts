@@ -11,6 +11,8 @@ export const CONSOLE_ERROR_CODES = {
   instanceInvalid: 'instance_invalid',
   /** `--loom-authoring-config` is not an absolute path to a readable file. */
   authoringConfigInvalid: 'authoring_config_invalid',
+  /** The page (dist/web) is not built. */
+  pageMissing: 'page_missing',
   /** A command-line usage error. */
   usage: 'usage',
 } as const;

@@ -25,7 +25,7 @@ export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.instanceInvalid,
+      CONSOLE_ERROR_CODES.pageMissing,
       `the console's page is not built (${index} is missing); run \`pnpm build\` in the repository first`,
     );
   }

@@ -184,6 +184,7 @@ function EventDetail({ seq }: { seq: string }) {
         <Fact name="Tier" value={e.payload.tier} />
         <Fact name="Decision" value={e.payload.decision} />
         <Fact name="Approval" value={approvalId} />
+        <Fact name="Approved by" value={e.payload.approved_by} />
         <Fact name="Exit code" value={run.exitCode} />
         <Fact name="Signal" value={run.signal} />
         <Fact name="Duration (ms)" value={run.durationMs} />
