@@ -1,12 +1,14 @@
+import { CodedError, type CodeOf, defineCodes } from '@harness/errors';
+
 /** The CLI's error codes; each maps to one exit code (see docs/cli.md). */
-export const CliErrorCode = {
+export const CliErrorCode = defineCodes({
   usage: 'usage',
   config: 'config',
   check_failed: 'check_failed',
   host_unavailable: 'host_unavailable',
   internal: 'internal',
-} as const;
-export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+});
+export type CliErrorCode = CodeOf<typeof CliErrorCode>;
 
 /** Exit code per error code: 2 usage, 3 configuration, 1 a check or demo step failed, 4 host unavailable, 70 internal. */
 export const exitCodes: Record<CliErrorCode, number> = {
@@ -18,13 +20,8 @@ export const exitCodes: Record<CliErrorCode, number> = {
 };
 
 /** An expected CLI failure: printed as one line, mapped to an exit code. */
-export class CliError extends Error {
+export class CliError extends CodedError<CliErrorCode> {
   override readonly name = 'CliError';
-  readonly code: CliErrorCode;
-  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /**

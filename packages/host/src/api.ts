@@ -3,7 +3,7 @@
 import type { CommandAnswer, ListResult, RunRequest } from '@harness/protocol';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 import { APPROVAL_TTL_MS, createCommandHost } from './host';
 import { openStore, readInstance } from './instance';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
@@ -59,7 +59,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const { retentionMs } = options;
   if (retentionMs !== undefined && (!Number.isSafeInteger(retentionMs) || retentionMs <= 0)) {
     throw new HostError(
-      HOST_ERROR_CODES.retentionInvalid,
+      HostErrorCode.retention_invalid,
       `retentionMs must be a whole number of ms above 0, found ${retentionMs}; e.g. 30 days = ${30 * 86_400_000}`,
     );
   }
@@ -214,7 +214,7 @@ function directScope(options: DirectOptions): ResolvedScope {
   const check = (name: string, v: string): void => {
     if (v.length === 0 || v.length > 128 || v.trim() !== v || /[\u0000-\u001f]/.test(v)) {
       throw new HostError(
-        HOST_ERROR_CODES.directInvalid,
+        HostErrorCode.direct_invalid,
         `${name} must be 1–128 characters without surrounding whitespace or control characters, found ${JSON.stringify(v.slice(0, 140))}`,
       );
     }
@@ -223,7 +223,7 @@ function directScope(options: DirectOptions): ResolvedScope {
   check('LOOM_ACTOR', options.actor);
   if (!/^agent:[^\s]+$/.test(options.actor)) {
     throw new HostError(
-      HOST_ERROR_CODES.directInvalid,
+      HostErrorCode.direct_invalid,
       `LOOM_ACTOR must be an agent actor, agent:<id>; found ${JSON.stringify(options.actor)}`,
     );
   }

@@ -15,7 +15,7 @@ import {
   MAX_REQUEST_LINE_BYTES,
   protocolMismatch,
 } from '@harness/protocol';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 import type { CommandHost } from './host';
 import { ensurePrivateDir } from './private-dir';
 import { validateAgainst } from './validate';
@@ -55,13 +55,13 @@ export async function claimQueuePath(queuePath: string): Promise<void> {
   if (!stat) return;
   if (!stat.isSocket()) {
     throw new HostError(
-      HOST_ERROR_CODES.queueBusy,
+      HostErrorCode.queue_busy,
       `${queuePath} exists and is not a socket; refusing to replace it. Choose another --queue path or remove the file yourself.`,
     );
   }
   if (await isLive(queuePath)) {
     throw new HostError(
-      HOST_ERROR_CODES.queueBusy,
+      HostErrorCode.queue_busy,
       `a live broker already listens at ${queuePath}; stop it first (SIGTERM) or choose another --queue path`,
     );
   }
@@ -330,7 +330,7 @@ export async function serveBroker(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
       reject(
-        new HostError(HOST_ERROR_CODES.queueBusy, `cannot listen at ${queuePath}: ${error.message}`, {
+        new HostError(HostErrorCode.queue_busy, `cannot listen at ${queuePath}: ${error.message}`, {
           cause: error,
         }),
       ),

@@ -17,8 +17,7 @@ export type { BrokerOptions, BrokerServer } from './broker';
 export { serveBroker } from './broker';
 export type { BuiltinId } from './builtins';
 export { BUILTIN_IDS, BUILTIN_ROWS, MAX_COMPONENTS, MAX_CONTEXT_RECEIPTS } from './builtins';
-export type { HostErrorCode } from './errors';
-export { HOST_ERROR_CODES, HostError } from './errors';
+export { HostError, HostErrorCode } from './errors';
 export type { FollowOptions } from './follow';
 export { followApprovals, followAudit } from './follow';
 export type {

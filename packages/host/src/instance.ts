@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 import { loadPackBackend } from './packs-backend';
 import { readScopeFile, resolveScope } from './scope';
 import { embeddedStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
@@ -58,14 +58,14 @@ export async function initInstance(
   try {
     if (readdirSync(target).length > 0) {
       throw new HostError(
-        HOST_ERROR_CODES.instanceExists,
+        HostErrorCode.instance_exists,
         `${target} exists and is not empty; choose a new directory for the instance`,
       );
     }
   } catch (error) {
     if (error instanceof HostError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw new HostError(HOST_ERROR_CODES.instanceExists, `${target} exists and is not a directory`);
+      throw new HostError(HostErrorCode.instance_exists, `${target} exists and is not a directory`);
     }
   }
   const { scopeWorkspace } = await loadPackBackend(workspace);
@@ -96,7 +96,7 @@ export async function initInstance(
       renameSync(staging, target);
     } catch (cause) {
       throw new HostError(
-        HOST_ERROR_CODES.instanceExists,
+        HostErrorCode.instance_exists,
         `could not move the new instance into ${target}: ${(cause as Error).message}`,
         {
           cause,
@@ -133,7 +133,7 @@ export function readInstance(dir: string): InstanceInfo {
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     throw new HostError(
-      HOST_ERROR_CODES.instanceInvalid,
+      HostErrorCode.instance_invalid,
       `${abs} is not a readable Loom instance (${code ?? (cause as Error).message}); create one with \`loom init <dir> --workspace <file>\``,
       { cause },
     );
@@ -149,7 +149,7 @@ export function readInstance(dir: string): InstanceInfo {
   try {
     record = JSON.parse(text) as typeof record;
   } catch (cause) {
-    throw new HostError(HOST_ERROR_CODES.instanceInvalid, `${join(abs, INSTANCE_FILE)} is not JSON`, {
+    throw new HostError(HostErrorCode.instance_invalid, `${join(abs, INSTANCE_FILE)} is not JSON`, {
       cause,
     });
   }
@@ -159,7 +159,7 @@ export function readInstance(dir: string): InstanceInfo {
     typeof record.workspaceCopy !== 'string'
   ) {
     throw new HostError(
-      HOST_ERROR_CODES.instanceInvalid,
+      HostErrorCode.instance_invalid,
       `${join(abs, INSTANCE_FILE)} is not a version-1 instance record`,
     );
   }

@@ -17,7 +17,7 @@ import {
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { decideWithApprovals } from './approval-gate';
 import { BUILTIN_IDS } from './builtins';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 import type { PackBackend, PackOutcome } from './host';
 import { type RunningTrack, recordRunning } from './running';
 import type { ScopeWorkspace } from './scope';
@@ -39,7 +39,7 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new HostError(
-      HOST_ERROR_CODES.instanceInvalid,
+      HostErrorCode.instance_invalid,
       `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unknown error'}`,
       { cause: error },
     );
@@ -50,14 +50,14 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
     const st = fstatSync(fd);
     if (!st.isFile()) {
       throw new HostError(
-        HOST_ERROR_CODES.instanceInvalid,
+        HostErrorCode.instance_invalid,
         `${file} is not a regular file; remove it or replace it with one`,
       );
     }
     const mode = st.mode & 0o777;
     if ((mode & 0o077) !== 0) {
       throw new HostError(
-        HOST_ERROR_CODES.instanceInvalid,
+        HostErrorCode.instance_invalid,
         `${file} has mode ${mode.toString(8).padStart(4, '0')}: its group or other users may read or write it, so its credentials are not loaded. Expected mode 0600; fix with: chmod 600 ${file}`,
       );
     }
@@ -71,7 +71,7 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   } catch {
     // Never echo the file: it holds secrets.
     throw new HostError(
-      HOST_ERROR_CODES.instanceInvalid,
+      HostErrorCode.instance_invalid,
       `${file} is not a JSON object of credential names to values`,
     );
   }
@@ -81,10 +81,7 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
     Array.isArray(values) ||
     !Object.values(values).every((v) => typeof v === 'string')
   ) {
-    throw new HostError(
-      HOST_ERROR_CODES.instanceInvalid,
-      `${file} must map credential names to string values`,
-    );
+    throw new HostError(HostErrorCode.instance_invalid, `${file} must map credential names to string values`);
   }
   return credentialsFrom(values as Record<string, string>);
 }
@@ -101,7 +98,7 @@ export async function loadPackBackend(
   );
   if (!loaded.ok) {
     throw new HostError(
-      HOST_ERROR_CODES.workspaceInvalid,
+      HostErrorCode.workspace_invalid,
       `the workspace ${workspaceFile} does not load:\n${loaded.issues.map(formatIssue).join('\n')}`,
     );
   }

@@ -4,7 +4,7 @@
 // writable by group or others. (Clients check the same before connecting: @harness/protocol/client.)
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 
 const uid = (): number | undefined => process.getuid?.();
 
@@ -37,7 +37,7 @@ export function ensurePrivateDir(dir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw new HostError(
-        HOST_ERROR_CODES.queueUnsafe,
+        HostErrorCode.queue_unsafe,
         `cannot create the socket directory ${dir}: ${(error as Error).message}`,
         {
           cause: error,
@@ -48,7 +48,7 @@ export function ensurePrivateDir(dir: string): void {
   const problem = privateDirProblem(dir);
   if (problem !== undefined) {
     throw new HostError(
-      HOST_ERROR_CODES.queueUnsafe,
+      HostErrorCode.queue_unsafe,
       `refusing to use the socket directory: ${problem}; another user could replace the broker's socket there. Use a directory only you can write (chmod 700, owned by you), or remove it and let it be created`,
     );
   }

@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 import type { AuditEventInput, Store } from './store/types';
 
 /** The directory inside an instance that holds one record per running pack command. */
@@ -216,7 +216,7 @@ export function recordRunning(instanceDir: string, command: RunningCommand): Run
   const dir = join(instanceDir, RUNNING_DIR);
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(command.callId)) {
     throw new HostError(
-      HOST_ERROR_CODES.runningRecord,
+      HostErrorCode.running_record,
       `the call id ${JSON.stringify(command.callId)} cannot name a record file`,
     );
   }
@@ -246,7 +246,7 @@ export function recordRunning(instanceDir: string, command: RunningCommand): Run
         // Nothing was written (e.g. `running` is not a directory).
       }
       throw new HostError(
-        HOST_ERROR_CODES.runningRecord,
+        HostErrorCode.running_record,
         `could not record ${command.commandId}'s run in ${file} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); the command was not run, or killed rather than run untracked. Make ${dir} writable by the broker`,
         { cause },
       );

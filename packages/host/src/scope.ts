@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { BUILTIN_IDS, type BuiltinId } from './builtins';
-import { HOST_ERROR_CODES, HostError } from './errors';
+import { HostError, HostErrorCode } from './errors';
 
 /** A scope file as written (docs/host.md, "The scope file"). */
 export interface ScopeFile {
@@ -54,7 +54,7 @@ const KEYS = new Set(['run', 'agent', 'job', 'grants', 'readOnly', 'builtins']);
 // A scope given as a value rather than a file has no name to show; it is "the scope" then.
 const bad = (file: string | undefined, message: string): HostError =>
   new HostError(
-    HOST_ERROR_CODES.scopeInvalid,
+    HostErrorCode.scope_invalid,
     `${file === undefined ? 'scope' : `scope file ${file}`}: ${message}`,
   );
 
@@ -65,7 +65,7 @@ export function parseScope(text: string, file?: string): ScopeFile {
     doc = parseYaml(text);
   } catch (cause) {
     throw new HostError(
-      HOST_ERROR_CODES.scopeInvalid,
+      HostErrorCode.scope_invalid,
       `${file === undefined ? 'scope' : `scope file ${file}`} does not parse as YAML or JSON: ${(cause as Error).message.split('\n')[0]}`,
       { cause },
     );
@@ -120,7 +120,7 @@ export function readScopeFile(file: string): ScopeFile {
     text = readFileSync(file, 'utf8');
   } catch (cause) {
     throw new HostError(
-      HOST_ERROR_CODES.scopeInvalid,
+      HostErrorCode.scope_invalid,
       `cannot read scope file ${file}: ${(cause as NodeJS.ErrnoException).code ?? cause}`,
       {
         cause,

@@ -8,7 +8,7 @@ describe('public API', () => {
         'BUILTIN_IDS',
         'BUILTIN_ROWS',
         'CREDENTIALS_FILE',
-        'HOST_ERROR_CODES',
+        'HostErrorCode',
         'HostError',
         'INSTANCE_FILE',
         'MAX_COMPONENTS',

@@ -1,8 +1,10 @@
+import { CodedError, type CodeOf, defineCodes, formatIssue, type Issue } from '@harness/errors';
+
 /**
  * Codes of {@link RunnerError} and of every issue this package reports. Callers branch on the code,
  * never on message text.
  */
-export const RunnerErrorCode = {
+export const RunnerErrorCode = defineCodes({
   /** The runner file (or a prompt file it names) could not be read. */
   file_unreadable: 'file_unreadable',
   /** The text is not valid YAML (or JSON). */
@@ -35,42 +37,23 @@ export const RunnerErrorCode = {
   untrusted_inline: 'untrusted_inline',
   /** An unknown harness id. */
   unknown_harness: 'unknown_harness',
-} as const;
+});
 
 /** One of the {@link RunnerErrorCode} values. */
-export type RunnerErrorCode = (typeof RunnerErrorCode)[keyof typeof RunnerErrorCode];
+export type RunnerErrorCode = CodeOf<typeof RunnerErrorCode>;
 
 /**
  * One problem found loading a runner file. `file`, `line` and `column` (1-based) are present for
  * problems found in a file; `path` is the location inside the document (`['harnesses', 0, 'argv', 2]`).
  */
-export interface RunnerIssue {
-  readonly code: RunnerErrorCode;
-  /** One line: what failed, what was expected, what was found, how to fix it. Never holds a secret. */
-  readonly message: string;
-  readonly path: readonly (string | number)[];
-  readonly file?: string;
-  readonly line?: number;
-  readonly column?: number;
-}
+export type RunnerIssue = Issue<RunnerErrorCode>;
 
 /** Formats an issue as `file:line:column: message` (the shape editors and terminals link). */
 export function formatRunnerIssue(issue: RunnerIssue): string {
-  const where =
-    issue.file === undefined
-      ? ''
-      : issue.line === undefined
-        ? `${issue.file}: `
-        : `${issue.file}:${issue.line}:${issue.column ?? 1}: `;
-  return `${where}${issue.message}`;
+  return formatIssue(issue);
 }
 
 /** The one error class of `@harness/runner`; expected failures are returned as data, this is thrown for misuse. */
-export class RunnerError extends Error {
+export class RunnerError extends CodedError<RunnerErrorCode> {
   override readonly name = 'RunnerError';
-  readonly code: RunnerErrorCode;
-  constructor(code: RunnerErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

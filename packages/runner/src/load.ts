@@ -3,6 +3,7 @@
 // skip" rules (TM-83). Never throws for a bad file: every problem is an issue naming file:line:column.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { describeFound as describe, valueAt as get, showPath } from '@harness/errors';
 import { parseRunTemplate } from '@harness/events';
 import { type Locator, parseByteSize, parseDuration, parseYamlConfig } from '@harness/packs';
 import { parse as parseTemplate, type Template, type TemplateIssue } from '@harness/tmpl';
@@ -50,31 +51,6 @@ type Report = (code: RunnerErrorCode, path: Path, message: string, key?: boolean
 const PROMPT_KEYS = ['prompt', 'prompt_file', 'prompt_template', 'prompt_template_file'] as const;
 /** Events whose payloads carry no pull request or issue number (push and ref creation/deletion). */
 const NUMBERLESS_EVENTS = new Set(['push', 'create', 'delete']);
-
-function showPath(path: Path): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  return out || '(root)';
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `a list of ${value.length}`;
-  if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return `${typeof value} ${String(value)}`;
-}
-
-function get(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const seg of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[seg as string];
-  }
-  return v;
-}
 
 function schemaIssue(issue: z.core.$ZodIssue, data: unknown, report: Report): void {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');

@@ -1,6 +1,6 @@
 // Approvals in SQLite: request, decide, take (single use), read. Every method one transaction.
 import type Database from 'better-sqlite3';
-import { HOST_ERROR_CODES, HostError } from '../../errors';
+import { HostError, HostErrorCode } from '../../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
 import type { Sync } from './sync';
@@ -117,7 +117,7 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
       const row = found ? expireIfDue(found, now) : undefined;
       if (row?.status !== 'pending') {
         throw new HostError(
-          HOST_ERROR_CODES.approvalNotFound,
+          HostErrorCode.approval_not_found,
           row
             ? `approval ${id} is ${row.status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
             : `no approval has the id ${id}; see \`loom approvals list\``,

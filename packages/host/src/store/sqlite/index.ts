@@ -1,5 +1,5 @@
 // The SQLite store: one file per instance, better-sqlite3, every method one transaction.
-import { HOST_ERROR_CODES, HostError } from '../../errors';
+import { HostError, HostErrorCode } from '../../errors';
 import type { Store } from '../types';
 import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
@@ -37,7 +37,7 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
       } catch (cause) {
         if (cause instanceof HostError) throw cause;
         throw new HostError(
-          HOST_ERROR_CODES.store,
+          HostErrorCode.store,
           `the store failed to ${what[name]}: ${(cause as Error).message}`,
           {
             cause,

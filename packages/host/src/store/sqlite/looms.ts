@@ -1,7 +1,7 @@
 // Looms in SQLite: compose (components, operations, receipt and audit event in one transaction),
 // inspect, receipts.
 import type Database from 'better-sqlite3';
-import { HOST_ERROR_CODES, HostError } from '../../errors';
+import { HostError, HostErrorCode } from '../../errors';
 import { newId } from '../ids';
 import {
   type ComposeInput,
@@ -111,7 +111,7 @@ export function sqliteLooms(
     }
     const bumped = st.bumpLoom.run(loom.version + 1, now, loom.id, loom.version);
     if (bumped.changes !== 1)
-      throw new HostError(HOST_ERROR_CODES.store, 'the loom changed during its own commit');
+      throw new HostError(HostErrorCode.store, 'the loom changed during its own commit');
     return { loomId: loom.id, version: loom.version + 1, created: false };
   };
 

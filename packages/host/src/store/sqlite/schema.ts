@@ -1,6 +1,6 @@
 // The SQLite schema and how a database file is opened.
 import Database from 'better-sqlite3';
-import { HOST_ERROR_CODES, HostError } from '../../errors';
+import { HostError, HostErrorCode } from '../../errors';
 
 // The tables as version 1 made them. A file is brought to the current version by MIGRATIONS, so a
 // new file and an old one take the same path and end the same.
@@ -72,7 +72,7 @@ function migrate(db: Database.Database, file: string): void {
     const from = row === undefined ? 1 : Number(row.value);
     if (!Number.isInteger(from) || from < 1 || from > SQLITE_SCHEMA_VERSION) {
       throw new HostError(
-        HOST_ERROR_CODES.store,
+        HostErrorCode.store,
         `the store at ${file} has schema version ${row?.value}, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
       );
     }
@@ -109,7 +109,7 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     db?.close();
     if (cause instanceof HostError) throw cause;
     throw new HostError(
-      HOST_ERROR_CODES.store,
+      HostErrorCode.store,
       `could not open the store at ${file}: ${(cause as Error).message}. Check the instance directory exists and is writable (create one with \`loom init\`).`,
       { cause },
     );
