@@ -58,6 +58,7 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   output: 'output: { parse: json }',
   'output.parse': 'parse: json',
   ok_exit_codes: 'ok_exit_codes: [0, 1]',
+  credential_output_unlabeled: 'credential_output_unlabeled: "prints only the HTTP status"',
 };
 
 // Fields whose value is a map of names the file chooses: the next path segment is such a name.
