@@ -90,7 +90,7 @@ describe('the output of a command that receives a credential', () => {
       { probe: false },
     );
     expect(r.ok ? [] : r.issues.map((i) => i.message)).toEqual([
-      'command_packs[0].commands[0].credential_output_unlabeled: expected a reason why this output reveals no credential, not an empty string, found "  "',
+      'command_packs[0].commands[0].credential_output_unlabeled: expected a reason why this output reveals no credential, not an empty string, found "  "; e.g. credential_output_unlabeled: "prints only the HTTP status"',
     ]);
   });
 
