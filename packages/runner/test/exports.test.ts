@@ -23,6 +23,7 @@ describe('public API', () => {
       'Supervisor',
       'TRANSCRIPT_SOURCES',
       'cell',
+      'describeHarness',
       'formatRunnerIssue',
       'genericOneShot',
       'loadRunnerConfig',
