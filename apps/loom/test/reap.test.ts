@@ -92,7 +92,15 @@ describe.skipIf(process.platform !== 'linux')('a crashed broker', () => {
         return undefined;
       }
     });
-    const pgid = Number(name.replace('.json', ''));
+    // The record names the call; the process group is written into it once the command is spawned.
+    const pgid = await until('the recorded process group', () => {
+      try {
+        const record = JSON.parse(readFileSync(join(running, name), 'utf8')) as { pgid: number | null };
+        return typeof record.pgid === 'number' ? record.pgid : undefined;
+      } catch {
+        return undefined;
+      }
+    });
     groups.add(pgid);
     const before = await until('sh and both sleeps', () => {
       const m = members(pgid);
