@@ -11,6 +11,7 @@ describe('public surface', () => {
         'CommandsErrorCode',
         'LIMITS',
         'LIST_NOTICE',
+        'LOOM_ID',
         'LOOM_TOOL_NAMES',
         'QUEUE_PATH_DEPRECATION',
         'REF_PREFIXES',
