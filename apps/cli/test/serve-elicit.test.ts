@@ -60,7 +60,9 @@ const sign = (client: Client, line: string) =>
 
 /** The audit rows of vault.sign, oldest first. */
 async function signRows() {
-  return (await tailAudit(box.instance, 200)).filter((e) => e.command === 'vault.sign');
+  return (await tailAudit(box.instance, 200)).filter(
+    (e) => e.command === 'vault.sign' && e.phase !== 'start',
+  );
 }
 
 describe('harness serve --approvals elicit', () => {

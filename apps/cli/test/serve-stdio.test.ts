@@ -173,7 +173,9 @@ describe('harness serve over stdio', () => {
       );
       const events = (JSON.parse(text) as { events: Record<string, unknown>[] }).events;
       return events.filter(
-        (e) => e.command === 'slow.wait' && (get(e, 'payload', 'run', 'argv') as string[]).at(-1) === '2',
+        (e) =>
+          e.command === 'slow.wait' &&
+          (get(e, 'payload', 'run', 'argv') as string[] | undefined)?.at(-1) === '2',
       ).length;
     };
     const deadline = Date.now() + 10_000;
