@@ -34,4 +34,22 @@ describe.skipIf(!hasBrowser)('console shell', () => {
     await expect.poll(() => page.locator('h1').textContent()).toBe('Audit');
     await page.context().close();
   });
+
+  it('shows the view of an address that changed while the page was starting, though no hashchange reached it', async () => {
+    const context = await browser.newContext();
+    // Changes the address the moment the page starts listening for address changes, without an
+    // event (replaceState fires none): what a link followed during start-up looks like to a
+    // listener that was attached after the change's event had gone by.
+    await context.addInitScript(() => {
+      const add = window.addEventListener.bind(window);
+      window.addEventListener = ((type: string, ...rest: unknown[]) => {
+        if (type === 'hashchange' && location.pathname === '/') history.replaceState(null, '', '#/audit');
+        return (add as (...a: unknown[]) => void)(type, ...rest);
+      }) as typeof window.addEventListener;
+    });
+    const page = await context.newPage();
+    await page.goto(running.loginUrl());
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Audit');
+    await context.close();
+  });
 });
