@@ -9,6 +9,7 @@ import {
   listCommands,
   loadWorkspace,
   type PackRunOutcome,
+  PacksErrorCode,
   previewPackCall,
   resolveGrants,
   runPackCommand,
@@ -221,7 +222,7 @@ export async function loadPackBackend(
         const first = result.issues[0];
         const code = first?.code;
         const answer: CommandAnswer =
-          code === 'INVALID_ARGS'
+          code === PacksErrorCode.invalid_args
             ? {
                 ...base,
                 ok: false,
@@ -235,8 +236,8 @@ export async function loadPackBackend(
             : {
                 ...base,
                 ok: false,
-                code: code === 'RENDER_REFUSED' ? 'refused' : 'failed',
-                reason: (code ?? 'failed').toLowerCase(),
+                code: code === PacksErrorCode.render_refused ? 'refused' : 'failed',
+                reason: code ?? 'failed',
                 mayHaveLanded: false,
                 body: { message: result.issues.map((i) => i.message).join('; ') },
               };

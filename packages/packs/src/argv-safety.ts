@@ -6,6 +6,8 @@ import { parse as parseTemplate } from '@harness/tmpl';
 /** One warning, at a path relative to the command entry (`['argv', 3]`, `['inputs', 'x']`). */
 export interface ArgvSafetyWarning {
   readonly at: readonly (string | number)[];
+  /** The input whose leading dash the warning is about. */
+  readonly input: string;
   readonly message: string;
 }
 
@@ -100,6 +102,7 @@ export function argvSafetyWarnings(command: ArgvSafetySource): ArgvSafetyWarning
     if (schema.allow_leading_dash === true || forbidsLeadingDash(schema)) return;
     warnings.push({
       at: ['argv', i],
+      input: name,
       message: `argv[${i}] starts with {{${name}}}, so a value beginning with "-" (e.g. "-v") is refused when the command runs, though input "${name}" does not say so to the model; give the input a pattern that forbids a leading dash (pattern: "^[^-]"), or put a literal "--" element before it and set allow_leading_dash: true if ${program || 'the program'} honours "--"`,
     });
   });
@@ -111,22 +114,26 @@ export function argvSafetyWarnings(command: ArgvSafetySource): ArgvSafetyWarning
     if (IGNORES_DOUBLE_DASH.has(program)) {
       warnings.push({
         at,
+        input: name,
         message: `input "${name}" may start with "-", but ${program} does not honour "--" (\`find -- -delete\` deletes); remove allow_leading_dash`,
       });
     } else if (WRAPPERS.has(program)) {
       warnings.push({
         at,
+        input: name,
         message: `input "${name}" may start with "-", but ${program} runs something else: its "--" ends only its own options, and the value reaches the next program as it is, where "-f" or "--delete" is an option; remove allow_leading_dash, or make the wrapped program honour "--"`,
       });
     } else {
       warnings.push({
         at,
+        input: name,
         message: `input "${name}" may start with "-" after a literal "--": safe only because ${program} honours "--"; check that it does`,
       });
     }
     for (const i of unguarded) {
       warnings.push({
         at: ['argv', i],
+        input: name,
         message: `allow_leading_dash of input "${name}" has no effect here: no literal "--" comes before this element, so a value starting with "-" is still refused`,
       });
     }

@@ -12,6 +12,8 @@ import type { Label } from './types';
 /** One warning, at a path relative to the command entry (`['argv', 3]`, `['inputs', 'x']`). */
 export interface CredentialFlowWarning {
   readonly at: readonly (string | number)[];
+  /** The input that reaches the program as code; absent for the `credential_output_unlabeled` warning. */
+  readonly input?: string;
   readonly message: string;
 }
 
@@ -159,6 +161,7 @@ export function credentialFlowWarnings(
   for (const [input, why] of codeInputs(command)) {
     warnings.push({
       at: ['inputs', input],
+      input,
       message: `input "${input}" reaches the program as code (${why}) in a command that receives credential ${creds}: a caller can compute on the credential ($ENV.TOKEN|@base64, a reversal, a split) and print it in a form redaction does not match; ${unlabeled === undefined ? `its output carries ${atoms}, so only a run whose ceiling admits that sees it` : 'its output is unlabelled, so any run sees it'}. Give the program text a fixed value, or the credential to another pack`,
     });
   }

@@ -1,85 +1,264 @@
+import {
+  CodedError,
+  type CodeOf,
+  type DetailsOf,
+  defineCodes,
+  formatIssue,
+  type IssueOf,
+  type IssuePath,
+} from '@harness/errors';
+import type { ExecErrorCode } from '@harness/exec';
+import type { IssueCode as TemplateIssueCode, TmplErrorCode } from '@harness/tmpl';
+
 /**
  * Codes of {@link PacksError} and of every issue this package reports. Callers branch on the code,
  * never on message text.
  */
-export const PacksErrorCode = {
+export const PacksErrorCode = defineCodes({
   /** The workspace file could not be read. */
-  FILE_UNREADABLE: 'FILE_UNREADABLE',
+  file_unreadable: 'file_unreadable',
   /** The text is not valid YAML (or JSON). */
-  YAML_SYNTAX: 'YAML_SYNTAX',
+  yaml_syntax: 'yaml_syntax',
   /** A value does not have the shape the workspace schema expects. */
-  SCHEMA: 'SCHEMA',
+  schema: 'schema',
   /** Two packs, two commands of one pack, or two agents share an id; or a manifest id collides. */
-  DUPLICATE_ID: 'DUPLICATE_ID',
+  duplicate_id: 'duplicate_id',
   /** A pack id is reserved (`workspace`, `loom`). */
-  RESERVED_ID: 'RESERVED_ID',
+  reserved_id: 'reserved_id',
   /** A `permission_overrides` / `timeout_overrides` key names no command of its pack. */
-  UNKNOWN_OVERRIDE: 'UNKNOWN_OVERRIDE',
+  unknown_override: 'unknown_override',
   /** An argv or env template does not parse, or uses a form its location does not allow. */
-  TEMPLATE: 'TEMPLATE',
+  template: 'template',
   /** `{{credential.NAME}}` appears in argv (credentials are legal in `env` only). */
-  CREDENTIAL_IN_ARGV: 'CREDENTIAL_IN_ARGV',
+  credential_in_argv: 'credential_in_argv',
   /** An argv placeholder names no declared input, or an input is used by no placeholder. */
-  INPUT_MISMATCH: 'INPUT_MISMATCH',
+  input_mismatch: 'input_mismatch',
   /** An env template names a credential the pack does not list in `credentials_ref`, or the credential source lacks it. */
-  UNKNOWN_CREDENTIAL: 'UNKNOWN_CREDENTIAL',
+  unknown_credential: 'unknown_credential',
   /** A required binary is not installed. */
-  REQUIREMENT_MISSING: 'REQUIREMENT_MISSING',
+  requirement_missing: 'requirement_missing',
   /** A required binary's version does not satisfy the constraint, or its version could not be read. */
-  REQUIREMENT_VERSION: 'REQUIREMENT_VERSION',
+  requirement_version: 'requirement_version',
   /** A grant names nothing that exists (`pack:nope`, `nope.cmd`, `pack:` with no id). */
-  GRANT_UNKNOWN: 'GRANT_UNKNOWN',
+  grant_unknown: 'grant_unknown',
   /** A bulk grant matches no command (e.g. `pack:<id>` whose commands are all writes). */
-  GRANT_EMPTY: 'GRANT_EMPTY',
+  grant_empty: 'grant_empty',
   /** A grant uses a reserved form (`server:<id>`) that this project refuses. */
-  GRANT_RESERVED: 'GRANT_RESERVED',
+  grant_reserved: 'grant_reserved',
   /** A command id is not in the workspace (or its pack was left out). */
-  UNKNOWN_COMMAND: 'UNKNOWN_COMMAND',
+  unknown_command: 'unknown_command',
   /** Call arguments do not match the command's inputs. */
-  INVALID_ARGS: 'INVALID_ARGS',
+  invalid_args: 'invalid_args',
   /** tmpl refused to render the argv (e.g. a value starting with `-` at the start of an element). */
-  RENDER_REFUSED: 'RENDER_REFUSED',
+  render_refused: 'render_refused',
   /** The credential source has no value for a credential the pack needs at run time. */
-  CREDENTIAL_UNAVAILABLE: 'CREDENTIAL_UNAVAILABLE',
+  credential_unavailable: 'credential_unavailable',
   /** The process could not be started (executable missing, cwd missing, …); nothing ran. */
-  SPAWN_FAILED: 'SPAWN_FAILED',
+  spawn_failed: 'spawn_failed',
   /**
    * A warning: argv safety that the loader cannot enforce (`allow_leading_dash` for a program that
    * does not honour `--` or hands the value on), or an element whose value the run would refuse for a
    * leading `-` while the input's schema lets the model send one.
    */
-  ARGV_SAFETY: 'ARGV_SAFETY',
+  argv_safety: 'argv_safety',
   /**
    * A warning: a command that receives a credential takes program text from its caller, or its
    * output is declared not to carry the credential's atom (`credential_output_unlabeled`).
    */
-  CREDENTIAL_FLOW: 'CREDENTIAL_FLOW',
+  credential_flow: 'credential_flow',
   /** An agent id is not declared in the workspace. */
-  UNKNOWN_AGENT: 'UNKNOWN_AGENT',
+  unknown_agent: 'unknown_agent',
   /** A sandbox path is malformed (`~user/…`), or a `write` path lies outside the `read` paths. */
-  SANDBOX_PATH: 'SANDBOX_PATH',
+  sandbox_path: 'sandbox_path',
   /** A sandbox setting this version cannot enforce (`network: { allow: [...] }`). */
-  SANDBOX_UNSUPPORTED: 'SANDBOX_UNSUPPORTED',
+  sandbox_unsupported: 'sandbox_unsupported',
   /** No confinement mechanism works here: a warning under `preferred`, a pack left out under `required`. */
-  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
-} as const;
+  sandbox_unavailable: 'sandbox_unavailable',
+});
 
 /** One of the {@link PacksErrorCode} values. */
-export type PacksErrorCode = (typeof PacksErrorCode)[keyof typeof PacksErrorCode];
+export type PacksErrorCode = CodeOf<typeof PacksErrorCode>;
+
+/**
+ * The `details` of each issue code, as data a caller can act on without reading the message. Where a
+ * value names a pack, command, input, agent or credential it is the id or name as the file writes it
+ * (`command` is a manifest id `<pack>.<command>`); no credential value and no string argument value
+ * ever appears. `yaml_syntax` carries none: its `line` and `column` say it all.
+ */
+export interface PacksIssueDetails {
+  /** The reason the read failed: the system's error code (`ENOENT`, `EACCES`). */
+  readonly file_unreadable: { readonly reason: string };
+  /** What the schema expected at `path`, and what the file has there (`nothing`, `a map`, `"text"`, `number 4`). */
+  readonly schema: { readonly expected: string; readonly found: string };
+  /**
+   * The id declared twice, of what `kind`, and where it was declared first; `builtIn` when a pack
+   * command's manifest id is one the host serves itself (then there is no `first`).
+   */
+  readonly duplicate_id: {
+    readonly kind: 'pack' | 'command' | 'agent';
+    readonly id: string;
+    readonly first?: { readonly line: number; readonly column: number };
+    readonly builtIn?: true;
+  };
+  /** The reserved pack id, and every reserved id. */
+  readonly reserved_id: { readonly pack: string; readonly reserved: readonly string[] };
+  /** The override key that names no command, of which map, and the commands the pack has. */
+  readonly unknown_override: {
+    readonly pack: string;
+    readonly key: 'permission_overrides' | 'timeout_overrides';
+    readonly command: string;
+    readonly expected: readonly string[];
+  };
+  /**
+   * Why the template is refused: the template grammar's issue code (`unclosed_placeholder`, …),
+   * `untrusted_in_argv` (`{{untrusted …}}` in argv), or `placeholder_in_executable` (argv[0] not
+   * literal); `placeholder` is the path the placeholder names, where one was read.
+   */
+  readonly template: {
+    readonly reason: TemplateIssueCode | 'untrusted_in_argv' | 'placeholder_in_executable';
+    readonly placeholder?: string;
+  };
+  /** The credential placeholder found in argv (`credential.TOKEN`). */
+  readonly credential_in_argv: { readonly placeholder: string };
+  /**
+   * The input concerned and why: `undeclared` (a placeholder names no declared input; `expected`
+   * lists the declared ones), `dotted` (a placeholder path with dots), `unused` (a declared input no
+   * placeholder uses), `reserved` (an input named `credential`).
+   */
+  readonly input_mismatch: {
+    readonly input: string;
+    readonly reason: 'undeclared' | 'dotted' | 'unused' | 'reserved';
+    readonly expected: readonly string[];
+  };
+  /**
+   * The credential name, the pack (absent when its id is not a string), and why: `undeclared` (an env
+   * template names a credential `credentials_ref` does not list; `expected` lists those it does) or
+   * `not_in_source` (the configured credential source has no value for it).
+   */
+  readonly unknown_credential: {
+    readonly credential: string;
+    readonly pack?: string;
+    readonly reason: 'undeclared' | 'not_in_source';
+    readonly expected: readonly string[];
+  };
+  /** The pack whose required binary is missing, that binary, and the grant that names the pack, if one does. */
+  readonly requirement_missing: { readonly pack: string; readonly binary: string; readonly grant?: string };
+  /**
+   * The pack, the binary, the constraint required (`expected`, absent when the binary could not be
+   * probed at all) and the version found (`found`, absent when none could be read).
+   */
+  readonly requirement_version: {
+    readonly pack: string;
+    readonly binary: string;
+    readonly expected?: string;
+    readonly found?: string;
+  };
+  /** The grant as written, and what it could have named instead (pack ids, or command ids). */
+  readonly grant_unknown: { readonly grant: string; readonly expected: readonly string[] };
+  /** The grant, its pack, and the pack's write commands (to grant one by one). */
+  readonly grant_empty: { readonly grant: string; readonly pack: string; readonly writes: readonly string[] };
+  /** The reserved grant as written (`server:<id>`). */
+  readonly grant_reserved: { readonly grant: string };
+  /**
+   * The command id asked for, the ids it could have been (the pack's commands, or every command),
+   * and the pack it belongs to when that pack was left out on this machine.
+   */
+  readonly unknown_command: {
+    readonly command: string;
+    readonly expected: readonly string[];
+    readonly leftOut?: string;
+  };
+  /**
+   * The command, the argument concerned (absent when the arguments are not an object), and why:
+   * `not_an_object`, `unknown_input` (`expected` lists the inputs), `missing`, or `invalid_value`
+   * (`expected` says what the input accepts; `found` the type given, or the number given for a
+   * numeric input: never a string's value).
+   */
+  readonly invalid_args: {
+    readonly command: string;
+    readonly input?: string;
+    readonly reason: 'not_an_object' | 'unknown_input' | 'missing' | 'invalid_value';
+    readonly expected: string;
+    readonly found?: string;
+  };
+  /** The command, the template renderer's code (`flag_injection`, `nul_byte`, …), and the input concerned where known. */
+  readonly render_refused: {
+    readonly command: string;
+    readonly reason: TmplErrorCode;
+    readonly input?: string;
+  };
+  /** The command and the names of the credentials that had no value. */
+  readonly credential_unavailable: { readonly command: string; readonly credentials: readonly string[] };
+  /** The command, the executable it names (argv[0]), and the process runner's code (`executable_not_found`, `cwd_not_found`, …). */
+  readonly spawn_failed: {
+    readonly command: string;
+    readonly executable: string;
+    readonly reason: ExecErrorCode;
+  };
+  /** The command (manifest id) and the input whose leading dash the warning is about. */
+  readonly argv_safety: { readonly command: string; readonly input: string };
+  /**
+   * The command, the credentials it receives, and the input that reaches the program as code (absent
+   * for the `credential_output_unlabeled` opt-out warning).
+   */
+  readonly credential_flow: {
+    readonly command: string;
+    readonly credentials: readonly string[];
+    readonly input?: string;
+  };
+  /** The agent id asked for, and the agents the workspace declares. */
+  readonly unknown_agent: { readonly agent: string; readonly expected: readonly string[] };
+  /**
+   * The command, the sandbox path concerned (as written for `other_home`, resolved otherwise), and
+   * why: `other_home` (`~user/…`), `write_outside_read` (a write path outside the read paths), or
+   * `cwd_outside_read` (the working directory outside them).
+   */
+  readonly sandbox_path: {
+    readonly command: string;
+    readonly entry: string;
+    readonly reason: 'other_home' | 'write_outside_read' | 'cwd_outside_read';
+  };
+  /** The command and the sandbox setting this version cannot enforce. */
+  readonly sandbox_unsupported: { readonly command: string; readonly setting: 'network' };
+  /** The `sandbox_mode` in force, the packs concerned (run unconfined, or left out), and how to get a mechanism. */
+  readonly sandbox_unavailable: {
+    readonly mode: 'preferred' | 'required';
+    readonly packs: readonly string[];
+    readonly hint: string;
+  };
+}
 
 /**
  * One problem found while loading a workspace, resolving grants or preparing a run. `file`, `line`
  * and `column` (1-based) are present for problems found in a workspace file; `path` is the location
- * inside the document (`['command_packs', 0, 'commands', 1, 'argv', 2]`).
+ * inside the document (`['command_packs', 0, 'commands', 1, 'argv', 2]`); `details` holds the
+ * code's data ({@link PacksIssueDetails}), so `if (issue.code === 'grant_unknown') issue.details.grant`
+ * is typed.
  */
-export interface PacksIssue {
-  readonly code: PacksErrorCode;
-  /** One line: what failed, what was expected, what was found, how to fix it. Never holds a secret. */
-  readonly message: string;
-  readonly path: readonly (string | number)[];
+export type PacksIssue = IssueOf<PacksErrorCode, PacksIssueDetails>;
+
+/** Where in a file an issue sits (all absent for an issue about a call rather than a file). */
+export interface IssuePlace {
   readonly file?: string;
   readonly line?: number;
   readonly column?: number;
+}
+
+/** Builds the issue of `code` with its details; the one place an issue object is put together. */
+export function packsIssue<C extends PacksErrorCode>(
+  code: C,
+  message: string,
+  path: IssuePath,
+  details: DetailsOf<PacksIssueDetails, C>,
+  place: IssuePlace = {},
+): PacksIssue {
+  return {
+    code,
+    message,
+    path,
+    ...place,
+    ...(details === undefined ? {} : { details }),
+  } as PacksIssue;
 }
 
 /**
@@ -87,32 +266,27 @@ export interface PacksIssue {
  * (`{ ok: false, issues }`); this is thrown only for misuse (e.g. a workspace object that this
  * package did not produce) and by {@link PacksError.fromIssues} for callers that prefer throwing.
  */
-export class PacksError extends Error {
+export class PacksError extends CodedError<PacksErrorCode> {
   override readonly name = 'PacksError';
-  readonly code: PacksErrorCode;
+  /** The issues behind this error (empty unless made by {@link PacksError.fromIssues}). */
   readonly issues: readonly PacksIssue[];
   constructor(
     code: PacksErrorCode,
     message: string,
-    options?: { cause?: unknown; issues?: readonly PacksIssue[] },
+    options: { readonly cause?: unknown; readonly issues?: readonly PacksIssue[] } = {},
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.issues = options?.issues ?? [];
+    super(code, message, options.cause === undefined ? {} : { cause: options.cause });
+    this.issues = options.issues ?? [];
   }
 
   /** An error carrying `issues`, its message their formatted lines, its code the first issue's. */
   static fromIssues(issues: readonly PacksIssue[]): PacksError {
     const first = issues[0];
-    return new PacksError(first?.code ?? PacksErrorCode.SCHEMA, issues.map(formatIssue).join('\n'), {
+    return new PacksError(first?.code ?? PacksErrorCode.schema, issues.map(formatIssue).join('\n'), {
       issues,
     });
   }
 }
 
 /** `file:line:column: message` (or just the message when the issue has no position). */
-export function formatIssue(issue: PacksIssue): string {
-  if (issue.file === undefined) return issue.message;
-  if (issue.line === undefined) return `${issue.file}: ${issue.message}`;
-  return `${issue.file}:${issue.line}:${issue.column ?? 1}: ${issue.message}`;
-}
+export { formatIssue };

@@ -1,4 +1,11 @@
-import { PacksErrorCode, type PacksIssue } from './errors';
+import type { DetailsOf, IssuePath } from '@harness/errors';
+import {
+  type IssuePlace,
+  PacksErrorCode,
+  type PacksIssue,
+  type PacksIssueDetails,
+  packsIssue,
+} from './errors';
 import { allCommandIds, getPack, listForMessage, unavailableFor } from './lookup';
 import type { Pack, UnavailablePack, Workspace } from './types';
 
@@ -33,7 +40,7 @@ export interface GrantScope {
 export function resolveGrantList(
   scope: GrantScope,
   grants: readonly string[],
-  at: (index: number) => Partial<PacksIssue> = () => ({}),
+  at: (index: number) => IssuePlace & { readonly path?: IssuePath } = () => ({}),
 ): GrantResult {
   const issues: PacksIssue[] = [];
   const warnings: PacksIssue[] = [];
@@ -49,19 +56,27 @@ export function resolveGrantList(
   } as const;
   const all = allCommandIds(workspace);
   grants.forEach((grant, index) => {
-    const fail = (code: PacksErrorCode, message: string) =>
-      issues.push({ code, message, path: [index], ...at(index) });
+    const { path = [index], ...place } = at(index);
+    const fail = <C extends PacksErrorCode>(
+      code: C,
+      message: string,
+      details: DetailsOf<PacksIssueDetails, C>,
+    ) => issues.push(packsIssue(code, message, path, details, place));
     const gone = (u: UnavailablePack) =>
-      warnings.push({
-        code: PacksErrorCode.REQUIREMENT_MISSING,
-        message: `grant "${grant}" carries nothing on this machine: pack "${u.id}" was left out because ${u.reason}`,
-        path: [index],
-        ...at(index),
-      });
+      warnings.push(
+        packsIssue(
+          PacksErrorCode.requirement_missing,
+          `grant "${grant}" carries nothing on this machine: pack "${u.id}" was left out because ${u.reason}`,
+          path,
+          { pack: u.id, binary: u.binary, grant },
+          place,
+        ),
+      );
     if (grant.startsWith('server:')) {
       fail(
-        PacksErrorCode.GRANT_RESERVED,
+        PacksErrorCode.grant_reserved,
         `grant "${grant}": server:<id> grants are reserved and refused until MCP servers exist in this project; grant pack:<id> or <pack>.<command> instead`,
+        { grant },
       );
       return;
     }
@@ -69,8 +84,9 @@ export function resolveGrantList(
       const id = grant.slice('pack:'.length);
       if (id === '') {
         fail(
-          PacksErrorCode.GRANT_UNKNOWN,
+          PacksErrorCode.grant_unknown,
           `grant "pack:" names no pack: expected pack:<id>; ${packsForMessage(packIds, scope.unavailable)}`,
+          { grant, expected: packIds },
         );
         return;
       }
@@ -82,16 +98,19 @@ export function resolveGrantList(
           return;
         }
         fail(
-          PacksErrorCode.GRANT_UNKNOWN,
+          PacksErrorCode.grant_unknown,
           `grant "${grant}" matches no pack; ${packsForMessage(packIds, scope.unavailable)}`,
+          { grant, expected: packIds },
         );
         return;
       }
       const reads = pack.commands.filter((c) => c.effects === 'read');
       if (reads.length === 0) {
+        const writes = pack.commands.map((c) => c.manifestId);
         fail(
-          PacksErrorCode.GRANT_EMPTY,
-          `grant "${grant}" matches nothing: pack:<id> carries read commands only and "${id}" has none; grant its writes by name: ${listForMessage(pack.commands.map((c) => c.manifestId))}`,
+          PacksErrorCode.grant_empty,
+          `grant "${grant}" matches nothing: pack:<id> carries read commands only and "${id}" has none; grant its writes by name: ${listForMessage(writes)}`,
+          { grant, pack: id, writes },
         );
         return;
       }
@@ -110,17 +129,20 @@ export function resolveGrantList(
         return;
       }
       const pack = getPack(workspace, grant.slice(0, dot));
+      const expected = pack ? pack.commands.map((c) => c.manifestId) : all;
       fail(
-        PacksErrorCode.GRANT_UNKNOWN,
+        PacksErrorCode.grant_unknown,
         pack
-          ? `grant "${grant}" names no command of pack "${pack.id}"; its commands: ${listForMessage(pack.commands.map((c) => c.manifestId))}`
-          : `grant "${grant}" names no command; commands: ${listForMessage(all)}`,
+          ? `grant "${grant}" names no command of pack "${pack.id}"; its commands: ${listForMessage(expected)}`
+          : `grant "${grant}" names no command; commands: ${listForMessage(expected)}`,
+        { grant, expected },
       );
       return;
     }
     fail(
-      PacksErrorCode.GRANT_UNKNOWN,
+      PacksErrorCode.grant_unknown,
       `grant "${grant}" is not a grant: expected pack:<id> or <pack>.<command>; ${packsForMessage(packIds, scope.unavailable)}`,
+      { grant, expected: packIds },
     );
   });
   if (issues.length > 0) return { ok: false, issues };
@@ -144,14 +166,16 @@ export function resolveGrants(workspace: Workspace, agentOrGrants: string | read
   if (typeof agentOrGrants !== 'string') return resolveGrantList(workspace, agentOrGrants);
   const agent = workspace.agents.find((a) => a.id === agentOrGrants);
   if (!agent) {
+    const agents = workspace.agents.map((a) => a.id);
     return {
       ok: false,
       issues: [
-        {
-          code: PacksErrorCode.UNKNOWN_AGENT,
-          message: `unknown agent "${agentOrGrants}"; agents: ${listForMessage(workspace.agents.map((a) => a.id))}`,
-          path: [],
-        },
+        packsIssue(
+          PacksErrorCode.unknown_agent,
+          `unknown agent "${agentOrGrants}"; agents: ${listForMessage(agents)}`,
+          [],
+          { agent: agentOrGrants, expected: agents },
+        ),
       ],
     };
   }

@@ -4,7 +4,7 @@
 export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload } from './audit';
 export { auditEvent } from './audit';
 export { credentialsFrom, REDACTED } from './credentials';
-export type { PacksIssue } from './errors';
+export type { PacksIssue, PacksIssueDetails } from './errors';
 export { formatIssue, PacksError, PacksErrorCode } from './errors';
 export type {
   ApprovalKey,

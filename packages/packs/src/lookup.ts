@@ -1,3 +1,4 @@
+import { PacksErrorCode, type PacksIssue, packsIssue } from './errors';
 import type { Pack, PackCommand, UnavailablePack, Workspace } from './types';
 
 /** The command with manifest id `id` (`<pack>.<command>`), or `undefined`. */
@@ -43,4 +44,21 @@ export function unknownCommandMessage(workspace: Workspace, id: string): string 
     return `unknown command "${id}": pack "${pack.id}" has the commands ${listForMessage(pack.commands.map((c) => c.manifestId))}`;
   }
   return `unknown command "${id}": expected <pack>.<command>; available: ${listForMessage(allCommandIds(workspace))}`;
+}
+
+/** The `unknown_command` issue for `id`: its message, and the ids it could have been. */
+export function unknownCommandIssue(workspace: Workspace, id: string): PacksIssue {
+  const gone = unavailableFor(workspace, id);
+  const dot = id.indexOf('.');
+  const pack = dot < 0 ? undefined : getPack(workspace, id.slice(0, dot));
+  const expected = gone
+    ? gone.commands
+    : pack
+      ? pack.commands.map((c) => c.manifestId)
+      : allCommandIds(workspace);
+  return packsIssue(PacksErrorCode.unknown_command, unknownCommandMessage(workspace, id), [], {
+    command: id,
+    expected,
+    ...(gone ? { leftOut: gone.id } : {}),
+  });
 }

@@ -1,9 +1,9 @@
 // What a call would run, shown before it runs: for a person deciding an approval.
 import { renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
-import { PacksErrorCode as Code, type PacksIssue } from './errors';
-import { getCommand, unknownCommandMessage } from './lookup';
-import { prepareArgs } from './runner';
+import type { PacksIssue } from './errors';
+import { getCommand, unknownCommandIssue } from './lookup';
+import { prepareArgs, renderRefused } from './runner';
 import type { CredentialSource, Workspace } from './types';
 
 /** A call as {@link previewPackCall} shows it; every credential value is `[redacted]` in it. */
@@ -34,8 +34,7 @@ export function previewPackCall(
     .filter((v): v is string => typeof v === 'string' && v !== '');
   const shownArgs = redactDeep({ ...args }, secrets);
   if (!command) {
-    const message = unknownCommandMessage(workspace, commandId);
-    return { args: shownArgs, argv: null, issues: [{ code: Code.UNKNOWN_COMMAND, message, path: [] }] };
+    return { args: shownArgs, argv: null, issues: [unknownCommandIssue(workspace, commandId)] };
   }
   const prepared = prepareArgs(command, args);
   if (!prepared.ok) return { args: shownArgs, argv: null, issues: redactDeep(prepared.issues, secrets) };
@@ -44,11 +43,10 @@ export function previewPackCall(
     return { args: shownArgs, argv: argv.map((a) => redact(a, secrets)), issues: [] };
   } catch (error) {
     if (!(error instanceof TmplError)) throw error;
-    const issue: PacksIssue = {
-      code: Code.RENDER_REFUSED,
-      message: redact(`${commandId}: ${error.message}`, secrets),
-      path: error.path ? [error.path] : [],
+    return {
+      args: shownArgs,
+      argv: null,
+      issues: [renderRefused(commandId, error, (m) => redact(m, secrets))],
     };
-    return { args: shownArgs, argv: null, issues: [issue] };
   }
 }

@@ -1,9 +1,9 @@
 // What a call would run, without running it: the argv rendered from the arguments exactly as the
 // runner renders it, the working directory, and the environment with each credential as a marker.
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
-import { PacksErrorCode as Code, type PacksIssue } from './errors';
-import { getCommand, unknownCommandMessage } from './lookup';
-import { prepareArgs } from './runner';
+import type { PacksIssue } from './errors';
+import { getCommand, unknownCommandIssue } from './lookup';
+import { prepareArgs, renderRefused } from './runner';
 import type { Workspace } from './types';
 
 /** The marker a rendered environment shows in place of credential `name`'s value. */
@@ -30,12 +30,7 @@ export function renderPackCommand(workspace: Workspace, commandId: string, args:
   const command = getCommand(workspace, commandId);
   const pack = workspace.packs.find((p) => p.id === command?.pack);
   if (!command || !pack) {
-    return {
-      ok: false,
-      issues: [
-        { code: Code.UNKNOWN_COMMAND, message: unknownCommandMessage(workspace, commandId), path: [] },
-      ],
-    };
+    return { ok: false, issues: [unknownCommandIssue(workspace, commandId)] };
   }
   const prepared = prepareArgs(command, args);
   if (!prepared.ok) return prepared;
@@ -44,16 +39,7 @@ export function renderPackCommand(workspace: Workspace, commandId: string, args:
     argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
   } catch (error) {
     if (!(error instanceof TmplError)) throw error;
-    return {
-      ok: false,
-      issues: [
-        {
-          code: Code.RENDER_REFUSED,
-          message: `${commandId}: ${error.message}`,
-          path: error.path ? [error.path] : [],
-        },
-      ],
-    };
+    return { ok: false, issues: [renderRefused(commandId, error, (m) => m)] };
   }
   const markers = { get: (path: string) => credentialMarker(path.slice('credential.'.length)) };
   const env: Record<string, string> = {};

@@ -1,9 +1,9 @@
 import { type Confinement, ExecError, ExecErrorCode, run, type SpawnInfo } from '@harness/exec';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
-import { PacksErrorCode as Code, type PacksIssue } from './errors';
+import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
 import { FALLBACK_PATH } from './load';
-import { getCommand, unknownCommandMessage } from './lookup';
+import { getCommand, unknownCommandIssue } from './lookup';
 import type { CredentialSource, InputSchema, PackCommand, Workspace } from './types';
 
 /**
@@ -80,8 +80,22 @@ export interface RunPackOptions {
   readonly onSpawn?: (info: SpawnInfo) => void;
 }
 
-function argIssue(commandId: string, name: string, message: string): PacksIssue {
-  return { code: Code.INVALID_ARGS, message: `${commandId}: argument "${name}" ${message}`, path: [name] };
+type ArgDetails = PacksIssueDetails['invalid_args'];
+
+function argIssue(
+  commandId: string,
+  message: string,
+  details: Omit<ArgDetails, 'command'> & { readonly input: string },
+): PacksIssue {
+  return packsIssue(
+    Code.invalid_args,
+    `${commandId}: argument "${details.input}" ${message}`,
+    [details.input],
+    {
+      command: commandId,
+      ...details,
+    },
+  );
 }
 
 function checkValue(
@@ -90,18 +104,24 @@ function checkValue(
   schema: InputSchema,
   value: unknown,
 ): PacksIssue | string {
-  const fail = (m: string) => argIssue(commandId, name, m);
+  // `found` is the value's type, never the value: an argument may be a secret.
+  const fail = (expected: string, found?: string) =>
+    argIssue(commandId, `expected ${expected}${found === undefined ? '' : `, found ${found}`}`, {
+      input: name,
+      reason: 'invalid_value',
+      expected,
+      ...(found === undefined ? {} : { found }),
+    });
   let text: string;
   switch (schema.type) {
     case 'string':
-      if (typeof value !== 'string')
-        return fail(`expected a string, found ${value === null ? 'null' : typeof value}`);
+      if (typeof value !== 'string') return fail('a string', value === null ? 'null' : typeof value);
       if (schema.minLength !== undefined && [...value].length < schema.minLength)
-        return fail(`expected at least ${schema.minLength} characters`);
+        return fail(`at least ${schema.minLength} characters`);
       if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
-        return fail(`expected at most ${schema.maxLength} characters`);
+        return fail(`at most ${schema.maxLength} characters`);
       if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
-        return fail(`expected to match the pattern ${schema.pattern}`);
+        return fail(`to match the pattern ${schema.pattern}`);
       text = value;
       break;
     case 'integer':
@@ -112,21 +132,20 @@ function checkValue(
         (schema.type === 'integer' && !Number.isInteger(value))
       )
         return fail(
-          `expected ${schema.type === 'integer' ? 'an integer' : 'a number'}, found ${typeof value === 'number' ? String(value) : typeof value}`,
+          schema.type === 'integer' ? 'an integer' : 'a number',
+          typeof value === 'number' ? String(value) : typeof value,
         );
-      if (schema.minimum !== undefined && value < schema.minimum)
-        return fail(`expected at least ${schema.minimum}`);
-      if (schema.maximum !== undefined && value > schema.maximum)
-        return fail(`expected at most ${schema.maximum}`);
+      if (schema.minimum !== undefined && value < schema.minimum) return fail(`at least ${schema.minimum}`);
+      if (schema.maximum !== undefined && value > schema.maximum) return fail(`at most ${schema.maximum}`);
       text = String(value);
       break;
     case 'boolean':
-      if (typeof value !== 'boolean') return fail(`expected true or false, found ${typeof value}`);
+      if (typeof value !== 'boolean') return fail('true or false', typeof value);
       text = value ? 'true' : 'false';
       break;
   }
   if (schema.enum !== undefined && !schema.enum.some((e) => e === value)) {
-    return fail(`expected one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
+    return fail(`one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
   }
   return text;
 }
@@ -144,7 +163,13 @@ export function prepareArgs(
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return {
       ok: false,
-      issues: [{ code: Code.INVALID_ARGS, message: `${id}: arguments must be an object`, path: [] }],
+      issues: [
+        packsIssue(Code.invalid_args, `${id}: arguments must be an object`, [], {
+          command: id,
+          reason: 'not_an_object',
+          expected: 'an object',
+        }),
+      ],
     };
   }
   const issues: PacksIssue[] = [];
@@ -152,12 +177,13 @@ export function prepareArgs(
   const record = args as Record<string, unknown>;
   for (const name of Object.keys(record)) {
     if (!Object.hasOwn(command.inputs, name)) {
+      const expected = Object.keys(command.inputs).join(', ') || 'no arguments';
       issues.push(
-        argIssue(
-          id,
-          name,
-          `is not an input; expected ${Object.keys(command.inputs).join(', ') || 'no arguments'}`,
-        ),
+        argIssue(id, `is not an input; expected ${expected}`, {
+          input: name,
+          reason: 'unknown_input',
+          expected,
+        }),
       );
     }
   }
@@ -165,7 +191,13 @@ export function prepareArgs(
     const value = record[name];
     if (value === undefined || value === null) {
       if (command.required.includes(name))
-        issues.push(argIssue(id, name, `is required and missing; nothing ran`));
+        issues.push(
+          argIssue(id, 'is required and missing; nothing ran', {
+            input: name,
+            reason: 'missing',
+            expected: 'a value',
+          }),
+        );
       continue;
     }
     const r = checkValue(id, name, schema, value);
@@ -189,6 +221,27 @@ function parseOutput(kind: PackCommand['output'], stdout: string): { output: unk
     return { output: lines };
   }
   return { output: stdout };
+}
+
+/**
+ * The `render_refused` issue for a call of `commandId` that tmpl refused to render; `shown` is applied
+ * to the message (the runner redacts the pack's credentials there).
+ */
+export function renderRefused(
+  commandId: string,
+  error: TmplError,
+  shown: (message: string) => string,
+): PacksIssue {
+  return packsIssue(
+    Code.render_refused,
+    shown(`${commandId}: ${error.message}`),
+    error.path ? [error.path] : [],
+    {
+      command: commandId,
+      reason: error.code,
+      ...(error.path === undefined ? {} : { input: error.path }),
+    },
+  );
 }
 
 function firstLine(text: string): string {
@@ -217,12 +270,7 @@ export async function runPackCommand(
   const command = getCommand(workspace, commandId);
   const pack = workspace.packs.find((p) => p.id === command?.pack);
   if (!command || !pack) {
-    return {
-      ok: false,
-      issues: [
-        { code: Code.UNKNOWN_COMMAND, message: unknownCommandMessage(workspace, commandId), path: [] },
-      ],
-    };
+    return { ok: false, issues: [unknownCommandIssue(workspace, commandId)] };
   }
   const prepared = prepareArgs(command, args);
   if (!prepared.ok) return prepared;
@@ -256,14 +304,16 @@ export async function runPackCommand(
     }
   }
   if (missing.length > 0) {
+    const credentials = [...new Set(missing)];
     return {
       ok: false,
       issues: [
-        {
-          code: Code.CREDENTIAL_UNAVAILABLE,
-          message: `${commandId}: credential ${[...new Set(missing)].map((m) => `"${m}"`).join(', ')} has no value in the credential source; nothing ran (a credential is never replaced by an empty string)`,
-          path: [],
-        },
+        packsIssue(
+          Code.credential_unavailable,
+          `${commandId}: credential ${credentials.map((m) => `"${m}"`).join(', ')} has no value in the credential source; nothing ran (a credential is never replaced by an empty string)`,
+          [],
+          { command: commandId, credentials },
+        ),
       ],
     };
   }
@@ -277,16 +327,7 @@ export async function runPackCommand(
     argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
   } catch (error) {
     if (!(error instanceof TmplError)) throw error;
-    return {
-      ok: false,
-      issues: [
-        {
-          code: Code.RENDER_REFUSED,
-          message: redact(`${commandId}: ${error.message}`, secrets),
-          path: error.path ? [error.path] : [],
-        },
-      ],
-    };
+    return { ok: false, issues: [renderRefused(commandId, error, (m) => redact(m, secrets))] };
   }
 
   let result: Awaited<ReturnType<typeof run>>;
@@ -312,7 +353,16 @@ export async function runPackCommand(
         : error.code === ExecErrorCode.cwd_not_found
           ? `${commandId}: working directory ${pack.cwd} does not exist; fix the pack's cwd`
           : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
-    return { ok: false, issues: [{ code: Code.SPAWN_FAILED, message: redact(message, secrets), path: [] }] };
+    return {
+      ok: false,
+      issues: [
+        packsIssue(Code.spawn_failed, redact(message, secrets), [], {
+          command: commandId,
+          executable: redact(exe, secrets),
+          reason: error.code,
+        }),
+      ],
+    };
   }
 
   const truncated = result.outputExceeded;

@@ -101,19 +101,19 @@ const fragments = (text: string, n = 6): string[] => {
 describe('adversarial: flag injection through every input type', () => {
   it('a string, a negative integer, a negative number, an enum value or "--" cannot start an element', async () => {
     for (const v of ['-x', '--config=/etc/passwd', '--', '-', '-\n--x']) {
-      expect(await refusedCode('a.s', { v }), v).toBe('RENDER_REFUSED');
+      expect(await refusedCode('a.s', { v }), v).toBe('render_refused');
     }
-    expect(await refusedCode('a.typed', { n: -1, x: 1, e: 'ok' })).toBe('RENDER_REFUSED');
-    expect(await refusedCode('a.typed', { n: 1, x: -0.5, e: 'ok' })).toBe('RENDER_REFUSED');
-    expect(await refusedCode('a.typed', { n: 1, x: 1, e: '-rf' })).toBe('RENDER_REFUSED');
+    expect(await refusedCode('a.typed', { n: -1, x: 1, e: 'ok' })).toBe('render_refused');
+    expect(await refusedCode('a.typed', { n: 1, x: -0.5, e: 'ok' })).toBe('render_refused');
+    expect(await refusedCode('a.typed', { n: 1, x: 1, e: '-rf' })).toBe('render_refused');
     // An empty optional before a value does not make the value the start of the element.
-    expect(await refusedCode('a.two', { b: '-rf' })).toBe('RENDER_REFUSED');
-    expect(await refusedCode('a.two', { a: '', b: '-rf' })).toBe('RENDER_REFUSED');
+    expect(await refusedCode('a.two', { b: '-rf' })).toBe('render_refused');
+    expect(await refusedCode('a.two', { a: '', b: '-rf' })).toBe('render_refused');
   });
 
   it('a value after a literal "--" that may not start with a dash is refused when it does [SEC-10] [D4]', async () => {
     for (const v of ['-delete', '--config=/etc/passwd', '-']) {
-      expect(await refusedCode('a.after', { v }), v).toBe('RENDER_REFUSED');
+      expect(await refusedCode('a.after', { v }), v).toBe('render_refused');
     }
   });
 
@@ -127,10 +127,10 @@ describe('adversarial: flag injection through every input type', () => {
   it('numbers render in one spelling (1 and 1.0 are the same argv); NUL is refused before spawning', async () => {
     const one = await ran('a.typed', JSON.parse('{"n":1.0,"x":1e0,"e":"ok"}'));
     expect(one.output).toEqual(['1', '1', 'ok']);
-    expect(await refusedCode('a.s', { v: 'a\u0000b' })).toBe('RENDER_REFUSED');
-    expect(await refusedCode('a.typed', { n: 1.5, x: 1, e: 'ok' })).toBe('INVALID_ARGS');
-    expect(await refusedCode('a.s', { v: 'x', extra: 1 })).toBe('INVALID_ARGS');
-    expect(await refusedCode('a.s', JSON.parse('{"v":"x","__proto__":{"v":"-rf"}}'))).toBe('INVALID_ARGS');
+    expect(await refusedCode('a.s', { v: 'a\u0000b' })).toBe('render_refused');
+    expect(await refusedCode('a.typed', { n: 1.5, x: 1, e: 'ok' })).toBe('invalid_args');
+    expect(await refusedCode('a.s', { v: 'x', extra: 1 })).toBe('invalid_args');
+    expect(await refusedCode('a.s', JSON.parse('{"v":"x","__proto__":{"v":"-rf"}}'))).toBe('invalid_args');
   });
 });
 
@@ -243,7 +243,7 @@ describe('adversarial: "--" is not safe for every program', () => {
       - { id: list, argv: [find, --, '{{dir}}', -type, f], effects: read }
 `);
       const r = await runPackCommand(findWs, 'files.list', { dir: '-delete' });
-      expect(r.ok ? r.outcome.status : r.issues[0]?.code).toBe('RENDER_REFUSED');
+      expect(r.ok ? r.outcome.status : r.issues[0]?.code).toBe('render_refused');
       expect(readFileSync(join(box, 'keep.txt'), 'utf8')).toBe('precious');
       // An ordinary directory still lists.
       const listed = await runPackCommand(findWs, 'files.list', { dir: '.' });

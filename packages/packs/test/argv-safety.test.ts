@@ -12,7 +12,7 @@ import { onePack, workDir } from './helpers';
 const warningsOf = async (text: string): Promise<string[]> => {
   const r = await loadWorkspace({ text, file: join(workDir, 'workspace.yaml') }, { probe: false });
   if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('\n'));
-  return r.warnings.filter((w) => w.code === 'ARGV_SAFETY').map((w) => w.message);
+  return r.warnings.filter((w) => w.code === 'argv_safety').map((w) => w.message);
 };
 
 describe('packs check: allow_leading_dash [SEC-10] [D4]', () => {
@@ -102,7 +102,7 @@ describe.skipIf(!jq)('the example workspace: json-tools.edit-in-place [SEC-7]', 
   it('refuses a filter that jq would read as an option, and the file keeps its bytes', async () => {
     const r = await loadWorkspace({ file: join(box, 'workspace.yaml') });
     if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('\n'));
-    expect(r.warnings.filter((w) => w.code === 'ARGV_SAFETY')).toEqual([]);
+    expect(r.warnings.filter((w) => w.code === 'argv_safety')).toEqual([]);
     const before = readFileSync(join(box, 'data', 'people.json'));
     for (const filter of ['-f', '--from-file', '-n']) {
       const run = await runPackCommand(r.workspace, 'json-tools.edit-in-place', {

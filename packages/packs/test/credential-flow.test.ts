@@ -17,7 +17,7 @@ const ENV = `    credentials_ref: gh_token
 const warningsOf = async (text: string): Promise<string[]> => {
   const r = await loadWorkspace({ text, file: 'workspace.yaml' }, { probe: false });
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-  return r.warnings.filter((w) => w.code === 'CREDENTIAL_FLOW').map(formatIssue);
+  return r.warnings.filter((w) => w.code === 'credential_flow').map(formatIssue);
 };
 
 describe('the output of a command that receives a credential', () => {

@@ -202,7 +202,7 @@ agents:
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.issues[0]).toMatchObject({
-        code: PacksErrorCode.FILE_UNREADABLE,
+        code: PacksErrorCode.file_unreadable,
         file: '/nonexistent/workspace.yaml',
       });
   });

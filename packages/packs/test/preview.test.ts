@@ -43,7 +43,7 @@ describe('previewPackCall', () => {
     const shown = previewPackCall(ws, 'p.touch', { file: 5, count: 1 });
     expect(shown.argv).toBeNull();
     expect(shown.issues.map((i) => [i.code, i.message])).toEqual([
-      ['INVALID_ARGS', 'p.touch: argument "file" expected a string, found number'],
+      ['invalid_args', 'p.touch: argument "file" expected a string, found number'],
     ]);
   });
 });

@@ -149,7 +149,7 @@ describe('argv substitution is value-only (the security test)', () => {
   it('the template is frozen: a call cannot add arguments or change the executable [CP-35]', async () => {
     expect(await refused('t.echo', { value: 'x', extra: '--exec' })).toMatchInlineSnapshot(`
       [
-        "INVALID_ARGS: t.echo: argument "extra" is not an input; expected value",
+        "invalid_args: t.echo: argument "extra" is not an input; expected value",
       ]
     `);
     const o = await outcome('t.echo', { value: 'rm' });
@@ -161,7 +161,7 @@ describe('argv substitution is value-only (the security test)', () => {
     const file = join(workDir, 'should-not-exist');
     expect(await refused('t.touch', {})).toMatchInlineSnapshot(`
       [
-        "INVALID_ARGS: t.touch: argument "file" is required and missing; nothing ran",
+        "invalid_args: t.touch: argument "file" is required and missing; nothing ran",
       ]
     `);
     expect(existsSync(file)).toBe(false);
@@ -172,12 +172,12 @@ describe('argv substitution is value-only (the security test)', () => {
   it('D4: a value starting with "-" at the start of an element is refused, even after a literal --, unless its input allows a leading dash [SEC-10]', async () => {
     expect(await refused('t.bare', { value: '--version' })).toMatchInlineSnapshot(`
       [
-        "RENDER_REFUSED: t.bare: argv element 2 would start with the value of value, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow value a leading dash.",
+        "render_refused: t.bare: argv element 2 would start with the value of value, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow value a leading dash.",
       ]
     `);
     expect(await refused('t.echo', { value: '--not-a-flag' })).toMatchInlineSnapshot(`
       [
-        "RENDER_REFUSED: t.echo: argv element 4 would start with the value of value, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow value a leading dash only if this program honours "--".",
+        "render_refused: t.echo: argv element 4 would start with the value of value, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow value a leading dash only if this program honours "--".",
       ]
     `);
     expect((await outcome('t.dashed', { value: '--not-a-flag' })).output).toEqual(['--not-a-flag']);
@@ -202,19 +202,19 @@ describe('argv substitution is value-only (the security test)', () => {
     ]);
     expect(await refused('t.typed', { n: 1.5, flag: 'yes', mode: 'medium' })).toMatchInlineSnapshot(`
       [
-        "INVALID_ARGS: t.typed: argument "n" expected an integer, found 1.5",
-        "INVALID_ARGS: t.typed: argument "flag" expected true or false, found string",
-        "INVALID_ARGS: t.typed: argument "mode" expected one of "fast", "slow"",
+        "invalid_args: t.typed: argument "n" expected an integer, found 1.5",
+        "invalid_args: t.typed: argument "flag" expected true or false, found string",
+        "invalid_args: t.typed: argument "mode" expected one of "fast", "slow"",
       ]
     `);
     expect(await refused('t.typed', { n: -1, flag: true, mode: 'fast' })).toMatchInlineSnapshot(`
       [
-        "INVALID_ARGS: t.typed: argument "n" expected at least 0",
+        "invalid_args: t.typed: argument "n" expected at least 0",
       ]
     `);
     expect(await refused('t.typed', 'n=1')).toMatchInlineSnapshot(`
       [
-        "INVALID_ARGS: t.typed: arguments must be an object",
+        "invalid_args: t.typed: arguments must be an object",
       ]
     `);
   });
@@ -267,7 +267,7 @@ describe('environment and credentials', () => {
   it('a credential missing from the source at run time is an error, never an empty string; nothing runs [CP-42]', async () => {
     expect(await refused('t.env', {}, { credentials: credentialsFrom({}) })).toMatchInlineSnapshot(`
       [
-        "CREDENTIAL_UNAVAILABLE: t.env: credential "gh_token" has no value in the credential source; nothing ran (a credential is never replaced by an empty string)",
+        "credential_unavailable: t.env: credential "gh_token" has no value in the credential source; nothing ran (a credential is never replaced by an empty string)",
       ]
     `);
   });
@@ -363,7 +363,7 @@ describe('bounds', () => {
   it('a missing executable is reported by name and nothing runs [CP-50]', async () => {
     expect(await refused('t.missing', { value: 'x' })).toMatchInlineSnapshot(`
       [
-        "SPAWN_FAILED: t.missing: executable "no-such-binary-xyz" was not found on PATH; install it or fix the pack's argv",
+        "spawn_failed: t.missing: executable "no-such-binary-xyz" was not found on PATH; install it or fix the pack's argv",
       ]
     `);
   });
@@ -403,7 +403,7 @@ describe('working directory', () => {
   it('an unknown command names it and lists what exists [CP-28]', async () => {
     expect(await refused('t.nope', {})).toMatchInlineSnapshot(`
       [
-        "UNKNOWN_COMMAND: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.dashed, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
+        "unknown_command: unknown command "t.nope": pack "t" has the commands t.echo, t.printf, t.bare, t.dashed, t.env, t.leak, t.fail, t.missing, t.json, t.lines, t.text, t.typed, t.touch, t.pwd",
       ]
     `);
   });

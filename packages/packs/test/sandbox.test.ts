@@ -125,7 +125,7 @@ describe('sandbox_mode where no mechanism works (a PATH without bwrap)', () => {
     const r = await loadWorkspace({ text: packs, file: 'workspace.yaml' }, { probe: false, ...noBwrap });
     if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
     expect(r.workspace.packs.map((p) => p.id)).toEqual(['p', 'q']);
-    const sandboxWarnings = r.warnings.filter((w) => w.code !== PacksErrorCode.ARGV_SAFETY);
+    const sandboxWarnings = r.warnings.filter((w) => w.code !== PacksErrorCode.argv_safety);
     expect(sandboxWarnings.map(formatIssue)).toEqual([
       'workspace.yaml:1:1: sandbox_mode preferred: bubblewrap (bwrap) was not found on PATH (/nonexistent-bin), so the commands of packs p, q run unconfined; to confine them: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)',
     ]);
@@ -139,7 +139,7 @@ describe('sandbox_mode where no mechanism works (a PATH without bwrap)', () => {
       { probe: false, ...noBwrap },
     );
     if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-    expect(r.warnings.filter((w) => w.code !== PacksErrorCode.ARGV_SAFETY)).toEqual([]);
+    expect(r.warnings.filter((w) => w.code !== PacksErrorCode.argv_safety)).toEqual([]);
     expect(r.workspace.sandbox).toEqual({ mode: 'off', mechanism: null });
     expect(command(r.workspace, 'p.cat').sandbox).toBeNull();
   });

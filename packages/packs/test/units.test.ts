@@ -53,14 +53,15 @@ describe('PacksError', () => {
   it('carries a code and the issues, formatted as file:line:column lines', () => {
     const e = PacksError.fromIssues([
       {
-        code: PacksErrorCode.SCHEMA,
+        code: PacksErrorCode.schema,
         message: 'x: expected y, found z',
         path: ['x'],
         file: 'w.yaml',
         line: 2,
         column: 3,
+        details: { expected: 'y', found: 'z' },
       },
     ]);
-    expect([e.code, e.message, e.issues.length]).toEqual(['SCHEMA', 'w.yaml:2:3: x: expected y, found z', 1]);
+    expect([e.code, e.message, e.issues.length]).toEqual(['schema', 'w.yaml:2:3: x: expected y, found z', 1]);
   });
 });

@@ -1,5 +1,5 @@
 // The workspace's agents: unique ids, and each agent's grants resolved against the packs offered.
-import { PacksErrorCode as Code, type PacksIssue } from '../errors';
+import { PacksErrorCode as Code, type PacksIssue, packsIssue } from '../errors';
 import { resolveGrantList } from '../grants';
 import type { WorkspaceFile } from '../schema';
 import type { Agent, Pack, UnavailablePack } from '../types';
@@ -16,9 +16,10 @@ export function checkAgentIds(rawAgents: readonly RawAgent[], ctx: CheckContext,
       const first = ctx.loc.at(['agents', e, 'id']);
       issues.push(
         ctx.issue(
-          Code.DUPLICATE_ID,
+          Code.duplicate_id,
           ['agents', ai, 'id'],
           `agent id "${a.id}" is declared twice: here and at ${ctx.file}:${first.line}:${first.column}`,
+          { kind: 'agent', id: a.id, first },
         ),
       );
     } else seenAgents.set(a.id, ai);
@@ -43,7 +44,7 @@ export function resolveAgents(
     const grants = a.grants ?? [];
     const at = (gi: number) => {
       const p = ctx.loc.at(['agents', ai, 'grants', gi]);
-      return { file: ctx.file, line: p.line, column: p.column, path: ['agents', ai, 'grants', gi] };
+      return { file: ctx.file, line: p.line, column: p.column };
     };
     const named = (m: string) => `agent "${a.id}": ${m}`;
     // A grant of a pack whose requirement failed names a pack that exists but is unavailable: say
@@ -53,17 +54,22 @@ export function resolveAgents(
       const f = failedPackOf(grant, scope.failed ?? []);
       if (!f) return;
       failedGrants.add(gi);
-      issues.push({
-        code: Code.REQUIREMENT_MISSING,
-        message: named(
-          `grant "${grant}" names an unavailable pack: "${f.id}" is unavailable because ${f.reason}`,
+      issues.push(
+        packsIssue(
+          Code.requirement_missing,
+          named(`grant "${grant}" names an unavailable pack: "${f.id}" is unavailable because ${f.reason}`),
+          ['agents', ai, 'grants', gi],
+          { pack: f.id, binary: f.binary, grant },
+          at(gi),
         ),
-        ...at(gi),
-      });
+      );
     });
     const offered = grants.filter((_, gi) => !failedGrants.has(gi));
     const index = grants.flatMap((_, gi) => (failedGrants.has(gi) ? [] : [gi]));
-    const r = resolveGrantList(scope, offered, (i) => at(index[i] ?? i));
+    const r = resolveGrantList(scope, offered, (i) => {
+      const gi = index[i] ?? i;
+      return { path: ['agents', ai, 'grants', gi], ...at(gi) };
+    });
     if (!r.ok) {
       for (const i of r.issues) issues.push({ ...i, message: named(i.message) });
       return;

@@ -10,7 +10,12 @@ export function argvSafety(rawPacks: readonly RawPack[], ctx: CheckContext, warn
   rawPacks.forEach((rp, pi) => {
     rp.commands.forEach((rc, ci) => {
       for (const w of argvSafetyWarnings(rc)) {
-        warnings.push(ctx.issue(Code.ARGV_SAFETY, ['command_packs', pi, 'commands', ci, ...w.at], w.message));
+        warnings.push(
+          ctx.issue(Code.argv_safety, ['command_packs', pi, 'commands', ci, ...w.at], w.message, {
+            command: `${rp.id}.${rc.id}`,
+            input: w.input,
+          }),
+        );
       }
     });
   });
@@ -27,7 +32,11 @@ export function credentialFlow(
     rp.commands.forEach((rc, ci) => {
       for (const w of credentialFlowWarnings(rc, received)) {
         warnings.push(
-          ctx.issue(Code.CREDENTIAL_FLOW, ['command_packs', pi, 'commands', ci, ...w.at], w.message),
+          ctx.issue(Code.credential_flow, ['command_packs', pi, 'commands', ci, ...w.at], w.message, {
+            command: `${rp.id}.${rc.id}`,
+            credentials: received,
+            ...(w.input === undefined ? {} : { input: w.input }),
+          }),
         );
       }
     });

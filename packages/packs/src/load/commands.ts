@@ -35,9 +35,10 @@ export function buildCommand(
   if (defaults.reserved.has(manifestId)) {
     issues.push(
       ctx.issue(
-        Code.DUPLICATE_ID,
+        Code.duplicate_id,
         [...cPath, 'id'],
         `command "${manifestId}" collides with the host's built-in command "${manifestId}"; rename the pack or the command`,
+        { kind: 'command', id: manifestId, builtIn: true },
       ),
     );
   }

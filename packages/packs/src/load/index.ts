@@ -2,12 +2,12 @@
 // schema, then build it (./build). A file the schema rejects still gets the template checks of its
 // well-formed entries (./well-formed), so one pass reports every load error.
 import { readFile } from 'node:fs/promises';
-import { PacksErrorCode as Code, type PacksErrorCode, type PacksIssue } from '../errors';
+import { PacksErrorCode as Code, type PacksIssue, packsIssue } from '../errors';
 import { parseYamlConfig } from '../positions';
 import { workspaceSchema } from '../schema';
 import { build } from './build';
 import { sortIssues, zodMessage } from './issues';
-import type { LoadOptions, LoadResult, Path, WorkspaceSource } from './types';
+import type { LoadOptions, LoadResult, Path, PositionedIssue, WorkspaceSource } from './types';
 import { checkWellFormedEntries } from './well-formed';
 
 export { RESERVED_PACK_IDS } from './packs';
@@ -41,7 +41,13 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       return {
         ok: false,
         issues: [
-          { code: Code.FILE_UNREADABLE, message: `cannot read the workspace file (${why})`, path: [], file },
+          packsIssue(
+            Code.file_unreadable,
+            `cannot read the workspace file (${why})`,
+            [],
+            { reason: why },
+            { file },
+          ),
         ],
       };
     }
@@ -50,20 +56,15 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
   if (!yaml.ok) {
     return {
       ok: false,
-      issues: yaml.errors.map(({ line, column, message }) => ({
-        code: Code.YAML_SYNTAX,
-        message,
-        path: [],
-        file,
-        line,
-        column,
-      })),
+      issues: yaml.errors.map(({ line, column, message }) =>
+        packsIssue(Code.yaml_syntax, message, [], undefined, { file, line, column }),
+      ),
     };
   }
   const { data, loc } = yaml;
-  const issue = (code: PacksErrorCode, path: Path, message: string, key = false): PacksIssue => {
+  const issue: PositionedIssue = (code, path, message, details, key = false) => {
     const { line, column } = loc.at(path, { key });
-    return { code, message, path, file, line, column };
+    return packsIssue(code, message, path, details, { file, line, column });
   };
   const parsed = workspaceSchema.safeParse(data);
   if (!parsed.success) {
@@ -75,7 +76,9 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       const where = JSON.stringify(m.path);
       if (seen.has(where)) continue;
       seen.add(where);
-      issues.push(issue(Code.SCHEMA, m.path as Path, m.message, m.key));
+      issues.push(
+        issue(Code.schema, m.path as Path, m.message, { expected: m.expected, found: m.found }, m.key),
+      );
     }
     // The argv, input and env checks need only their own entries, so they run here too: `packs
     // check` then reports every load error in one pass rather than template errors after a fix.

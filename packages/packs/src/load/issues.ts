@@ -1,38 +1,10 @@
 // How the loader words and orders its issues: zod's schema issues rewritten as "where: expected …,
 // found …", issues inside a template string, and the file order every result is sorted in.
+import { type DetailsOf, describeFound, showPath, valueAt } from '@harness/errors';
 import type { z } from 'zod';
-import type { PacksErrorCode, PacksIssue } from '../errors';
+import { type PacksErrorCode, type PacksIssue, type PacksIssueDetails, packsIssue } from '../errors';
 import { exampleFor } from './examples';
 import type { CheckContext, Path } from './types';
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `a list of ${value.length}`;
-  if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-  }
-  return `${typeof value} ${String(value)}`;
-}
-
-function get(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const seg of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[seg as string];
-  }
-  return v;
-}
-
-/** A path as it reads in a message: `command_packs[0].commands[1].argv[2]`, or `(root)`. */
-export function showPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path)
-    out += typeof seg === 'number' ? `[${seg}]` : out === '' ? String(seg) : `.${String(seg)}`;
-  return out || '(root)';
-}
 
 // zod's own type names, as a message to a person reads them.
 const TYPE_WORDS: Readonly<Record<string, string>> = {
@@ -45,14 +17,22 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   boolean: 'true or false',
 };
 
+/** One zod issue in the loader's words: where, whether at a key, the message, and its `schema` details. */
+export interface SchemaMessage {
+  readonly path: PropertyKey[];
+  readonly key: boolean;
+  readonly message: string;
+  /** What was expected, without the word "expected" (`a map`, `a duration such as 30s, 5m or 500ms`). */
+  readonly expected: string;
+  /** What was found, as {@link describeFound} says it (for an unknown key: the key). */
+  readonly found: string;
+}
+
 /**
  * One zod issue as a message naming where, what was expected and what was found, and then an example
  * line of the right shape (unless the message already gives one).
  */
-export function zodMessage(
-  issue: z.core.$ZodIssue,
-  data: unknown,
-): { path: PropertyKey[]; key: boolean; message: string } {
+export function zodMessage(issue: z.core.$ZodIssue, data: unknown): SchemaMessage {
   const m = zodMessageOnly(issue, data);
   if (m.message.includes('e.g.')) return m;
   // An unknown key's example is its map's: the path ends at the key.
@@ -66,47 +46,47 @@ function expectedOf(issue: z.core.$ZodIssue): string {
   return `expected ${(type && TYPE_WORDS[type]) ?? type ?? issue.message}`;
 }
 
-function zodMessageOnly(
-  issue: z.core.$ZodIssue,
-  data: unknown,
-): { path: PropertyKey[]; key: boolean; message: string } {
+/** What a message expects, as details hold it: `expected a map; …` → `a map`. */
+function expectedWords(text: string): string {
+  const words = text.startsWith('expected ') ? text.slice('expected '.length) : text;
+  const cut = words.indexOf('; ');
+  return cut < 0 ? words : words.slice(0, cut);
+}
+
+function zodMessageOnly(issue: z.core.$ZodIssue, data: unknown): SchemaMessage {
   const path = [...issue.path];
-  const found = get(data, path);
-  const where = showPath(path);
+  const found = describeFound(valueAt(data, path));
+  // `said` follows "where: "; `expected` is the text whose leading words say what was expected.
+  const at = (said: string, expected: string, what = found, key = false, where = path): SchemaMessage => ({
+    path: where,
+    key,
+    message: `${showPath(path)}: ${said}`,
+    expected: expectedWords(expected),
+    found: what,
+  });
   switch (issue.code) {
     case 'unrecognized_keys': {
       const key = issue.keys[0] ?? '';
-      return { path: [...path, key], key: true, message: `${where}: ${issue.message}` };
+      return at(issue.message, issue.message, describeFound(key), true, [...path, key]);
     }
-    case 'invalid_type':
-      if (found === undefined) {
-        return {
-          path,
-          key: false,
-          message: `${where}: missing; ${expectedOf(issue)}`,
-        };
-      }
-      return {
-        path,
-        key: false,
-        message: `${where}: ${expectedOf(issue)}, found ${describe(found)}`,
-      };
-    case 'invalid_key':
-      return {
-        path,
-        key: true,
-        message: `${where}: ${issue.issues[0]?.message ?? issue.message}, found ${describe(path.at(-1))}`,
-      };
+    case 'invalid_type': {
+      const expected = expectedOf(issue);
+      if (found === 'nothing') return at(`missing; ${expected}`, expected);
+      return at(`${expected}, found ${found}`, expected);
+    }
+    case 'invalid_key': {
+      const expected = issue.issues[0]?.message ?? issue.message;
+      const key = describeFound(path.at(-1));
+      return at(`${expected}, found ${key}`, expected, key, true);
+    }
     case 'too_small':
-      return { path, key: false, message: `${where}: ${issue.message}, found ${describe(found)}` };
-    default:
+      return at(`${issue.message}, found ${found}`, issue.message);
+    default: {
       if (issue.message.includes('unknown key'))
-        return { path, key: true, message: `${where}: ${issue.message}` };
-      return {
-        path,
-        key: false,
-        message: `${where}: ${issue.message.startsWith('expected') ? issue.message : `expected ${issue.message}`}, found ${describe(found)}`,
-      };
+        return at(issue.message, issue.message, describeFound(path.at(-1)), true);
+      const expected = issue.message.startsWith('expected') ? issue.message : `expected ${issue.message}`;
+      return at(`${expected}, found ${found}`, expected);
+    }
   }
 }
 
@@ -114,15 +94,16 @@ function zodMessageOnly(
  * An issue positioned inside the string at `at` (a template's placeholder or syntax error), its
  * message prefixed with where that string sits in the file.
  */
-export function issueInside(
+export function issueInside<C extends PacksErrorCode>(
   ctx: CheckContext,
-  code: PacksErrorCode,
+  code: C,
   at: Path,
   offset: number,
   message: string,
+  details: DetailsOf<PacksIssueDetails, C>,
 ): PacksIssue {
   const { line, column } = ctx.loc.inside(at, offset);
-  return { code, message: `${showPath(at)}: ${message}`, path: at, file: ctx.file, line, column };
+  return packsIssue(code, `${showPath(at)}: ${message}`, at, details, { file: ctx.file, line, column });
 }
 
 /** Sorts issues into file order (line, then column), in place. */

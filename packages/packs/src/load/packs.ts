@@ -37,9 +37,10 @@ export function buildPacks(
     if (RESERVED_PACK_IDS.includes(rp.id)) {
       issues.push(
         issue(
-          Code.RESERVED_ID,
+          Code.reserved_id,
           [...pPath, 'id'],
           `pack id "${rp.id}" is reserved (${RESERVED_PACK_IDS.join(', ')}); expected another id, e.g. "${rp.id}-tools"`,
+          { pack: rp.id, reserved: RESERVED_PACK_IDS },
         ),
       );
     }
@@ -48,9 +49,10 @@ export function buildPacks(
       const first = ctx.loc.at(['command_packs', earlier, 'id']);
       issues.push(
         issue(
-          Code.DUPLICATE_ID,
+          Code.duplicate_id,
           [...pPath, 'id'],
           `pack id "${rp.id}" is declared twice: here and at ${file}:${first.line}:${first.column}; expected unique pack ids`,
+          { kind: 'pack', id: rp.id, first },
         ),
       );
       return;
@@ -72,7 +74,7 @@ function buildPack(
   checkCommandIds(rp, pPath, ctx, issues);
   checkOverrides(rp, pPath, ctx, issues);
   const credentials = rp.credentials_ref === undefined ? [] : [rp.credentials_ref].flat();
-  checkPackEnv(rp.env ?? {}, credentials, `pack "${rp.id}"`, pPath, ctx, issues);
+  checkPackEnv(rp.env ?? {}, credentials, rp.id, pPath, ctx, issues);
   checkCredentialSource(rp, credentials, pPath, ctx, issues);
   const defaults: PackDefaults = {
     tier: rp.permission ?? 'cautious',
@@ -114,9 +116,10 @@ function checkCommandIds(rp: RawPack, pPath: Path, ctx: CheckContext, issues: Pa
       const first = ctx.loc.at([...pPath, 'commands', e, 'id']);
       issues.push(
         ctx.issue(
-          Code.DUPLICATE_ID,
+          Code.duplicate_id,
           [...pPath, 'commands', ci, 'id'],
           `command "${rp.id}.${c.id}" is declared twice: here and at ${ctx.file}:${first.line}:${first.column}; expected unique command ids in a pack`,
+          { kind: 'command', id: `${rp.id}.${c.id}`, first },
         ),
       );
     } else seenCommands.set(c.id, ci);
@@ -130,9 +133,10 @@ function checkOverrides(rp: RawPack, pPath: Path, ctx: CheckContext, issues: Pac
       if (!commandIds.includes(name)) {
         issues.push(
           ctx.issue(
-            Code.UNKNOWN_OVERRIDE,
+            Code.unknown_override,
             [...pPath, key, name],
             `${key} key "${name}" names no command of pack "${rp.id}"; expected one of ${listForMessage(commandIds)}`,
+            { pack: rp.id, key, command: name, expected: commandIds },
             true,
           ),
         );
@@ -156,9 +160,10 @@ function checkCredentialSource(
     if (typeof v !== 'string' || v === '') {
       issues.push(
         ctx.issue(
-          Code.UNKNOWN_CREDENTIAL,
+          Code.unknown_credential,
           [...pPath, 'credentials_ref'],
           `credential "${cred}" of pack "${rp.id}" is not in the configured credential source (or is empty); add it to the host's credentials`,
+          { credential: cred, pack: rp.id, reason: 'not_in_source', expected: credentials },
         ),
       );
     }

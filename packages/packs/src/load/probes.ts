@@ -1,7 +1,7 @@
 // The requirement probes: each pack's `requires` checked by running `<binary> --version` once per
 // binary. A failing pack is an issue, or, when it says `optional: true`, left out with a warning.
 import { FALLBACK_PATH } from '@harness/exec';
-import { PacksErrorCode as Code, type PacksErrorCode, type PacksIssue } from '../errors';
+import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { type ProbeResult, probeBinary, satisfies } from '../probe';
 import type { Pack, UnavailablePack } from '../types';
@@ -14,10 +14,26 @@ export { FALLBACK_PATH };
 interface Failure {
   readonly binary: string;
   readonly reason: string;
-  readonly code: PacksErrorCode;
+  readonly code: typeof Code.requirement_missing | typeof Code.requirement_version;
   readonly at: Path;
   /** The probe's detail when the binary is missing (`not found on PATH`, `not executable`). */
   readonly missing?: string;
+  /** The constraint required and the version found, where the probe got that far. */
+  readonly expected?: string;
+  readonly found?: string;
+}
+
+/** The details of the issue a failed probe of `pack` becomes. */
+function failureIssue(ctx: BuildContext, failure: Failure, pack: string, message: string): PacksIssue {
+  const { binary, at } = failure;
+  if (failure.code === Code.requirement_missing)
+    return ctx.issue(Code.requirement_missing, at, message, { pack, binary });
+  return ctx.issue(Code.requirement_version, at, message, {
+    pack,
+    binary,
+    ...(failure.expected === undefined ? {} : { expected: failure.expected }),
+    ...(failure.found === undefined ? {} : { found: failure.found }),
+  });
 }
 
 /**
@@ -30,7 +46,7 @@ export async function probeRequirements(
   issues: PacksIssue[],
   warnings: PacksIssue[],
 ): Promise<{ packs: Pack[]; unavailable: UnavailablePack[]; failed: UnavailablePack[] }> {
-  const { issue, options } = ctx;
+  const { options } = ctx;
   const packs: Pack[] = [];
   const unavailable: UnavailablePack[] = [];
   // Packs whose requirement fails and that are not optional: a load error, named again by any grant.
@@ -58,9 +74,10 @@ export async function probeRequirements(
         commands: pack.commands.map((c) => c.manifestId),
       });
       warnings.push(
-        issue(
-          failure.code,
-          failure.at,
+        failureIssue(
+          ctx,
+          failure,
+          pack.id,
           `optional pack "${pack.id}" left out: ${failure.reason}; its commands ${listForMessage(pack.commands.map((c) => c.manifestId))} are not offered`,
         ),
       );
@@ -76,10 +93,11 @@ export async function probeRequirements(
         commands: pack.commands.map((c) => c.manifestId),
       });
       issues.push(
-        issue(
-          failure.code,
-          failure.at,
-          `pack "${pack.id}" is unavailable because ${because}; ${failure.code === Code.REQUIREMENT_MISSING ? `install ${failure.binary}` : 'install a version that satisfies the constraint'}, or mark the pack optional: true`,
+        failureIssue(
+          ctx,
+          failure,
+          pack.id,
+          `pack "${pack.id}" is unavailable because ${because}; ${failure.code === Code.requirement_missing ? `install ${failure.binary}` : 'install a version that satisfies the constraint'}, or mark the pack optional: true`,
         ),
       );
     }
@@ -96,7 +114,7 @@ async function firstFailure(
   for (const [ri, req] of pack.requires.entries()) {
     const result = await probe(req.binary);
     const at: Path = ['command_packs', index, 'requires', ri];
-    const fail = (code: PacksErrorCode, reason: string): Failure => ({
+    const fail = (code: Failure['code'], reason: string): Failure => ({
       binary: req.binary,
       reason,
       code,
@@ -104,25 +122,32 @@ async function firstFailure(
     });
     if (result.kind === 'missing') {
       return {
-        ...fail(Code.REQUIREMENT_MISSING, `${req.binary} is not installed (${result.detail})`),
+        ...fail(Code.requirement_missing, `${req.binary} is not installed (${result.detail})`),
         missing: result.detail,
       };
     }
     if (result.kind === 'failed') {
-      return fail(Code.REQUIREMENT_VERSION, `${req.binary} could not be probed: ${result.detail}`);
+      return fail(Code.requirement_version, `${req.binary} could not be probed: ${result.detail}`);
     }
     if (req.version === undefined) continue;
     if (result.version === undefined) {
-      return fail(
-        Code.REQUIREMENT_VERSION,
-        `${req.binary} --version printed no version number, so ${req.version} cannot be checked`,
-      );
+      return {
+        ...fail(
+          Code.requirement_version,
+          `${req.binary} --version printed no version number, so ${req.version} cannot be checked`,
+        ),
+        expected: req.version,
+      };
     }
     if (!satisfies(result.version, req.version)) {
-      return fail(
-        Code.REQUIREMENT_VERSION,
-        `${req.binary} ${result.version} is installed but ${req.version} is required`,
-      );
+      return {
+        ...fail(
+          Code.requirement_version,
+          `${req.binary} ${result.version} is installed but ${req.version} is required`,
+        ),
+        expected: req.version,
+        found: result.version,
+      };
     }
   }
   return undefined;

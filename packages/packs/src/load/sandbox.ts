@@ -78,6 +78,7 @@ export function resolveSandbox(
   // Issues point at the command's block when it has one, else at the pack's.
   const at: Path = rc.sandbox === undefined ? [...pPath, 'sandbox'] : [...pPath, 'commands', ci, 'sandbox'];
   const home = ctx.options.home ?? homedir();
+  const command = `${rp.id}.${rc.id}`;
   // Each resolved path with the index it was written at (issues point there).
   const list = (key: 'read' | 'write' | 'deny'): [string, number][] | undefined => {
     const raw = fields.filesystem?.[key];
@@ -89,9 +90,10 @@ export function resolveSandbox(
       else {
         issues.push(
           ctx.issue(
-            Code.SANDBOX_PATH,
+            Code.sandbox_path,
             [...at, 'filesystem', key, i],
-            `sandbox path "${entry}" of "${rp.id}.${rc.id}" names another user's home; expected an absolute path, ~/… (the serving user's home) or a path relative to the pack's cwd`,
+            `sandbox path "${entry}" of "${command}" names another user's home; expected an absolute path, ~/… (the serving user's home) or a path relative to the pack's cwd`,
+            { command, entry, reason: 'other_home' },
           ),
         );
       }
@@ -107,9 +109,10 @@ export function resolveSandbox(
       if (within(path, read)) continue;
       issues.push(
         ctx.issue(
-          Code.SANDBOX_PATH,
+          Code.sandbox_path,
           i < 0 ? [...at, 'filesystem', 'read'] : [...at, 'filesystem', 'write', i],
-          `sandbox write path ${path} of "${rp.id}.${rc.id}" is outside its read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+          `sandbox write path ${path} of "${command}" is outside its read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+          { command, entry: path, reason: 'write_outside_read' },
         ),
       );
     }
@@ -117,9 +120,10 @@ export function resolveSandbox(
   if (read !== undefined && !within(cwd, [...read, ...write])) {
     issues.push(
       ctx.issue(
-        Code.SANDBOX_PATH,
+        Code.sandbox_path,
         [...at, 'filesystem', 'read'],
-        `the working directory ${cwd} of "${rp.id}.${rc.id}" is outside its sandbox read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+        `the working directory ${cwd} of "${command}" is outside its sandbox read paths ${listForMessage(read)}; add it (or a parent) to filesystem.read`,
+        { command, entry: cwd, reason: 'cwd_outside_read' },
       ),
     );
   }
@@ -127,9 +131,10 @@ export function resolveSandbox(
   if (typeof network === 'object') {
     issues.push(
       ctx.issue(
-        Code.SANDBOX_UNSUPPORTED,
+        Code.sandbox_unsupported,
         [...at, 'network'],
-        `sandbox network { allow: [...] } of "${rp.id}.${rc.id}" is not supported yet (a domain allowlist needs a filtering proxy inside the sandbox); use none, loopback or host`,
+        `sandbox network { allow: [...] } of "${command}" is not supported yet (a domain allowlist needs a filtering proxy inside the sandbox); use none, loopback or host`,
+        { command, setting: 'network' },
       ),
     );
   }
@@ -164,12 +169,13 @@ export function applySandboxMode(
   if (found.available) return { mode, mechanism: found.mechanism };
   const unavailable = { reason: found.reason, hint: found.hint };
   if (mode === 'preferred') {
-    const confined = scope.packs.filter(needs);
+    const confined = scope.packs.filter(needs).map((p) => p.id);
     warnings.push(
       ctx.issue(
-        Code.SANDBOX_UNAVAILABLE,
+        Code.sandbox_unavailable,
         ['sandbox_mode'],
-        `sandbox_mode preferred: ${found.reason}, so the commands of ${confined.length === 1 ? 'pack' : 'packs'} ${listForMessage(confined.map((p) => p.id))} run unconfined; to confine them: ${found.hint}`,
+        `sandbox_mode preferred: ${found.reason}, so the commands of ${confined.length === 1 ? 'pack' : 'packs'} ${listForMessage(confined)} run unconfined; to confine them: ${found.hint}`,
+        { mode, packs: confined, hint: found.hint },
         true,
       ),
     );
@@ -191,9 +197,10 @@ export function applySandboxMode(
     });
     warnings.push(
       ctx.issue(
-        Code.SANDBOX_UNAVAILABLE,
+        Code.sandbox_unavailable,
         ['command_packs', indexOf(pack.id), 'id'],
         `pack "${pack.id}" left out: sandbox_mode is required and ${found.reason}; its commands ${listForMessage(commands)} are not offered; to fix: ${found.hint}`,
+        { mode, packs: [pack.id], hint: found.hint },
       ),
     );
   }

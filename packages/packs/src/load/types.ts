@@ -1,6 +1,7 @@
 // The types shared by the workspace loader's modules: what a caller passes and gets back, and the
 // context each check is given to position its issues.
-import type { PacksErrorCode, PacksIssue } from '../errors';
+import type { DetailsOf } from '@harness/errors';
+import type { PacksErrorCode, PacksIssue, PacksIssueDetails } from '../errors';
 import type { Locator } from '../positions';
 import type { WorkspaceFile } from '../schema';
 import type { CredentialSource, Workspace } from '../types';
@@ -38,11 +39,23 @@ export type Path = readonly (string | number)[];
 /** One entry of `command_packs` as the schema parsed it. */
 export type RawPack = NonNullable<WorkspaceFile['command_packs']>[number];
 
+/**
+ * Builds the issue of `code` at `path` in the file, positioned at the value there (or at its key,
+ * with `key`), with the code's details.
+ */
+export type PositionedIssue = <C extends PacksErrorCode>(
+  code: C,
+  path: Path,
+  message: string,
+  details: DetailsOf<PacksIssueDetails, C>,
+  key?: boolean,
+) => PacksIssue;
+
 /** What every check needs: the file name, positions, and a constructor for a positioned issue. */
 export interface CheckContext {
   readonly file: string;
   readonly loc: Locator;
-  readonly issue: (code: PacksErrorCode, path: Path, message: string, key?: boolean) => PacksIssue;
+  readonly issue: PositionedIssue;
 }
 
 /** What building a schema-valid file needs besides: the caller's options. */

@@ -36,8 +36,7 @@ export function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksI
     const credentials = wellFormedCredentials(rp.credentials_ref);
     if (credentials !== undefined && isStringMap(rp.env)) {
       // A pack without a string id is still named by the path at the start of each message.
-      const pack = typeof rp.id === 'string' ? `pack "${rp.id}"` : 'this pack';
-      checkPackEnv(rp.env, credentials, pack, pPath, ctx, issues);
+      checkPackEnv(rp.env, credentials, typeof rp.id === 'string' ? rp.id : undefined, pPath, ctx, issues);
     }
     if (!Array.isArray(rp.commands)) return;
     rp.commands.forEach((rc: unknown, ci) => {
