@@ -39,8 +39,8 @@ export type {
   HostAnswer,
   HostClient,
   ListOutcome,
-  RunOutcome,
   RunRequest,
+  SendOutcome,
 } from './host/types';
 export type { HostCommandToolsOptions } from './host-command-tools';
 export { createHostCommandTools } from './host-command-tools';

@@ -190,7 +190,7 @@ describe('isErrorResult', () => {
     expect(isErrorResult({ status: 'not_granted', landed: 'no' })).toBe(true);
     expect(isErrorResult(grepNothing)).toBe(true);
     expect(
-      isErrorResult(executed({ ok: false, code: 'failed', reason: 'timeout' }, { timedOut: true })),
+      isErrorResult(executed({ ok: false, code: 'failed', reason: 'timed_out' }, { timedOut: true })),
     ).toBe(true);
     expect(
       isErrorResult(executed({ ok: false, code: 'bad-args' }, { message: 'the arguments do not fit' })),

@@ -17,6 +17,7 @@ export { SYSTEM_READ_PATHS } from './sandbox/types';
 export type {
   AppliedLimits,
   ByteCounts,
+  KillOutcome,
   OnExceed,
   RunOptions,
   RunOutcome,

@@ -7,7 +7,7 @@ import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { OutputCollector } from './output';
 import { checkCwd, resolveExecutable } from './resolve';
 import { planSandbox } from './sandbox/plan';
-import type { AppliedLimits, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
+import type { AppliedLimits, KillOutcome, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -24,7 +24,7 @@ const AFTER_KILL_WAIT_MS = 2_000;
 // Once the group is gone, its end of the pipes closes at once; this margin lets the close arrive.
 const PIPE_CLOSE_MARGIN_MS = 200;
 
-type KillReason = 'timeout' | 'output_exceeded' | 'cancelled' | 'stray';
+type KillReason = KillOutcome | 'stray';
 
 function invalid(message: string): ExecError {
   return new ExecError(ExecErrorCode.invalid_option, message);
@@ -318,7 +318,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   }
 
   const timeoutTimer = Number.isFinite(limits.timeoutMs)
-    ? setTimeout(() => startKill('timeout'), limits.timeoutMs)
+    ? setTimeout(() => startKill('timed_out'), limits.timeoutMs)
     : undefined;
   const onAbort = (): void => startKill('cancelled');
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -360,11 +360,11 @@ export async function run(options: RunOptions): Promise<RunResult> {
 
   const out = collector.result(0);
   const err = collector.result(1);
-  const timedOut = reason === 'timeout';
+  const timedOut = reason === 'timed_out';
   const cancelled = reason === 'cancelled';
   const killedForOutput = reason === 'output_exceeded';
   const outcome: RunOutcome = timedOut
-    ? 'timeout'
+    ? 'timed_out'
     : cancelled
       ? 'cancelled'
       : killedForOutput

@@ -81,8 +81,16 @@ export interface ByteCounts {
   readonly dropped: number;
 }
 
-/** Why the run ended, most specific first: a bound that fired wins over the exit it caused. */
-export type RunOutcome = 'exited' | 'signaled' | 'timeout' | 'output_exceeded' | 'cancelled';
+/**
+ * Why the run ended, most specific first: a bound that fired wins over the exit it caused. The one
+ * definition of these words: the pack runner's statuses, the agent runner's run records and the
+ * host's audit rows use them as they are (`timed_out`, `output_exceeded`, `cancelled`, `signaled`;
+ * docs/errors.md, "Outcome words").
+ */
+export type RunOutcome = 'exited' | 'signaled' | 'timed_out' | 'output_exceeded' | 'cancelled';
+
+/** The outcomes in which a bound or the caller ended the run (not the program itself). */
+export type KillOutcome = Extract<RunOutcome, 'timed_out' | 'output_exceeded' | 'cancelled'>;
 
 /** The bounds a run actually used (defaults filled in). */
 export interface AppliedLimits {

@@ -46,7 +46,7 @@ describe('adversarial: processes that outlive their welcome', () => {
         timeoutMs: 300,
       },
     );
-    expect(r.outcome).toBe('timeout');
+    expect(r.outcome).toBe('timed_out');
     expect(alive(r.pid)).toBe(false);
   });
 
@@ -57,7 +57,7 @@ describe('adversarial: processes that outlive their welcome', () => {
       timeoutMs: 400,
       killGraceMs: 100,
     });
-    expect(r.outcome).toBe('timeout');
+    expect(r.outcome).toBe('timed_out');
     const started = pids(r.stdout);
     expect(started.length).toBeGreaterThanOrEqual(2);
     for (const pid of started) expect(alive(pid), `pid ${pid}`).toBe(false);
@@ -133,7 +133,7 @@ describe('adversarial: a descendant that leaves the group with setsid and keeps 
       timeoutMs: 1_000,
       killGraceMs: 200,
     });
-    expect(r).toMatchObject({ ok: false, outcome: 'timeout', escaped: true, stdout: 'started\n' });
+    expect(r).toMatchObject({ ok: false, outcome: 'timed_out', escaped: true, stdout: 'started\n' });
     expect(r.durationMs).toBeGreaterThanOrEqual(1_000);
     // The bound: the timeout, the kill grace, the wait for a killed group (2 s) and the pipe margin,
     // plus slack for a loaded machine; a hang would take the child's 300 s.

@@ -12,7 +12,7 @@ describe('process group kill', () => {
     const r = await run({ argv: ['sh', '-c', script], env, timeoutMs: 300, killGraceMs: 200 });
     const seen = pids(r.stdout);
     expect(seen).toHaveLength(3);
-    expect(r).toMatchObject({ outcome: 'timeout', timedOut: true, ok: false, signal: 'SIGKILL' });
+    expect(r).toMatchObject({ outcome: 'timed_out', timedOut: true, ok: false, signal: 'SIGKILL' });
     for (const pid of [...seen, r.pid]) expect(alive(pid)).toBe(false);
   });
 

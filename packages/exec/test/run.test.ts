@@ -236,7 +236,7 @@ describe('bounds: timeout', () => {
     });
     expect(r).toMatchObject({
       ok: false,
-      outcome: 'timeout',
+      outcome: 'timed_out',
       timedOut: true,
       cancelled: false,
       stdout: 'started\n',

@@ -193,7 +193,7 @@ suite('sandbox: nothing of the run survives it', () => {
       {},
       { timeoutMs: 300, killGraceMs: 100 },
     );
-    expect(r.outcome).toBe('timeout');
+    expect(r.outcome).toBe('timed_out');
     expect(withMarker(marker)).toEqual([]);
   });
 

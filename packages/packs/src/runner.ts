@@ -1,4 +1,11 @@
-import { type Confinement, ExecError, ExecErrorCode, run, type SpawnInfo } from '@harness/exec';
+import {
+  type Confinement,
+  ExecError,
+  ExecErrorCode,
+  type RunOutcome,
+  run,
+  type SpawnInfo,
+} from '@harness/exec';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
@@ -12,17 +19,10 @@ import type { CredentialSource, InputSchema, PackCommand, Workspace } from './ty
  * held the output open: reading stopped at the bound and that process may still run); `timed_out`;
  * `output_exceeded` (stdout + stderr passed `max_output`, and the
  * command was killed: output is never silently truncated, CP-48); `cancelled` (the caller's signal);
- * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept).
+ * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept). The words a
+ * bound or a signal ends a run with are `@harness/exec`'s {@link RunOutcome}, spelled once there.
  */
-export type RunStatus =
-  | 'ok'
-  | 'exit_nonzero'
-  | 'signaled'
-  | 'escaped'
-  | 'timed_out'
-  | 'output_exceeded'
-  | 'cancelled'
-  | 'parse_failed';
+export type RunStatus = 'ok' | 'exit_nonzero' | 'escaped' | 'parse_failed' | Exclude<RunOutcome, 'exited'>;
 
 /** The bounded outcome of one pack-command run. Credential values are already `[redacted]` everywhere in it. */
 export interface PackRunOutcome {

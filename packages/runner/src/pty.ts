@@ -7,7 +7,13 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExecError, ExecErrorCode, resolveExecutable } from '@harness/exec';
+import {
+  ExecError,
+  ExecErrorCode,
+  type KillOutcome,
+  type RunOutcome,
+  resolveExecutable,
+} from '@harness/exec';
 import { spawn } from '@lydell/node-pty';
 
 /**
@@ -20,7 +26,7 @@ export function trampolinePath(): string {
 
 /** How a PTY run ended. */
 export interface PtyResult {
-  readonly outcome: 'exited' | 'signaled' | 'timeout' | 'output_exceeded' | 'cancelled';
+  readonly outcome: RunOutcome;
   readonly exitCode: number | null;
   readonly signal: string | null;
   /** What the program wrote to the terminal (fds 1 and 2), decoded, at most `maxOutputBytes`. */
@@ -97,9 +103,9 @@ export async function runWithPty(run: PtyRun): Promise<PtyResult> {
   run.onSpawn?.(term.pid);
   let output = '';
   let bytes = 0;
-  let reason: 'timeout' | 'output_exceeded' | 'cancelled' | undefined;
+  let reason: KillOutcome | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
-  const stop = (why: 'timeout' | 'output_exceeded' | 'cancelled'): void => {
+  const stop = (why: KillOutcome): void => {
     if (reason !== undefined) return;
     reason = why;
     killGroup(term.pid, 'SIGTERM');
@@ -121,7 +127,9 @@ export async function runWithPty(run: PtyRun): Promise<PtyResult> {
   const onAbort = (): void => stop('cancelled');
   if (run.signal?.aborted) onAbort();
   run.signal?.addEventListener('abort', onAbort);
-  const timer = Number.isFinite(run.timeoutMs) ? setTimeout(() => stop('timeout'), run.timeoutMs) : undefined;
+  const timer = Number.isFinite(run.timeoutMs)
+    ? setTimeout(() => stop('timed_out'), run.timeoutMs)
+    : undefined;
   const exit = await new Promise<{ exitCode: number; signal?: number }>((resolveExit) =>
     term.onExit(resolveExit),
   );

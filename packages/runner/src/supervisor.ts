@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { LoadedEnvelope, RunTrigger } from '@harness/events';
 import { readEnvelope } from '@harness/events/node';
-import { ExecError, run as exec } from '@harness/exec';
+import { ExecError, run as exec, type RunOutcome } from '@harness/exec';
 import { Cron } from 'croner';
 import { RunnerError, RunnerErrorCode } from './errors';
 import { RunnerMetrics } from './metrics';
@@ -367,7 +367,7 @@ export class Supervisor {
     try {
       if (plan.promptFile !== undefined) writePrivate(plan.promptFile, plan.prompt ?? '');
       if (plan.tools !== undefined) writePrivate(plan.tools.configFile, plan.tools.configText);
-      let result: { outcome: string; exitCode: number | null; signal: string | null; output: string };
+      let result: { outcome: RunOutcome; exitCode: number | null; signal: string | null; output: string };
       if (plan.delivery === 'stdin') {
         result = await runWithPty({
           name: plan.name,

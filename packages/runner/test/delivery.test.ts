@@ -113,7 +113,7 @@ describe('stdin delivery', () => {
       prompt_delivery: 'stdin',
       timeout: '300ms',
     });
-    expect(await s.runNow('h')).toMatchObject({ status: 'failed', reason: 'timeout' });
+    expect(await s.runNow('h')).toMatchObject({ status: 'failed', reason: 'timed_out' });
   });
 });
 

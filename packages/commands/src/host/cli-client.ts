@@ -5,7 +5,7 @@ import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
 import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
-import type { CallOptions, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
+import type { CallOptions, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
 
 // `loom command run` prints one answer line, which the protocol bounds: read it whole.
 const MAX_OUTPUT_BYTES = MAX_ANSWER_LINE_BYTES + 1;
@@ -77,7 +77,7 @@ export function createCliHostClient(config: HostConfig): HostClient {
       if (!parsed) return { ok: false, code: 'malformed_payload' };
       return { ok: true, listing: parsed.value };
     },
-    async run(req: RunRequest, opts: CallOptions = {}): Promise<RunOutcome> {
+    async run(req: RunRequest, opts: CallOptions = {}): Promise<SendOutcome> {
       if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
       let r: Awaited<ReturnType<typeof execRun>>;
       try {

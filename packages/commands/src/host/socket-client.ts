@@ -3,7 +3,7 @@
 import { type BrokerFailure, createBrokerClient } from '@harness/protocol/client';
 import { readAnswer } from './answer';
 import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
-import type { CallOptions, HostAnswer, HostClient, ListOutcome, RunOutcome, RunRequest } from './types';
+import type { CallOptions, HostAnswer, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
 
 /** Options of {@link createSocketHostClient}. */
 export interface SocketClientOptions {
@@ -42,7 +42,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
         return { ok: true, unchanged: true, etag };
       return { ok: true, listing: r.value, etag };
     },
-    async run(req: RunRequest, opts: CallOptions = {}): Promise<RunOutcome> {
+    async run(req: RunRequest, opts: CallOptions = {}): Promise<SendOutcome> {
       if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
       const r = await client.run({
         command: req.command,
@@ -63,7 +63,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
 }
 
 /** What a failed request comes to for the harness. */
-function failureOutcome(f: BrokerFailure, command: string): RunOutcome {
+function failureOutcome(f: BrokerFailure, command: string): SendOutcome {
   if (f.kind === 'busy') return { kind: 'not_sent', code: 'busy' };
   if (f.kind === 'unreachable' || f.kind === 'incompatible')
     return { kind: 'not_sent', code: 'command_failed' };

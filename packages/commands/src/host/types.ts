@@ -36,7 +36,7 @@ export type RunRequest = Omit<RunParams, 'jobId'>;
  *   its bound of calls in flight (`MAX_PENDING_REQUESTS` of `@harness/protocol`);
  * - `lost`: the request was sent and no answer could be read (`landed: "unknown"`).
  */
-export type RunOutcome =
+export type SendOutcome =
   | { kind: 'answer'; answer: HostAnswer }
   | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' | 'busy' }
   | { kind: 'lost' };
@@ -59,7 +59,7 @@ export interface HostClient {
    */
   list(options?: CallOptions & { ifNoneMatch?: string | undefined }): Promise<ListOutcome>;
   /** Sends one command call. */
-  run(request: RunRequest, options?: CallOptions): Promise<RunOutcome>;
+  run(request: RunRequest, options?: CallOptions): Promise<SendOutcome>;
   /** Releases a held connection; safe to call twice. */
   close(): Promise<void>;
 }
