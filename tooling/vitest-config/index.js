@@ -3,6 +3,10 @@
 import { defineConfig } from 'vitest/config';
 
 const conditions = ['@harness/source', 'import', 'module', 'node', 'default'];
+// Vitest hands the SSR conditions to Node (--conditions) for the modules Node loads itself. Node
+// adds `import` or `require` by how a module is loaded; naming `import` there would make a CommonJS
+// require() of a dual package (pg's require('pg-pool')) load its ESM build.
+const nodeConditions = ['@harness/source', 'node', 'default'];
 
 // FC_RUNS_MULTIPLIER (see @harness/test-utils, fast-check.ts) multiplies every property's runs; the
 // time a test may take grows with it, so a long local run is not cut short by the default timeout.
@@ -12,7 +16,7 @@ const timeout = 20_000 * runsMultiplier;
 export function harnessVitestConfig(overrides = {}) {
   return defineConfig({
     resolve: { conditions },
-    ssr: { resolve: { conditions, externalConditions: ['@harness/source'] } },
+    ssr: { resolve: { conditions: nodeConditions, externalConditions: ['@harness/source'] } },
     ...overrides,
     test: {
       include: ['test/**/*.test.ts'],

@@ -9,7 +9,7 @@ import { openStore, readInstance } from './instance';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
-import { openStoreTarget } from './store/open';
+import { describeStoreTarget, openStoreTarget } from './store/open';
 import type {
   ApprovalRecord,
   ApprovalStatus,
@@ -168,7 +168,8 @@ async function prepareBroker(
   const store = await step(
     'store',
     () => (options.openStore ?? openStoreTarget)(instance.store),
-    () => `${instance.store.file} opens`,
+    () =>
+      `${describeStoreTarget(instance.store)} ${instance.store.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,
   );
   try {
     // First, before anything can fail on the workspace or the scope: whatever a crashed broker left

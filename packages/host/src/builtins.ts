@@ -54,7 +54,8 @@ const composeInputs = {
           ref: {
             type: 'string',
             maxLength: 2048,
-            pattern: `^(${REF_KINDS.join('|')}):[^\\s].*$`,
+            // No NUL anywhere (no store's text holds one; PostgreSQL's cannot); otherwise `.`.
+            pattern: `^(${REF_KINDS.join('|')}):[^\\s\\u0000][^\\u0000\\n\\r\\u2028\\u2029]*$`,
             description: `A reference: ${REF_KINDS.map((k) => `${k}:`).join(', ')}.`,
           },
           pattern_ref: {
@@ -64,7 +65,7 @@ const composeInputs = {
             description:
               'A canonical pattern reference, pattern:<space>/<instance-id> (the harness resolves tokens).',
           },
-          title: { type: 'string', minLength: 1, maxLength: 200 },
+          title: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' },
           stage: {
             type: 'string',
             pattern: '^[a-z][a-z0-9_-]{0,31}$',

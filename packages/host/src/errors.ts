@@ -19,6 +19,21 @@ export const HostErrorCode = defineCodes({
   queue_unsafe: 'queue_unsafe',
   /** The store could not be opened or a statement failed unexpectedly. */
   store: 'store',
+  /**
+   * The store's server could not be reached, or the connection was lost before anything was
+   * committed (after the retries): nothing was written.
+   */
+  store_unavailable: 'store_unavailable',
+  /**
+   * The connection to the store's server was lost while a write was committing: it may have
+   * landed. A compose retried with the same request id settles it; other writes say what to check.
+   */
+  store_outcome_unknown: 'store_outcome_unknown',
+  /**
+   * The store's schema version is not the one this host reads: older (run `loom migrate`) or
+   * newer (written by a newer host: upgrade this one).
+   */
+  store_schema: 'store_schema',
   /** An approval id is unknown or no longer pending. */
   approval_not_found: 'approval_not_found',
   /** Direct transport settings are missing or malformed. */

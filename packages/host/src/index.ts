@@ -34,7 +34,8 @@ export { checkServes, INSTANCE_FILE, initInstance, openStore, readInstance, STOR
 export { CREDENTIALS_FILE, loadPackBackend } from './packs-backend';
 export type { ResolvedScope, ScopeFile, ScopeWorkspace } from './scope';
 export { parseScope, readScopeFile, resolveScope } from './scope';
-export { openStoreTarget } from './store/open';
+export { describeStoreTarget, migrateStoreTarget, openStoreTarget } from './store/open';
+export { DEFAULT_PG_SCHEMA, postgresTargetFromEnv } from './store/postgres/target';
 export type {
   ApprovalRecord,
   ApprovalRequest,
@@ -49,8 +50,10 @@ export type {
   ComposeOutcome,
   LoomSummary,
   LoomView,
+  PostgresTarget,
   PruneResult,
   Receipt,
+  SqliteTarget,
   Store,
   StoreFactory,
   StoreTarget,

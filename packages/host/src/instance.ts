@@ -14,8 +14,9 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { HostError, HostErrorCode } from './errors';
 import { loadPackBackend } from './packs-backend';
 import { readScopeFile, resolveScope } from './scope';
-import { embeddedStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
-import type { Store, StoreFactory, StoreTarget } from './store/types';
+import { embeddedStoreTarget, migrateStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
+import { readPostgresRecord } from './store/postgres/target';
+import type { PostgresTarget, Store, StoreFactory, StoreTarget } from './store/types';
 
 /** The file in an instance directory that records what the instance is. */
 export const INSTANCE_FILE = 'instance.json';
@@ -46,12 +47,13 @@ export type InstanceServes = { agent: string } | { scopeFile: string };
  * Creates an instance directory (mode 0700) holding the store and a record of the workspace. The
  * workspace is loaded first, so a broken one creates nothing; the directory is assembled beside its
  * final path and renamed into place, so a failure leaves nothing half-written. `dir` may exist only
- * as an empty directory.
+ * as an empty directory. `store` names a PostgreSQL store instead of the embedded SQLite file: its
+ * schema is created or migrated to this host's version first, and it is recorded without a password.
  */
 export async function initInstance(
   dir: string,
   workspaceFile: string,
-  options: { serves?: InstanceServes } = {},
+  options: { serves?: InstanceServes; store?: PostgresTarget } = {},
 ): Promise<InstanceInfo> {
   const target = resolve(dir);
   const workspace = resolve(workspaceFile);
@@ -86,12 +88,16 @@ export async function initInstance(
     const copyName = `workspace${extname(workspace) || '.yaml'}`;
     copyFileSync(workspace, join(staging, copyName));
     const createdAt = new Date().toISOString();
+    // A PostgreSQL store is recorded without a password (the target type holds none).
+    const store = options.store === undefined ? {} : { store: options.store };
     writeFileSync(
       join(staging, INSTANCE_FILE),
-      `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt, ...servesRecord(options.serves) }, null, 2)}\n`,
+      `${JSON.stringify({ version: 1, workspace, workspaceCopy: copyName, createdAt, ...servesRecord(options.serves), ...store }, null, 2)}\n`,
       { mode: 0o600 },
     );
-    await (await openStoreTarget(embeddedStoreTarget(staging))).close();
+    // The store is made (SQLite) or brought to this host's schema (PostgreSQL) before the
+    // instance exists: a server that does not answer leaves no instance behind.
+    await migrateStoreTarget(options.store ?? embeddedStoreTarget(staging));
     try {
       renameSync(staging, target);
     } catch (cause) {
@@ -145,6 +151,7 @@ export function readInstance(dir: string): InstanceInfo {
     createdAt?: unknown;
     agent?: unknown;
     scopeFile?: unknown;
+    store?: unknown;
   };
   try {
     record = JSON.parse(text) as typeof record;
@@ -167,7 +174,7 @@ export function readInstance(dir: string): InstanceInfo {
     dir: abs,
     workspaceFile: record.workspace,
     workspaceCopy: join(abs, record.workspaceCopy),
-    store: embeddedStoreTarget(abs),
+    store: storeRecord(record.store, abs),
     createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
     ...(typeof record.scopeFile === 'string'
       ? { serves: { scopeFile: record.scopeFile } }
@@ -175,6 +182,26 @@ export function readInstance(dir: string): InstanceInfo {
         ? { serves: { agent: record.agent } }
         : {}),
   };
+}
+
+/** The store an instance record names: its own SQLite file when it names none. */
+function storeRecord(value: unknown, dir: string): StoreTarget {
+  if (value === undefined) return embeddedStoreTarget(dir);
+  const where = join(dir, INSTANCE_FILE);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HostError(HostErrorCode.instance_invalid, `${where}: "store" must be an object`);
+  }
+  const kind = (value as { kind?: unknown }).kind;
+  if (kind === 'sqlite') return embeddedStoreTarget(dir);
+  if (kind !== 'postgres') {
+    throw new HostError(
+      HostErrorCode.instance_invalid,
+      `${where}: "store.kind" must be "sqlite" or "postgres", found ${JSON.stringify(kind)}`,
+    );
+  }
+  const target = readPostgresRecord(value as Record<string, unknown>);
+  if (typeof target === 'string') throw new HostError(HostErrorCode.instance_invalid, `${where}: ${target}`);
+  return target;
 }
 
 function servesRecord(serves: InstanceServes | undefined): Record<string, string> {

@@ -1,21 +1,8 @@
-// A compose and its audit event commit in one transaction: both are there, or neither is. Real
-// SQLite files.
-import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/store/sqlite/index';
+// A compose and its audit event commit in one transaction: both are there, or neither is. Both
+// stores: real SQLite files and a real PostgreSQL schema.
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { AuditEventInput, ComposeInput, ComposeOutcome, Store } from '../src/store/types';
-
-let dir: ReturnType<typeof tempDir>;
-let store: Store;
-beforeEach(() => {
-  dir = tempDir('host-compose-audit-');
-  store = openSqliteStore(join(dir.path, 'loom.db'));
-});
-afterEach(async () => {
-  await store.close();
-  dir.cleanup();
-});
+import { describeStores } from './stores';
 
 const eventOf = (outcome: ComposeOutcome): AuditEventInput => ({
   run: 'r1',
@@ -40,7 +27,13 @@ const compose = (over: Partial<ComposeInput>): ComposeInput => ({
   ...over,
 });
 
-describe('a compose and its audit event', () => {
+describeStores('a compose and its audit event', (kind) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await kind.open();
+  });
+  afterEach(() => store.close());
+
   it('commits the event built from the outcome in the compose transaction, for every outcome', async () => {
     const first = await store.compose(compose({ audit: eventOf }));
     expect(first.kind).toBe('committed');

@@ -1,5 +1,6 @@
-// The store contract beyond looms: the filtered, paged audit query, what an approval records, and
-// the migration of a file written by an older version. Real SQLite files throughout.
+// The store contract beyond looms: the filtered, paged audit query, what an approval records, the
+// looms a console lists — for both stores — and the migration of a SQLite file written by an older
+// version. Real SQLite files and a real PostgreSQL schema.
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
@@ -8,6 +9,7 @@ import { HostError } from '../src/errors';
 import { openSqliteStore } from '../src/store/sqlite/index';
 import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/schema';
 import type { AuditEventInput, Store } from '../src/store/types';
+import { describeStores } from './stores';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -29,10 +31,10 @@ const event = (over: Partial<AuditEventInput>): AuditEventInput => ({
   ...over,
 });
 
-describe('queryAudit', () => {
+describeStores('queryAudit', (kind) => {
   let store: Store;
   beforeEach(async () => {
-    store = openSqliteStore(join(dir.path, 'loom.db'));
+    store = await kind.open();
     // seq 1..12: agents me/you alternate, every third call refused, commands echo/touch by half.
     for (let i = 1; i <= 12; i++) {
       await store.appendAudit(
@@ -108,15 +110,22 @@ describe('queryAudit', () => {
     expect((await store.queryAudit({ since: last })).events.map((e) => e.command)).toContain('late');
   });
 
+  it('records an event whose text holds NUL with U+FFFD in its place, and its payload as given', async () => {
+    await store.appendAudit(event({ command: 'evil\u0000cmd', job: 'j\u0000', payload: { v: 'a\u0000b' } }));
+    const [e] = (await store.queryAudit({ limit: 1 })).events;
+    expect(e).toMatchObject({ command: 'evil\ufffdcmd', job: 'j\ufffd', payload: { v: 'a\u0000b' } });
+    expect((await store.queryAudit({ command: 'evil\ufffdcmd' })).events).toHaveLength(1);
+  });
+
   it('returns each event whole, payload parsed', async () => {
     const [e] = (await store.queryAudit({ after: 1, limit: 1 })).events;
     expect(e).toMatchObject({ seq: 2, run: 'r1', actor: 'agent:you', phase: 'run', payload: { i: 2 } });
   });
 });
 
-describe('approvals record what a person judges', () => {
+describeStores('approvals record what a person judges', (kind) => {
   it('stores the argument values, the rendered argv and the tier with the request', async () => {
-    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    const store = await kind.open();
     try {
       const rec = await store.requestApproval({
         key: 'k',
@@ -162,7 +171,7 @@ INSERT INTO approvals VALUES ('apr_old', 'k-old', 'text.touch', 'editor', 'run-1
 INSERT INTO audit (at, run, actor, job, command, action, phase, outcome, code, reason, payload) VALUES ('2030-01-01T00:00:00.000Z', 'run-1', 'agent:editor', NULL, 'text.touch', 'command:call:text:touch', 'run', 'refused', 'refused', 'approval_required', '{"arg_names":["file"]}');
 `;
 
-describe('migration of a store written by an older version', () => {
+describe('migration of a SQLite store written by an older version', () => {
   it('opens a version 1 file, keeps its rows, and reads and writes the new fields', async () => {
     const file = join(dir.path, 'loom.db');
     const old = new Database(file);
@@ -239,7 +248,7 @@ describe('migration of a store written by an older version', () => {
   });
 });
 
-describe('the looms of a store, for a console', () => {
+describeStores('the looms of a store, for a console', (kind) => {
   const compose = (
     store: Store,
     over: { namespace: string; requestId: string; loomId?: string; refs: string[] },
@@ -255,7 +264,7 @@ describe('the looms of a store, for a console', () => {
     });
 
   it('lists every loom, most recently changed first, with its version and component count', async () => {
-    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    const store = await kind.open();
     try {
       const a = await compose(store, { namespace: 'n1', requestId: 'a', refs: ['page:a'] });
       const b = await compose(store, { namespace: 'n2', requestId: 'b', refs: ['page:b', 'page:c'] });
@@ -274,7 +283,7 @@ describe('the looms of a store, for a console', () => {
   });
 
   it("gives one loom's receipts across namespaces, newest first: its versions", async () => {
-    const store = openSqliteStore(join(dir.path, 'loom.db'));
+    const store = await kind.open();
     try {
       const a = await compose(store, { namespace: 'n1', requestId: 'a', refs: ['page:a'] });
       if (a.kind !== 'committed') throw new Error('compose did not commit');

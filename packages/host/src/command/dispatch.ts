@@ -2,6 +2,7 @@
 
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { type BuiltinContext, runBuiltin } from '../builtins';
+import { HostError, HostErrorCode } from '../errors';
 import type { ResolvedScope } from '../scope';
 import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
@@ -45,7 +46,8 @@ function builtinAudit(
 
 /**
  * Runs one call. A throw becomes an `internal` answer: for a built-in nothing landed (its store
- * transaction rolled back); for a pack command a process may have run.
+ * transaction rolled back) unless the store says the outcome is unknown; for a pack command a
+ * process may have run.
  */
 export async function dispatch(
   ctx: DispatchContext,
@@ -92,12 +94,15 @@ export async function dispatch(
       };
     }
   } catch (error) {
+    // A store write whose COMMIT answer was lost may have landed (a compose is retried with its
+    // request id first, so this is what is left when that retry could not settle it either).
+    const unknown = error instanceof HostError && error.code === HostErrorCode.store_outcome_unknown;
     out = {
       answer: {
         ok: false,
         id,
         code: 'internal',
-        mayHaveLanded: !builtin,
+        mayHaveLanded: !builtin || unknown,
         completed: [],
         body: { message: `the host failed while running ${id}: ${(error as Error).message}` },
       },

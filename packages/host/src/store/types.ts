@@ -1,5 +1,5 @@
-// The store interface. SQLite fills it (./sqlite/); a store is opened from a target by ./open.ts,
-// so nothing outside this folder names SQLite.
+// The store interface. SQLite (./sqlite/) and PostgreSQL (./postgres/) fill it; a store is opened
+// from a target by ./open.ts, so nothing outside this folder names either.
 
 /** How many components a stage holds at once (docs/host.md, "The stage model"). */
 export const STAGE_CAPACITY = 8;
@@ -253,7 +253,28 @@ export interface Store {
 }
 
 /** Where an instance keeps its store: what `instance.json` records, resolved to absolute paths. */
-export type StoreTarget = { kind: 'sqlite'; file: string };
+export type StoreTarget = SqliteTarget | PostgresTarget;
+
+/** The embedded store: one SQLite file (in the instance directory). */
+export interface SqliteTarget {
+  kind: 'sqlite';
+  file: string;
+}
+
+/**
+ * A PostgreSQL store, shared by every host whose instance names the same database and schema
+ * (docs/host.md, "Several hosts"). It never holds a password: that comes from `PGPASSWORD`,
+ * `DATABASE_URL` or `~/.pgpass` when the store is opened.
+ */
+export interface PostgresTarget {
+  kind: 'postgres';
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  /** The PostgreSQL schema (namespace) that holds the tables, e.g. `loom`. */
+  schema: string;
+}
 
 /** Opens the store of a target; the host is given one (default: {@link openStoreTarget}). */
 export type StoreFactory = (target: StoreTarget) => Promise<Store>;

@@ -1,13 +1,8 @@
 // The audit log in SQLite: append one event, read the tail, query a filtered page, prune.
 import type Database from 'better-sqlite3';
-import {
-  AUDIT_PAGE_MAX,
-  type AuditEvent,
-  type AuditEventInput,
-  type AuditPage,
-  type AuditQuery,
-  type PruneResult,
-} from '../types';
+import { auditFilters, auditLimit, cursorRange, timeRange } from '../audit-page';
+import { auditText } from '../audit-text';
+import type { AuditEvent, AuditEventInput, AuditPage, AuditQuery, PruneResult } from '../types';
 
 type AuditRow = Omit<AuditEvent, 'payload'> & { payload: string };
 
@@ -17,23 +12,6 @@ const toEvent = (r: AuditRow): AuditEvent => ({
 });
 
 type Param = string | number;
-
-/**
- * The seq range a time range covers, `[from, to)`. This store keeps `at` non-decreasing in `seq`
- * (see `appendAudit` below), so `at >= since` is `seq >=` the first seq at or after `since`, and
- * `at < until` is `seq <` the first seq at or after `until`: one index seek each. Every query is
- * then a filter plus a seq range, which the single-column indexes (that hold the rowid) serve.
- */
-function timeRange(
-  first: (at: string) => number | undefined,
-  q: AuditQuery,
-): { from: number; to: number } | undefined {
-  const end = Number.MAX_SAFE_INTEGER;
-  const from = q.since === undefined ? 0 : first(q.since);
-  if (from === undefined) return undefined;
-  const to = q.until === undefined ? end : (first(q.until) ?? end);
-  return from < to ? { from, to } : undefined;
-}
 
 /** The audit query of the SQLite store: statements built from a fixed set of clauses, cached. */
 function auditQuery(db: Database.Database): (q: AuditQuery) => AuditPage {
@@ -50,23 +28,14 @@ function auditQuery(db: Database.Database): (q: AuditQuery) => AuditPage {
     return st;
   };
   return (q) => {
-    const limit = Math.min(Math.max(1, Math.trunc(q.limit ?? 100)), AUDIT_PAGE_MAX);
+    const limit = auditLimit(q);
     const none: AuditPage = { events: [], older: null, newer: null };
     const time = timeRange((at) => firstAt.get(at)?.seq, q);
-    if (time === undefined) return none;
-    const range = {
-      from: Math.max(time.from, q.after === undefined ? 0 : q.after + 1),
-      to: Math.min(time.to, q.before ?? time.to),
-    };
-    if (range.from >= range.to) return none;
+    const range = time && cursorRange(time, q);
+    if (time === undefined || range === undefined) return none;
     const where: string[] = [];
     const params: Param[] = [];
-    for (const [column, value] of [
-      ['actor', q.actor],
-      ['command', q.command],
-      ['outcome', q.outcome],
-    ] as const) {
-      if (value === undefined) continue;
+    for (const [column, value] of auditFilters(q)) {
       where.push(`${column} = ?`);
       params.push(value);
     }
@@ -114,7 +83,8 @@ export function auditInserter(db: Database.Database): (event: AuditEventInput) =
   const lastAt = db.prepare<[], { at: string }>('SELECT at FROM audit ORDER BY seq DESC LIMIT 1');
   // `at` never goes below the previous event's, even if the clock steps back: time bounds are then
   // seq bounds (timeRange). The write transaction orders appends, so this holds across brokers.
-  return (event) => {
+  return (given) => {
+    const event = auditText(given);
     const now = new Date().toISOString();
     const previous = lastAt.get()?.at;
     return Number(

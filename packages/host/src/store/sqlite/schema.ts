@@ -72,7 +72,7 @@ function migrate(db: Database.Database, file: string): void {
     const from = row === undefined ? 1 : Number(row.value);
     if (!Number.isInteger(from) || from < 1 || from > SQLITE_SCHEMA_VERSION) {
       throw new HostError(
-        HostErrorCode.store,
+        HostErrorCode.store_schema,
         `the store at ${file} has schema version ${row?.value}, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
       );
     }

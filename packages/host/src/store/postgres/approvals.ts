@@ -1,0 +1,165 @@
+// Approvals in PostgreSQL: request, decide, take (single use across hosts), read. Every method one
+// transaction. The single use is a conditional UPDATE of a row locked FOR UPDATE: of two hosts
+// taking one approval at once, the second waits for the first, then finds the row no longer
+// `approved` and takes nothing.
+import { HostError, HostErrorCode } from '../../errors';
+import { newId } from '../ids';
+import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+import { lockKey, type PgDb, type Tx } from './client';
+
+// The JSON columns as stored; args, argv and tier are NULL only in rows of an older writer.
+interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
+  arg_names: string;
+  args: string | null;
+  argv: string | null;
+}
+
+const COLUMNS =
+  'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at, decided_at, decided_by, consumed_at';
+// Newest first; `ordinal` orders two requests of the same millisecond as they were made.
+const NEWEST = 'ORDER BY created_at DESC, ordinal DESC';
+const LIVE = "status IN ('pending', 'approved', 'denied')";
+
+const toApproval = (row: ApprovalRow): ApprovalRecord => ({
+  ...row,
+  arg_names: JSON.parse(row.arg_names) as string[],
+  args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
+  argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
+  tier: row.tier ?? null,
+});
+
+/** Marks the live approvals of `key` (every key when undefined) whose time is up as expired. */
+async function expireDue(tx: Tx, now: Date, key?: string): Promise<void> {
+  if (key === undefined) {
+    await tx.query(`UPDATE approvals SET status = 'expired' WHERE ${LIVE} AND expires_at <= $1`, [
+      now.toISOString(),
+    ]);
+  } else {
+    await tx.query(
+      `UPDATE approvals SET status = 'expired' WHERE key = $1 AND ${LIVE} AND expires_at <= $2`,
+      [key, now.toISOString()],
+    );
+  }
+}
+
+type ApprovalPart = Pick<
+  Store,
+  'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'
+>;
+
+/** The approvals part of the PostgreSQL store. */
+export function pgApprovals(db: PgDb): ApprovalPart {
+  const take = async (tx: Tx, key: string, now: Date): Promise<ApprovalRecord | undefined> => {
+    await expireDue(tx, now, key);
+    const [row] = await tx.query<ApprovalRow>(
+      `UPDATE approvals SET status = 'consumed', consumed_at = $2
+       WHERE id = (SELECT id FROM approvals WHERE key = $1 AND status = 'approved' ${NEWEST} LIMIT 1 FOR UPDATE)
+         AND status = 'approved'
+       RETURNING ${COLUMNS}`,
+      [key, now.toISOString()],
+    );
+    return row === undefined ? undefined : toApproval(row);
+  };
+
+  const request = async (tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> => {
+    const now = input.now ?? new Date();
+    await expireDue(tx, now, input.key);
+    const rows = await tx.query<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM approvals WHERE key = $1 AND status IN ('denied', 'pending') ${NEWEST}`,
+      [input.key],
+    );
+    const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
+    if (live) return toApproval(live);
+    const [row] = await tx.query<ApprovalRow>(
+      `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13) RETURNING ${COLUMNS}`,
+      [
+        newId('apr'),
+        input.key,
+        input.command,
+        input.agent,
+        input.run,
+        input.action,
+        input.reason,
+        JSON.stringify(input.argNames),
+        JSON.stringify(input.args),
+        input.argv === null ? null : JSON.stringify(input.argv),
+        input.tier,
+        now.toISOString(),
+        new Date(now.getTime() + input.ttlMs).toISOString(),
+      ],
+    );
+    return toApproval(row as ApprovalRow);
+  };
+
+  const decide = async (
+    tx: Tx,
+    id: string,
+    decision: 'approved' | 'denied',
+    by: string,
+    ttlMs: number,
+    now: Date,
+  ): Promise<ApprovalRecord> => {
+    const [found] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 FOR UPDATE`, [
+      id,
+    ]);
+    const due = found !== undefined && ['pending', 'approved', 'denied'].includes(found.status);
+    const status = due && found.expires_at <= now.toISOString() ? 'expired' : found?.status;
+    if (status !== 'pending') {
+      throw new HostError(
+        HostErrorCode.approval_not_found,
+        found
+          ? `approval ${id} is ${status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
+          : `no approval has the id ${id}; see \`loom approvals list\``,
+      );
+    }
+    const [row] = await tx.query<ApprovalRow>(
+      `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, decision, now.toISOString(), by, new Date(now.getTime() + ttlMs).toISOString()],
+    );
+    return toApproval(row as ApprovalRow);
+  };
+
+  const list = async (tx: Tx, status: ApprovalStatus | 'all', now: Date): Promise<ApprovalRecord[]> => {
+    await expireDue(tx, now);
+    const rows = await tx.query<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM approvals WHERE $1 = 'all' OR status = $1 ${NEWEST}`,
+      [status],
+    );
+    return rows.map(toApproval);
+  };
+
+  return {
+    takeApproval: (key, now = new Date()) =>
+      db.tx('take an approval', (tx) => take(tx, key, now), {
+        idempotent: false,
+        unknownHint:
+          'the approval may have been used up without the call running; if the call is refused again, approve the new request',
+      }),
+    // Find-or-create on the key, under a lock of that key: running it again returns what the first
+    // run recorded.
+    requestApproval: (input) =>
+      db.tx('request an approval', (tx) => request(tx, input), {
+        idempotent: true,
+        lock: lockKey(`approval:${input.key}`),
+      }),
+    getApproval: (id) =>
+      db.tx(
+        'read an approval',
+        async (tx) => {
+          const [row] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1`, [id]);
+          return row === undefined ? undefined : toApproval(row);
+        },
+        { idempotent: true, readOnly: true },
+      ),
+    listApprovals: (filter = {}) =>
+      db.tx('list approvals', (tx) => list(tx, filter.status ?? 'pending', filter.now ?? new Date()), {
+        idempotent: true,
+      }),
+    decideApproval: (id, decision, by, ttlMs, now = new Date()) =>
+      db.tx('decide an approval', (tx) => decide(tx, id, decision, by, ttlMs, now), {
+        idempotent: false,
+        unknownHint: `see whether it was decided with \`loom approvals list --all\``,
+      }),
+  };
+}
