@@ -3,10 +3,9 @@
 // A real broker process (startBroker from the sources) takes concurrent composes and pack writes
 // (real `sh` processes that append to a file) over its real socket, and is killed with SIGKILL
 // while they are in flight; a second broker starts on the instance, reaps, and the store is counted.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,10 +17,8 @@ import { RUNNING_DIR } from '../src/running';
 import { resolveScope } from '../src/scope';
 import { openStoreTarget } from '../src/store/open';
 import type { Store } from '../src/store/types';
+import { startBrokerProcess } from './broker-process';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
-const PACKAGE_DIR = join(HERE, '..');
 const SCOPE = { run: 'run-flood', agent: 'writer' };
 const CALLS = 150;
 
@@ -62,32 +59,7 @@ afterEach(() => {
   root.cleanup();
 });
 
-/** A real broker process, once it printed its ready line. */
-function brokerProcess(queue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@harness/source', '--import', 'tsx', BROKER_MAIN, instance, queue, JSON.stringify(SCOPE)],
-    {
-      cwd: PACKAGE_DIR,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  const exited = new Promise((r) => child.once('exit', r));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-      err += c;
-    });
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      if (out.includes('\n')) resolve({ child, exited });
-    });
-    void exited.then(() => reject(new Error(`broker exited before ready: ${err}`)));
-  });
-}
+const brokerProcess = (queue: string) => startBrokerProcess(instance, queue, SCOPE, children);
 
 describe.skipIf(process.platform !== 'linux')('audit when the broker is killed mid-flood', () => {
   it('every acknowledged compose has its audit row; every started process a start row; every start row an end row or a reap event [SEC-9]', async () => {

@@ -5,8 +5,7 @@
 // `sh` and `sleep` children, /proc to see who is alive.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,10 +20,7 @@ import {
   reapRunning,
   recordRunning,
 } from '../src/running';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
-const PACKAGE_DIR = join(HERE, '..');
+import { startBrokerProcess } from './broker-process';
 
 const WORKSPACE = `version: 1
 command_packs:
@@ -112,32 +108,7 @@ const records = (): string[] => {
   }
 };
 
-/** A real broker process (startBroker from the sources, under tsx), once it printed its ready line. */
-function brokerProcess(queue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@harness/source', '--import', 'tsx', BROKER_MAIN, instance, queue, JSON.stringify(SCOPE)],
-    {
-      cwd: PACKAGE_DIR,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  const exited = new Promise((r) => child.once('exit', r));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-      err += c;
-    });
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      if (out.includes('\n')) resolve({ child, exited });
-    });
-    void exited.then(() => reject(new Error(`broker exited before ready: ${err}`)));
-  });
-}
+const brokerProcess = (queue: string) => startBrokerProcess(instance, queue, SCOPE, children);
 
 /** A process in its own group (like a command exec runs), tracked for cleanup. */
 function detachedSleep(): ChildProcess & { pid: number } {
