@@ -1,10 +1,11 @@
 // End to end with the real bin: a pack command's process group outlives `loom broker start` killed
 // with SIGKILL, and the next `loom broker start` on the instance kills it before serving and says so
 // in the audit log (docs/host.md, "Commands outliving a crashed broker").
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';
 
@@ -70,6 +71,22 @@ function members(pgid: number): number[] {
   return out;
 }
 
+/** The records in `<instance>/running/records.db`, as the broker wrote them. */
+function runningRecords(): { call_id: string; record: string }[] {
+  const file = join(instance, 'running', 'records.db');
+  if (!existsSync(file)) return [];
+  const db = new Database(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    const table = db.prepare("SELECT name FROM sqlite_master WHERE name = 'running'").get();
+    return table === undefined
+      ? []
+      : (db.prepare('SELECT call_id, record FROM running').all() as { call_id: string; record: string }[]);
+  } finally {
+    db.close();
+  }
+}
+
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -84,22 +101,13 @@ describe.skipIf(process.platform !== 'linux')('a crashed broker', () => {
   it('leaves no command running past the next `loom broker start`, and the reap is in the audit log', async () => {
     const first = await broker();
     const call = brokerRun(queue, { command: 'slow.hang', args: {} });
-    const running = join(instance, 'running');
-    const name = await until('the running record', () => {
-      try {
-        return readdirSync(running).find((n) => n.endsWith('.json'));
-      } catch {
-        return undefined;
-      }
-    });
     // The record names the call; the process group is written into it once the command is spawned.
     const pgid = await until('the recorded process group', () => {
-      try {
-        const record = JSON.parse(readFileSync(join(running, name), 'utf8')) as { pgid: number | null };
-        return typeof record.pgid === 'number' ? record.pgid : undefined;
-      } catch {
-        return undefined;
-      }
+      const row = runningRecords()[0];
+      if (row === undefined) return undefined;
+      const record = JSON.parse(row.record) as { callId: string; pgid: number | null };
+      expect(record.callId).toBe(row.call_id);
+      return typeof record.pgid === 'number' ? record.pgid : undefined;
     });
     groups.add(pgid);
     const before = await until('sh and both sleeps', () => {
@@ -115,7 +123,7 @@ describe.skipIf(process.platform !== 'linux')('a crashed broker', () => {
 
     await broker();
     await until('the group to be gone', () => (members(pgid).length === 0 ? true : undefined), 3_000);
-    expect(readdirSync(running).filter((n) => n.endsWith('.json'))).toEqual([]);
+    expect(runningRecords()).toEqual([]);
 
     const audit = await loom(['audit', 'tail', '--instance', instance, '--json']);
     expect(audit.code).toBe(0);

@@ -20,7 +20,7 @@ import { decideWithApprovals } from './approval-gate';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import type { PackBackend, PackOutcome } from './host';
-import { type RunningTrack, recordRunning } from './running';
+import { openRunningLog, type RunningTrack } from './running';
 import type { ScopeWorkspace } from './scope';
 
 /**
@@ -118,9 +118,11 @@ export async function loadPackBackend(
     if (row.outputs?.length === 0) delete row.outputs;
   }
   const byId = new Map(rows.map((r) => [r.id, r]));
+  const running = instanceDir ? openRunningLog(instanceDir) : undefined;
 
   const backend: PackBackend = {
     rows: () => rows,
+    close: () => running?.close(),
     action(id) {
       return auditEvent(workspace, id)?.action ?? `command:call:${id.replace('.', ':')}`;
     },
@@ -190,8 +192,8 @@ export async function loadPackBackend(
       // nothing the next broker cannot reap and audit (docs/host.md, "Audit").
       let track: RunningTrack | undefined;
       try {
-        if (instanceDir) {
-          track = recordRunning(instanceDir, {
+        if (running) {
+          track = running.record({
             callId: ctx.callId,
             commandId: id,
             run: ctx.run,

@@ -2,26 +2,30 @@
 // left behind. @harness/exec kills a run's process group on every normal exit of its caller, but a
 // broker killed with SIGKILL runs no exit hook: its commands' groups live on, and their timeouts
 // (timers in the dead process) never fire. So from before a command starts until its end event is
-// recorded, a record is kept in `<instance>/running/<call id>.json` (its process group once spawned);
-// the next broker on the instance kills what those records name before it serves, and records an
-// audit event for every record it finds (docs/host.md, "Commands outliving a crashed broker").
-import { randomBytes } from 'node:crypto';
+// recorded, a record is kept in one row of `<instance>/running/records.db` (its process group once
+// spawned); the next broker on the instance kills what those records name before it serves, and
+// records an audit event for every record it finds (docs/host.md, "Commands outliving a crashed
+// broker"). Older brokers kept one JSON file per record in the same directory; those are still read.
 import {
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { HostError, HostErrorCode } from './errors';
 import type { AuditEventInput, Store } from './store/types';
 
-/** The directory inside an instance that holds one record per running pack command. */
+/** The directory inside an instance that holds the records of running pack commands. */
 export const RUNNING_DIR = 'running';
+
+/** The SQLite database in {@link RUNNING_DIR} with one row per running pack command. */
+export const RUNNING_DB = 'records.db';
 
 /** The audit action of one reaped group. */
 export const REAP_ACTION = 'host:reap';
@@ -29,14 +33,18 @@ export const REAP_ACTION = 'host:reap';
 /** The actor a reap is recorded under: the host itself, not any agent. */
 export const REAP_ACTOR = 'host:broker';
 
-// Temp files older than this belong to a writer that died between write and rename.
+// Temp files (of brokers that wrote one JSON file per record) older than this belong to a writer that
+// died between write and rename.
 const STALE_TEMP_MS = 60_000;
 // How long to wait for a SIGKILLed group to vanish before moving on (a process in uninterruptible
 // sleep cannot be hurried; the record is deleted either way, the audit says whether it was gone).
 const GONE_WAIT_MS = 2_000;
 const POLL_MS = 10;
 
-/** What `<instance>/running/<call id>.json` holds (version 1, from older brokers: `<pgid>.json`). */
+/**
+ * One record: a row of `<instance>/running/records.db` (its `record` column, this object as JSON),
+ * or a file of an older broker, `<instance>/running/<call id>.json` (version 1: `<pgid>.json`).
+ */
 export interface RunningRecord {
   version: 1 | 2;
   /** The call's id, as its `start` audit event has it (absent in a version 1 record). */
@@ -204,71 +212,132 @@ export interface RunningTrack {
   release(): void;
 }
 
+/** The running records of one instance: where a broker records the calls it runs. */
+export interface RunningLog {
+  /**
+   * Records a call before its process starts and returns the functions that add its process group
+   * once spawned and remove the record once the call's end event is recorded. Each is one committed
+   * SQLite transaction (WAL, `synchronous = NORMAL`: it survives the broker being killed). Throws a
+   * `running_record` HostError when the record cannot be written: before the spawn the call is then
+   * not run; at the spawn exec kills the group rather than run it unrecorded.
+   */
+  record(command: RunningCommand): RunningTrack;
+  /** Closes the database (records still open stay in it, for the next broker's reaper). */
+  close(): void;
+}
+
+const SCHEMA = 'CREATE TABLE IF NOT EXISTS running (call_id TEXT PRIMARY KEY, record TEXT NOT NULL)';
+
 /**
- * Records a call in `<instanceDir>/running/<callId>.json` before its process starts, atomically
- * (a temp file renamed into place, so a reader never sees half a record), and returns the functions
- * that add its process group once spawned and remove the record once the call's end event is
- * recorded. Both writes throw a `running_record` HostError when the file cannot be written: before
- * the spawn the call is then not run; at the spawn exec kills the group rather than run it
- * unrecorded.
+ * Opens `<instanceDir>/running/records.db`, creating the directory (0700) and the database (0600;
+ * SQLite gives its log files the database's mode) when missing.
  */
-export function recordRunning(instanceDir: string, command: RunningCommand): RunningTrack {
+function openRunningDb(instanceDir: string): Database.Database {
   const dir = join(instanceDir, RUNNING_DIR);
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(command.callId)) {
+  const file = join(dir, RUNNING_DB);
+  let db: Database.Database | undefined;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Created empty with its mode first, so that no moment exists where others may read it.
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    db = new Database(file);
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
+    return db;
+  } catch (cause) {
+    db?.close();
     throw new HostError(
       HostErrorCode.running_record,
-      `the call id ${JSON.stringify(command.callId)} cannot name a record file`,
+      `could not open the running records ${file} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); pack commands are not run untracked. Make ${dir} writable by the broker`,
+      { cause },
     );
   }
-  const file = join(dir, `${command.callId}.json`);
-  const record: RunningRecord = {
-    version: 2,
-    callId: command.callId,
-    pid: null,
-    pgid: null,
-    startTime: null,
-    owner: { pid: process.pid, startTime: brokerStartTime() },
-    commandId: command.commandId,
-    run: command.run,
-    actor: command.actor,
-    startedAt: new Date().toISOString(),
-  };
-  const write = (): void => {
-    const temp = join(dir, `.${command.callId}.${randomBytes(4).toString('hex')}.tmp`);
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-      renameSync(temp, file);
-    } catch (cause) {
-      try {
-        rmSync(temp, { force: true });
-      } catch {
-        // Nothing was written (e.g. `running` is not a directory).
-      }
-      throw new HostError(
-        HostErrorCode.running_record,
-        `could not record ${command.commandId}'s run in ${file} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); the command was not run, or killed rather than run untracked. Make ${dir} writable by the broker`,
-        { cause },
-      );
+}
+
+/**
+ * The running records of `instanceDir`. The database is opened at the first record, so a broker
+ * that runs no pack command never creates it.
+ */
+export function openRunningLog(instanceDir: string): RunningLog {
+  let db: Database.Database | undefined;
+  let statements:
+    | { insert: Database.Statement; update: Database.Statement; remove: Database.Statement }
+    | undefined;
+  const open = () => {
+    if (statements === undefined) {
+      db = openRunningDb(instanceDir);
+      statements = {
+        insert: db.prepare('INSERT INTO running (call_id, record) VALUES (?, ?)'),
+        update: db.prepare('UPDATE running SET record = ? WHERE call_id = ?'),
+        // Only our own record: the owner's pid and the time the record was made.
+        remove: db.prepare(
+          "DELETE FROM running WHERE call_id = ? AND json_extract(record, '$.owner.pid') = ? AND json_extract(record, '$.startedAt') = ?",
+        ),
+      };
     }
+    return statements;
   };
-  write();
   return {
-    spawned(info) {
-      // `undefined` would mean the leader is already gone (and reaped by us): nothing to verify.
-      record.startTime = processStartTime(info.pid) ?? null;
-      record.pid = info.pid;
-      record.pgid = info.pgid;
-      write();
-    },
-    release() {
-      // Only our own record.
-      try {
-        const current = parseRecord(readFileSync(file, 'utf8'));
-        if (current?.owner.pid === process.pid && current.startedAt === record.startedAt) rmSync(file);
-      } catch {
-        // Already gone.
+    record(command) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(command.callId)) {
+        throw new HostError(
+          HostErrorCode.running_record,
+          `the call id ${JSON.stringify(command.callId)} cannot name a running record`,
+        );
       }
+      const sql = open();
+      const record: RunningRecord = {
+        version: 2,
+        callId: command.callId,
+        pid: null,
+        pgid: null,
+        startTime: null,
+        owner: { pid: process.pid, startTime: brokerStartTime() },
+        commandId: command.commandId,
+        run: command.run,
+        actor: command.actor,
+        startedAt: new Date().toISOString(),
+      };
+      const failed = (cause: unknown): HostError =>
+        new HostError(
+          HostErrorCode.running_record,
+          `could not record ${command.commandId}'s run in ${join(instanceDir, RUNNING_DIR, RUNNING_DB)} (${(cause as { code?: string }).code ?? (cause as Error).message}); the command was not run, or killed rather than run untracked. Make the directory writable by the broker`,
+          { cause },
+        );
+      try {
+        sql.insert.run(command.callId, JSON.stringify(record));
+      } catch (cause) {
+        throw failed(cause);
+      }
+      return {
+        spawned(info) {
+          // `undefined` would mean the leader is already gone (and reaped by us): nothing to verify.
+          record.startTime = processStartTime(info.pid) ?? null;
+          record.pid = info.pid;
+          record.pgid = info.pgid;
+          let changed: number;
+          try {
+            changed = sql.update.run(JSON.stringify(record), command.callId).changes;
+          } catch (cause) {
+            throw failed(cause);
+          }
+          if (changed !== 1) throw failed(new Error('the record was removed before its process started'));
+        },
+        release() {
+          try {
+            sql.remove.run(command.callId, process.pid, record.startedAt);
+          } catch {
+            // The database is gone or closed: the next broker's reaper settles the record.
+          }
+        },
+      };
+    },
+    close() {
+      db?.close();
+      db = undefined;
+      statements = undefined;
     },
   };
 }
@@ -335,24 +404,19 @@ async function settle(file: string, record: RunningRecord): Promise<ReapResult> 
   return { file, outcome: 'reaped', record, groupGone: await waitGroupGone(record.pgid) };
 }
 
-/**
- * Settles what a crashed broker left on this instance. For every record in `<instanceDir>/running/`
- * whose broker is gone: the recorded group gets SIGKILL when its leader still exists with the
- * recorded start time (where /proc is absent: when `kill(-pgid, 0)` reaches it, with the pid-reuse
- * caveat of docs/host.md); a record whose leader is gone, whose pid now belongs to another process,
- * or that names no process yet, gets no signal. Every such record becomes one audit event
- * (`action: "host:reap"`, `outcome` the {@link ReapOutcome}) in `store`, and the record is deleted
- * only once its event is committed: a reaper killed in between leaves it for the next one.
- */
-export async function reapRunning(instanceDir: string, store: Store): Promise<ReapResult[]> {
-  const dir = join(instanceDir, RUNNING_DIR);
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const results: ReapResult[] = [];
+/** One record found by the reaper, and how to delete it once its event is committed. */
+interface Found {
+  /** The file name, or `records.db#<call id>` for a row. */
+  name: string;
+  /** The file's path, or the database's. */
+  file: string;
+  text: string;
+  remove(): void;
+}
+
+/** The JSON files of older brokers; stale temp files are deleted on the way. */
+function legacyRecords(dir: string, entries: string[]): Found[] {
+  const found: Found[] = [];
   for (const name of entries.sort()) {
     const file = join(dir, name);
     if (!name.endsWith('.json')) {
@@ -371,24 +435,114 @@ export async function reapRunning(instanceDir: string, store: Store): Promise<Re
     } catch {
       continue; // removed by its broker while we looked
     }
-    const record = parseRecord(text);
-    if (record !== undefined && sameProcess(record.owner.pid, record.owner.startTime) === 'same') {
-      // A live broker (this process or another on the same instance) still owns the run.
-      results.push({ file, outcome: 'owner_alive', record });
-      continue;
-    }
-    const result: ReapResult =
-      record === undefined ? { file, outcome: 'invalid' } : await settle(file, record);
-    results.push(result);
-    try {
-      await store.appendAudit(reapEvent(name, result));
-    } catch (error) {
-      process.stderr.write(
-        `loom: could not record the reap of ${file} (${(error as Error).message}); it stays for the next broker start\n`,
-      );
-      continue;
-    }
-    rmSync(file, { force: true });
+    found.push({ name, file, text, remove: () => rmSync(file, { force: true }) });
   }
-  return results;
+  return found;
+}
+
+/** The rows of `records.db`, each deleted by its call id. */
+function rowRecords(db: Database.Database, file: string): Found[] {
+  const remove = db.prepare('DELETE FROM running WHERE call_id = ?');
+  const rows = db.prepare('SELECT call_id, record FROM running ORDER BY call_id').all() as {
+    call_id: string;
+    record: string;
+  }[];
+  return rows.map((row) => ({
+    name: `${RUNNING_DB}#${row.call_id}`,
+    file,
+    text: row.record,
+    remove: () => {
+      remove.run(row.call_id);
+    },
+  }));
+}
+
+/**
+ * Every running record of an instance as it stands, changing nothing: the rows of `records.db` (named
+ * `records.db#<call id>`) and the JSON files of older brokers; `record` is `undefined` for one that
+ * does not read as a record.
+ */
+export function listRunning(instanceDir: string): { name: string; record: RunningRecord | undefined }[] {
+  const dir = join(instanceDir, RUNNING_DIR);
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files = entries
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .flatMap((name) => {
+      try {
+        return [{ name, record: parseRecord(readFileSync(join(dir, name), 'utf8')) }];
+      } catch {
+        return [];
+      }
+    });
+  if (!entries.includes(RUNNING_DB)) return files;
+  const db = new Database(join(dir, RUNNING_DB), { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    // A database its broker is creating this instant may not have its table yet.
+    db.exec(SCHEMA);
+    const rows = db.prepare('SELECT call_id, record FROM running ORDER BY call_id').all() as {
+      call_id: string;
+      record: string;
+    }[];
+    return [
+      ...files,
+      ...rows.map((r) => ({ name: `${RUNNING_DB}#${r.call_id}`, record: parseRecord(r.record) })),
+    ];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Settles what a crashed broker left on this instance. For every record in
+ * `<instanceDir>/running/records.db` (and every JSON record file of an older broker beside it)
+ * whose broker is gone: the recorded group gets SIGKILL when its leader still exists with the
+ * recorded start time (where /proc is absent: when `kill(-pgid, 0)` reaches it, with the pid-reuse
+ * caveat of docs/host.md); a record whose leader is gone, whose pid now belongs to another process,
+ * or that names no process yet, gets no signal. Every such record becomes one audit event
+ * (`action: "host:reap"`, `outcome` the {@link ReapOutcome}) in `store`, and the record is deleted
+ * only once its event is committed: a reaper killed in between leaves it for the next one.
+ */
+export async function reapRunning(instanceDir: string, store: Store): Promise<ReapResult[]> {
+  const dir = join(instanceDir, RUNNING_DIR);
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const db = entries.includes(RUNNING_DB) ? openRunningDb(instanceDir) : undefined;
+  try {
+    const found = [...legacyRecords(dir, entries), ...(db ? rowRecords(db, join(dir, RUNNING_DB)) : [])];
+    const results: ReapResult[] = [];
+    for (const one of found) {
+      const record = parseRecord(one.text);
+      if (record !== undefined && sameProcess(record.owner.pid, record.owner.startTime) === 'same') {
+        // A live broker (this process or another on the same instance) still owns the run.
+        results.push({ file: one.file, outcome: 'owner_alive', record });
+        continue;
+      }
+      const result: ReapResult =
+        record === undefined ? { file: one.file, outcome: 'invalid' } : await settle(one.file, record);
+      results.push(result);
+      try {
+        await store.appendAudit(reapEvent(one.name, result));
+      } catch (error) {
+        process.stderr.write(
+          `loom: could not record the reap of ${one.name} in ${dir} (${(error as Error).message}); it stays for the next broker start\n`,
+        );
+        continue;
+      }
+      one.remove();
+    }
+    return results;
+  } finally {
+    db?.close();
+  }
 }

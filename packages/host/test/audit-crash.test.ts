@@ -4,7 +4,7 @@
 // (real `sh` processes that append to a file) over its real socket, and is killed with SIGKILL
 // while they are in flight; a second broker starts on the instance, reaps, and the store is counted.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
@@ -13,7 +13,7 @@ import { startBroker, tailAudit } from '../src/api';
 import { createCommandHost } from '../src/host';
 import { initInstance, openStore, readInstance } from '../src/instance';
 import { loadPackBackend } from '../src/packs-backend';
-import { RUNNING_DIR } from '../src/running';
+import { listRunning } from '../src/running';
 import { resolveScope } from '../src/scope';
 import { openStoreTarget } from '../src/store/open';
 import type { Store } from '../src/store/types';
@@ -154,11 +154,12 @@ describe('a pack command whose start row cannot be committed', () => {
     expect(answer).toMatchObject({ ok: false, code: 'failed', reason: 'not_recorded', mayHaveLanded: false });
     expect((answer.body as { message: string }).message).toBe('w.touch was not started: disk full');
     expect(existsSync(ledger)).toBe(false);
-    expect(readdirSync(join(instance, RUNNING_DIR))).toEqual([]);
+    expect(listRunning(instance)).toEqual([]);
     const events = await real.tailAudit(10);
     expect(events.map((e) => [e.phase, e.command, e.code, e.reason])).toEqual([
       ['run', 'w.touch', 'failed', 'not_recorded'],
     ]);
+    backend.close?.();
     await real.close();
   }, 30_000);
 });

@@ -1,24 +1,28 @@
 // Commands must not outlive a crashed broker past the next broker start. A broker killed with
 // SIGKILL runs no exit hook, so @harness/exec cannot kill its children's groups and their timeouts
-// never fire; the host records each running group in `<instance>/running/<pgid>.json` and the next
-// broker reaps it. These tests use real processes: a real broker process killed with SIGKILL, real
-// `sh` and `sleep` children, /proc to see who is alive.
+// never fire; the host records each running call in `<instance>/running/records.db` (older brokers:
+// one JSON file per record beside it) and the next broker reaps it. These tests use real processes:
+// a real broker process killed with SIGKILL, real `sh` and `sleep` children, /proc to see who is
+// alive, and the real SQLite file.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningBroker, startBroker, tailAudit } from '../src/api';
 import { initInstance, openStore } from '../src/instance';
 import {
+  listRunning,
+  openRunningLog,
   processStartTime,
   REAP_ACTION,
   REAP_ACTOR,
+  RUNNING_DB,
   RUNNING_DIR,
   type RunningRecord,
   reapRunning,
-  recordRunning,
 } from '../src/running';
 import { startBrokerProcess } from './broker-process';
 
@@ -100,13 +104,11 @@ async function until<T>(what: string, probe: () => T | undefined | false, ms = 1
 }
 
 const runningDir = () => join(instance, RUNNING_DIR);
-const records = (): string[] => {
-  try {
-    return readdirSync(runningDir()).filter((n) => n.endsWith('.json'));
-  } catch {
-    return [];
-  }
-};
+const runningDb = () => join(runningDir(), RUNNING_DB);
+/** The names of the running records: `records.db#<call id>` for a row, the file name for a file. */
+const records = (): string[] => listRunning(instance).map((r) => r.name);
+const recordOf = (name: string): RunningRecord | undefined =>
+  listRunning(instance).find((r) => r.name === name)?.record;
 
 const brokerProcess = (queue: string) => startBrokerProcess(instance, queue, SCOPE, children);
 
@@ -126,11 +128,30 @@ async function deadPid(): Promise<number> {
   return child.pid as number;
 }
 
+/** A record file as an older broker wrote it, one per record. */
 function writeRecord(record: RunningRecord): string {
   const file = join(runningDir(), `${record.callId ?? record.pgid}.json`);
   ensureRunningDir();
   writeFileSync(file, JSON.stringify(record));
   return file;
+}
+
+/** A row of records.db as another broker would have left it; returns its record name. */
+function writeRow(callId: string, record: RunningRecord | string): string {
+  // The log creates the database with its schema; the row is written as the other broker did.
+  const log = openRunningLog(instance);
+  log.record({ callId, commandId: 'slow.hang', run: 'run-old', actor: 'agent:reader' });
+  log.close();
+  const db = new Database(runningDb());
+  try {
+    db.prepare('UPDATE running SET record = ? WHERE call_id = ?').run(
+      typeof record === 'string' ? record : JSON.stringify(record),
+      callId,
+    );
+  } finally {
+    db.close();
+  }
+  return `${RUNNING_DB}#${callId}`;
 }
 
 function ensureRunningDir(): void {
@@ -147,19 +168,17 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
     const call = brokerRun(queue, { command: 'slow.hang', args: {} });
 
     const name = await until('the running record with its process', () => {
-      const first = records()[0];
-      if (first === undefined) return undefined;
-      const r = JSON.parse(readFileSync(join(runningDir(), first), 'utf8')) as RunningRecord;
-      return r.pid === null ? undefined : first;
+      const first = listRunning(instance)[0];
+      return first?.record?.pid == null ? undefined : first.name;
     });
-    const spawned = JSON.parse(readFileSync(join(runningDir(), name), 'utf8')) as RunningRecord;
-    const record = spawned as RunningRecord & { pid: number; pgid: number };
+    const record = recordOf(name) as RunningRecord & { pid: number; pgid: number };
     groups.add(record.pgid);
     expect(record).toMatchObject({ version: 2, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
-    expect(name).toBe(`${record.callId}.json`);
+    expect(name).toBe(`${RUNNING_DB}#${record.callId}`);
     expect(record.owner.pid).toBe(first.child.pid);
     expect(record.startTime).toBe(stat(record.pid)?.[19]);
-    expect((statSync(join(runningDir(), name)).mode & 0o777).toString(8)).toBe('600');
+    expect((statSync(runningDb()).mode & 0o777).toString(8)).toBe('600');
+    expect((statSync(runningDir()).mode & 0o777).toString(8)).toBe('700');
     // sh and both sleeps.
     const before = await until('sh and both sleeps', () => {
       const m = members(record.pgid);
@@ -256,8 +275,11 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     const stranger = detachedSleep();
     const actual = processStartTime(stranger.pid);
     expect(actual).toMatch(/^\d+$/);
-    const file = writeRecord(
+    writeRow(
+      'call-reused',
       base({
+        version: 2,
+        callId: 'call-reused',
         pid: stranger.pid,
         pgid: stranger.pid,
         startTime: String(Number(actual) - 1), // our process, long gone, had this pid before
@@ -266,15 +288,18 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     );
     const results = await reap();
     expect(results.map((r) => r.outcome)).toEqual(['reused']);
-    expect(() => statSync(file)).toThrow();
+    expect(records()).toEqual([]);
     expect(members(stranger.pid)).toEqual([stranger.pid]);
     expect((await reapEvents()).map((e) => [e.outcome, e.payload.signal])).toEqual([['reused', undefined]]);
   });
 
   it('reaps a group whose leader still runs with the recorded start time', async () => {
     const leader = detachedSleep();
-    const file = writeRecord(
+    writeRow(
+      'call-reaped',
       base({
+        version: 2,
+        callId: 'call-reaped',
         pid: leader.pid,
         pgid: leader.pid,
         startTime: processStartTime(leader.pid) as string,
@@ -284,7 +309,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     const results = await reap();
     expect(results.map((r) => [r.outcome, r.groupGone])).toEqual([['reaped', true]]);
     expect(members(leader.pid)).toEqual([]);
-    expect(() => statSync(file)).toThrow();
+    expect(records()).toEqual([]);
     expect((await reapEvents()).map((e) => [e.command, e.run, e.payload.pgid])).toEqual([
       ['slow.hang', 'run-old', leader.pid],
     ]);
@@ -292,8 +317,11 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
 
   it('leaves the records of a broker that still runs (two brokers on one instance)', async () => {
     const leader = detachedSleep();
-    const file = writeRecord(
+    const name = writeRow(
+      'call-alive',
       base({
+        version: 2,
+        callId: 'call-alive',
         pid: leader.pid,
         pgid: leader.pid,
         startTime: processStartTime(leader.pid) as string,
@@ -302,7 +330,7 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     );
     const results = await reap();
     expect(results.map((r) => r.outcome)).toEqual(['owner_alive']);
-    expect(statSync(file).isFile()).toBe(true);
+    expect(records()).toEqual([name]);
     expect(members(leader.pid)).toEqual([leader.pid]);
   });
 
@@ -336,64 +364,100 @@ describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
     ]);
   });
 
+  it('deletes a row that is not a record, and records that it did', async () => {
+    writeRow('call-garbled', '{"version": 2, "pid": ');
+    expect((await reap()).map((r) => r.outcome)).toEqual(['invalid']);
+    expect(records()).toEqual([]);
+    expect((await reapEvents()).map((e) => [e.outcome, e.command, e.payload])).toEqual([
+      ['invalid', '*', { file: `${RUNNING_DB}#call-garbled` }],
+    ]);
+  });
+
   it('records a call whose broker died before its process was recorded, as unstarted', async () => {
-    const file = writeRecord(
+    writeRow(
+      'call-00000000deadbeef',
       base({ version: 2, callId: 'call-00000000deadbeef', owner: { pid: await deadPid(), startTime: '1' } }),
     );
     expect((await reap()).map((r) => r.outcome)).toEqual(['unstarted']);
-    expect(() => statSync(file)).toThrow();
+    expect(records()).toEqual([]);
     expect((await reapEvents()).map((e) => [e.outcome, e.payload.call_id, e.payload.pid])).toEqual([
       ['unstarted', 'call-00000000deadbeef', null],
     ]);
   });
 
   it('keeps a record whose reap event cannot be recorded, for the next broker start', async () => {
-    const file = writeRecord(
+    const row = writeRow(
+      'call-00000000feedf00d',
       base({ version: 2, callId: 'call-00000000feedf00d', owner: { pid: await deadPid(), startTime: '1' } }),
+    );
+    const file = writeRecord(
+      base({ version: 2, callId: 'call-00000000feedf00e', owner: { pid: await deadPid(), startTime: '1' } }),
     );
     const store = await openStore(instance);
     await store.close();
-    // A closed store refuses every write: the event is not recorded, so the record stays.
-    expect((await reapRunning(instance, store)).map((r) => r.outcome)).toEqual(['unstarted']);
-    expect(statSync(file).isFile()).toBe(true);
-    expect((await reap()).map((r) => r.outcome)).toEqual(['unstarted']);
+    // A closed store refuses every write: the events are not recorded, so the records stay.
+    expect((await reapRunning(instance, store)).map((r) => r.outcome)).toEqual(['unstarted', 'unstarted']);
+    expect(records()).toEqual(['call-00000000feedf00e.json', row]);
+    expect((await reap()).map((r) => r.outcome)).toEqual(['unstarted', 'unstarted']);
+    expect(records()).toEqual([]);
     expect(() => statSync(file)).toThrow();
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('recordRunning', () => {
+describe.skipIf(process.platform !== 'linux')('the running log', () => {
   const call = { callId: 'call-0123456789abcdef', commandId: 'slow.hang', run: 'r', actor: 'agent:reader' };
-  const file = () => join(runningDir(), `${call.callId}.json`);
-  const read = () => JSON.parse(readFileSync(file(), 'utf8')) as RunningRecord;
+  const name = `${RUNNING_DB}#${call.callId}`;
 
-  it('writes the record before the spawn, adds the group at it (mode 0600, no temp file left), and its release removes it', () => {
-    const track = recordRunning(instance, call);
-    expect(readdirSync(runningDir())).toEqual([`${call.callId}.json`]);
-    expect(read()).toMatchObject({ version: 2, callId: call.callId, pid: null, pgid: null });
-    const child = detachedSleep();
-    track.spawned({ pid: child.pid, pgid: child.pid });
-    expect(readdirSync(runningDir())).toEqual([`${call.callId}.json`]);
-    expect((statSync(file()).mode & 0o777).toString(8)).toBe('600');
-    expect(read()).toMatchObject({
-      pid: child.pid,
-      pgid: child.pid,
-      startTime: stat(child.pid)?.[19],
-      owner: { pid: process.pid, startTime: stat(process.pid)?.[19] },
-      commandId: 'slow.hang',
-    });
-    track.release();
-    expect(readdirSync(runningDir())).toEqual([]);
+  it('writes the record before the spawn, adds the group at it (database 0600 in a 0700 directory), and its release removes it', () => {
+    const log = openRunningLog(instance);
+    try {
+      const track = log.record(call);
+      expect(records()).toEqual([name]);
+      expect(recordOf(name)).toMatchObject({ version: 2, callId: call.callId, pid: null, pgid: null });
+      expect((statSync(runningDb()).mode & 0o777).toString(8)).toBe('600');
+      expect((statSync(runningDir()).mode & 0o777).toString(8)).toBe('700');
+      const child = detachedSleep();
+      track.spawned({ pid: child.pid, pgid: child.pid });
+      expect(records()).toEqual([name]);
+      expect(recordOf(name)).toMatchObject({
+        pid: child.pid,
+        pgid: child.pid,
+        startTime: stat(child.pid)?.[19],
+        owner: { pid: process.pid, startTime: stat(process.pid)?.[19] },
+        commandId: 'slow.hang',
+      });
+      track.release();
+      expect(records()).toEqual([]);
+    } finally {
+      log.close();
+    }
+  });
+
+  it('does not create the database before the first record', () => {
+    const log = openRunningLog(instance);
+    log.close();
+    expect(() => statSync(runningDb())).toThrow();
   });
 
   it('release leaves a record that another broker wrote', () => {
-    const track = recordRunning(instance, call);
-    writeFileSync(file(), JSON.stringify({ ...read(), owner: { pid: 1, startTime: '1' } }));
-    track.release();
-    expect(statSync(file()).isFile()).toBe(true);
+    const log = openRunningLog(instance);
+    try {
+      const track = log.record(call);
+      const other = { ...(recordOf(name) as RunningRecord), owner: { pid: 1, startTime: '1' } };
+      const db = new Database(runningDb());
+      db.prepare('UPDATE running SET record = ? WHERE call_id = ?').run(JSON.stringify(other), call.callId);
+      db.close();
+      track.release();
+      expect(records()).toEqual([name]);
+    } finally {
+      log.close();
+    }
   });
 
   it('fails with running_record when the record cannot be written', () => {
     writeFileSync(join(instance, RUNNING_DIR), 'a file where the directory should be');
-    expect(() => recordRunning(instance, call)).toThrow(expect.objectContaining({ code: 'running_record' }));
+    const log = openRunningLog(instance);
+    expect(() => log.record(call)).toThrow(expect.objectContaining({ code: 'running_record' }));
+    log.close();
   });
 });
