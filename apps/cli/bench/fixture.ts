@@ -24,19 +24,30 @@ export function requireBin(name: string): void {
   process.exit(0);
 }
 
+// Two packs of one command each: `bench.noop` runs unconfined (`sandbox: false`), so its anchor is a
+// plain spawn; `confined.noop` gets a read command's default confinement (bubblewrap where it
+// works), so its anchor is the same bubblewrap command line around `true` (see {@link spawnBwrapTrue}).
 const workspace = `version: 1
 command_packs:
   - id: bench
     description: Commands that cost nothing, for benchmarks.
+    sandbox: false
     commands:
       - id: noop
-        description: Run true.
+        description: Run true, unconfined.
+        argv: ["true"]
+        effects: read
+  - id: confined
+    description: Commands that cost nothing, confined as read commands are by default.
+    commands:
+      - id: noop
+        description: Run true in the default read sandbox.
         argv: ["true"]
         effects: read
 agents:
   - id: demo
     scopes: []
-    grants: [pack:bench]
+    grants: [pack:bench, pack:confined]
 `;
 
 /** A temp directory holding the benchmark workspace, a HOME and an instance directory. */
@@ -135,8 +146,12 @@ export async function plainStdio(): Promise<Client> {
  * pack command is), stdout and stderr piped and read to their end, awaited to its close.
  */
 export function spawnTrue(): Promise<void> {
+  return spawnPiped('true', []);
+}
+
+function spawnPiped(file: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('true', [], {
+    const child = spawn(file, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '' },
@@ -144,13 +159,53 @@ export function spawnTrue(): Promise<void> {
     child.stdout.on('data', () => {});
     child.stderr.on('data', () => {});
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`true exited ${code}`))));
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
 }
 
+/** The unconfined command of the benchmark workspace, and the confined one. */
+export type NoopCommand = 'bench.noop' | 'confined.noop';
+
+/**
+ * The floor of a confined run: `true` started by bubblewrap with the command line @harness/exec
+ * gives a read command under the default policy here (read-only root, private /dev, /proc and
+ * /tmp, no network, its own pid namespace with the program as pid 1; the working directory, under
+ * /tmp, mounted back; the deny list adds nothing because the bench HOME holds none of its paths),
+ * spawned detached with both pipes read like {@link spawnTrue}.
+ */
+export function spawnBwrapTrue(bwrap: string, cwd: string): Promise<void> {
+  return spawnPiped(bwrap, [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--as-pid-1',
+    '--unshare-ipc',
+    '--unshare-net',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind-try',
+    cwd,
+    cwd,
+    '--chdir',
+    cwd,
+    '--',
+    '/usr/bin/true',
+  ]);
+}
+
 /** One pack-command call through a tool; throws unless the command was executed. */
-export async function callNoop(client: Client, tool: 'run_command' | 'run_read_command'): Promise<void> {
-  const res = await client.callTool({ name: tool, arguments: { command: 'bench.noop', args: {} } });
+export async function callNoop(
+  client: Client,
+  tool: 'run_command' | 'run_read_command',
+  command: NoopCommand = 'bench.noop',
+): Promise<void> {
+  const res = await client.callTool({ name: tool, arguments: { command, args: {} } });
   const value = res.structuredContent as { status?: string; outcome?: { ok?: boolean } } | undefined;
   if (value?.status !== 'executed' || value.outcome?.ok !== true)
     throw new Error(`${tool} bench.noop failed: ${JSON.stringify(res.structuredContent)}`);
@@ -161,8 +216,9 @@ export async function callBatch(
   client: Client,
   tool: 'run_command' | 'run_read_command',
   n: number,
+  command: NoopCommand = 'bench.noop',
 ): Promise<void> {
-  const calls = Array.from({ length: n }, () => ({ command: 'bench.noop', args: {} }));
+  const calls = Array.from({ length: n }, () => ({ command, args: {} }));
   const res = await client.callTool({ name: tool, arguments: { calls } });
   const value = res.structuredContent as { results?: { status?: string }[] } | undefined;
   const executed = value?.results?.filter((r) => r.status === 'executed').length ?? 0;
