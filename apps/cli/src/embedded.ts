@@ -100,6 +100,8 @@ export interface EmbeddedHost {
   created: boolean;
   /** True when another process (a running `harness serve`) already served the instance's socket. */
   shared: boolean;
+  /** Which store the instance uses, for a person (`SQLite …` or `PostgreSQL database …`; no password). */
+  store: string;
   close(): Promise<void>;
 }
 
@@ -216,7 +218,9 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
     (exec) => exec.detectSandboxAsync(),
     () => undefined,
   );
-  const { HostError, initInstance, startBroker } = await import('@harness/host');
+  const { HostError, describeStoreTarget, initInstance, readInstance, startBroker } = await import(
+    '@harness/host'
+  );
   const plan = await planEmbedded(options);
   const { location, workspaceFile, serves } = plan;
   const created = !plan.exists;
@@ -228,7 +232,8 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
       throw embeddedFailure(error, plan, options);
     }
   }
-  const base = { location, workspaceFile, cliPath: bundledLoomCli(), created };
+  const store = describeStoreTarget(readInstance(location.instanceDir).store);
+  const base = { location, workspaceFile, cliPath: bundledLoomCli(), created, store };
   if (existsSync(location.queuePath)) {
     const { brokerHello } = await import('@harness/protocol/client');
     const hello = await brokerHello(location.queuePath, { timeoutMs: 2000 });

@@ -256,6 +256,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     options.log?.(
       `harness: broker socket ${embedded.location.queuePath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
     );
+    // The broker opened the store before it listened: reachable, unless another process serves it.
+    options.log?.(
+      `harness: store ${embedded.store}${embedded.shared ? ' (opened by the harness process that serves the socket)' : ': reachable'}`,
+    );
   } else {
     if (resolved.commandsPath !== undefined)
       commandsConfig = unwrap(commands.readCommandsConfig(resolved.commandsPath), resolved.commandsPath);

@@ -1,4 +1,5 @@
-// The operator's subcommands: broker, approvals, audit, init. They load the host (SQLite, packs).
+// The operator's subcommands: broker, approvals, audit, init, migrate. They load the host (SQLite,
+// packs; the PostgreSQL client only for an instance on PostgreSQL).
 import { approvals } from './approvals';
 import { parseArgs, str, UsageError } from './args';
 import { audit } from './audit';
@@ -25,6 +26,8 @@ export async function adminMain(cmd: string, argv: readonly string[], out: Out):
         return await approvals(argv, out, instanceOf);
       case 'audit':
         return await audit(argv, out, instanceOf);
+      case 'migrate':
+        return await migrate(argv, out);
       default:
         return await init(argv, out);
     }
@@ -101,7 +104,7 @@ export function readRetention(text: string): number {
 }
 
 async function init(argv: readonly string[], out: Out): Promise<number> {
-  const p = parseArgs(argv, { workspace: true, json: false, debug: false });
+  const p = parseArgs(argv, { workspace: true, store: true, 'pg-schema': true, json: false, debug: false });
   if (p.flags.help) {
     out(HELP.init);
     return 0;
@@ -109,10 +112,47 @@ async function init(argv: readonly string[], out: Out): Promise<number> {
   const [dir, ...more] = p.positional;
   const workspace = str(p, 'workspace');
   if (!dir || more.length > 0 || !workspace)
-    throw new UsageError('usage: loom init <dir> --workspace <file>');
-  const { initInstance } = await import('@harness/host');
-  const info = await initInstance(dir, workspace);
+    throw new UsageError(
+      'usage: loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]',
+    );
+  const kind = str(p, 'store') ?? 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'postgres')
+    throw new UsageError(`--store must be sqlite or postgres, found '${kind}'`);
+  const schema = str(p, 'pg-schema');
+  if (schema !== undefined && kind !== 'postgres')
+    throw new UsageError('--pg-schema names the schema of a PostgreSQL store; add --store postgres');
+  const host = await import('@harness/host');
+  // The connection comes from the libpq environment (DATABASE_URL, PGHOST, …); no password is kept.
+  const store =
+    kind === 'postgres' ? host.postgresTargetFromEnv(schema === undefined ? {} : { schema }) : undefined;
+  const info = await host.initInstance(dir, workspace, store === undefined ? {} : { store });
   if (p.flags.json) out(`${JSON.stringify(info)}\n`);
-  else out(`initialised ${info.dir} (workspace ${info.workspaceFile})\n`);
+  else
+    out(
+      `initialised ${info.dir} (workspace ${info.workspaceFile}; store ${host.describeStoreTarget(info.store)})\n`,
+    );
+  return 0;
+}
+
+/** `loom migrate`: brings the instance's store to the schema version this host writes. */
+async function migrate(argv: readonly string[], out: Out): Promise<number> {
+  const p = parseArgs(argv, { instance: true, json: false, debug: false });
+  if (p.flags.help) {
+    out(HELP.migrate);
+    return 0;
+  }
+  if (p.positional.length > 0)
+    throw new UsageError(`migrate takes no arguments, found ${p.positional.join(' ')}`);
+  const host = await import('@harness/host');
+  const { store } = host.readInstance(instanceOf(str(p, 'instance')));
+  const { from, to } = await host.migrateStoreTarget(store);
+  const where = host.describeStoreTarget(store);
+  if (p.flags.json) out(`${JSON.stringify({ store: where, from, to })}\n`);
+  else
+    out(
+      from === to
+        ? `${where}: schema version ${to}, nothing to migrate\n`
+        : `${where}: migrated from schema version ${from} to ${to}\n`,
+    );
   return 0;
 }

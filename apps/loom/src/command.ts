@@ -105,7 +105,7 @@ export async function commandMain(argv: readonly string[], out: Out): Promise<nu
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code === 'direct_invalid')
       return protocolError(out, 'usage', (error as Error).message, EXIT.usage);
-    if (typeof code === 'string' && (code === 'instance_invalid' || code === 'store')) {
+    if (typeof code === 'string' && (code === 'instance_invalid' || code.startsWith('store'))) {
       return protocolError(out, code, (error as Error).message, EXIT.internal);
     }
     return protocolError(out, 'internal', (error as Error).message, EXIT.internal);

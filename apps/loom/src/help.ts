@@ -9,7 +9,8 @@ Usage:
   loom approvals list|watch|approve <id>|deny <id> --instance <dir>
   loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
   loom audit prune --before <date|duration> [--json] --instance <dir>
-  loom init <dir> --workspace <file>
+  loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]
+  loom migrate --instance <dir>
 
 Routing comes from the environment: LOOM_PAGE_RPC_QUEUE (the broker socket), LOOM_COMMAND_JOB_ID,
 and for --transport direct LOOM_INSTANCE_DIR, LOOM_RUN_ID, LOOM_ACTOR. Run \`loom <command> --help\`.
@@ -72,9 +73,23 @@ prune deletes the audit events recorded before a date (2026-11-01, or an ISO tim
 duration (30d, 12h, 90m), and the approvals that can never be used again (consumed, denied,
 expired) last changed before it. Receipts are kept: a retried compose must always replay its receipt.
 `,
-  init: `loom init <dir> --workspace <file>
+  init: `loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>] [--json]
 
-Creates an instance directory (mode 0700): the store (SQLite, WAL), a copy of the workspace file and
-instance.json recording where the workspace lives. The workspace must load; <dir> must be new or empty.
+Creates an instance directory (mode 0700): the store, a copy of the workspace file and instance.json
+recording where the workspace lives. The workspace must load; <dir> must be new or empty.
+  --store sqlite      (default) an SQLite file in the instance directory (WAL); nothing to install
+  --store postgres    a PostgreSQL database that several hosts share. The connection comes from
+                      DATABASE_URL, else PGHOST, PGPORT, PGDATABASE, PGUSER; the password from
+                      PGPASSWORD, DATABASE_URL or ~/.pgpass when the store is opened, never written
+                      into the instance. The schema is created or migrated to this host's version.
+  --pg-schema <name>  the PostgreSQL schema holding the tables (default loom); hosts that share a
+                      record name the same database and schema
+`,
+  migrate: `loom migrate --instance <dir> [--json]
+
+Brings the instance's store to the schema version this host writes: for PostgreSQL the one step
+every host on the database needs after an upgrade (a broker refuses a schema older or newer than
+the one it knows, naming both versions). Two runs at once migrate once. An SQLite file migrates
+itself when it is opened; migrate reports its version.
 `,
 } as const;

@@ -17,6 +17,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'broker':
     case 'approvals':
     case 'audit':
+    case 'migrate':
     case 'init': {
       const { adminMain } = await import('./admin');
       return adminMain(cmd, rest, out);

@@ -429,6 +429,7 @@ describe('approvals and audit through the CLI', () => {
       ['approvals', '--help'],
       ['audit', '--help'],
       ['init', '--help'],
+      ['migrate', '--help'],
     ]) {
       const r = await loom(args);
       expect(r.code, args.join(' ')).toBe(0);

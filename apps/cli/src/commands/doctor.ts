@@ -15,8 +15,8 @@ import { sandboxCheck } from './doctor-sandbox';
 const help = `Usage: harness doctor [--json] [configuration]
 
 Checks, one line each: Node.js version; the host configuration files, or for the embedded default
-exactly what serve checks on that instance before it starts (its record, store, credentials file
-mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
+exactly what serve checks on that instance before it starts (its record, its store — which one,
+SQLite or PostgreSQL, and whether it answers — credentials file mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
 versions; confinement (bubblewrap or sandbox-exec, under the workspace's sandbox_mode); the broker
 socket (reachable, mode 0600). Exit 1 when any check fails; a
 warning (an optional binary missing, no broker running yet) does not fail.
@@ -180,10 +180,15 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       add('store', 'warn', `no instance at ${instanceDir} yet (created on first harness serve)`);
     } else {
       try {
-        const { openStore } = await import('@harness/host');
+        const { describeStoreTarget, openStore, readInstance } = await import('@harness/host');
+        const target = readInstance(instanceDir).store;
         const store = await openStore(instanceDir);
         await store.close();
-        add('store', 'ok', `${instanceDir} opens`);
+        add(
+          'store',
+          'ok',
+          `${describeStoreTarget(target)} ${target.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,
+        );
       } catch (error) {
         add('store', 'fail', (error as Error).message);
       }
