@@ -5,6 +5,7 @@ import {
   type CommandAnswer,
   EXIT,
   exceedsBytes,
+  isLoomId,
   MAX_ANSWER_LINE_BYTES,
   MAX_ARGS_BYTES,
 } from '@harness/protocol';
@@ -160,7 +161,7 @@ async function run(argv: readonly string[], out: Out): Promise<number> {
     expectedVersion = Number(expectText);
   }
   const loomId = str(p, 'loom');
-  if (loomId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/.test(loomId)) {
+  if (loomId !== undefined && !isLoomId(loomId)) {
     throw new UsageError(
       `--loom must be a loom id (letters, digits, _ . : -, at most 128), found ${JSON.stringify(loomId)}`,
     );

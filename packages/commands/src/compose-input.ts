@@ -1,9 +1,8 @@
 // Reading the model's loom_compose input: the request id, the target loom and its guard, and the
 // components, each exactly one reference or one pattern token (seed 001).
-import { REF_KINDS } from '@harness/protocol';
+import { isLoomId, REF_KINDS } from '@harness/protocol';
 import { isRecord } from './json';
 import { LIMITS } from './limits';
-import { LOOM_ID } from './loom-call';
 import { cutId } from './shape';
 
 /** The prefixes a component `ref` may start with: the protocol's reference kinds (seed 001). */
@@ -32,14 +31,14 @@ export function readComposeInput(
   for (const k of Object.keys(input))
     if (!COMPOSE_KEYS.has(k)) return { ok: false, message: `Unknown field "${cutId(k, 64)}".` };
   const { request_id, loom_id, expected_version, components } = input;
-  if (typeof request_id !== 'string' || !LOOM_ID.test(request_id)) {
+  if (!isLoomId(request_id)) {
     return {
       ok: false,
       message:
         'request_id is required: one key (letters, digits, _.:-) for one logical composition, kept on retry.',
     };
   }
-  if (loom_id !== undefined && (typeof loom_id !== 'string' || !LOOM_ID.test(loom_id)))
+  if (loom_id !== undefined && !isLoomId(loom_id))
     return { ok: false, message: 'loom_id must be a loom id.' };
   if (expected_version !== undefined) {
     if (loom_id === undefined)

@@ -7,9 +7,7 @@ export { toFunctionTools } from './adapters';
 export type { ToolArtifact } from './artifacts';
 export { runArtifacts } from './artifacts';
 export type { Catalog, CatalogRow } from './catalog';
-export { hiddenReason, readCatalog, suggest } from './catalog';
 export { toolsForCommentThread } from './comment-thread';
-export { REF_PREFIXES } from './compose-input';
 export type {
   AuthoringConfig,
   BrokerTransport,
@@ -30,10 +28,7 @@ export {
   resolveConfigPath,
 } from './config';
 export { CommandsError, CommandsErrorCode } from './errors';
-export { createCliHostClient } from './host/cli-client';
 export { createHostClient } from './host/client';
-export type { SocketClientOptions } from './host/socket-client';
-export { createSocketHostClient } from './host/socket-client';
 export type {
   CallOptions,
   HostAnswer,
@@ -46,12 +41,10 @@ export type { HostCommandToolsOptions } from './host-command-tools';
 export { createHostCommandTools } from './host-command-tools';
 export type { Limits } from './limits';
 export { LIMITS } from './limits';
-export { LIST_NOTICE } from './listing';
 export type { LoomAuthoringToolsOptions } from './loom-authoring-tools';
-export { createLoomAuthoringTools, LOOM_TOOL_NAMES } from './loom-authoring-tools';
+export { createLoomAuthoringTools } from './loom-authoring-tools';
 export type { AuthoringContext } from './loom-call';
-export { directSessionRunId, LOOM_ID } from './loom-call';
-export { ALLOWLISTED_REFUSALS } from './loom-failures';
+export { directSessionRunId } from './loom-call';
 export type {
   FabricSession,
   LocalPatternResolverOptions,

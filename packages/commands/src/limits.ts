@@ -1,4 +1,6 @@
 // The bounds of the tools' contract, in one place.
+import { MAX_COMPOSE_COMPONENTS, MAX_CONTEXT_RECEIPTS } from '@harness/protocol';
+
 /**
  * The seed's bounds (seed 000 "run_command", "list_commands"; seed 001 "Tools and authority").
  * They are constants of the contract, not tuning knobs: a model is told them in tool descriptions.
@@ -31,10 +33,10 @@ export const LIMITS = {
   entryString: 8 * 1024,
   /** Suggestions in an `unknown_command` result. */
   maxSuggestions: 3,
-  /** Components in one `loom_compose`. */
-  maxComponents: 100,
-  /** Historical receipts `loom_authoring_context` admits. */
-  maxReceipts: 32,
+  /** Components in one `loom_compose` (the protocol's `MAX_COMPOSE_COMPONENTS`). */
+  maxComponents: MAX_COMPOSE_COMPONENTS,
+  /** Historical receipts `loom_authoring_context` admits (the protocol's `MAX_CONTEXT_RECEIPTS`). */
+  maxReceipts: MAX_CONTEXT_RECEIPTS,
 } as const;
 
 /** The shape of {@link LIMITS}. */

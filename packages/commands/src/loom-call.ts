@@ -26,9 +26,6 @@ export interface LoomToolSetup {
   resolver: PatternResolver | undefined;
 }
 
-/** The shape of a loom id and a request id the Loom tools accept from the model. */
-export const LOOM_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-
 /**
  * The receipt namespace of a direct interactive call: the configured run identity joined with a
  * SHA-256 of it and the stable session id, so each session's receipts are its own and stable

@@ -10,7 +10,6 @@ describe('public API', () => {
       'DEFAULT_TIMEOUT_MS',
       'ExecError',
       'ExecErrorCode',
-      'FALLBACK_PATH',
       'SYSTEM_READ_PATHS',
       'detectSandbox',
       'detectSandboxAsync',
@@ -18,6 +17,10 @@ describe('public API', () => {
       'run',
       'truncationMarker',
     ]);
+  });
+
+  it('keeps what other packages of the repository share under ./internal, an unstable entry', async () => {
+    expect(Object.keys(await import('../src/internal')).sort()).toEqual(['FALLBACK_PATH']);
   });
 
   it('types run as RunOptions → Promise<RunResult>', () => {

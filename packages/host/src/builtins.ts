@@ -1,6 +1,13 @@
 // The Loom built-in commands (seed 001): loom.compose, loom.inspect, loom.authoring-context.
 
-import { type CommandAnswer, type ManifestRow, REF_KINDS } from '@harness/protocol';
+import {
+  type CommandAnswer,
+  LOOM_ID_PATTERN,
+  MAX_COMPOSE_COMPONENTS,
+  MAX_CONTEXT_RECEIPTS,
+  type ManifestRow,
+  REF_KINDS,
+} from '@harness/protocol';
 import { canonicalJson, sha256 } from './canonical';
 import {
   type AuditEventInput,
@@ -10,20 +17,13 @@ import {
   type Store,
 } from './store/types';
 
-/** Most components one compose may carry (seed 001: 1–100). */
-export const MAX_COMPONENTS = 100;
-
-/** Most receipts `loom.authoring-context` returns (seed 001). */
-export const MAX_CONTEXT_RECEIPTS = 32;
-
 /** Ids of the built-in commands. */
 export const BUILTIN_IDS = ['loom.compose', 'loom.inspect', 'loom.authoring-context'] as const;
 
 /** One built-in command id. */
 export type BuiltinId = (typeof BUILTIN_IDS)[number];
 
-const ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
-const loomIdSchema = { type: 'string', pattern: ID_PATTERN, description: 'A loom id (loom-…).' };
+const loomIdSchema = { type: 'string', pattern: LOOM_ID_PATTERN, description: 'A loom id (loom-…).' };
 
 const composeInputs = {
   type: 'object',
@@ -32,7 +32,7 @@ const composeInputs = {
   properties: {
     request_id: {
       type: 'string',
-      pattern: ID_PATTERN,
+      pattern: LOOM_ID_PATTERN,
       description:
         'One key for one logical composition; retry with the same key and the same arguments to recover its receipt.',
     },
@@ -45,7 +45,7 @@ const composeInputs = {
     components: {
       type: 'array',
       minItems: 1,
-      maxItems: MAX_COMPONENTS,
+      maxItems: MAX_COMPOSE_COMPONENTS,
       items: {
         type: 'object',
         additionalProperties: false,

@@ -25,8 +25,6 @@ export { loadWorkspace, RESERVED_PACK_IDS } from './load';
 export { getCommand } from './lookup';
 export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';
-export type { Locator, Position, YamlSyntaxError } from './positions';
-export { locator, parseYamlConfig } from './positions';
 export type { PackCallPreview } from './preview';
 export { previewPackCall } from './preview';
 export type { RenderedCall } from './render';

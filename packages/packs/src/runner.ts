@@ -6,10 +6,10 @@ import {
   run,
   type SpawnInfo,
 } from '@harness/exec';
+import { FALLBACK_PATH } from '@harness/exec/internal';
 import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
-import { FALLBACK_PATH } from './load';
 import { getCommand, unknownCommandIssue } from './lookup';
 import type { CredentialSource, InputSchema, PackCommand, Workspace } from './types';
 

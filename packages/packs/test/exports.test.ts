@@ -25,10 +25,8 @@ describe('public API', () => {
       'inputsSchema',
       'listCommands',
       'loadWorkspace',
-      'locator',
       'parseByteSize',
       'parseDuration',
-      'parseYamlConfig',
       'previewPackCall',
       'renderPackCommand',
       'resolveGrants',
@@ -36,6 +34,10 @@ describe('public API', () => {
       'workspaceJsonSchema',
       'workspaceSchema',
     ]);
+  });
+
+  it('keeps what other packages of the repository share under ./internal, an unstable entry', async () => {
+    expect(Object.keys(await import('../src/internal')).sort()).toEqual(['locator', 'parseYamlConfig']);
   });
 
   it('pins the main signatures', () => {

@@ -7,9 +7,12 @@ export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
 export { ANSWER_CODES, ENVELOPE_ERROR_CODES, EXIT, REF_KINDS } from './codes';
 export type { Line } from './framing';
 export { encodeLine, exceedsBytes, LineReader, utf8Length } from './framing';
+export { isLoomId, LOOM_ID_PATTERN } from './ids';
 export {
   MAX_ANSWER_LINE_BYTES,
   MAX_ARGS_BYTES,
+  MAX_COMPOSE_COMPONENTS,
+  MAX_CONTEXT_RECEIPTS,
   MAX_INFLIGHT_PER_CONNECTION,
   MAX_PENDING_REQUESTS,
   MAX_REQUEST_LINE_BYTES,

@@ -26,3 +26,9 @@ export const MAX_INFLIGHT_PER_CONNECTION = 32;
  * is refused `busy` before it is sent, and "lost" means lost.
  */
 export const MAX_PENDING_REQUESTS = MAX_INFLIGHT_PER_CONNECTION;
+
+/** Most components one `loom.compose` call may carry (seed 001: 1–100). */
+export const MAX_COMPOSE_COMPONENTS = 100;
+
+/** Most historical receipts `loom.authoring-context` returns (seed 001). */
+export const MAX_CONTEXT_RECEIPTS = 32;

@@ -1,5 +1,6 @@
 // The seed's host client: the host CLI run once per call, over a cleared environment.
-import { run as execRun, FALLBACK_PATH } from '@harness/exec';
+import { run as execRun } from '@harness/exec';
+import { FALLBACK_PATH } from '@harness/exec/internal';
 import { EXIT, MAX_ANSWER_LINE_BYTES } from '@harness/protocol';
 import type { HostConfig } from '../config';
 import { parseJson } from '../json';

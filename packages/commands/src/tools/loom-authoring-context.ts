@@ -1,5 +1,7 @@
 // loom_authoring_context: this run's historical compose receipts, the bound loom, and tokens for
 // deployed patterns. History only: it is not work done now and never selects a write target.
+
+import { isLoomId } from '@harness/protocol';
 import { recordArtifact } from '../artifacts';
 import { deployedPatternTokens } from '../deployed-patterns';
 import { sendRun } from '../host/send';
@@ -7,7 +9,7 @@ import type { RunRequest } from '../host/types';
 import { isRecord } from '../json';
 import { LIMITS } from '../limits';
 import { readReceipt, readView } from '../loom-answers';
-import { type AuthoringContext, LOOM_ID, type LoomToolSetup, startLoomCall } from '../loom-call';
+import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
 import { cutId } from '../shape';
 import type { HarnessTool, ToolResult } from '../tool';
@@ -52,7 +54,7 @@ async function authoringContext(
   if (
     !isRecord(raw) ||
     Object.keys(raw).some((k) => k !== 'loom_id') ||
-    (raw.loom_id !== undefined && (typeof raw.loom_id !== 'string' || !LOOM_ID.test(raw.loom_id)))
+    (raw.loom_id !== undefined && !isLoomId(raw.loom_id))
   ) {
     return refused(run, 'invalid_input', 'loom_authoring_context takes { loom_id? } only.');
   }

@@ -1,9 +1,11 @@
 // loom_inspect: read one loom's version, component metadata and layout; grants no handles to
 // what the components reference.
+
+import { isLoomId } from '@harness/protocol';
 import { sendRun } from '../host/send';
 import { isRecord } from '../json';
 import { readView } from '../loom-answers';
-import { type AuthoringContext, LOOM_ID, type LoomToolSetup, startLoomCall } from '../loom-call';
+import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
 import type { HarnessTool, ToolResult } from '../tool';
 import { guardInput } from '../tool-input';
@@ -31,12 +33,7 @@ async function inspect(input: unknown, ctx: AuthoringContext, setup: LoomToolSet
   const run = ctx.run;
   const start = startLoomCall('loom_inspect', 'read', ctx, setup);
   if (!start.ok) return start.result;
-  if (
-    !isRecord(input) ||
-    typeof input.loom_id !== 'string' ||
-    !LOOM_ID.test(input.loom_id) ||
-    Object.keys(input).length !== 1
-  ) {
+  if (!isRecord(input) || !isLoomId(input.loom_id) || Object.keys(input).length !== 1) {
     return refused(run, 'invalid_input', 'loom_inspect takes { loom_id }.');
   }
   if (ctx.signal?.aborted) return notSent(run, 'cancelled');

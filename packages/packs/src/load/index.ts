@@ -11,7 +11,6 @@ import type { LoadOptions, LoadResult, Path, PositionedIssue, WorkspaceSource } 
 import { checkWellFormedEntries } from './well-formed';
 
 export { RESERVED_PACK_IDS } from './packs';
-export { FALLBACK_PATH } from './probes';
 export type { LoadOptions, LoadResult, WorkspaceSource } from './types';
 
 /**

@@ -1,15 +1,12 @@
 // The requirement probes: each pack's `requires` checked by running `<binary> --version` once per
 // binary. A failing pack is an issue, or, when it says `optional: true`, left out with a warning.
-import { FALLBACK_PATH } from '@harness/exec';
+import { FALLBACK_PATH } from '@harness/exec/internal';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { type ProbeResult, probeBinary, satisfies } from '../probe';
 import type { Pack, UnavailablePack } from '../types';
 import type { BuiltPack } from './packs';
 import type { BuildContext, Path } from './types';
-
-// The PATH used when neither the caller nor this process has one is declared once, by @harness/exec.
-export { FALLBACK_PATH };
 
 interface Failure {
   readonly binary: string;

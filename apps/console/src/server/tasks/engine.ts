@@ -5,10 +5,10 @@ import {
   type AuthoringContext,
   createRun,
   type HarnessTool,
-  LOOM_ID,
   resultText,
   toFunctionTools,
 } from '@harness/commands';
+import { isLoomId } from '@harness/protocol';
 import type { ChatModel } from './model';
 import { type AuthoredLoom, loomsOfTurn, type Piece, piecesOfTurn } from './results';
 import type { TaskSession, TaskStore, TurnInput } from './sessions';
@@ -97,7 +97,7 @@ export function readTaskRequest(body: unknown): TaskRequest {
       TASK_ERROR_CODES.invalid_input,
       `prompt must be at most ${MAX_PROMPT_CHARS} characters`,
     );
-  if (b.loomId !== undefined && (typeof b.loomId !== 'string' || !LOOM_ID.test(b.loomId)))
+  if (b.loomId !== undefined && !isLoomId(b.loomId))
     throw new TaskError(
       TASK_ERROR_CODES.invalid_loom_id,
       'loomId must be a loom id (letters, digits, then letters, digits, _ . : -, at most 128 characters), or left out',

@@ -2,7 +2,7 @@
 // verified `loom_compose` observations only) and `pieces` (the Patterns this turn named with
 // `assign_slug`, each with `loomComponents` when this turn's evidence proves where it was placed).
 // Both are read from the turn's paired tool observations, never from prose or earlier turns.
-import { LOOM_ID } from '@harness/commands';
+import { isLoomId } from '@harness/protocol';
 import { type PairedObservation, pairedObservations, type TranscriptItem } from './transcript';
 
 /** A compose receipt, as `loom_compose` returns it. */
@@ -43,7 +43,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 export function readReceipt(value: unknown): LoomReceipt | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const r = value as Record<string, unknown>;
-  if (typeof r.loom_id !== 'string' || !LOOM_ID.test(r.loom_id)) return undefined;
+  if (!isLoomId(r.loom_id)) return undefined;
   if (typeof r.request_id !== 'string' || r.request_id === '') return undefined;
   if (!isCount(r.version) || typeof r.created !== 'boolean') return undefined;
   if (!isStrings(r.component_ids) || !isStrings(r.operation_ids) || !isStrings(r.displaced)) return undefined;

@@ -1,0 +1,5 @@
+// @harness/exec/internal: what other packages of this repository share with exec but an embedder
+// does not need. Unstable: any release may change or remove a name here without notice (docs/exec.md,
+// "Internals"). Import it only from a package of this repository.
+
+export { FALLBACK_PATH } from './resolve';
