@@ -73,12 +73,18 @@ export function serveArgs(dir: { workspace: string; instance: string }): string[
   return [bin, 'serve', '--instance', dir.instance, '--workspace', dir.workspace];
 }
 
-/** The real SDK client connected to `harness serve` over stdio, and the server's pid. */
-export async function serveStdio(dir: ReturnType<typeof benchDir>): Promise<{ client: Client; pid: number }> {
+/**
+ * The real SDK client connected to `harness serve` over stdio, and the server's pid. `nodeArgs` go
+ * before the bin (e.g. `--expose-gc`); `extraEnv` is added to the server's environment.
+ */
+export async function serveStdio(
+  dir: ReturnType<typeof benchDir>,
+  options: { nodeArgs?: string[]; extraEnv?: Record<string, string> } = {},
+): Promise<{ client: Client; pid: number }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: serveArgs(dir),
-    env: env(dir.root),
+    args: [...(options.nodeArgs ?? []), ...serveArgs(dir)],
+    env: { ...env(dir.root), ...options.extraEnv },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'harness-bench', version: '0.0.0' });
