@@ -244,6 +244,8 @@ function openRunningDb(instanceDir: string): Database.Database {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // Every call writes here; as in the store, a log grown by a burst is cut back after a checkpoint.
+    db.pragma('journal_size_limit = 4194304');
     db.exec(SCHEMA);
     return db;
   } catch (cause) {
