@@ -14,6 +14,8 @@ export type {
   SandboxPolicy,
 } from './sandbox/types';
 export { SYSTEM_READ_PATHS } from './sandbox/types';
+export type { Spawner } from './spawner';
+export { createSpawner } from './spawner';
 export type {
   AppliedLimits,
   ByteCounts,

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn as spawnChild } from 'node:child_process';
+import { spawn as spawnChild } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
@@ -7,6 +7,7 @@ import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { OutputCollector } from './output';
 import { checkCwd, resolveExecutable } from './resolve';
 import { planSandbox } from './sandbox/plan';
+import { type StartedChild, startThrough } from './spawner';
 import type { AppliedLimits, KillOutcome, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
@@ -215,18 +216,31 @@ export async function run(options: RunOptions): Promise<RunResult> {
 
   const pidNamespace = launch?.confinement.pidNamespace === true;
   const started = performance.now();
-  // child_process.spawn directly: execa's per-stream machinery cost more than the rest of a run of
-  // a small program (docs/exec.md, Performance), and run reads the pipes and the exit itself.
-  let subprocess: ChildProcess;
+  const request = {
+    file: launch?.file ?? file,
+    args: launch?.args ?? argv.slice(1),
+    argv0: launch === undefined ? command : launch.file,
+    env,
+    cwd,
+    stdin: stdin !== undefined,
+  };
+  // Through the spawner when the caller gave one that is up; else child_process.spawn directly
+  // (execa's per-stream machinery cost more than the rest of a run of a small program: docs/exec.md,
+  // Performance), and run reads the pipes and the exit itself either way.
+  const remote = options.spawner === undefined ? undefined : startThrough(options.spawner, request);
+  let subprocess: StartedChild;
   try {
-    subprocess = spawnChild(launch?.file ?? file, launch?.args ?? argv.slice(1), {
-      argv0: launch === undefined ? command : launch.file,
-      env,
-      cwd,
-      detached: true,
-      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    subprocess =
+      remote !== undefined
+        ? await remote
+        : spawnChild(request.file, request.args, {
+            argv0: request.argv0,
+            env,
+            cwd,
+            detached: true,
+            stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            windowsHide: true,
+          });
   } catch (error) {
     launch?.cgroup?.remove();
     throw spawnError(error, command, file);
@@ -322,8 +336,10 @@ export async function run(options: RunOptions): Promise<RunResult> {
     : undefined;
   const onAbort = (): void => startKill('cancelled');
   signal?.addEventListener('abort', onAbort, { once: true });
+  // Aborted while the spawner was starting the child: the listener came too late to hear it.
+  if (signal?.aborted) onAbort();
 
-  subprocess.once('exit', (code, sig) => {
+  const onExit = (code: number | null, sig: NodeJS.Signals | null): void => {
     exitCode = code;
     exitSignal = sig;
     // The child is gone; anything of its group still running would outlive the run (and may
@@ -334,7 +350,11 @@ export async function run(options: RunOptions): Promise<RunResult> {
     if (reason === undefined && !pidNamespace && groupAlive(pid)) startKill('stray');
     // Nothing of the group is left: whatever still holds the pipes escaped it.
     else if (reason === undefined) abandonPipesAfter(limits.killGraceMs);
-  });
+  };
+  // A child started by the spawner may have exited while its pipes were on their way here.
+  if (subprocess.exitCode !== null || subprocess.signalCode !== null)
+    onExit(subprocess.exitCode, subprocess.signalCode);
+  else subprocess.once('exit', onExit);
   subprocess.once('close', () => {
     closed = true;
     resolveClosed();

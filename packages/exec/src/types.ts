@@ -1,4 +1,5 @@
 import type { Confinement, SandboxPolicy } from './sandbox/types';
+import type { Spawner } from './spawner';
 
 /** What {@link run} does when stdout + stderr together pass `maxOutputBytes`. */
 export type OnExceed = 'fail' | 'truncate';
@@ -69,6 +70,14 @@ export interface RunOptions {
    * on a machine without a working mechanism. See docs/exec.md for what is and is not confined.
    */
   readonly sandbox?: SandboxPolicy;
+  /**
+   * Start the program through this spawner ({@link createSpawner}): a small process that forks in
+   * place of this one, so a large caller pays neither the fork nor its copy-on-write faults and its
+   * event loop never waits on an exec. Until the spawner is up (its first use starts it), and after
+   * it failed to start, the run spawns directly. Nothing else changes: the pipes, bounds, kills and
+   * group checks are this process's. See docs/exec.md, "Spawner".
+   */
+  readonly spawner?: Spawner;
 }
 
 /** Byte accounting of one output stream, or of both together. */

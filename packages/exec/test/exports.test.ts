@@ -11,6 +11,7 @@ describe('public API', () => {
       'ExecError',
       'ExecErrorCode',
       'SYSTEM_READ_PATHS',
+      'createSpawner',
       'detectSandbox',
       'detectSandboxAsync',
       'resolveExecutable',

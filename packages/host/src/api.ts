@@ -81,12 +81,12 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         retention?.stop();
         await server.close();
         await retention?.idle();
-        prepared.backend.close?.();
+        await prepared.backend.close?.();
         await prepared.store.close();
       },
     };
   } catch (error) {
-    prepared.backend.close?.();
+    await prepared.backend.close?.();
     await prepared.store.close();
     throw error;
   }

@@ -1,6 +1,7 @@
 // Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSpawner } from '@harness/exec';
 import {
   auditEvent,
   type CredentialSource,
@@ -119,10 +120,16 @@ export async function loadPackBackend(
   }
   const byId = new Map(rows.map((r) => [r.id, r]));
   const running = instanceDir ? openRunningLog(instanceDir) : undefined;
+  // A broker's backend (one with an instance) starts its commands through a spawner, so the broker
+  // itself never forks (docs/host.md, "Running pack commands").
+  const spawner = instanceDir ? createSpawner() : undefined;
 
   const backend: PackBackend = {
     rows: () => rows,
-    close: () => running?.close(),
+    async close() {
+      running?.close();
+      await spawner?.close();
+    },
     action(id) {
       return auditEvent(workspace, id)?.action ?? `command:call:${id.replace('.', ':')}`;
     },
@@ -218,6 +225,7 @@ export async function loadPackBackend(
       const result = await runPackCommand(workspace, id, args, {
         ...(credentials ? { credentials } : {}),
         ...(track ? { onSpawn: (info: { pid: number; pgid: number }) => track.spawned(info) } : {}),
+        ...(spawner ? { spawner } : {}),
       });
       if (!result.ok) {
         // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).

@@ -159,7 +159,7 @@ describe('a pack command whose start row cannot be committed', () => {
     expect(events.map((e) => [e.phase, e.command, e.code, e.reason])).toEqual([
       ['run', 'w.touch', 'failed', 'not_recorded'],
     ]);
-    backend.close?.();
+    await backend.close?.();
     await real.close();
   }, 30_000);
 });

@@ -4,6 +4,7 @@ import {
   ExecErrorCode,
   type RunOutcome,
   run,
+  type Spawner,
   type SpawnInfo,
 } from '@harness/exec';
 import { FALLBACK_PATH } from '@harness/exec/internal';
@@ -78,6 +79,11 @@ export interface RunPackOptions {
    * with that error.
    */
   readonly onSpawn?: (info: SpawnInfo) => void;
+  /**
+   * Start the command through this spawner (`@harness/exec`'s `createSpawner`): what a long-lived
+   * host that runs many commands gives, so that its own process never forks (docs/exec.md, "Spawner").
+   */
+  readonly spawner?: Spawner;
 }
 
 type ArgDetails = PacksIssueDetails['invalid_args'];
@@ -342,6 +348,7 @@ export async function runPackCommand(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+      ...(options.spawner ? { spawner: options.spawner } : {}),
       ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
     });
   } catch (error) {

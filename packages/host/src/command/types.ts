@@ -40,8 +40,8 @@ export interface PackBackend {
   action(id: string): string;
   /** Runs one validated call: governance, approvals, the runner. */
   run(id: string, args: Record<string, unknown>, ctx: PackCallContext): Promise<PackOutcome>;
-  /** Releases what the backend holds open (its running records); once no call is in flight. */
-  close?(): void;
+  /** Releases what the backend holds open (its running records, its spawner); once no call is in flight. */
+  close?(): Promise<void>;
 }
 
 /** Which transport a call came through; direct transport runs built-ins only. */
