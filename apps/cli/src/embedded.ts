@@ -13,7 +13,7 @@ const require = createRequire(import.meta.url);
 /** Where the embedded default keeps its data, and how it was chosen. */
 export interface EmbeddedLocation {
   instanceDir: string;
-  queuePath: string;
+  socketPath: string;
   chosenBy: '--instance' | 'HARNESS_HOME' | 'default';
 }
 
@@ -80,16 +80,16 @@ export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
   // a directory in the temp dir. The broker creates it 0700, or refuses it when it is not private
   // (another user could have made it to swap the socket), before binding; clients check before
   // connecting.
-  let queuePath = join(instanceDir, 'run', 'broker.sock');
-  if (Buffer.byteLength(queuePath) > 100) {
+  let socketPath = join(instanceDir, 'run', 'broker.sock');
+  if (Buffer.byteLength(socketPath) > 100) {
     const runtime = process.env.XDG_RUNTIME_DIR;
     const dir =
       runtime !== undefined && isAbsolute(runtime)
         ? join(runtime, 'harness')
         : join(tmpdir(), `harness-${process.getuid?.() ?? 'user'}`);
-    queuePath = join(dir, `broker-${process.pid}.sock`);
+    socketPath = join(dir, `broker-${process.pid}.sock`);
   }
-  return { instanceDir, queuePath, chosenBy };
+  return { instanceDir, socketPath, chosenBy };
 }
 
 /** The embedded default's broker: started in this process, or one already running for the instance. */
@@ -234,16 +234,16 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
   }
   const store = describeStoreTarget(readInstance(location.instanceDir).store);
   const base = { location, workspaceFile, cliPath: bundledLoomCli(), created, store };
-  if (existsSync(location.queuePath)) {
+  if (existsSync(location.socketPath)) {
     const { brokerHello } = await import('@harness/protocol/client');
-    const hello = await brokerHello(location.queuePath, { timeoutMs: 2000 });
+    const hello = await brokerHello(location.socketPath, { timeoutMs: 2000 });
     if (hello.ok) return { ...base, shared: true, close: async () => {} };
   }
   await probing;
   try {
     const broker = await startBroker({
       instanceDir: location.instanceDir,
-      queuePath: location.queuePath,
+      socketPath: location.socketPath,
       scope: scopeOf(serves),
       ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),
     });

@@ -245,7 +245,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
     const transport = {
       kind: 'broker' as const,
-      socketPath: embedded.location.queuePath,
+      socketPath: embedded.location.socketPath,
       client: 'socket' as const,
     };
     commandsConfig = { cliPath: embedded.cliPath, transport };
@@ -254,7 +254,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       `harness: embedded host ${embedded.created ? 'created' : 'opened'} at ${embedded.location.instanceDir} (chosen by ${embedded.location.chosenBy}; set HARNESS_HOME or --instance to move it)`,
     );
     options.log?.(
-      `harness: broker socket ${embedded.location.queuePath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
+      `harness: broker socket ${embedded.location.socketPath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
     );
     // The broker opened the store before it listened: reachable, unless another process serves it.
     options.log?.(

@@ -217,7 +217,7 @@ describe('harness serve --approvals elicit', () => {
       config,
       JSON.stringify({
         cliPath: '/usr/bin/true',
-        transport: { kind: 'broker', queuePath: join(box.root, 'q.sock') },
+        transport: { kind: 'broker', socketPath: join(box.root, 'q.sock') },
       }),
     );
     const noInstance = await runCli(['serve', '--approvals', 'elicit', '--loom-commands-config', config], {

@@ -27,7 +27,7 @@ const broker = spawn(
     'start',
     '--instance',
     join(dir, 'instance'),
-    '--queue',
+    '--socket',
     queue,
     '--scope',
     join(dir, 'scope.yaml'),

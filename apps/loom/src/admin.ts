@@ -1,7 +1,8 @@
 // The operator's subcommands: broker, approvals, audit, init, migrate. They load the host (SQLite,
 // packs; the PostgreSQL client only for an instance on PostgreSQL).
+import { warnQueuePath } from '@harness/protocol';
 import { approvals } from './approvals';
-import { parseArgs, str, UsageError } from './args';
+import { type Parsed, parseArgs, str, UsageError } from './args';
 import { audit } from './audit';
 import { HELP } from './help';
 
@@ -54,17 +55,24 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   if (sub !== 'start') throw new UsageError(`unknown subcommand "broker ${sub}"; expected start`);
-  const p = parseArgs(rest, { instance: true, queue: true, scope: true, retention: true, debug: false });
+  const p = parseArgs(rest, {
+    instance: true,
+    socket: true,
+    queue: true,
+    scope: true,
+    retention: true,
+    debug: false,
+  });
   if (p.flags.help) {
     out(HELP.broker);
     return 0;
   }
   const retentionText = str(p, 'retention');
   const retentionMs = retentionText === undefined ? undefined : readRetention(retentionText);
-  const queuePath = str(p, 'queue');
+  const socketPath = socketFlag(p);
   const scope = str(p, 'scope');
-  if (!queuePath || !scope)
-    throw new UsageError('broker start needs --instance <dir> --queue <path> --scope <file>');
+  if (!socketPath || !scope)
+    throw new UsageError('broker start needs --instance <dir> --socket <path> --scope <file>');
   // Signals are handled from before the broker exists, so a stop asked for during start-up (or
   // right after the ready line) still closes it cleanly.
   let stop!: () => void;
@@ -77,12 +85,13 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     const { startBroker } = await import('@harness/host');
     const broker = await startBroker({
       instanceDir: instanceOf(str(p, 'instance')),
-      queuePath,
+      socketPath,
       scope,
       ...(retentionMs !== undefined ? { retentionMs } : {}),
     });
     out(
-      `${JSON.stringify({ ready: true, queue: broker.queuePath, run: broker.scope.run, agent: broker.scope.actor, pid: process.pid })}\n`,
+      // `queue` is the socket's old name in this line, kept for scripts that read it.
+      `${JSON.stringify({ ready: true, socket: broker.socketPath, queue: broker.socketPath, run: broker.scope.run, agent: broker.scope.actor, pid: process.pid })}\n`,
     );
     await stopped;
     await broker.close();
@@ -91,6 +100,17 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     process.off('SIGINT', stop);
   }
   return 0;
+}
+
+/** `--socket`, or `--queue`, its old name (one deprecation warning on stderr); both at once is a usage error. */
+function socketFlag(p: Parsed): string | undefined {
+  const socket = str(p, 'socket');
+  const queue = str(p, 'queue');
+  if (queue === undefined) return socket;
+  if (socket !== undefined)
+    throw new UsageError('give --socket only: --queue is its old name, and both are given');
+  warnQueuePath('--queue', '--socket');
+  return queue;
 }
 
 const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -5,7 +5,7 @@ export const HELP = {
 Usage:
   loom command list --json [--transport direct]
   loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only] [--transport direct]
-  loom broker start --instance <dir> --queue <path> --scope <file> [--retention <30d>]
+  loom broker start --instance <dir> --socket <path> --scope <file> [--retention <30d>]
   loom approvals list|watch|approve <id>|deny <id> --instance <dir>
   loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
   loom audit prune --before <date|duration> [--json] --instance <dir>
@@ -37,11 +37,12 @@ Reads one JSON object of arguments on stdin (at most 1 MiB - 8 KiB) and prints o
   --transport direct  run a loom.* built-in against LOOM_INSTANCE_DIR as LOOM_ACTOR in LOOM_RUN_ID
 Exit codes: 0 ok, 1 answer not ok, 2 usage (bad flags, malformed or oversized stdin), 3 no broker, 4 internal.
 `,
-  broker: `loom broker start --instance <dir> --queue <path> --scope <file> [--retention <30d>]
+  broker: `loom broker start --instance <dir> --socket <path> --scope <file> [--retention <30d>]
 
 Runs a broker for one scope in the foreground: a Unix socket at <path> (mode 0600). Prints one ready
-line ({"ready":true,...}) on stdout. SIGTERM or SIGINT stops it and removes the socket. A stale
-socket is replaced; a live one is never taken over.
+line ({"ready":true,"socket":...}) on stdout. SIGTERM or SIGINT stops it and removes the socket. A
+stale socket is replaced; a live one is never taken over. --queue is the old name of --socket
+(still read, with a deprecation warning).
 
   --retention <30d>  prune audit events and spent approvals older than this (30d, 12h, 90m) at
                      start and every hour, as 'loom audit prune --before' would; default: kept

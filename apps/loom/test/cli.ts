@@ -55,12 +55,20 @@ export interface BrokerProcess {
   stderr: () => string;
 }
 
-/** Starts `loom broker start` and waits for the ready line (or for the process to end). */
-export function startBrokerProcess(instance: string, queue: string, scope: string): Promise<BrokerProcess> {
+/**
+ * Starts `loom broker start` and waits for the ready line (or for the process to end). `flag` names
+ * the socket flag: `--socket`, or its old name `--queue`.
+ */
+export function startBrokerProcess(
+  instance: string,
+  queue: string,
+  scope: string,
+  flag: '--socket' | '--queue' = '--socket',
+): Promise<BrokerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [LOOM, 'broker', 'start', '--instance', instance, '--queue', queue, '--scope', scope],
+      [LOOM, 'broker', 'start', '--instance', instance, flag, queue, '--scope', scope],
       {
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
         stdio: ['ignore', 'pipe', 'pipe'],

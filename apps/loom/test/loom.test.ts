@@ -82,7 +82,8 @@ describe('loom init', () => {
 describe('loom broker start', () => {
   it('prints one ready line, serves, and on SIGTERM exits 0 and removes the socket', async () => {
     const b = await broker('run: r1\nagent: reader\n');
-    expect(b.ready).toMatchObject({ ready: true, queue, run: 'r1', agent: 'agent:reader' });
+    // `queue` is the socket's old name in the ready line, kept for scripts that read it.
+    expect(b.ready).toMatchObject({ ready: true, socket: queue, queue, run: 'r1', agent: 'agent:reader' });
     expect(statSync(queue).mode & 0o777).toBe(0o600);
     b.child.kill('SIGTERM');
     const ended = await b.exited;
@@ -90,10 +91,50 @@ describe('loom broker start', () => {
     expect(existsSync(queue)).toBe(false);
   });
 
+  it('takes --queue, the old name of --socket, with one deprecation warning on stderr', async () => {
+    const file = join(t.path, 'scope-old-flag.yaml');
+    writeFileSync(file, 'run: r1\nagent: reader\n');
+    const b = await startBrokerProcess(instance, queue, file, '--queue');
+    expect(b.ready).toMatchObject({ ready: true, socket: queue });
+    b.child.kill('SIGTERM');
+    await b.exited;
+    const warnings = b
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('HARNESS_DEP_QUEUE_PATH'));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^\(node:\d+\) \[HARNESS_DEP_QUEUE_PATH\] DeprecationWarning: --queue is deprecated: rename it to --socket \(same value\)\.$/,
+      ),
+    ]);
+  });
+
+  it('refuses --socket and --queue together, exit 2, and leaves no socket', async () => {
+    const file = join(t.path, 'scope.yaml');
+    writeFileSync(file, 'run: r1\nagent: reader\n');
+    const r = await loom([
+      'broker',
+      'start',
+      '--instance',
+      instance,
+      '--socket',
+      queue,
+      '--queue',
+      queue,
+      '--scope',
+      file,
+    ]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'loom broker: give --socket only: --queue is its old name, and both are given\n',
+    ]);
+    expect(existsSync(queue)).toBe(false);
+  });
+
   it('refuses a --retention that is not a duration, exit 2, and leaves no socket', async () => {
     const file = join(t.path, 'scope.yaml');
     writeFileSync(file, 'run: r1\nagent: reader\n');
-    const args = ['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file];
+    const args = ['broker', 'start', '--instance', instance, '--socket', queue, '--scope', file];
     const r = await loom([...args, '--retention', 'soon']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
@@ -105,7 +146,7 @@ describe('loom broker start', () => {
   it('refuses a scope file that does not parse, naming it, and leaves no socket', async () => {
     const file = join(t.path, 'broken.yaml');
     writeFileSync(file, 'run: [unclosed\n');
-    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    const r = await loom(['broker', 'start', '--instance', instance, '--socket', queue, '--scope', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(file);
     expect(existsSync(queue)).toBe(false);
@@ -114,7 +155,7 @@ describe('loom broker start', () => {
   it('refuses a scope that widens the agent’s grants, naming the grant', async () => {
     const file = join(t.path, 'wide.yaml');
     writeFileSync(file, 'run: r1\nagent: reader\ngrants: [text.touch]\n');
-    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    const r = await loom(['broker', 'start', '--instance', instance, '--socket', queue, '--scope', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('grant "text.touch" widens');
   });
@@ -127,7 +168,7 @@ describe('loom broker start', () => {
       'start',
       '--instance',
       join(t.path, 'nowhere'),
-      '--queue',
+      '--socket',
       queue,
       '--scope',
       file,
@@ -141,7 +182,7 @@ describe('loom broker start', () => {
     await broker('run: r1\nagent: reader\n');
     const file = join(t.path, 's2.yaml');
     writeFileSync(file, 'run: r2\nagent: editor\n');
-    const r = await loom(['broker', 'start', '--instance', instance, '--queue', queue, '--scope', file]);
+    const r = await loom(['broker', 'start', '--instance', instance, '--socket', queue, '--scope', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`a live broker already listens at ${queue}`);
     expect((await loom(['command', 'list', '--json'], { env: env() })).json()).toMatchObject({

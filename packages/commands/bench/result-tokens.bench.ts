@@ -49,7 +49,7 @@ async function startBroker(dir: string): Promise<{ queuePath: string; stop: () =
   const queuePath = join(dir, 'b.sock');
   const child = spawn(
     process.execPath,
-    [LOOM_JS, 'broker', 'start', '--instance', instance, '--queue', queuePath, '--scope', scope],
+    [LOOM_JS, 'broker', 'start', '--instance', instance, '--socket', queuePath, '--scope', scope],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -74,7 +74,7 @@ if (missing) {
   try {
     const config = {
       cliPath: LOOM_JS,
-      transport: { kind: 'broker' as const, queuePath: broker.queuePath, client: 'socket' as const },
+      transport: { kind: 'broker' as const, socketPath: broker.queuePath, client: 'socket' as const },
     };
     const tool = createHostCommandTools({ config }).find((t) => t.name === 'run_command');
     if (!tool) throw new Error('no run_command');

@@ -1,6 +1,7 @@
 // Reading and checking the host configuration files (commands and Loom authoring).
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { warnQueuePath } from '@harness/protocol';
 import { z } from 'zod';
 
 /** One problem found in a configuration: where, and what is wrong with it. */
@@ -126,11 +127,6 @@ export interface AuthoringConfig {
 /** Either host configuration; the host client needs only what the two share. */
 export type HostConfig = CommandsConfig | AuthoringConfig;
 
-/** The `code` of the deprecation warning a `transport.queuePath` key raises. */
-export const QUEUE_PATH_DEPRECATION = 'HARNESS_DEP_QUEUE_PATH';
-
-let warnedQueuePath = false;
-
 /**
  * Reads the old name of `transport.socketPath`, `transport.queuePath` (configurations in the wild
  * use it): it is taken as `socketPath`, with one deprecation warning per process. Both at once is
@@ -153,16 +149,7 @@ function renameQueuePath(value: unknown): ConfigResult<unknown> {
         },
       ],
     };
-  if (!warnedQueuePath) {
-    warnedQueuePath = true;
-    process.emitWarning(
-      'transport.queuePath is deprecated: rename it to transport.socketPath (same value).',
-      {
-        type: 'DeprecationWarning',
-        code: QUEUE_PATH_DEPRECATION,
-      },
-    );
-  }
+  warnQueuePath('transport.queuePath', 'transport.socketPath');
   return {
     ok: true,
     value: { ...(value as Record<string, unknown>), transport: { ...rest, socketPath: queuePath } },

@@ -2,6 +2,8 @@
 // host command tools, the Loom authoring tools and the function-calling adapter. The MCP adapter is
 // the `@harness/commands/mcp` subpath.
 
+/** The `code` of the deprecation warning a `transport.queuePath` key raises (defined by `@harness/protocol`). */
+export { QUEUE_PATH_DEPRECATION } from '@harness/protocol';
 export type { FunctionTools, OpenAiFunctionTool } from './adapters';
 export { toFunctionTools } from './adapters';
 export type { ToolArtifact } from './artifacts';
@@ -22,7 +24,6 @@ export {
   COMMANDS_CONFIG_ENV,
   parseAuthoringConfig,
   parseCommandsConfig,
-  QUEUE_PATH_DEPRECATION,
   readAuthoringConfig,
   readCommandsConfig,
   resolveConfigPath,

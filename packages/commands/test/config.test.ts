@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import {
   parseAuthoringConfig,
   parseCommandsConfig,
-  QUEUE_PATH_DEPRECATION,
   readAuthoringConfig,
   readCommandsConfig,
   resolveConfigPath,
 } from '../src/config';
+import { QUEUE_PATH_DEPRECATION } from '../src/index';
 
 const broker = { kind: 'broker', socketPath: '/private/loom/run/command-queue' };
 const base = { cliPath: '/opt/loom/src/bin/loom', transport: broker };

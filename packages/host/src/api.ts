@@ -1,6 +1,6 @@
 // The host's embedding API: what `loom` and the harness CLI call.
 
-import type { CommandAnswer, ListResult, RunRequest } from '@harness/protocol';
+import { type CommandAnswer, type ListResult, type RunRequest, warnQueuePath } from '@harness/protocol';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
@@ -20,12 +20,10 @@ import type {
   StoreFactory,
 } from './store/types';
 
-/** Options of {@link startBroker}. */
-export interface StartBrokerOptions {
+/** What starting a broker takes besides its socket path. */
+export interface BrokerStartSettings {
   /** An instance directory made by `initInstance` / `loom init`. */
   instanceDir: string;
-  /** Where the Unix socket goes (its directory is created, mode 0700, when missing). */
-  queuePath: string;
   /** A scope file path (YAML or JSON), or a scope already parsed. */
   scope: string | ScopeFile;
   /** Approval lifetime in ms (default one hour). */
@@ -40,23 +38,63 @@ export interface StartBrokerOptions {
   retentionMs?: number;
 }
 
+/**
+ * Options of {@link startBroker}: the settings, and where the Unix socket goes as `socketPath` (its
+ * directory is created, mode 0700, when missing). `queuePath`, its old name, is still taken, with
+ * one DeprecationWarning (`HARNESS_DEP_QUEUE_PATH`); both at once are refused (`socket_invalid`).
+ */
+export type StartBrokerOptions = BrokerStartSettings &
+  (
+    | { socketPath: string; queuePath?: undefined }
+    | {
+        /** @deprecated The old name of `socketPath` (same value). */
+        queuePath: string;
+        socketPath?: undefined;
+      }
+  );
+
 /** How often a broker with a retention rule prunes the store: hourly. */
 const RETENTION_EVERY_MS = 3_600_000;
 
 /** A running broker with the scope it serves. */
 export interface RunningBroker extends BrokerServer {
   readonly scope: ResolvedScope;
+  /** @deprecated The old name of `socketPath` (same value); reading it warns once (`HARNESS_DEP_QUEUE_PATH`). */
+  readonly queuePath: string;
+}
+
+/** The socket path `options` name, under its name or its old one (which warns); else a `socket_invalid` error. */
+function socketPathOf(options: { socketPath?: string | undefined; queuePath?: string | undefined }): string {
+  const { socketPath, queuePath } = options;
+  if (queuePath !== undefined) {
+    if (socketPath !== undefined) {
+      throw new HostError(
+        HostErrorCode.socket_invalid,
+        'give socketPath only: queuePath is its old name, and both are set',
+      );
+    }
+    warnQueuePath('startBroker({ queuePath })', 'startBroker({ socketPath })');
+    return queuePath;
+  }
+  if (typeof socketPath !== 'string' || socketPath === '') {
+    throw new HostError(
+      HostErrorCode.socket_invalid,
+      `startBroker needs socketPath, where the broker's Unix socket goes (e.g. /run/loom/agent.sock); found ${socketPath === '' ? 'an empty string' : 'none'}`,
+    );
+  }
+  return socketPath;
 }
 
 /**
  * Starts a broker for one scope: opens the instance's store, kills every pack command a crashed
  * broker left running on the instance (one `host:reap` audit event each; docs/host.md, "Commands
  * outliving a crashed broker"), loads the workspace, resolves the scope against it (a scope that
- * widens the agent's grants fails here) and listens on `queuePath`.
+ * widens the agent's grants fails here) and listens on `socketPath`.
  * `close()` stops it, waits for calls in flight, closes the store and removes the socket.
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   const { retentionMs } = options;
+  const socketPath = socketPathOf(options);
   if (retentionMs !== undefined && (!Number.isSafeInteger(retentionMs) || retentionMs <= 0)) {
     throw new HostError(
       HostErrorCode.retention_invalid,
@@ -72,10 +110,14 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       transport: 'broker',
       approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
     });
-    const server = await serveBroker(host, options.queuePath);
+    const server = await serveBroker(host, socketPath);
     const retention = applyRetention(prepared.store, retentionMs);
     return {
-      queuePath: server.queuePath,
+      socketPath: server.socketPath,
+      get queuePath() {
+        warnQueuePath('RunningBroker.queuePath', 'socketPath');
+        return server.socketPath;
+      },
       scope: prepared.scope,
       async close() {
         retention?.stop();

@@ -22,7 +22,8 @@ import { validateAgainst } from './validate';
 
 /** A running broker. */
 export interface BrokerServer {
-  readonly queuePath: string;
+  /** The Unix socket the broker listens on. */
+  readonly socketPath: string;
   /** Stops accepting, waits for calls in flight, removes the socket. Idempotent. */
   close(): Promise<void>;
 }
@@ -40,32 +41,32 @@ function isLive(path: string): Promise<boolean> {
 }
 
 /**
- * Claims `queuePath` for a new broker: a stale socket left by a dead broker is removed; a live one,
+ * Claims `socketPath` for a new broker: a stale socket left by a dead broker is removed; a live one,
  * or anything that is not a socket, is never touched (a `queue_busy` HostError names it).
  */
-export async function claimQueuePath(queuePath: string): Promise<void> {
+export async function claimSocketPath(socketPath: string): Promise<void> {
   let stat: ReturnType<typeof lstatSync> | undefined;
   try {
-    stat = lstatSync(queuePath);
+    stat = lstatSync(socketPath);
   } catch {
     stat = undefined;
   }
   // Before every bind: a directory another user can write is one where our socket can be swapped.
-  ensurePrivateDir(dirname(queuePath));
+  ensurePrivateDir(dirname(socketPath));
   if (!stat) return;
   if (!stat.isSocket()) {
     throw new HostError(
       HostErrorCode.queue_busy,
-      `${queuePath} exists and is not a socket; refusing to replace it. Choose another --queue path or remove the file yourself.`,
+      `${socketPath} exists and is not a socket; refusing to replace it. Choose another --socket path or remove the file yourself.`,
     );
   }
-  if (await isLive(queuePath)) {
+  if (await isLive(socketPath)) {
     throw new HostError(
       HostErrorCode.queue_busy,
-      `a live broker already listens at ${queuePath}; stop it first (SIGTERM) or choose another --queue path`,
+      `a live broker already listens at ${socketPath}; stop it first (SIGTERM) or choose another --socket path`,
     );
   }
-  unlinkSync(queuePath);
+  unlinkSync(socketPath);
 }
 
 const envelopeError = (id: string, code: EnvelopeErrorCode, message: string): BrokerAnswer => ({
@@ -137,7 +138,7 @@ const DEFAULT_QUEUE_WAIT_MS = 1_000;
 const MAX_QUEUED_BYTES = 2 * MAX_REQUEST_LINE_BYTES;
 
 /**
- * Serves `host` on a Unix socket at `queuePath` (mode 0600, newline-delimited JSON, loom-broker/1).
+ * Serves `host` on a Unix socket at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/1).
  * Every request is validated against the protocol's JSON Schema before it reaches the host; the
  * host stamps the actor and run, so whatever a request names as actor or run is never read.
  * A client that sends requests without reading the answers is paused (see {@link BrokerOptions}),
@@ -145,13 +146,13 @@ const MAX_QUEUED_BYTES = 2 * MAX_REQUEST_LINE_BYTES;
  */
 export async function serveBroker(
   host: CommandHost,
-  queuePath: string,
+  socketPath: string,
   options: BrokerOptions = {},
 ): Promise<BrokerServer> {
   const highWater = options.outputHighWaterBytes ?? DEFAULT_OUTPUT_HIGH_WATER;
   const maxInflight = Math.max(1, options.maxInflightPerConnection ?? MAX_INFLIGHT_PER_CONNECTION);
   const queueWaitMs = options.queueWaitMs ?? DEFAULT_QUEUE_WAIT_MS;
-  await claimQueuePath(queuePath);
+  await claimSocketPath(socketPath);
   let stopping = false;
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
@@ -330,7 +331,7 @@ export async function serveBroker(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
       reject(
-        new HostError(HostErrorCode.queue_busy, `cannot listen at ${queuePath}: ${error.message}`, {
+        new HostError(HostErrorCode.queue_busy, `cannot listen at ${socketPath}: ${error.message}`, {
           cause: error,
         }),
       ),
@@ -338,16 +339,16 @@ export async function serveBroker(
     // The umask makes the socket 0600 from the moment it exists; chmod below states it again.
     const old = process.umask(0o177);
     try {
-      server.listen(queuePath, () => resolve());
+      server.listen(socketPath, () => resolve());
     } finally {
       process.umask(old);
     }
   });
-  chmodSync(queuePath, 0o600);
+  chmodSync(socketPath, 0o600);
 
   let closing: Promise<void> | undefined;
   return {
-    queuePath,
+    socketPath,
     close() {
       closing ??= (async () => {
         stopping = true;
@@ -356,7 +357,7 @@ export async function serveBroker(
         for (const s of sockets) s.destroy();
         await stopped;
         try {
-          unlinkSync(queuePath);
+          unlinkSync(socketPath);
         } catch {
           // Already gone: server.close removes it on some platforms.
         }

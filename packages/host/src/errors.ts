@@ -17,6 +17,8 @@ export const HostErrorCode = defineCodes({
    * group or others), so another user could replace the socket.
    */
   queue_unsafe: 'queue_unsafe',
+  /** `startBroker` was given no socket path, or both `socketPath` and its old name `queuePath`. */
+  socket_invalid: 'socket_invalid',
   /** The store could not be opened or a statement failed unexpectedly. */
   store: 'store',
   /**

@@ -1,6 +1,12 @@
 // The public API of @harness/host. The wire protocol and its socket client are `@harness/protocol`.
 
-export type { BrokerCheck, DirectOptions, RunningBroker, StartBrokerOptions } from './api';
+export type {
+  BrokerCheck,
+  BrokerStartSettings,
+  DirectOptions,
+  RunningBroker,
+  StartBrokerOptions,
+} from './api';
 export {
   checkBroker,
   decideApproval,

@@ -27,7 +27,7 @@ afterEach(async () => {
 async function start(scope: Record<string, unknown> = {}, name = 'q.sock'): Promise<RunningBroker> {
   const b = await startBroker({
     instanceDir: env.instance,
-    queuePath: join(env.root, 'run', name),
+    socketPath: join(env.root, 'run', name),
     scope: { run: 'run-1', agent: 'reader', ...scope } as never,
   });
   brokers.push(b);
@@ -41,7 +41,7 @@ const runLine = (fields: Record<string, unknown>, id = 'r1'): string =>
   `${JSON.stringify({ protocol: 'loom-broker/1', id, op: 'run', ...fields })}\n`;
 
 async function run(b: RunningBroker, command: string, args: Record<string, unknown>): Promise<CommandAnswer> {
-  const r = await brokerRun(b.queuePath, { command, args });
+  const r = await brokerRun(b.socketPath, { command, args });
   if (!r.ok) throw new Error(`no answer: ${JSON.stringify(r)}`);
   return r.value;
 }
@@ -59,7 +59,7 @@ describe('adversarial: grant escapes through the socket', () => {
   it('an actor, run or agent field in a request is ignored: the audit names the broker’s agent and run', async () => {
     const b = await start();
     const [a] = await raw(
-      b.queuePath,
+      b.socketPath,
       runLine({
         command: 'text.echo',
         args: { message: 'x' },
@@ -101,7 +101,7 @@ describe('adversarial: grant escapes through the socket', () => {
       'text.constructor',
     ];
     for (const command of tries) {
-      const r = await brokerRun(b.queuePath, { command, args: { file: 'pwned', message: 'x' } });
+      const r = await brokerRun(b.socketPath, { command, args: { file: 'pwned', message: 'x' } });
       expect(r.ok, command).toBe(true);
       const a = (r as { value: CommandAnswer }).value;
       expect(a.ok, command).toBe(false);
@@ -119,7 +119,7 @@ describe('adversarial: grant escapes through the socket', () => {
       `{"protocol":"loom-broker/1","id":"c","op":"run","command":"text.touch","args":{"file":"c"},"__proto__":{"readOnly":true}}\n`,
       `{"protocol":"loom-broker/1","id":"d","op":"run","command":"text.touch","args":{"file":"d"},"readOnly":true}\n`,
     ];
-    const answers = await raw(b.queuePath, lines.join(''), 4);
+    const answers = await raw(b.socketPath, lines.join(''), 4);
     const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
     expect(byId.a).toMatchObject({ ok: false, error: { code: 'bad_request' } });
     expect(byId.b).toMatchObject({ ok: false, error: { code: 'bad_request' } });
@@ -133,7 +133,7 @@ describe('adversarial: grant escapes through the socket', () => {
   it('__proto__ / constructor keys in args are refused as unknown arguments and pollute nothing', async () => {
     const b = await start();
     const answers = await raw(
-      b.queuePath,
+      b.socketPath,
       [
         `{"protocol":"loom-broker/1","id":"p","op":"run","command":"text.echo","args":{"message":"x","__proto__":{"polluted":1}}}\n`,
         `{"protocol":"loom-broker/1","id":"q","op":"run","command":"text.echo","args":{"message":"x","constructor":{"prototype":{"polluted":1}}}}\n`,
@@ -148,7 +148,7 @@ describe('adversarial: grant escapes through the socket', () => {
   it('duplicate keys: the broker acts on the same (last) value it validated', async () => {
     const b = await start();
     const [a] = await raw(
-      b.queuePath,
+      b.socketPath,
       `{"protocol":"loom-broker/1","id":"d","op":"run","command":"text.echo","command":"text.touch","args":{"file":"dup"}}\n`,
       1,
     );
@@ -187,11 +187,11 @@ describe('adversarial: approvals are bound to the exact call', () => {
     const b = await start({ agent: 'editor' });
     const line = (id: string, args: string) =>
       `{"protocol":"loom-broker/1","id":"${id}","op":"run","command":"text.shout","args":${args}}\n`;
-    const [first] = await raw(b.queuePath, line('a', '{"message":"n"}'), 1);
+    const [first] = await raw(b.socketPath, line('a', '{"message":"n"}'), 1);
     const approval = (((first?.result ?? {}) as CommandAnswer).body as { approval_id: string }).approval_id;
     await decideApproval(env.instance, approval, 'approved', 'person:test');
     // Two identical calls race for one approval: exactly one runs.
-    const answers = await raw(b.queuePath, line('b', '{"message":"n"}') + line('c', '{"message":"n"}'), 2);
+    const answers = await raw(b.socketPath, line('b', '{"message":"n"}') + line('c', '{"message":"n"}'), 2);
     const codes = answers.map((a) => (a.result as CommandAnswer).code).sort();
     expect(codes).toEqual(['ok', 'refused']);
   });
@@ -210,7 +210,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
   it('an expired approval does not run the call', async () => {
     const b = await startBroker({
       instanceDir: env.instance,
-      queuePath: join(env.root, 'run', 'ttl.sock'),
+      socketPath: join(env.root, 'run', 'ttl.sock'),
       scope: { run: 'run-1', agent: 'editor' } as never,
       approvalTtlMs: 1,
     });
@@ -232,7 +232,7 @@ describe('adversarial: resource attacks on the broker', () => {
     const depth = 200_000;
     const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
     const answers = await raw(
-      b.queuePath,
+      b.socketPath,
       [
         `{"protocol":"loom-broker/1","id":"n1","op":"run","command":"text.echo","args":{"message":${deep}}}\n`,
         `{"protocol":"loom-broker/1","id":"n2","op":"run","command":"loom.compose","args":{"request_id":"x","components":[{"ref":"page:a","title":${deep}}]}}\n`,
@@ -245,34 +245,34 @@ describe('adversarial: resource attacks on the broker', () => {
     expect(((byId.n2?.result ?? {}) as CommandAnswer).code).toBe('bad-args');
     // Unknown envelope fields are allowed; the deep one is never walked.
     expect(byId.n3).toMatchObject({ ok: true, result: { agent: 'agent:reader' } });
-    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    expect((await brokerHello(b.socketPath)).ok).toBe(true);
   });
 
   it('a request over 1 MiB with no newline is refused and the connection closed; others are served', async () => {
     const b = await start();
     const big = `{"protocol":"loom-broker/1","id":"big","op":"run","command":"text.echo","args":{"message":"${'a'.repeat(1024 * 1024 + 10)}`;
-    const [a] = await raw(b.queuePath, big, 1);
+    const [a] = await raw(b.socketPath, big, 1);
     expect(a).toMatchObject({ ok: false, error: { code: 'request_too_large' } });
-    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    expect((await brokerHello(b.socketPath)).ok).toBe(true);
   });
 
   it('partial lines, idle connections and a client that never reads do not block other clients', async () => {
     const b = await start();
     // 50 idle connections holding half a line each.
     for (let i = 0; i < 50; i++) {
-      const s = connect(b.queuePath);
+      const s = connect(b.socketPath);
       sockets.push(s);
       s.on('error', () => {});
       s.write('{"protocol":"loom-broker/1","id":"half"');
     }
     // A client that sends many requests and never reads the answers.
-    const greedy = connect(b.queuePath);
+    const greedy = connect(b.socketPath);
     sockets.push(greedy);
     greedy.on('error', () => {});
     greedy.pause();
     greedy.write(`${JSON.stringify({ protocol: 'loom-broker/1', id: 'h', op: 'list' })}\n`.repeat(2000));
     // 30 concurrent well-behaved clients are all answered.
-    const many = await Promise.all(Array.from({ length: 30 }, () => brokerHello(b.queuePath)));
+    const many = await Promise.all(Array.from({ length: 30 }, () => brokerHello(b.socketPath)));
     expect(many.every((r) => r.ok)).toBe(true);
     // close() is not held up by the connection that never reads.
     const closing = b.close();
@@ -282,13 +282,13 @@ describe('adversarial: resource attacks on the broker', () => {
   it('a half-line left when the client closes is dropped, not run', async () => {
     const b = await start({ agent: 'editor', grants: ['text.touch'] });
     await new Promise<void>((resolve) => {
-      const s = connect(b.queuePath, () => {
+      const s = connect(b.socketPath, () => {
         s.end(runLine({ command: 'text.touch', args: { file: 'half' } }).trimEnd());
       });
       s.on('close', () => resolve());
       s.resume();
     });
-    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    expect((await brokerHello(b.socketPath)).ok).toBe(true);
     expect(touched('half')).toBe(false);
     expect((await tailAudit(env.instance, 5)).filter((e) => e.command === 'text.touch')).toHaveLength(0);
   });

@@ -95,7 +95,7 @@ describe.skipIf(process.platform !== 'linux')('audit when the broker is killed m
     await Promise.all(calls);
     expect(acked.length).toBeGreaterThan(0);
 
-    const second = await startBroker({ instanceDir: instance, queuePath: queue, scope: SCOPE });
+    const second = await startBroker({ instanceDir: instance, socketPath: queue, scope: SCOPE });
     await second.close();
 
     const events = await tailAudit(instance, 10_000);

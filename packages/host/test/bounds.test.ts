@@ -47,7 +47,7 @@ async function broker(): Promise<RunningBroker> {
   await initInstance(join(t.path, 'instance'), workspace);
   const b = await startBroker({
     instanceDir: join(t.path, 'instance'),
-    queuePath: join(t.path, 'run', 'q.sock'),
+    socketPath: join(t.path, 'run', 'q.sock'),
     scope: { run: 'run-1', agent: 'reader' } as never,
   });
   cleanups.push(() => b.close());
@@ -57,7 +57,7 @@ async function broker(): Promise<RunningBroker> {
 describe('the answer cap', () => {
   it('fails an over-cap answer alone, as answer_too_large, while other calls on the same connection succeed', async () => {
     const b = await broker();
-    const client: BrokerClient = createBrokerClient({ socketPath: b.queuePath });
+    const client: BrokerClient = createBrokerClient({ socketPath: b.socketPath });
     cleanups.push(() => client.close());
     const slow = [1, 2, 3].map((n) => client.run({ command: 'flood.slow', args: { n: String(n) } }));
     const flood = await client.run({ command: 'flood.zeros', args: {} });
@@ -96,7 +96,7 @@ describe("the client's pending bound", () => {
     // The broker runs 32 calls of a connection at once, so unbounded this burst would take at least
     // 4 rounds of 3 s: past the timeout, calls still queued at the broker would read as lost and
     // then run. Bounded, one round is sent and answered well within it.
-    const client = createBrokerClient({ socketPath: b.queuePath, timeoutMs: 10_000 });
+    const client = createBrokerClient({ socketPath: b.socketPath, timeoutMs: 10_000 });
     cleanups.push(() => client.close());
     const n = 4 * MAX_PENDING_REQUESTS;
     const results = await Promise.all(

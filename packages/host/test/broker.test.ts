@@ -30,7 +30,7 @@ afterEach(async () => {
 async function start(scope: Record<string, unknown>, name = 'q.sock'): Promise<RunningBroker> {
   const b = await startBroker({
     instanceDir: env.instance,
-    queuePath: join(env.root, 'run', name),
+    socketPath: join(env.root, 'run', name),
     scope: { run: 'run-1', agent: 'reader', ...scope } as never,
   });
   brokers.push(b);
@@ -44,7 +44,7 @@ const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
 describe('the broker lists only what its scope admits [HC-09]', () => {
   it('lists the agent’s granted pack commands plus the loom.* built-ins [HC-09]', async () => {
     const b = await start({});
-    const r = await brokerList(b.queuePath);
+    const r = await brokerList(b.socketPath);
     expect(r.ok && ids(r.value.commands)).toEqual(
       ['loom.authoring-context', 'loom.compose', 'loom.inspect', 'text.echo', 'text.fail'].sort(),
     );
@@ -56,16 +56,16 @@ describe('the broker lists only what its scope admits [HC-09]', () => {
       grants: ['text.echo', 'text.touch'],
       builtins: ['loom.inspect'],
     });
-    const r = await brokerList(b.queuePath);
+    const r = await brokerList(b.socketPath);
     expect(r.ok && ids(r.value.commands)).toEqual(['loom.inspect', 'text.echo', 'text.touch']);
     const none = await start({ builtins: false }, 'q2.sock');
-    const r2 = await brokerList(none.queuePath);
+    const r2 = await brokerList(none.socketPath);
     expect(r2.ok && ids(r2.value.commands)).toEqual(['text.echo', 'text.fail']);
   });
 
   it('rows carry id, title, help, inputs, effect, scope and the readOnlyGranted stamp [HC-09]', async () => {
     const b = await start({ agent: 'editor' });
-    const r = await brokerList(b.queuePath);
+    const r = await brokerList(b.socketPath);
     if (!r.ok) throw new Error('list failed');
     const byId = new Map(r.value.commands.map((c) => [c.id, c]));
     expect(byId.get('text.echo')).toMatchObject({ effect: 'read', readOnlyGranted: true, scope: 'global' });
@@ -77,10 +77,10 @@ describe('the broker lists only what its scope admits [HC-09]', () => {
 
   it('readOnly: false stamps nothing; a readOnly list stamps only those [HC-60]', async () => {
     const none = await start({ readOnly: false });
-    const r = await brokerList(none.queuePath);
+    const r = await brokerList(none.socketPath);
     expect(r.ok && r.value.commands.every((c) => c.readOnlyGranted === false)).toBe(true);
     const some = await start({ readOnly: ['text.echo'] }, 'q2.sock');
-    const r2 = await brokerList(some.queuePath);
+    const r2 = await brokerList(some.socketPath);
     expect(r2.ok && r2.value.commands.filter((c) => c.readOnlyGranted).map((c) => c.id)).toEqual([
       'text.echo',
     ]);
@@ -91,7 +91,7 @@ describe('the broker refuses every command its scope does not grant [HC-10]', ()
   it('a pack write the agent does not hold is forbidden and nothing runs [HC-10]', async () => {
     const b = await start({});
     const file = join(env.root, 'touched');
-    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
+    const r = await brokerRun(b.socketPath, { command: 'text.touch', args: { file } });
     expect(r.ok && r.value).toMatchObject({
       ok: false,
       code: 'forbidden',
@@ -103,29 +103,29 @@ describe('the broker refuses every command its scope does not grant [HC-10]', ()
 
   it('a command the scope narrowed away is forbidden although the agent holds it [HC-10]', async () => {
     const b = await start({ agent: 'editor', grants: ['text.echo'] });
-    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file: join(env.root, 'x') } });
+    const r = await brokerRun(b.socketPath, { command: 'text.touch', args: { file: join(env.root, 'x') } });
     expect(r.ok && r.value.code).toBe('forbidden');
   });
 
   it('an excluded built-in is forbidden; an unknown command is unknown_command [HC-10]', async () => {
     const b = await start({ builtins: ['loom.inspect'] });
-    const c = await brokerRun(b.queuePath, {
+    const c = await brokerRun(b.socketPath, {
       command: 'loom.compose',
       args: { request_id: 'r', components: [{ ref: 'page:a' }] },
     });
     expect(c.ok && c.value.code).toBe('forbidden');
-    const u = await brokerRun(b.queuePath, { command: 'nope.nothing', args: {} });
+    const u = await brokerRun(b.socketPath, { command: 'nope.nothing', args: {} });
     expect(u.ok && u.value).toMatchObject({ ok: false, code: 'unknown_command' });
   });
 
   it('a command withdrawn from the scope after listing is refused at run time [HC-91]', async () => {
     const b = await start({ grants: ['text.echo'] });
-    const listed = await brokerList(b.queuePath);
+    const listed = await brokerList(b.socketPath);
     expect(listed.ok && ids(listed.value.commands)).toContain('text.echo');
     await b.close();
     brokers.splice(0);
     const narrower = await start({ grants: ['text.fail'] });
-    const r = await brokerRun(narrower.queuePath, { command: 'text.echo', args: { message: 'hi' } });
+    const r = await brokerRun(narrower.socketPath, { command: 'text.echo', args: { message: 'hi' } });
     expect(r.ok && r.value.code).toBe('forbidden');
   });
 });
@@ -134,7 +134,7 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
   it('an actor or run named in the request is ignored; the audit and the receipts carry agent:<id> [HC-11]', async () => {
     const b = await start({ agent: 'editor', run: 'run-A' });
     const answers = await raw(
-      b.queuePath,
+      b.socketPath,
       `${JSON.stringify({
         protocol: 'loom-broker/1',
         id: 'x1',
@@ -160,7 +160,7 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
 
   it('hello names the protocol, the run and the agent actor', async () => {
     const b = await start({ run: 'run-H' });
-    const h = await brokerHello(b.queuePath);
+    const h = await brokerHello(b.socketPath);
     expect(h).toEqual({
       ok: true,
       value: { protocol: 'loom-broker/1', run: 'run-H', agent: 'agent:reader' },
@@ -174,7 +174,7 @@ describe('protocol versions (docs/protocol.md, "Versions")', () => {
     const file = join(env.root, 'touched-by-old-client');
     const line = (protocol: string, id: string) =>
       `${JSON.stringify({ protocol, id, op: 'run', command: 'text.touch', args: { file } })}\n`;
-    const answers = await raw(b.queuePath, line('loom-broker/0', 'old') + line('loom-broker/2', 'new'), 2);
+    const answers = await raw(b.socketPath, line('loom-broker/0', 'old') + line('loom-broker/2', 'new'), 2);
     expect(answers.sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
       {
         protocol: 'loom-broker/1',
@@ -204,7 +204,11 @@ describe('protocol versions (docs/protocol.md, "Versions")', () => {
 describe('--read-only', () => {
   it('a granted read runs under --read-only [HC-28]', async () => {
     const b = await start({});
-    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
+    const r = await brokerRun(b.socketPath, {
+      command: 'text.echo',
+      args: { message: 'hi' },
+      readOnly: true,
+    });
     expect(r.ok && r.value).toMatchObject({
       ok: true,
       code: 'ok',
@@ -216,14 +220,18 @@ describe('--read-only', () => {
   it('a write is refused under --read-only before anything runs [HC-59]', async () => {
     const b = await start({ agent: 'editor' });
     const file = join(env.root, 'ro');
-    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file }, readOnly: true });
+    const r = await brokerRun(b.socketPath, { command: 'text.touch', args: { file }, readOnly: true });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'forbidden', reason: 'not_read' });
     expect(existsSync(file)).toBe(false);
   });
 
   it('a read the scope does not stamp read-only is refused under --read-only [HC-60]', async () => {
     const b = await start({ readOnly: false });
-    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'hi' }, readOnly: true });
+    const r = await brokerRun(b.socketPath, {
+      command: 'text.echo',
+      args: { message: 'hi' },
+      readOnly: true,
+    });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'forbidden', reason: 'readonly_not_granted' });
   });
 });
@@ -231,7 +239,7 @@ describe('--read-only', () => {
 describe('the command layer', () => {
   it('validates arguments against the row schema and names the failing paths [HC-90]', async () => {
     const b = await start({});
-    const r = await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 5, extra: true } });
+    const r = await brokerRun(b.socketPath, { command: 'text.echo', args: { message: 5, extra: true } });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'bad-args', mayHaveLanded: false });
     const errors = r.ok
       ? (r.value.body as { errors: { path: string }[] }).errors.map((e) => e.path).sort()
@@ -241,7 +249,7 @@ describe('the command layer', () => {
 
   it('a failing pack command is failed with its stderr; the answer carries the row’s ifc label', async () => {
     const b = await start({ agent: 'editor' });
-    const f = await brokerRun(b.queuePath, { command: 'text.fail', args: {} });
+    const f = await brokerRun(b.socketPath, { command: 'text.fail', args: {} });
     expect(f.ok && f.value).toMatchObject({
       ok: false,
       code: 'failed',
@@ -249,14 +257,14 @@ describe('the command layer', () => {
       body: { exitCode: 3 },
     });
     expect(f.ok && (f.value.body as { stderr: string }).stderr).toContain('broken');
-    const p = await brokerRun(b.queuePath, { command: 'vault.peek', args: {} });
+    const p = await brokerRun(b.socketPath, { command: 'vault.peek', args: {} });
     expect(p.ok && p.value).toMatchObject({ ok: true, ifc: { confidentiality: ['secret'] } });
   });
 
   it('a cautious write needs approval before it runs [CP-08]', async () => {
     const b = await start({ agent: 'editor' });
     const file = join(env.root, 'cautious');
-    const r = await brokerRun(b.queuePath, { command: 'text.touch', args: { file } });
+    const r = await brokerRun(b.socketPath, { command: 'text.touch', args: { file } });
     expect(r.ok && r.value).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
     expect(existsSync(file)).toBe(false);
   });
@@ -264,7 +272,7 @@ describe('the command layer', () => {
 
 describe('approvals (strict tier)', () => {
   const shout = (b: RunningBroker, message = 'hey') =>
-    brokerRun(b.queuePath, { command: 'text.shout', args: { message } });
+    brokerRun(b.socketPath, { command: 'text.shout', args: { message } });
 
   it('a strict call creates a pending approval and is refused approval_required with its id [CP-09]', async () => {
     const b = await start({ agent: 'editor' });
@@ -387,7 +395,7 @@ describe('approvals (strict tier)', () => {
 
   it('approvals are never reachable through the socket: an op other than hello/list/run is bad_request', async () => {
     const b = await start({ agent: 'editor' });
-    const r = await brokerRequest(b.queuePath, { op: 'approve', approvalId: 'apr-1' });
+    const r = await brokerRequest(b.socketPath, { op: 'approve', approvalId: 'apr-1' });
     expect(r).toMatchObject({ ok: false, failure: { kind: 'envelope', code: 'bad_request' } });
   });
 });
@@ -395,11 +403,11 @@ describe('approvals (strict tier)', () => {
 describe('audit', () => {
   it('every call — listed, refused or run — ends in one run event, a started process also has its start event; refused calls keep no argument values', async () => {
     const b = await start({ agent: 'editor' });
-    await brokerList(b.queuePath);
-    await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'visible-in-argv' } });
-    await brokerRun(b.queuePath, { command: 'nope.x', args: { token: 'SECRET-VALUE-456' } });
-    await brokerRun(b.queuePath, { command: 'text.shout', args: { message: 'SECRET-VALUE-789' } });
-    await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 7 } as never });
+    await brokerList(b.socketPath);
+    await brokerRun(b.socketPath, { command: 'text.echo', args: { message: 'visible-in-argv' } });
+    await brokerRun(b.socketPath, { command: 'nope.x', args: { token: 'SECRET-VALUE-456' } });
+    await brokerRun(b.socketPath, { command: 'text.shout', args: { message: 'SECRET-VALUE-789' } });
+    await brokerRun(b.socketPath, { command: 'text.echo', args: { message: 7 } as never });
     const events = await tailAudit(env.instance, 10);
     expect(events.map((e) => [e.phase, e.command, e.outcome, e.code])).toEqual([
       ['list', '*', 'listed', 'ok'],
@@ -431,7 +439,7 @@ describe('audit', () => {
       { mode: 0o600 },
     );
     const b = await start({ agent: 'editor' });
-    const r = await brokerRun(b.queuePath, { command: 'creds.show', args: {} });
+    const r = await brokerRun(b.socketPath, { command: 'creds.show', args: {} });
     expect(r.ok && r.value.code).toBe('ok');
     expect(JSON.stringify(r)).not.toContain('SUPERSECRET');
     expect(JSON.stringify(await tailAudit(env.instance, 10))).not.toContain('SUPERSECRET');
@@ -441,7 +449,7 @@ describe('audit', () => {
 describe('the broker socket', () => {
   it('is a Unix socket of mode 0600', async () => {
     const b = await start({});
-    const st = statSync(b.queuePath);
+    const st = statSync(b.socketPath);
     expect(st.isSocket()).toBe(true);
     expect(st.mode & 0o777).toBe(0o600);
   });
@@ -458,16 +466,16 @@ describe('the broker socket', () => {
     await new Promise<void>((r) => child.once('exit', () => r()));
     expect(lstatSync(path).isSocket()).toBe(true);
     const b = await start({}, 'stale.sock');
-    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    expect((await brokerHello(b.socketPath)).ok).toBe(true);
   });
 
   it('never steals a live socket, and never replaces a file that is not a socket', async () => {
     const b = await start({});
     await expect(start({}, 'q.sock')).rejects.toMatchObject({
       code: 'queue_busy',
-      message: expect.stringContaining(b.queuePath),
+      message: expect.stringContaining(b.socketPath),
     });
-    expect((await brokerHello(b.queuePath)).ok).toBe(true);
+    expect((await brokerHello(b.socketPath)).ok).toBe(true);
     const file = join(env.root, 'run', 'plain');
     writeFileSync(file, 'keep me');
     await expect(start({}, 'plain')).rejects.toMatchObject({ code: 'queue_busy' });
@@ -481,7 +489,7 @@ describe('the broker socket', () => {
       JSON.stringify({ protocol: 'loom-broker/1', id: 'm', op: 'run', command: 'text.echo' }),
       JSON.stringify({ protocol: 'loom-broker/1', id: 'h', op: 'hello' }),
     ];
-    const out = await raw(b.queuePath, `${lines.join('\n')}\n`, 4);
+    const out = await raw(b.socketPath, `${lines.join('\n')}\n`, 4);
     const byId = new Map(out.map((a) => [a.id, a]));
     expect(byId.get('')).toMatchObject({ ok: false, error: { code: 'bad_request' } });
     expect(byId.get('v')).toMatchObject({ ok: false, error: { code: 'unsupported_protocol' } });
@@ -498,14 +506,14 @@ describe('the broker socket', () => {
       command: 'text.echo',
       args: { message: 'x'.repeat(1024 * 1024 + 10) },
     });
-    const out = await raw(b.queuePath, `${big}\n`, 1);
+    const out = await raw(b.socketPath, `${big}\n`, 1);
     expect(out[0]).toMatchObject({ ok: false, error: { code: 'request_too_large' } });
   });
 
   it('serves several requests on one connection, each answer carrying its id', async () => {
     const b = await start({});
     const lines = ['a', 'b', 'c'].map((id) => JSON.stringify({ protocol: 'loom-broker/1', id, op: 'list' }));
-    const out = await raw(b.queuePath, `${lines.join('\n')}\n`, 3);
+    const out = await raw(b.socketPath, `${lines.join('\n')}\n`, 3);
     expect(out.map((a) => a.id).sort()).toEqual(['a', 'b', 'c']);
   });
 
@@ -513,25 +521,25 @@ describe('the broker socket', () => {
     const b = await start({});
     await b.close();
     brokers.splice(0);
-    expect(existsSync(b.queuePath)).toBe(false);
+    expect(existsSync(b.socketPath)).toBe(false);
   });
 });
 
 describe('job ids', () => {
   it('a scope naming a job refuses requests without it or with another one [HC-19]', async () => {
     const b = await start({ job: 'job-7' });
-    expect(await brokerList(b.queuePath)).toMatchObject({
+    expect(await brokerList(b.socketPath)).toMatchObject({
       ok: false,
       failure: { kind: 'envelope', code: 'forbidden' },
     });
-    expect((await brokerList(b.queuePath, { jobId: 'job-7' })).ok).toBe(true);
-    const wrong = await brokerRun(b.queuePath, {
+    expect((await brokerList(b.socketPath, { jobId: 'job-7' })).ok).toBe(true);
+    const wrong = await brokerRun(b.socketPath, {
       command: 'text.echo',
       args: { message: 'x' },
       jobId: 'job-8',
     });
     expect(wrong.ok && wrong.value).toMatchObject({ code: 'forbidden', reason: 'job_mismatch' });
-    const right = await brokerRun(b.queuePath, {
+    const right = await brokerRun(b.socketPath, {
       command: 'text.echo',
       args: { message: 'x' },
       jobId: 'job-7',
@@ -542,7 +550,7 @@ describe('job ids', () => {
   it('a scope without a job accepts any job id', async () => {
     const b = await start({});
     expect(
-      (await brokerRun(b.queuePath, { command: 'text.echo', args: { message: 'x' }, jobId: 'whatever' })).ok,
+      (await brokerRun(b.socketPath, { command: 'text.echo', args: { message: 'x' }, jobId: 'whatever' })).ok,
     ).toBe(true);
   });
 });
@@ -553,7 +561,7 @@ describe('the store behind a factory', () => {
     let closed = 0;
     const b = await startBroker({
       instanceDir: env.instance,
-      queuePath: join(env.root, 'run', 'f.sock'),
+      socketPath: join(env.root, 'run', 'f.sock'),
       scope: { run: 'run-F', agent: 'editor' },
       openStore: async (target) => {
         targets.push(target);
@@ -567,7 +575,7 @@ describe('the store behind a factory', () => {
         };
       },
     });
-    const r = await brokerRun(b.queuePath, {
+    const r = await brokerRun(b.socketPath, {
       command: 'loom.compose',
       args: { request_id: 'f1', components: [{ ref: 'page:f' }] },
     });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await initInstance(instance, join(fixturesDir, 'workspaces', 'demo', 'workspace.yaml'));
   broker = await startBroker({
     instanceDir: instance,
-    queuePath: join(t.path, 'q.sock'),
+    socketPath: join(t.path, 'q.sock'),
     scope: { run: 'r', agent: 'reader' },
   });
 });
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function query(args: Record<string, unknown>) {
-  const r = await brokerRun(broker.queuePath, { command: 'json-tools.query', args });
+  const r = await brokerRun(broker.socketPath, { command: 'json-tools.query', args });
   if (!r.ok) throw new Error(JSON.stringify(r.failure));
   return r.value;
 }

@@ -52,13 +52,13 @@ describe('broker backpressure: a client that never reads its answers', () => {
     closers.push(() => server.close());
 
     // One listing answer's size, measured on the wire.
-    const one = await brokerRunRaw(server.queuePath, listLine(0));
+    const one = await brokerRunRaw(server.socketPath, listLine(0));
     const answerBytes = Buffer.byteLength(one);
     const before = await listings(store);
 
     // Far more answers than the kernel's socket buffers and the high-water mark hold together.
     const total = Math.ceil((16 * 1024 * 1024) / answerBytes);
-    const greedy = connect(server.queuePath);
+    const greedy = connect(server.socketPath);
     closers.push(() => greedy.destroy());
     greedy.on('error', () => {});
     greedy.pause();
@@ -66,8 +66,8 @@ describe('broker backpressure: a client that never reads its answers', () => {
     await paused;
 
     // Another connection is answered while the greedy one is paused, and it runs commands.
-    expect((await brokerHello(server.queuePath)).ok).toBe(true);
-    const echoed = await brokerRun(server.queuePath, { command: 'text.echo', args: { message: 'hi' } });
+    expect((await brokerHello(server.socketPath)).ok).toBe(true);
+    const echoed = await brokerRun(server.socketPath, { command: 'text.echo', args: { message: 'hi' } });
     expect(echoed.ok && echoed.value.code).toBe('ok');
 
     // What the broker holds for the greedy connection never passed the high-water mark by more
@@ -129,7 +129,7 @@ describe('credentials.json must be private to its owner', () => {
   const startEditor = () =>
     startBroker({
       instanceDir: env.instance,
-      queuePath: join(env.root, 'run', 'c.sock'),
+      socketPath: join(env.root, 'run', 'c.sock'),
       scope: { run: 'run-1', agent: 'editor' } as never,
     });
 
@@ -137,7 +137,7 @@ describe('credentials.json must be private to its owner', () => {
     write(0o600);
     const b = await startEditor();
     closers.push(() => b.close());
-    const r = await brokerRun(b.queuePath, { command: 'creds.show', args: {} });
+    const r = await brokerRun(b.socketPath, { command: 'creds.show', args: {} });
     expect(r.ok && r.value.code).toBe('ok');
   });
 
@@ -208,7 +208,7 @@ agents:
     const started = Date.now();
     const at: Record<string, number> = {};
     const answers = await rawLines(
-      server.queuePath,
+      server.socketPath,
       run('stuck-1', 'slow.escape') + run('stuck-2', 'slow.escape') + run('innocent', 'slow.quick'),
       3,
       (socket) =>
@@ -262,14 +262,14 @@ describe('the broker socket is bound and reached only in a directory private to 
     const server = await serveBroker(host, join(dir, 'broker.sock'));
     closers.push(() => server.close());
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect((await brokerHello(server.queuePath)).ok).toBe(true);
+    expect((await brokerHello(server.socketPath)).ok).toBe(true);
     chmodSync(dir, 0o770);
-    const refused = await brokerHello(server.queuePath);
+    const refused = await brokerHello(server.socketPath);
     expect(refused).toEqual({
       ok: false,
       failure: {
         kind: 'unreachable',
-        message: `refusing to connect to ${server.queuePath}: ${dir} is writable by its group (mode 770)`,
+        message: `refusing to connect to ${server.socketPath}: ${dir} is writable by its group (mode 770)`,
       },
     });
     chmodSync(dir, 0o700);

@@ -59,8 +59,69 @@ describe('checkBroker', () => {
     const failed = checks.at(-1);
     expect(failed?.name).toBe('credentials');
     expect(failed?.ok).toBe(false);
-    const started = startBroker({ instanceDir: w.instance, queuePath: join(box.path, 'b.sock'), scope });
+    const started = startBroker({ instanceDir: w.instance, socketPath: join(box.path, 'b.sock'), scope });
     await expect(started).rejects.toThrowError(failed?.detail);
     expect(failed?.detail).not.toContain('s3cret');
+  });
+});
+
+describe('the socket path option', () => {
+  it('takes queuePath, the old name of socketPath, with one deprecation warning, and serves there', async () => {
+    const w = workspace();
+    await initInstance(w.instance, w.workspace);
+    const warnings: Error[] = [];
+    const listen = (warning: Error) => warnings.push(warning);
+    process.on('warning', listen);
+    const socketPath = join(box.path, 'run', 'old.sock');
+    try {
+      const broker = await startBroker({
+        instanceDir: w.instance,
+        queuePath: socketPath,
+        scope: { run: 'r', agent: 'reader' },
+      });
+      try {
+        expect(broker.socketPath).toBe(socketPath);
+        expect(existsSync(socketPath)).toBe(true);
+        // The old property name still reads the same value (and warns once).
+        expect(broker.queuePath).toBe(socketPath);
+        expect(broker.queuePath).toBe(socketPath);
+      } finally {
+        await broker.close();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => [w.name, (w as { code?: string }).code, w.message])).toEqual([
+        [
+          'DeprecationWarning',
+          'HARNESS_DEP_QUEUE_PATH',
+          'startBroker({ queuePath }) is deprecated: rename it to startBroker({ socketPath }) (same value).',
+        ],
+        [
+          'DeprecationWarning',
+          'HARNESS_DEP_QUEUE_PATH',
+          'RunningBroker.queuePath is deprecated: rename it to socketPath (same value).',
+        ],
+      ]);
+    } finally {
+      process.off('warning', listen);
+    }
+  });
+
+  it('refuses both names at once, and no name, starting nothing', async () => {
+    const w = workspace();
+    await initInstance(w.instance, w.workspace);
+    const scope = { run: 'r', agent: 'reader' };
+    const a = join(box.path, 'a.sock');
+    const both = { instanceDir: w.instance, socketPath: a, queuePath: join(box.path, 'b.sock'), scope };
+    await expect(startBroker(both as unknown as Parameters<typeof startBroker>[0])).rejects.toMatchObject({
+      code: 'socket_invalid',
+      message: 'give socketPath only: queuePath is its old name, and both are set',
+    });
+    const none = { instanceDir: w.instance, scope };
+    await expect(startBroker(none as unknown as Parameters<typeof startBroker>[0])).rejects.toMatchObject({
+      code: 'socket_invalid',
+      message:
+        "startBroker needs socketPath, where the broker's Unix socket goes (e.g. /run/loom/agent.sock); found none",
+    });
+    expect(existsSync(a)).toBe(false);
   });
 });

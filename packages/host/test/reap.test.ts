@@ -193,7 +193,7 @@ describe.skipIf(process.platform !== 'linux')('a command outliving a crashed bro
     expect(members(record.pgid).sort()).toEqual(before.sort());
     expect(records()).toEqual([name]);
 
-    const second = await startBroker({ instanceDir: instance, queuePath: queue, scope: SCOPE });
+    const second = await startBroker({ instanceDir: instance, socketPath: queue, scope: SCOPE });
     brokers.push(second);
     // startBroker waited for the group to go; poll briefly anyway so a slow kernel does not flake.
     await until('the group to be gone', () => members(record.pgid).length === 0, 3_000);

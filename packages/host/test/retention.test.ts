@@ -39,7 +39,7 @@ async function instanceWithOneEvent(): Promise<string> {
 async function brokerFor(instance: string, retentionMs?: number): Promise<void> {
   const broker = await startBroker({
     instanceDir: instance,
-    queuePath: join(box.path, 'b.sock'),
+    socketPath: join(box.path, 'b.sock'),
     scope: { run: 'r', agent: 'reader' },
     ...(retentionMs === undefined ? {} : { retentionMs }),
   });

@@ -23,13 +23,13 @@ describe.skipIf(!sandboxed)('confinement in the audit log', () => {
   it('records the sandbox of a read command and why a write command ran unconfined [SEC-14]', async () => {
     broker = await startBroker({
       instanceDir: env.instance,
-      queuePath: join(env.root, 'run', 'q.sock'),
+      socketPath: join(env.root, 'run', 'q.sock'),
       scope: { run: 'run-1', agent: 'editor' } as never,
     });
-    const read = await brokerRun(broker.queuePath, { command: 'text.echo', args: { message: 'hi' } });
+    const read = await brokerRun(broker.socketPath, { command: 'text.echo', args: { message: 'hi' } });
     expect(read.ok).toBe(true);
     const file = join(env.root, 'touched');
-    const held = await brokerRun(broker.queuePath, { command: 'text.touch', args: { file } });
+    const held = await brokerRun(broker.socketPath, { command: 'text.touch', args: { file } });
     if (!held.ok) throw new Error('the broker did not answer');
     // A write under the cautious tier waits for a person; approve it, then the same call runs.
     decideApproval(
@@ -38,7 +38,7 @@ describe.skipIf(!sandboxed)('confinement in the audit log', () => {
       'approved',
       'person:test',
     );
-    const write = await brokerRun(broker.queuePath, { command: 'text.touch', args: { file } });
+    const write = await brokerRun(broker.socketPath, { command: 'text.touch', args: { file } });
     expect(write.ok && write.value.ok).toBe(true);
     expect(existsSync(file)).toBe(true);
     const runs = (await tailAudit(env.instance, 10)).filter((e) => e.phase === 'run');

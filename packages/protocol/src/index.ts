@@ -5,6 +5,7 @@
 export { ANSWER_TOO_LARGE, answerTooLarge } from './bounds';
 export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
 export { ANSWER_CODES, ENVELOPE_ERROR_CODES, EXIT, REF_KINDS } from './codes';
+export { QUEUE_PATH_DEPRECATION, queuePathDeprecation, warnQueuePath } from './deprecations';
 export type { Line } from './framing';
 export { encodeLine, exceedsBytes, LineReader, utf8Length } from './framing';
 export { isLoomId, LOOM_ID_PATTERN } from './ids';

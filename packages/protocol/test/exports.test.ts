@@ -18,6 +18,7 @@ describe('public surface', () => {
         'MAX_INFLIGHT_PER_CONNECTION',
         'MAX_PENDING_REQUESTS',
         'MAX_REQUEST_LINE_BYTES',
+        'QUEUE_PATH_DEPRECATION',
         'REF_KINDS',
         'answerTooLarge',
         'brokerAnswerSchema',
@@ -28,7 +29,9 @@ describe('public surface', () => {
         'isLoomId',
         'manifestRowSchema',
         'protocolMismatch',
+        'queuePathDeprecation',
         'utf8Length',
+        'warnQueuePath',
       ].sort(),
     );
   });

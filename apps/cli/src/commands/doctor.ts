@@ -66,7 +66,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     `Node.js ${process.versions.node}${major >= 20 ? '' : ' (20 or newer is required)'}`,
   );
 
-  let queuePath: string | undefined;
+  let socketPath: string | undefined;
   let instanceDir: string | undefined;
   let storeChecked = false;
   let workspaceFile: string | undefined;
@@ -77,7 +77,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       const plan = await planEmbedded(options);
       instanceDir = plan.location.instanceDir;
       workspaceFile = plan.workspaceFile;
-      queuePath = plan.location.queuePath;
+      socketPath = plan.location.socketPath;
       add(
         'configuration',
         'ok',
@@ -112,7 +112,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         else {
           add(label, 'ok', path);
           const t = result.value.transport;
-          if (t.kind === 'broker') queuePath ??= t.socketPath;
+          if (t.kind === 'broker') socketPath ??= t.socketPath;
           else instanceDir ??= t.instanceDir;
           const cli = result.value.cliPath;
           const executable = existsSync(cli) && canExecute(cli);
@@ -146,24 +146,24 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   const sandbox = await sandboxCheck(workspaceFile);
   add('sandbox', sandbox.status, sandbox.detail);
 
-  if (queuePath !== undefined) {
-    if (!existsSync(queuePath)) {
+  if (socketPath !== undefined) {
+    if (!existsSync(socketPath)) {
       add(
         'broker',
         'warn',
-        `no socket at ${queuePath} (harness serve starts one; loom broker start runs one)`,
+        `no socket at ${socketPath} (harness serve starts one; loom broker start runs one)`,
       );
     } else {
       // Asynchronous on purpose: on Node 20 a synchronous stat of a socket leaves later ESM
       // resolution of better-sqlite3 un-realpathed, which breaks the store check below.
-      const mode = (await stat(queuePath)).mode & 0o777;
+      const mode = (await stat(socketPath)).mode & 0o777;
       add(
         'socket permissions',
         mode === 0o600 ? 'ok' : 'fail',
-        `${queuePath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
+        `${socketPath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
       );
       const { brokerHello } = await import('@harness/protocol/client');
-      const hello = await brokerHello(queuePath, { timeoutMs: 3000 });
+      const hello = await brokerHello(socketPath, { timeoutMs: 3000 });
       // A dead socket of the embedded default is what a crashed serve leaves; the next serve
       // replaces it, so it does not fail the instance.
       add(

@@ -41,7 +41,7 @@ export async function startRealBroker(scope: 'reader' | 'editor'): Promise<RealB
       'start',
       '--instance',
       instance,
-      '--queue',
+      '--socket',
       queuePath,
       '--scope',
       join(fixturesDir, 'scopes', `${scope}.yaml`),

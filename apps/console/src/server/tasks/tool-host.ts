@@ -50,16 +50,16 @@ export function instanceTools(
     const scope = 'agent' in serves ? { run: TASK_BROKER_RUN, agent: serves.agent } : serves.scopeFile;
     // A short private directory: a socket path is limited to about 100 bytes.
     const dir = mkdtempSync(join(tmpdir(), 'harness-task-'));
-    const queuePath = join(dir, 'broker.sock');
+    const socketPath = join(dir, 'broker.sock');
     let broker: Awaited<ReturnType<typeof startBroker>>;
     try {
-      broker = await startBroker({ instanceDir, queuePath, scope });
+      broker = await startBroker({ instanceDir, socketPath, scope });
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
       throw error;
     }
     // The socket client never runs the CLI; the configuration still names one.
-    const transport = { kind: 'broker' as const, socketPath: queuePath, client: 'socket' as const };
+    const transport = { kind: 'broker' as const, socketPath: socketPath, client: 'socket' as const };
     const config = { cliPath: process.execPath, transport };
     return {
       tools: [
