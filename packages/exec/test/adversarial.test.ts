@@ -116,10 +116,12 @@ describe('adversarial: a descendant that leaves the group with setsid and keeps 
       }
     }
   });
-  const escapeCommand = (pidFile: string) => `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 60' &`;
+  // The command goes on only once the escape has happened (the escaped shell wrote its pid).
+  const escapeCommand = (pidFile: string) =>
+    `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 60' & while [ ! -e ${pidFile} ]; do sleep 0.01; done;`;
   // The escaped shell writes its pid once it runs, which may be after the run returned.
   const escapedPid = async (pidFile: string): Promise<number> => {
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1_000 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 10));
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     escapedPids.push(pid);
     return pid;
@@ -150,26 +152,34 @@ describe('adversarial: a descendant that leaves the group with setsid and keeps 
       timeoutMs: 10_000,
       killGraceMs: 200,
     });
-    escapedPid(pidFile);
+    await escapedPid(pidFile);
     expect(r).toMatchObject({ ok: false, outcome: 'exited', exitCode: 0, escaped: true, stdout: 'done\n' });
     expect(r.durationMs).toBeLessThan(200 + 1_000);
   });
 
   it('stops reading what the escaped process writes after the run ended', async () => {
     const pidFile = join(dir.path, 'escaped-write.pid');
+    const go = join(dir.path, 'escaped-write.go');
+    const wrote = join(dir.path, 'escaped-write.wrote');
+    // The child waits until the escape has happened (the pid file) before it ends. The escaped shell
+    // writes "late" only once the run has returned (the test creates `go`), then says it did; it
+    // ignores SIGPIPE so that it gets that far even when nobody reads any more.
     const r = await run({
       argv: [
         'sh',
         '-c',
-        `setsid sh -c 'echo $$ > ${pidFile}; sleep 0.5; echo late; exec sleep 60' & echo early`,
+        `setsid sh -c 'trap "" PIPE; echo $$ > ${pidFile}; while [ ! -e ${go} ]; do sleep 0.05; done; echo late; touch ${wrote}; exec sleep 60' & while [ ! -e ${pidFile} ]; do sleep 0.01; done; echo early`,
       ],
       env,
       timeoutMs: 10_000,
       killGraceMs: 100,
     });
-    escapedPid(pidFile);
+    await escapedPid(pidFile);
     expect(r.stdout).toBe('early\n');
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    writeFileSync(go, '');
+    for (let i = 0; i < 500 && !existsSync(wrote); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(existsSync(wrote)).toBe(true);
     expect(r.stdout).toBe('early\n');
   });
 
