@@ -1,9 +1,7 @@
 // What a call would run, shown before it runs: for a person deciding an approval.
-import { renderArgv, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import type { PacksIssue } from './errors';
-import { getCommand, unknownCommandIssue } from './lookup';
-import { prepareArgs, renderRefused } from './runner';
+import { findPackCommand, renderCallArgv } from './plan';
 import type { CredentialSource, Workspace } from './types';
 
 /** A call as {@link previewPackCall} shows it; every credential value is `[redacted]` in it. */
@@ -27,26 +25,13 @@ export function previewPackCall(
   args: Readonly<Record<string, unknown>>,
   options: { readonly credentials?: CredentialSource } = {},
 ): PackCallPreview {
-  const command = getCommand(workspace, commandId);
-  const pack = workspace.packs.find((p) => p.id === command?.pack);
-  const secrets = (pack?.credentials ?? [])
+  const found = findPackCommand(workspace, commandId);
+  const secrets = (found.ok ? found.pack.credentials : [])
     .map((n) => options.credentials?.get(n))
     .filter((v): v is string => typeof v === 'string' && v !== '');
   const shownArgs = redactDeep({ ...args }, secrets);
-  if (!command) {
-    return { args: shownArgs, argv: null, issues: [unknownCommandIssue(workspace, commandId)] };
-  }
-  const prepared = prepareArgs(command, args);
-  if (!prepared.ok) return { args: shownArgs, argv: null, issues: redactDeep(prepared.issues, secrets) };
-  try {
-    const argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
-    return { args: shownArgs, argv: argv.map((a) => redact(a, secrets)), issues: [] };
-  } catch (error) {
-    if (!(error instanceof TmplError)) throw error;
-    return {
-      args: shownArgs,
-      argv: null,
-      issues: [renderRefused(commandId, error, (m) => redact(m, secrets))],
-    };
-  }
+  if (!found.ok) return { args: shownArgs, argv: null, issues: found.issues };
+  const rendered = renderCallArgv(found.command, args, (m) => redact(m, secrets));
+  if (!rendered.ok) return { args: shownArgs, argv: null, issues: redactDeep(rendered.issues, secrets) };
+  return { args: shownArgs, argv: rendered.argv.map((a) => redact(a, secrets)), issues: [] };
 }

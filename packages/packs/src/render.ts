@@ -1,9 +1,8 @@
 // What a call would run, without running it: the argv rendered from the arguments exactly as the
 // runner renders it, the working directory, and the environment with each credential as a marker.
-import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
+import { parse as parseTemplate, render } from '@harness/tmpl';
 import type { PacksIssue } from './errors';
-import { getCommand, unknownCommandIssue } from './lookup';
-import { prepareArgs, renderRefused } from './runner';
+import { findPackCommand, renderCallArgv } from './plan';
 import type { Workspace } from './types';
 
 /** The marker a rendered environment shows in place of credential `name`'s value. */
@@ -27,20 +26,12 @@ export type RenderedCall =
  * the environment shows {@link credentialMarker} where a credential goes.
  */
 export function renderPackCommand(workspace: Workspace, commandId: string, args: unknown): RenderedCall {
-  const command = getCommand(workspace, commandId);
-  const pack = workspace.packs.find((p) => p.id === command?.pack);
-  if (!command || !pack) {
-    return { ok: false, issues: [unknownCommandIssue(workspace, commandId)] };
-  }
-  const prepared = prepareArgs(command, args);
-  if (!prepared.ok) return prepared;
-  let argv: string[];
-  try {
-    argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
-  } catch (error) {
-    if (!(error instanceof TmplError)) throw error;
-    return { ok: false, issues: [renderRefused(commandId, error, (m) => m)] };
-  }
+  const found = findPackCommand(workspace, commandId);
+  if (!found.ok) return found;
+  const { command, pack } = found;
+  const rendered = renderCallArgv(command, args);
+  if (!rendered.ok) return rendered;
+  const { argv } = rendered;
   const markers = { get: (path: string) => credentialMarker(path.slice('credential.'.length)) };
   const env: Record<string, string> = {};
   for (const [key, template] of Object.entries(pack.env)) {

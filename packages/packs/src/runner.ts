@@ -8,11 +8,11 @@ import {
   type SpawnInfo,
 } from '@harness/exec';
 import { FALLBACK_PATH } from '@harness/exec/internal';
-import { parse as parseTemplate, render, renderArgv, TmplError } from '@harness/tmpl';
+import { parse as parseTemplate, render, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
-import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
-import { getCommand, unknownCommandIssue } from './lookup';
-import type { CredentialSource, InputSchema, PackCommand, Workspace } from './types';
+import { PacksErrorCode as Code, type PacksIssue, packsIssue } from './errors';
+import { findPackCommand, renderCallArgv } from './plan';
+import type { CredentialSource, PackCommand, Workspace } from './types';
 
 /**
  * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
@@ -86,133 +86,6 @@ export interface RunPackOptions {
   readonly spawner?: Spawner;
 }
 
-type ArgDetails = PacksIssueDetails['invalid_args'];
-
-function argIssue(
-  commandId: string,
-  message: string,
-  details: Omit<ArgDetails, 'command'> & { readonly input: string },
-): PacksIssue {
-  return packsIssue(
-    Code.invalid_args,
-    `${commandId}: argument "${details.input}" ${message}`,
-    [details.input],
-    {
-      command: commandId,
-      ...details,
-    },
-  );
-}
-
-function checkValue(
-  commandId: string,
-  name: string,
-  schema: InputSchema,
-  value: unknown,
-): PacksIssue | string {
-  // `found` is the value's type, never the value: an argument may be a secret.
-  const fail = (expected: string, found?: string) =>
-    argIssue(commandId, `expected ${expected}${found === undefined ? '' : `, found ${found}`}`, {
-      input: name,
-      reason: 'invalid_value',
-      expected,
-      ...(found === undefined ? {} : { found }),
-    });
-  let text: string;
-  switch (schema.type) {
-    case 'string':
-      if (typeof value !== 'string') return fail('a string', value === null ? 'null' : typeof value);
-      if (schema.minLength !== undefined && [...value].length < schema.minLength)
-        return fail(`at least ${schema.minLength} characters`);
-      if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
-        return fail(`at most ${schema.maxLength} characters`);
-      if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
-        return fail(`to match the pattern ${schema.pattern}`);
-      text = value;
-      break;
-    case 'integer':
-    case 'number':
-      if (
-        typeof value !== 'number' ||
-        !Number.isFinite(value) ||
-        (schema.type === 'integer' && !Number.isInteger(value))
-      )
-        return fail(
-          schema.type === 'integer' ? 'an integer' : 'a number',
-          typeof value === 'number' ? String(value) : typeof value,
-        );
-      if (schema.minimum !== undefined && value < schema.minimum) return fail(`at least ${schema.minimum}`);
-      if (schema.maximum !== undefined && value > schema.maximum) return fail(`at most ${schema.maximum}`);
-      text = String(value);
-      break;
-    case 'boolean':
-      if (typeof value !== 'boolean') return fail('true or false', typeof value);
-      text = value ? 'true' : 'false';
-      break;
-  }
-  if (schema.enum !== undefined && !schema.enum.some((e) => e === value)) {
-    return fail(`one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
-  }
-  return text;
-}
-
-/**
- * Checks call arguments against a command's inputs and converts them to the strings that fill its
- * slots: strings as given, numbers in JavaScript's shortest decimal form (`3`, `-1.5`), booleans as
- * `true` / `false`. Unknown arguments and missing required ones are issues (CP-36).
- */
-export function prepareArgs(
-  command: PackCommand,
-  args: unknown,
-): { ok: true; values: Map<string, string> } | { ok: false; issues: PacksIssue[] } {
-  const id = command.manifestId;
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return {
-      ok: false,
-      issues: [
-        packsIssue(Code.invalid_args, `${id}: arguments must be an object`, [], {
-          command: id,
-          reason: 'not_an_object',
-          expected: 'an object',
-        }),
-      ],
-    };
-  }
-  const issues: PacksIssue[] = [];
-  const values = new Map<string, string>();
-  const record = args as Record<string, unknown>;
-  for (const name of Object.keys(record)) {
-    if (!Object.hasOwn(command.inputs, name)) {
-      const expected = Object.keys(command.inputs).join(', ') || 'no arguments';
-      issues.push(
-        argIssue(id, `is not an input; expected ${expected}`, {
-          input: name,
-          reason: 'unknown_input',
-          expected,
-        }),
-      );
-    }
-  }
-  for (const [name, schema] of Object.entries(command.inputs)) {
-    const value = record[name];
-    if (value === undefined || value === null) {
-      if (command.required.includes(name))
-        issues.push(
-          argIssue(id, 'is required and missing; nothing ran', {
-            input: name,
-            reason: 'missing',
-            expected: 'a value',
-          }),
-        );
-      continue;
-    }
-    const r = checkValue(id, name, schema, value);
-    if (typeof r === 'string') values.set(name, r);
-    else issues.push(r);
-  }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, values };
-}
-
 function parseOutput(kind: PackCommand['output'], stdout: string): { output: unknown } | { error: string } {
   if (kind === 'json') {
     try {
@@ -227,27 +100,6 @@ function parseOutput(kind: PackCommand['output'], stdout: string): { output: unk
     return { output: lines };
   }
   return { output: stdout };
-}
-
-/**
- * The `render_refused` issue for a call of `commandId` that tmpl refused to render; `shown` is applied
- * to the message (the runner redacts the pack's credentials there).
- */
-export function renderRefused(
-  commandId: string,
-  error: TmplError,
-  shown: (message: string) => string,
-): PacksIssue {
-  return packsIssue(
-    Code.render_refused,
-    shown(`${commandId}: ${error.message}`),
-    error.path ? [error.path] : [],
-    {
-      command: commandId,
-      reason: error.code,
-      ...(error.path === undefined ? {} : { input: error.path }),
-    },
-  );
 }
 
 function firstLine(text: string): string {
@@ -273,13 +125,9 @@ export async function runPackCommand(
   args: unknown,
   options: RunPackOptions = {},
 ): Promise<PackRunResult> {
-  const command = getCommand(workspace, commandId);
-  const pack = workspace.packs.find((p) => p.id === command?.pack);
-  if (!command || !pack) {
-    return { ok: false, issues: [unknownCommandIssue(workspace, commandId)] };
-  }
-  const prepared = prepareArgs(command, args);
-  if (!prepared.ok) return prepared;
+  const found = findPackCommand(workspace, commandId);
+  if (!found.ok) return found;
+  const { command, pack } = found;
 
   const secrets: string[] = [];
   const env: Record<string, string> = {};
@@ -300,6 +148,11 @@ export async function runPackCommand(
     const v = options.credentials?.get(name);
     if (typeof v === 'string' && v !== '') secrets.push(v);
   }
+  // Arguments and render are checked before credentials: the caller's mistake is the one to report.
+  const rendered = renderCallArgv(command, args, (m) => redact(m, secrets));
+  if (!rendered.ok) return rendered;
+  const { argv } = rendered;
+
   for (const [key, template] of Object.entries(pack.env)) {
     const t = parseTemplate(template);
     if (!t.ok) continue; // checked at load
@@ -327,14 +180,6 @@ export async function runPackCommand(
   // PWD names the working directory, as a shell would set it; confined or not, the program sees
   // the same environment (bubblewrap sets PWD itself, docs/exec.md).
   env.PWD ??= pack.cwd;
-
-  let argv: string[];
-  try {
-    argv = renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash });
-  } catch (error) {
-    if (!(error instanceof TmplError)) throw error;
-    return { ok: false, issues: [renderRefused(commandId, error, (m) => redact(m, secrets))] };
-  }
 
   let result: Awaited<ReturnType<typeof run>>;
   try {

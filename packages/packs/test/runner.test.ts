@@ -271,6 +271,16 @@ describe('environment and credentials', () => {
       ]
     `);
   });
+
+  it('reports a bad argument before a missing credential: the caller can fix the one, not the other', async () => {
+    expect(
+      await refused('t.echo', { value: 5 }, { credentials: credentialsFrom({}) }),
+    ).toMatchInlineSnapshot(`
+      [
+        "invalid_args: t.echo: argument "value" expected a string, found number",
+      ]
+    `);
+  });
 });
 
 describe('bounds', () => {
