@@ -1,8 +1,14 @@
 // The outcome of an approved call once it ran: the audit event of the run its approval allowed.
 import type { ApprovalRecord, AuditEvent, Store } from '@harness/host';
 
-/** How far back the audit is read to find the runs of the listed approvals. */
-const OUTCOME_WINDOW = 2_000;
+/** Events of one command read per page while looking for an approval's run. */
+const PAGE = 200;
+/**
+ * Pages read per approval at most: the run is the approved command's first `run` event naming the
+ * approval after it was consumed, so only calls of that command that ended while it ran come first.
+ * An approval whose run left no event (its broker died) stops here rather than reading the log.
+ */
+const MAX_PAGES = 5;
 
 /** What the page shows of a run an approval allowed. */
 export interface ApprovalOutcome {
@@ -13,27 +19,48 @@ export interface ApprovalOutcome {
   exitCode: number | null;
 }
 
-/** The run of each consumed approval in `list`, when its audit event is still in the window. */
+/** The run of each consumed approval in `list`, found from its consumption on, however old. */
 export async function approvalOutcomes(
   store: Store,
   list: readonly ApprovalRecord[],
 ): Promise<Map<string, ApprovalOutcome>> {
-  const wanted = new Set(list.filter((a) => a.status === 'consumed').map((a) => a.id));
   const found = new Map<string, ApprovalOutcome>();
-  if (wanted.size === 0) return found;
-  const events: AuditEvent[] = await store.tailAudit(OUTCOME_WINDOW);
-  for (const e of events) {
-    const id = e.payload.approvalId;
-    if (e.phase !== 'run' || typeof id !== 'string' || !wanted.has(id)) continue;
-    if (e.payload.decision !== 'allow') continue;
-    const run = e.payload.run as { exitCode?: unknown } | undefined;
-    found.set(id, {
-      seq: e.seq,
-      at: e.at,
-      outcome: e.outcome,
-      code: e.code,
-      exitCode: typeof run?.exitCode === 'number' ? run.exitCode : null,
-    });
+  for (const approval of list) {
+    if (approval.status !== 'consumed' || approval.consumed_at === null) continue;
+    const outcome = await findRun(store, approval.id, approval.command, approval.consumed_at);
+    if (outcome) found.set(approval.id, outcome);
   }
   return found;
+}
+
+async function findRun(
+  store: Store,
+  approvalId: string,
+  command: string,
+  consumedAt: string,
+): Promise<ApprovalOutcome | undefined> {
+  let after = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const { events, newer } = await store.queryAudit({ command, since: consumedAt, after, limit: PAGE });
+    const run = events.find((e) => isRunOf(e, approvalId));
+    if (run) return toOutcome(run);
+    if (newer === null) return undefined;
+    after = newer;
+  }
+  return undefined;
+}
+
+function isRunOf(e: AuditEvent, approvalId: string): boolean {
+  return e.phase === 'run' && e.payload.approvalId === approvalId && e.payload.decision === 'allow';
+}
+
+function toOutcome(e: AuditEvent): ApprovalOutcome {
+  const run = e.payload.run as { exitCode?: unknown } | undefined;
+  return {
+    seq: e.seq,
+    at: e.at,
+    outcome: e.outcome,
+    code: e.code,
+    exitCode: typeof run?.exitCode === 'number' ? run.exitCode : null,
+  };
 }

@@ -1,0 +1,86 @@
+// An approval's outcome is the audit event of the run it allowed, however much was audited since.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AuditEventInput, openStoreTarget, type Store } from '@harness/host';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { approvalOutcomes } from '../src/server/approvals/outcome';
+
+const event = (command: string, payload: Record<string, unknown>): AuditEventInput => ({
+  run: 'run-1',
+  actor: 'agent:tester',
+  job: null,
+  command,
+  action: `command:call:${command}`,
+  phase: 'run',
+  outcome: 'allow',
+  code: 'ok',
+  reason: null,
+  payload,
+});
+
+describe('approval outcomes', () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'console-outcome-'));
+    store = await openStoreTarget({ kind: 'sqlite', file: join(dir, 'loom.db') });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function consumedApproval(key: string) {
+    const asked = await store.requestApproval({
+      key,
+      command: 'notes.append',
+      agent: 'tester',
+      run: 'run-1',
+      action: 'command:call:notes.append',
+      reason: 'strict tier',
+      argNames: ['line'],
+      args: { line: 'x' },
+      argv: ['sh', '-c', 'echo x'],
+      tier: 'strict',
+      ttlMs: 60_000,
+    });
+    await store.decideApproval(asked.id, 'approved', 'person', 60_000);
+    const taken = await store.takeApproval(key);
+    if (taken === undefined) throw new Error('the approval was not consumed');
+    return taken;
+  }
+
+  it('finds the run of an approval after thousands of later audit events of other commands', async () => {
+    const approval = await consumedApproval('k1');
+    // A call of the same command that ended while the approved one ran comes first.
+    await store.appendAudit(event('notes.append', { decision: 'allow', run: { exitCode: 0 } }));
+    const seq = await store.appendAudit(
+      event('notes.append', { decision: 'allow', approvalId: approval.id, run: { exitCode: 3 } }),
+    );
+    for (let i = 0; i < 2_500; i++) await store.appendAudit(event('notes.read', { decision: 'allow' }));
+
+    const outcomes = await approvalOutcomes(store, [approval]);
+    expect(outcomes.get(approval.id)).toMatchObject({ seq, outcome: 'allow', code: 'ok', exitCode: 3 });
+  });
+
+  it('answers no outcome for a consumed approval whose run left no event, and none for a pending one', async () => {
+    const approval = await consumedApproval('k2');
+    await store.appendAudit(event('notes.append', { decision: 'allow', run: { exitCode: 0 } }));
+    const pending = await store.requestApproval({
+      key: 'k3',
+      command: 'notes.append',
+      agent: 'tester',
+      run: 'run-1',
+      action: 'command:call:notes.append',
+      reason: 'strict tier',
+      argNames: [],
+      args: {},
+      argv: null,
+      tier: 'strict',
+      ttlMs: 60_000,
+    });
+    const outcomes = await approvalOutcomes(store, [approval, pending]);
+    expect([...outcomes.keys()]).toEqual([]);
+  });
+});
