@@ -1,8 +1,10 @@
+import { CodedError, type CodeOf, type DetailsOf, defineCodes } from '@harness/errors';
+
 /**
  * Codes of {@link TmplError}, the one error class of `@harness/tmpl`. Callers branch on `code`, never on
  * message text.
  */
-export const TmplErrorCode = {
+export const TmplErrorCode = defineCodes({
   /** A required `{{path}}` had no value in the render context. `error.path` names it. */
   unresolved: 'unresolved',
   /** A value was present but is neither a string nor an integer (a float, boolean, object, …). */
@@ -19,16 +21,16 @@ export const TmplErrorCode = {
   nonce_unavailable: 'nonce_unavailable',
   /** A context declaration (see `defineContext`) is malformed: a programming error in the caller. */
   invalid_declaration: 'invalid_declaration',
-} as const;
+});
 
 /** One of the {@link TmplErrorCode} values. */
-export type TmplErrorCode = (typeof TmplErrorCode)[keyof typeof TmplErrorCode];
+export type TmplErrorCode = CodeOf<typeof TmplErrorCode>;
 
 /**
  * Codes of {@link TemplateIssue}: the reasons a template fails `parse` (grammar) or `checkTemplate`
  * (location allow sets). Issues are data, returned, never thrown.
  */
-export const IssueCode = {
+export const IssueCode = defineCodes({
   /** The input handed to `parse` was not a string. */
   not_a_string: 'not_a_string',
   /** A `{{` with no `}}` after it. Write `{{literal_open}}` for literal braces. */
@@ -49,10 +51,10 @@ export const IssueCode = {
   fence_not_enabled: 'fence_not_enabled',
   /** A `credential.*` path outside `env`. */
   credential_outside_env: 'credential_outside_env',
-} as const;
+});
 
 /** One of the {@link IssueCode} values. */
-export type IssueCode = (typeof IssueCode)[keyof typeof IssueCode];
+export type IssueCode = CodeOf<typeof IssueCode>;
 
 /**
  * One problem found in a template source. `offset` is a 0-based index into the source string (UTF-16 code
@@ -68,7 +70,25 @@ export interface TemplateIssue {
   readonly path?: string;
 }
 
-/** Fields a {@link TmplError} may carry besides its code and message. */
+/**
+ * The `details` of each {@link TmplErrorCode}: the context path concerned (`path`), the argv element
+ * (`index`, `renderArgv` only) and the parse issues behind `invalid_template` (`issues`).
+ * `invalid_declaration` carries none.
+ */
+export interface TmplErrorDetailsByCode {
+  readonly unresolved: { readonly path: string };
+  readonly invalid_value: { readonly path: string };
+  /** `path` is absent when the NUL byte is in the element's literal text. */
+  readonly nul_byte: { readonly index: number; readonly path?: string };
+  readonly flag_injection: { readonly path: string; readonly index: number };
+  readonly untrusted_in_argv: { readonly path: string; readonly index: number };
+  /** `index` is present when the source was an argv element. */
+  readonly invalid_template: { readonly issues: readonly TemplateIssue[]; readonly index?: number };
+  /** The fenced field. */
+  readonly nonce_unavailable: { readonly path: string };
+}
+
+/** Fields a {@link TmplError} may be constructed with besides its code and message (every code's details, flat). */
 export interface TmplErrorDetails {
   /** The context path concerned (`unresolved`, `invalid_value`, `flag_injection`). */
   readonly path?: string;
@@ -81,20 +101,43 @@ export interface TmplErrorDetails {
 
 /**
  * The one error class of `@harness/tmpl`, thrown by rendering (parsing returns issues instead). Its
- * message never contains a rendered value, so it is safe to log.
+ * message never contains a rendered value, so it is safe to log. `details` is typed per code
+ * ({@link TmplErrorDetailsByCode}); `path`, `index` and `issues` read the same fields from it.
  */
-export class TmplError extends Error {
+export class TmplError extends CodedError<TmplErrorCode, TmplErrorDetailsByCode> {
   override readonly name = 'TmplError';
-  readonly code: TmplErrorCode;
-  readonly path: string | undefined;
-  readonly index: number | undefined;
-  readonly issues: readonly TemplateIssue[] | undefined;
 
   constructor(code: TmplErrorCode, message: string, details: TmplErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
-    this.path = details.path;
-    this.index = details.index;
-    this.issues = details.issues;
+    const { cause, ...fields } = details;
+    super(code, message, {
+      ...(cause === undefined ? {} : { cause }),
+      ...(Object.keys(fields).length === 0
+        ? {}
+        : { details: fields as DetailsOf<TmplErrorDetailsByCode, TmplErrorCode> }),
+    });
   }
+
+  /** The context path concerned (`details.path`), where the code has one. */
+  get path(): string | undefined {
+    return (this.details as TmplErrorDetails | undefined)?.path;
+  }
+
+  /** The argv element index concerned (`details.index`), for errors of `renderArgv`. */
+  get index(): number | undefined {
+    return (this.details as TmplErrorDetails | undefined)?.index;
+  }
+
+  /** The parse issues behind an `invalid_template` error (`details.issues`). */
+  get issues(): readonly TemplateIssue[] | undefined {
+    return (this.details as TmplErrorDetails | undefined)?.issues;
+  }
+}
+
+/** Builds the error of `code` with the details that code declares; the one place this package makes one. */
+export function tmplError<C extends TmplErrorCode>(
+  code: C,
+  message: string,
+  details: DetailsOf<TmplErrorDetailsByCode, C>,
+): TmplError {
+  return new TmplError(code, message, details ?? {});
 }

@@ -1,4 +1,4 @@
-import { TmplError, TmplErrorCode } from './errors';
+import { TmplErrorCode, tmplError } from './errors';
 import type { WarnHandler } from './types';
 
 /** Content bytes kept inside a fence; the rest is dropped and counted (origins: 4096). */
@@ -96,7 +96,7 @@ export function renderFence(content: string | undefined, options: FenceOptions):
     draws++;
     // A CSPRNG colliding with the content 64 times running is not chance; refuse rather than loop forever.
     if (draws > 64) {
-      throw new TmplError(
+      throw tmplError(
         TmplErrorCode.nonce_unavailable,
         `Could not draw a fence nonce absent from the content of ${options.field} after 64 draws: the random source is broken; use a CSPRNG.`,
         { path: options.field },

@@ -1,7 +1,7 @@
 // @harness/tmpl: the closed template grammar shared by pack argv, env and prompt templates. Pure: no
 // Node-only import, so it runs in a browser too (the fence nonce comes from Web Crypto).
 export { checkTemplate, defineContext } from './check';
-export type { TemplateIssue, TmplErrorDetails } from './errors';
+export type { TemplateIssue, TmplErrorDetails, TmplErrorDetailsByCode } from './errors';
 export { IssueCode, TmplError, TmplErrorCode } from './errors';
 export type { FenceOptions } from './fence';
 export { FENCE_MAX_BYTES, renderFence } from './fence';

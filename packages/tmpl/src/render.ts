@@ -1,4 +1,4 @@
-import { TmplError, TmplErrorCode } from './errors';
+import { TmplErrorCode, tmplError } from './errors';
 import { renderFence } from './fence';
 import { type CompiledRef, parse, TemplateImpl } from './parse';
 import type { ArgvElement, ContextGetter, RenderContext, RenderOptions, Template } from './types';
@@ -14,7 +14,7 @@ function toTemplate(input: Template | string, index?: number): TemplateImpl {
   if (!result.ok) {
     const where = index === undefined ? '' : ` (argv element ${index})`;
     const first = result.issues[0];
-    throw new TmplError(
+    throw tmplError(
       TmplErrorCode.invalid_template,
       `Template${where} does not parse: ${first?.message ?? 'unknown issue'}${result.issues.length > 1 ? ` (and ${result.issues.length - 1} more issues)` : ''}`,
       index === undefined ? { issues: result.issues } : { issues: result.issues, index },
@@ -49,7 +49,7 @@ function scalar(value: unknown, path: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   if (typeof value === 'bigint') return value.toString();
-  throw new TmplError(
+  throw tmplError(
     TmplErrorCode.invalid_value,
     `Cannot render ${path}: expected a string or an integer, found ${describe(value)}; convert it to a string in the context.`,
     { path },
@@ -70,7 +70,7 @@ function piece(part: CompiledRef, context: RenderContext, getter: boolean, optio
   }
   if (value === undefined || value === null) {
     if (form === 'optional') return '';
-    throw new TmplError(
+    throw tmplError(
       TmplErrorCode.unresolved,
       `Unresolved required value ${path}: the render context has no value for {{${path}}}; supply it, or write {{${path}?}} to render empty when absent.`,
       { path },
@@ -140,7 +140,7 @@ export function renderArgv(
       }
       const { path } = part.ref;
       if (part.ref.form === 'untrusted') {
-        throw new TmplError(
+        throw tmplError(
           TmplErrorCode.untrusted_in_argv,
           `argv element ${index} holds {{untrusted ${path}}}: free text never goes into argv; pass the agent {{event.file}} or use a prompt template.`,
           { path, index },
@@ -148,7 +148,7 @@ export function renderArgv(
       }
       const value = piece(part, context, getter, options);
       if (value.includes('\0')) {
-        throw new TmplError(
+        throw tmplError(
           TmplErrorCode.nul_byte,
           `argv element ${index}: the value of ${path} holds a NUL byte, which no process argument can carry; remove it from the value.`,
           { path, index },
@@ -156,14 +156,14 @@ export function renderArgv(
       }
       if (element === '' && value.charCodeAt(0) === 45 /* - */) {
         if (!afterDoubleDash) {
-          throw new TmplError(
+          throw tmplError(
             TmplErrorCode.flag_injection,
             `argv element ${index} would start with the value of ${path}, which begins with "-" and would be read as an option; put a literal prefix in the element, or (for a program that honours "--") a literal "--" element before it and allow ${path} a leading dash.`,
             { path, index },
           );
         }
         if (!options.allowLeadingDash?.includes(path)) {
-          throw new TmplError(
+          throw tmplError(
             TmplErrorCode.flag_injection,
             `argv element ${index} would start with the value of ${path}, which begins with "-"; a literal "--" before it protects only programs that honour "--" (find reads "-delete" after it as an action), so it is refused. Allow ${path} a leading dash only if this program honours "--".`,
             { path, index },
@@ -173,7 +173,7 @@ export function renderArgv(
       element += value;
     }
     if (element.includes('\0')) {
-      throw new TmplError(
+      throw tmplError(
         TmplErrorCode.nul_byte,
         `argv element ${index} holds a NUL byte in its literal text, which no process argument can carry; remove it from the template.`,
         { index },

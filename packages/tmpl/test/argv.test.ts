@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { CodedError } from '@harness/errors';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parse, renderArgv, type Template, TmplError } from '../src/index';
 
 function thrown(fn: () => unknown): TmplError {
@@ -149,6 +150,32 @@ describe('NUL bytes are refused in argv', () => {
 
   it('checks NUL before flag injection for a value that has both', () => {
     expect(thrown(() => renderArgv(['x', '{{v}}'], { v: '-\0' })).code).toBe('nul_byte');
+  });
+});
+
+describe('TmplError follows the error convention (docs/errors.md)', () => {
+  it('is a CodedError whose details hold the path and index, typed per code', () => {
+    const error = thrown(() => renderArgv(['rm', '{{path}}'], { path: '-rf' }));
+    expect(error).toBeInstanceOf(CodedError);
+    expect([error.name, error.code, error.details]).toEqual([
+      'TmplError',
+      'flag_injection',
+      { path: 'path', index: 1 },
+    ]);
+    if (!error.is('flag_injection')) throw new Error('expected flag_injection');
+    expectTypeOf(error.details.path).toEqualTypeOf<string>();
+    expectTypeOf(error.details.index).toEqualTypeOf<number>();
+  });
+
+  it('keeps path, index and issues readable on the error itself, as before details', () => {
+    const error = thrown(() => renderArgv(['echo', '{{if x}}'], {}));
+    if (!error.is('invalid_template')) throw new Error('expected invalid_template');
+    expect([error.index, error.path, error.issues?.map((i) => i.code)]).toEqual([
+      1,
+      undefined,
+      ['invalid_placeholder'],
+    ]);
+    expect(error.issues).toBe(error.details.issues);
   });
 });
 

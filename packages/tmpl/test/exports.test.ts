@@ -45,19 +45,26 @@ describe('public API', () => {
 });
 
 describe('the template package depends on no config or supervisor code [TM-16]', () => {
-  const sources = readdirSync(srcDir).filter((f) => f.endsWith('.ts'));
+  const errorsDir = join(srcDir, '..', '..', 'errors');
+  const importsOf = (dir: string) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]));
 
-  it('imports nothing but its own modules (no Node-only import, no other package) [TM-16]', () => {
-    const imports = sources.flatMap((f) =>
-      [...readFileSync(join(srcDir, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
-    );
+  // @harness/errors is the error convention's base class and code tables: no config, no supervisor,
+  // no Node-only import, and it depends on nothing itself (docs/errors.md).
+  it('imports nothing but its own modules and @harness/errors, which imports nothing (no Node-only import) [TM-16]', () => {
+    const imports = importsOf(srcDir);
     expect(imports.length).toBeGreaterThan(0);
-    expect(imports.filter((i) => !i?.startsWith('./'))).toEqual([]);
+    expect(imports.filter((i) => !i?.startsWith('./') && i !== '@harness/errors')).toEqual([]);
+    expect(importsOf(join(errorsDir, 'src')).filter((i) => !i?.startsWith('./'))).toEqual([]);
   });
 
-  it('declares no runtime dependency [TM-16]', () => {
+  it('declares no runtime dependency but @harness/errors, which declares none [TM-16]', () => {
     const pkg = JSON.parse(readFileSync(join(srcDir, '..', 'package.json'), 'utf8'));
-    expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.dependencies ?? {}).toEqual({ '@harness/errors': 'workspace:*' });
+    const errorsPkg = JSON.parse(readFileSync(join(errorsDir, 'package.json'), 'utf8'));
+    expect(errorsPkg.dependencies ?? {}).toEqual({});
   });
 });
 
