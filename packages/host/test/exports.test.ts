@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 describe('public API', () => {
@@ -45,5 +46,11 @@ describe('public API', () => {
         'serveBroker',
       ].sort(),
     );
+  });
+
+  it('gives the record types a browser page reads under ./records, with no runtime but two constants', async () => {
+    expect(Object.keys(await import('../src/records')).sort()).toEqual(['AUDIT_PAGE_MAX', 'STAGE_CAPACITY']);
+    const source = readFileSync(new URL('../src/store/types.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/^import /m);
   });
 });

@@ -1,5 +1,6 @@
 // The outcome of an approved call once it ran: the audit event of the run its approval allowed.
 import type { ApprovalRecord, AuditEvent, Store } from '@harness/host';
+import type { ApprovalOutcome } from '../../answers';
 
 /** Events of one command read per page while looking for an approval's run. */
 const PAGE = 200;
@@ -9,15 +10,6 @@ const PAGE = 200;
  * An approval whose run left no event (its broker died) stops here rather than reading the log.
  */
 const MAX_PAGES = 5;
-
-/** What the page shows of a run an approval allowed. */
-export interface ApprovalOutcome {
-  seq: number;
-  at: string;
-  outcome: string;
-  code: string;
-  exitCode: number | null;
-}
 
 /** The run of each consumed approval in `list`, found from its consumption on, however old. */
 export async function approvalOutcomes(

@@ -1,6 +1,7 @@
 // Approvals: the pending queue (and the history), and a person's decision on one pending call,
 // through the same host API as `loom approvals approve|deny` (single use, exact arguments).
 import { type ApprovalRecord, decideApproval } from '@harness/host';
+import type { ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
 import type { RouteModule } from '../context';
 import { API_ERROR_CODES } from '../errors';
 import { apiError, hostErrorAnswer } from '../http';
@@ -26,14 +27,18 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     }
     const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
     const outcomes = await approvalOutcomes(ctx.store, list);
-    return c.json({ approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null })) });
+    return c.json({
+      approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null })),
+    } satisfies ApprovalsAnswer);
   });
 
   api.get('/approvals/:id', async (c) => {
     const record = await ctx.store.getApproval(c.req.param('id'));
     if (record === undefined) return apiError(c, 404, API_ERROR_CODES.notFound, 'no approval has this id');
     const outcomes = await approvalOutcomes(ctx.store, [record]);
-    return c.json({ approval: { ...record, outcome: outcomes.get(record.id) ?? null } });
+    return c.json({
+      approval: { ...record, outcome: outcomes.get(record.id) ?? null },
+    } satisfies ApprovalOneAnswer);
   });
 
   api.post('/approvals/:id/decision', async (c) => {

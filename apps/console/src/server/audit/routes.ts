@@ -1,4 +1,5 @@
 // Audit: every event, paged and filtered, and one event's detail.
+import type { AuditEventAnswer, AuditPageAnswer } from '../../answers';
 import type { RouteModule } from '../context';
 import { API_ERROR_CODES } from '../errors';
 import { apiError } from '../http';
@@ -24,7 +25,7 @@ export const auditRoutes: RouteModule = (api, ctx) => {
       const value = c.req.query(name);
       if (value !== undefined && value !== '') filter[name] = value;
     }
-    return c.json(await auditPage(ctx.store, filter));
+    return c.json((await auditPage(ctx.store, filter)) satisfies AuditPageAnswer);
   });
 
   api.get('/audit/:seq', async (c) => {
@@ -41,6 +42,6 @@ export const auditRoutes: RouteModule = (api, ctx) => {
     const event = await auditEvent(ctx.store, seq);
     if (event === undefined)
       return apiError(c, 404, API_ERROR_CODES.notFound, `no audit event has seq ${seq}`);
-    return c.json({ event });
+    return c.json({ event } satisfies AuditEventAnswer);
   });
 };

@@ -1,32 +1,10 @@
 // Approvals: the pending queue, live; approve or deny one exact call with one confirmation; the
 // history with each approved call's outcome.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApprovalAnswer as Approval, ApprovalsAnswer } from '../../answers';
 import { getJson, postJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
-
-/** An approval as `GET /api/approvals` gives it. */
-export interface Approval {
-  id: string;
-  command: string;
-  agent: string;
-  run: string;
-  action: string;
-  reason: string;
-  arg_names: string[];
-  /** The argument values of the exact call, credentials replaced by `[redacted]`; null when not kept. */
-  args: Record<string, unknown> | null;
-  /** The argv the call renders to (credentials replaced); null when it does not render. */
-  argv: string[] | null;
-  tier: string | null;
-  status: string;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  consumed_at: string | null;
-  outcome: { seq: number; outcome: string; code: string; exitCode: number | null; at: string } | null;
-}
 
 function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }) {
   const [asking, setAsking] = useState<'approved' | 'denied' | undefined>(undefined);
@@ -190,7 +168,7 @@ function History({ list }: { list: Approval[] }) {
 
 export function ApprovalsView() {
   const { data, error, reload } = useLive(
-    () => getJson<{ approvals: Approval[] }>('/approvals?status=all'),
+    () => getJson<ApprovalsAnswer>('/approvals?status=all'),
     ['approvals', 'audit'],
     [],
   );

@@ -1,25 +1,11 @@
 // Audit: every event, newest first, paged and filtered (agent, command, status, time), following
 // live on the first page; `#/audit/<seq>` shows one event's detail.
 import { useState } from 'preact/hooks';
+import type { AuditEvent, AuditEventAnswer, AuditPageAnswer } from '../../answers';
 import { getJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
 import { href, type Route } from '../route';
-
-export interface AuditEvent {
-  seq: number;
-  at: string;
-  run: string;
-  actor: string;
-  job: string | null;
-  command: string;
-  action: string;
-  phase: string;
-  outcome: string;
-  code: string;
-  reason: string | null;
-  payload: Record<string, unknown>;
-}
 
 const FILTERS = [
   ['agent', 'Agent'],
@@ -107,7 +93,7 @@ function EventList() {
   const [pages, setPages] = useState<number[]>([]);
   const before = pages.at(-1);
   const { data, error } = useLive(
-    () => getJson<{ events: AuditEvent[]; next: number | null }>(`/audit?${query(filter, before)}`),
+    () => getJson<AuditPageAnswer>(`/audit?${query(filter, before)}`),
     before === undefined ? ['audit'] : [],
     [JSON.stringify(filter), before],
   );
@@ -158,7 +144,7 @@ function Fact({ name, value }: { name: string; value: unknown }) {
 
 function EventDetail({ seq }: { seq: string }) {
   const { data, error } = useLive(
-    () => getJson<{ event: AuditEvent }>(`/audit/${encodeURIComponent(seq)}`),
+    () => getJson<AuditEventAnswer>(`/audit/${encodeURIComponent(seq)}`),
     [],
     [seq],
   );

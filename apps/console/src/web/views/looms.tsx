@@ -1,45 +1,10 @@
 // Looms: the looms of the instance; `#/looms/<id>` shows one loom's current version with its
 // components by stage and the shelf, and its receipts (its versions).
+import type { LoomAnswer, LoomsAnswer, LoomView, Receipt } from '../../answers';
 import { getJson } from '../api';
 import { when } from '../format';
 import { useLive } from '../hooks';
 import { href, type Route } from '../route';
-
-interface LoomSummary {
-  loom_id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  components: number;
-}
-
-interface ComponentView {
-  id: string;
-  kind: string;
-  title: string | null;
-  stage: string | null;
-  position: number;
-  added_version: number;
-}
-
-interface LoomView {
-  loom_id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  components: ComponentView[];
-  layout: { stages: Record<string, string[]>; shelf: string[]; focus: string | null };
-}
-
-interface Receipt {
-  loom_id: string;
-  request_id: string;
-  version: number;
-  created: boolean;
-  component_ids: string[];
-  displaced: string[];
-  committed_at: string;
-}
 
 function Components({ ids, loom }: { ids: string[]; loom: LoomView }) {
   const byId = new Map(loom.components.map((c) => [c.id, c]));
@@ -93,7 +58,7 @@ function Receipts({ receipts }: { receipts: Receipt[] }) {
 
 function LoomDetail({ id }: { id: string }) {
   const { data, error } = useLive(
-    () => getJson<{ loom: LoomView; receipts: Receipt[] }>(`/looms/${encodeURIComponent(id)}`),
+    () => getJson<LoomAnswer>(`/looms/${encodeURIComponent(id)}`),
     ['audit'],
     [id],
   );
@@ -130,7 +95,7 @@ function LoomDetail({ id }: { id: string }) {
 }
 
 function LoomList() {
-  const { data, error } = useLive(() => getJson<{ looms: LoomSummary[] }>('/looms'), ['audit'], []);
+  const { data, error } = useLive(() => getJson<LoomsAnswer>('/looms'), ['audit'], []);
   if (error) return <p role="alert">{error}</p>;
   if (data === undefined) return <p>Loading…</p>;
   if (data.looms.length === 0) return <p>No loom yet: an agent creates one with loom_compose.</p>;

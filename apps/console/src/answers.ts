@@ -1,0 +1,57 @@
+// The shapes of the console API's answers, one definition for the server that sends them and the
+// page that reads them. Types only: the host's records come from `@harness/host/records`, a module
+// that imports nothing, so the page's bundle holds none of the host.
+import type { ApprovalRecord, AuditEvent, LoomSummary, LoomView, Receipt } from '@harness/host/records';
+
+export type {
+  ApprovalRecord,
+  AuditEvent,
+  ComponentView,
+  LoomSummary,
+  LoomView,
+  Receipt,
+} from '@harness/host/records';
+
+/** What the page shows of the run an approval allowed. */
+export interface ApprovalOutcome {
+  seq: number;
+  at: string;
+  outcome: string;
+  code: string;
+  exitCode: number | null;
+}
+
+/** An approval with the outcome of its run, once it ran. */
+export type ApprovalAnswer = ApprovalRecord & { outcome: ApprovalOutcome | null };
+
+/** `GET /api/approvals`. */
+export interface ApprovalsAnswer {
+  approvals: ApprovalAnswer[];
+}
+
+/** `GET /api/approvals/:id`. */
+export interface ApprovalOneAnswer {
+  approval: ApprovalAnswer;
+}
+
+/** `GET /api/audit`: newest first; `next` is the cursor of the older page. */
+export interface AuditPageAnswer {
+  events: AuditEvent[];
+  next: number | null;
+}
+
+/** `GET /api/audit/:seq`. */
+export interface AuditEventAnswer {
+  event: AuditEvent;
+}
+
+/** `GET /api/looms`. */
+export interface LoomsAnswer {
+  looms: LoomSummary[];
+}
+
+/** `GET /api/looms/:id`: the loom's current version and its receipts. */
+export interface LoomAnswer {
+  loom: LoomView;
+  receipts: Receipt[];
+}
