@@ -31,20 +31,14 @@ describe('approval outcomes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function consumedApproval(key: string) {
-    const asked = await store.requestApproval({
-      key,
-      command: 'notes.append',
-      agent: 'tester',
-      run: 'run-1',
-      action: 'command:call:notes.append',
-      reason: 'strict tier',
-      argNames: ['line'],
-      args: { line: 'x' },
-      argv: ['sh', '-c', 'echo x'],
-      tier: 'strict',
-      ttlMs: 60_000,
+  const ask = (key: string) =>
+    store.requestApproval({
+      ...{ key, command: 'notes.append', agent: 'tester', run: 'run-1', tier: 'strict', ttlMs: 60_000 },
+      ...{ action: 'command:call:notes.append', reason: 'strict tier', argNames: [], args: {}, argv: null },
     });
+
+  async function consumedApproval(key: string) {
+    const asked = await ask(key);
     await store.decideApproval(asked.id, 'approved', 'person', 60_000);
     const taken = await store.takeApproval(key);
     if (taken === undefined) throw new Error('the approval was not consumed');
@@ -67,19 +61,7 @@ describe('approval outcomes', () => {
   it('answers no outcome for a consumed approval whose run left no event, and none for a pending one', async () => {
     const approval = await consumedApproval('k2');
     await store.appendAudit(event('notes.append', { decision: 'allow', run: { exitCode: 0 } }));
-    const pending = await store.requestApproval({
-      key: 'k3',
-      command: 'notes.append',
-      agent: 'tester',
-      run: 'run-1',
-      action: 'command:call:notes.append',
-      reason: 'strict tier',
-      argNames: [],
-      args: {},
-      argv: null,
-      tier: 'strict',
-      ttlMs: 60_000,
-    });
+    const pending = await ask('k3');
     const outcomes = await approvalOutcomes(store, [approval, pending]);
     expect([...outcomes.keys()]).toEqual([]);
   });
