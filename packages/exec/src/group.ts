@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { procStatFields } from './proc';
 
 /** Sends `signal` to every process of group `pgid`; a group already gone is not an error. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -30,15 +31,9 @@ export function groupAlive(pgid: number): boolean {
   for (const entry of entries) {
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    // State, ppid, pgrp, …; a process that exited while we looked has none.
+    const fields = procStatFields(entry);
+    if (fields && Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
   }
   return false;
 }

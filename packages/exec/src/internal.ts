@@ -2,4 +2,6 @@
 // does not need. Unstable: any release may change or remove a name here without notice (docs/exec.md,
 // "Internals"). Import it only from a package of this repository.
 
+export { groupAlive } from './group';
+export { procStatFields } from './proc';
 export { FALLBACK_PATH } from './resolve';

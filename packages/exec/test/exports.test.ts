@@ -21,7 +21,11 @@ describe('public API', () => {
   });
 
   it('keeps what other packages of the repository share under ./internal, an unstable entry', async () => {
-    expect(Object.keys(await import('../src/internal')).sort()).toEqual(['FALLBACK_PATH']);
+    expect(Object.keys(await import('../src/internal')).sort()).toEqual([
+      'FALLBACK_PATH',
+      'groupAlive',
+      'procStatFields',
+    ]);
   });
 
   it('types run as RunOptions → Promise<RunResult>', () => {

@@ -17,6 +17,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { groupAlive, procStatFields } from '@harness/exec/internal';
 import Database from 'better-sqlite3';
 import { HostError, HostErrorCode } from './errors';
 import type { AuditEventInput, Store } from './store/types';
@@ -105,18 +106,6 @@ const brokerStartTime = (): string | null => {
   return ownStartTime;
 };
 
-/** Fields of `/proc/<pid>/stat` from the state on (field 3); `undefined` when the process is gone. */
-function statFields(pid: number): string[] | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may hold spaces and parentheses; fields after its last `)` are plain.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 /**
  * The start time of `pid` (field 22 of `/proc/<pid>/stat`: clock ticks after boot), as a string;
  * `undefined` when the process does not exist, `null` where /proc is not available.
@@ -124,7 +113,7 @@ function statFields(pid: number): string[] | undefined {
 export function processStartTime(pid: number): string | null | undefined {
   if (!hasProc()) return null;
   // Field 22 is index 19 counting from field 3.
-  return statFields(pid)?.[19];
+  return procStatFields(pid)?.[19];
 }
 
 /** Whether `kill(pid, 0)` finds the process (EPERM: it exists, owned by someone else). */
@@ -148,19 +137,6 @@ function sameProcess(pid: number, startTime: string | null): 'same' | 'gone' | '
     return now === startTime ? 'same' : 'reused';
   }
   return signalReaches(pid) ? 'same' : 'gone';
-}
-
-/** Whether group `pgid` has a live member; zombies (which run nothing) do not count. */
-function groupAlive(pgid: number): boolean {
-  if (!signalReaches(-pgid)) return false;
-  if (!hasProc()) return true;
-  for (const entry of readdirSync('/proc')) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const fields = statFields(Number(entry));
-    if (fields && Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
-  return false;
 }
 
 function parseRecord(text: string): RunningRecord | undefined {
