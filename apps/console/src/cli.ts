@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTHORING_CONFIG_ENV, readAuthoringConfig, resolveConfigPath } from '@harness/commands';
-import { CONSOLE_ERROR_CODES, ConsoleError } from './server/errors';
+import { ConsoleError, ConsoleErrorCode } from './server/errors';
 import { DEFAULT_LISTEN } from './server/listen';
 import { type RunningConsole, type StartConsoleOptions, startConsole } from './server/start';
 
@@ -55,7 +55,7 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
   try {
     parsed = parse();
   } catch (error) {
-    throw new ConsoleError(CONSOLE_ERROR_CODES.usage, `${(error as Error).message}; see --help`);
+    throw new ConsoleError(ConsoleErrorCode.usage, `${(error as Error).message}; see --help`);
   }
   const v = parsed.values;
   return {
@@ -82,7 +82,7 @@ export async function resolveConsoleOptions(
       token = readFileSync(flags.tokenFile, 'utf8').trim();
     } catch (error) {
       throw new ConsoleError(
-        CONSOLE_ERROR_CODES.tokenInvalid,
+        ConsoleErrorCode.token_invalid,
         `--token-file ${flags.tokenFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
     }
@@ -92,7 +92,7 @@ export async function resolveConsoleOptions(
   const path = resolveConfigPath({ flag: flags.authoringConfig, env: env[AUTHORING_CONFIG_ENV] });
   if (!path.ok) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.authoringConfigInvalid,
+      ConsoleErrorCode.authoring_config_invalid,
       `--loom-authoring-config: ${path.issues.map((i) => i.message).join('; ')}`,
     );
   }
@@ -100,7 +100,7 @@ export async function resolveConsoleOptions(
     const config = readAuthoringConfig(path.value);
     if (!config.ok) {
       throw new ConsoleError(
-        CONSOLE_ERROR_CODES.authoringConfigInvalid,
+        ConsoleErrorCode.authoring_config_invalid,
         `--loom-authoring-config: ${config.issues.map((i) => i.message).join('; ')}`,
       );
     }
@@ -148,7 +148,7 @@ export async function consoleMain(argv: readonly string[]): Promise<number> {
     const instanceDir = flags.instance ?? (process.env.HARNESS_HOME || process.env.LOOM_INSTANCE_DIR);
     if (instanceDir === undefined) {
       throw new ConsoleError(
-        CONSOLE_ERROR_CODES.usage,
+        ConsoleErrorCode.usage,
         '--instance <dir> is required (or set HARNESS_HOME); `harness console` opens the embedded default',
       );
     }
@@ -158,7 +158,7 @@ export async function consoleMain(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof ConsoleError) {
       process.stderr.write(`harness-console: ${error.message}\n`);
-      return error.code === CONSOLE_ERROR_CODES.usage ? 2 : 3;
+      return error.code === ConsoleErrorCode.usage ? 2 : 3;
     }
     throw error;
   }

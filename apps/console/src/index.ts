@@ -10,8 +10,7 @@ export {
   untilStopped,
 } from './cli';
 export type { ConsoleContext, ConsoleEnv, RouteModule } from './server/context';
-export type { ConsoleErrorCode } from './server/errors';
-export { CONSOLE_ERROR_CODES, ConsoleError } from './server/errors';
+export { ConsoleError, ConsoleErrorCode } from './server/errors';
 export { DEFAULT_LISTEN, isLoopback, parseListen } from './server/listen';
 export { CONTENT_SECURITY_POLICY, CSRF_HEADER, SESSION_COOKIE } from './server/security';
 export type { RunningConsole, StartConsoleOptions } from './server/start';

@@ -1,8 +1,8 @@
 // The console's HTTP app: security in front of everything, the page, then every route module
 // (./routes.ts) under /api.
 import { Hono } from 'hono';
+import { ApiErrorCode } from '../api-errors';
 import type { ConsoleContext, ConsoleEnv } from './context';
-import { API_ERROR_CODES } from './errors';
 import { ROUTE_MODULES } from './routes';
 import { type Sessions, securityMiddleware } from './security';
 import { registerStatic } from './static';
@@ -21,13 +21,14 @@ export function createConsoleApp(options: AppOptions): Hono<ConsoleEnv> {
   registerStatic(app, options.webDir);
   const api = new Hono<ConsoleEnv>();
   for (const register of ROUTE_MODULES) register(api, options.ctx);
-  api.notFound((c) =>
-    c.json({ error: { code: API_ERROR_CODES.notFound, message: 'no such API route' } }, 404),
-  );
+  api.notFound((c) => c.json({ error: { code: ApiErrorCode.not_found, message: 'no such API route' } }, 404));
   app.route('/api', api);
   app.onError((error, c) => {
     process.stderr.write(`harness console: internal error: ${error.message}\n`);
-    return c.json({ error: { code: 'internal', message: 'internal error; the console printed it' } }, 500);
+    return c.json(
+      { error: { code: ApiErrorCode.internal, message: 'internal error; the console printed it' } },
+      500,
+    );
   });
   return app;
 }

@@ -1,6 +1,6 @@
 // Small helpers shared by the route modules: the error answer shape, and a host error's status.
 import type { Context } from 'hono';
-import { API_ERROR_CODES, type ApiErrorCode } from './errors';
+import { ApiErrorCode } from '../api-errors';
 
 /** `{ error: { code, message } }` with a status. */
 export function apiError(c: Context, status: 400 | 404 | 409 | 503, code: ApiErrorCode, message: string) {
@@ -15,11 +15,11 @@ export function hostErrorAnswer(c: Context, error: unknown) {
       return apiError(
         c,
         error.message.includes('not pending') ? 409 : 404,
-        API_ERROR_CODES.conflict,
+        ApiErrorCode.conflict,
         error.message,
       );
     }
-    return apiError(c, 400, API_ERROR_CODES.badRequest, error.message);
+    return apiError(c, 400, ApiErrorCode.bad_request, error.message);
   }
   throw error;
 }

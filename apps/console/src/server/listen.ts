@@ -1,6 +1,6 @@
 // `--listen host:port`: parsing, and whether the host is loopback.
 import { isIP } from 'node:net';
-import { CONSOLE_ERROR_CODES, ConsoleError } from './errors';
+import { ConsoleError, ConsoleErrorCode } from './errors';
 
 /** The default listener: loopback only. */
 export const DEFAULT_LISTEN = '127.0.0.1:8787';
@@ -18,7 +18,7 @@ export function parseListen(text: string): ListenAddress {
   const port = Number(m?.[3]);
   if (!m || host === undefined || !Number.isInteger(port) || port > 65_535) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.listenInvalid,
+      ConsoleErrorCode.listen_invalid,
       `--listen must be host:port (e.g. ${DEFAULT_LISTEN}, or [::1]:8787), found ${JSON.stringify(text)}`,
     );
   }

@@ -4,7 +4,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { API_ERROR_CODES, type ApiErrorCode } from './errors';
+import { ApiErrorCode } from '../api-errors';
 import { authority, isLoopback } from './listen';
 
 /** The session cookie's name. */
@@ -121,7 +121,7 @@ export function securityMiddleware(options: {
       return refuse(
         c,
         421,
-        API_ERROR_CODES.hostRefused,
+        ApiErrorCode.host_refused,
         'this console listens on loopback and answers only to a loopback Host (127.0.0.1, localhost, [::1])',
       );
     }
@@ -146,7 +146,7 @@ export function securityMiddleware(options: {
         return refuse(
           c,
           401,
-          API_ERROR_CODES.unauthenticated,
+          ApiErrorCode.unauthenticated,
           'no console session: open the link the console printed',
         );
       }
@@ -158,7 +158,7 @@ export function securityMiddleware(options: {
         return refuse(
           c,
           403,
-          API_ERROR_CODES.forbiddenOrigin,
+          ApiErrorCode.forbidden_origin,
           'a state-changing request must come from this page',
         );
       }
@@ -167,7 +167,7 @@ export function securityMiddleware(options: {
         return refuse(
           c,
           403,
-          API_ERROR_CODES.csrfInvalid,
+          ApiErrorCode.csrf_invalid,
           `a state-changing request needs the ${CSRF_HEADER} header`,
         );
       }

@@ -5,7 +5,7 @@ import { openStore, readInstance } from '@harness/host';
 import { serve } from '@hono/node-server';
 import { createConsoleApp } from './app';
 import type { ConsoleContext } from './context';
-import { CONSOLE_ERROR_CODES, ConsoleError } from './errors';
+import { ConsoleError, ConsoleErrorCode } from './errors';
 import { authority, DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
 import { Sessions, TOKEN_PARAM } from './security';
 import { Watch } from './watch';
@@ -47,13 +47,13 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const loopback = isLoopback(listen.host);
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.tokenInvalid,
+      ConsoleErrorCode.token_invalid,
       `the console token must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
     );
   }
   if (!loopback && options.token === undefined) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.tokenRequired,
+      ConsoleErrorCode.token_required,
       `--listen ${options.listen} is not loopback: anyone who reaches it could approve commands, so the console needs a token; put one in a file readable only by you and pass --token-file <path> (or set HARNESS_CONSOLE_TOKEN), or listen on 127.0.0.1`,
     );
   }
@@ -62,7 +62,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     instance = readInstance(options.instanceDir);
   } catch (error) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.instanceInvalid,
+      ConsoleErrorCode.instance_invalid,
       `cannot open the instance ${options.instanceDir}: ${(error as Error).message}`,
     );
   }

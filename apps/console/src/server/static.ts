@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import type { Hono } from 'hono';
 import type { ConsoleEnv } from './context';
-import { CONSOLE_ERROR_CODES, ConsoleError } from './errors';
+import { ConsoleError, ConsoleErrorCode } from './errors';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -25,7 +25,7 @@ export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {
     throw new ConsoleError(
-      CONSOLE_ERROR_CODES.pageMissing,
+      ConsoleErrorCode.page_missing,
       `the console's page is not built (${index} is missing); run \`pnpm build\` in the repository first`,
     );
   }

@@ -1,24 +1,45 @@
 // The page's side of the API: JSON reads, state-changing requests with the CSRF token, and the live
 // feed (one EventSource shared by every view).
+import { CodedError, defineCodes } from '@harness/errors';
+import { ApiErrorCode, TaskErrorCode } from '../api-errors';
 
-/** An API answer that was not 2xx: its code and message, shown to the person as text. */
-export class ApiError extends Error {
+/** The one code only the page sets, never the server. */
+export const PageErrorCode = defineCodes({
+  /** An answer that was not 2xx and carried no `{ error: { code } }` the page knows (a crash, a proxy's page). */
+  unexpected_answer: 'unexpected_answer',
+});
+
+/** What an API call can fail with: the server's codes (../api-errors.ts), or the page's own. */
+export type ApiFailureCode = ApiErrorCode | TaskErrorCode | typeof PageErrorCode.unexpected_answer;
+
+const SERVER_CODES: ReadonlySet<string> = new Set([
+  ...Object.values(ApiErrorCode),
+  ...Object.values(TaskErrorCode),
+]);
+
+/** An API answer that was not 2xx: its HTTP status, code and message, shown to the person as text. */
+export class ApiError extends CodedError<ApiFailureCode> {
+  override readonly name = 'ApiError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: ApiFailureCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
 async function answer<T>(response: Response): Promise<T> {
-  const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  const body = (await response.json().catch(() => ({}))) as { error?: { code?: unknown; message?: unknown } };
   if (!response.ok) {
+    const code = body.error?.code;
+    const message = body.error?.message;
     throw new ApiError(
       response.status,
-      body.error?.code ?? 'error',
-      body.error?.message ?? response.statusText,
+      typeof code === 'string' && SERVER_CODES.has(code)
+        ? (code as ApiFailureCode)
+        : PageErrorCode.unexpected_answer,
+      typeof message === 'string' ? message : response.statusText,
     );
   }
   return body as T;

@@ -2,8 +2,8 @@
 // through the same host API as `loom approvals approve|deny` (single use, exact arguments).
 import { type ApprovalRecord, decideApproval } from '@harness/host';
 import type { ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
+import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
-import { API_ERROR_CODES } from '../errors';
 import { apiError, hostErrorAnswer } from '../http';
 import { approvalOutcomes } from './outcome';
 
@@ -18,12 +18,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
   api.get('/approvals', async (c) => {
     const status = c.req.query('status') ?? 'pending';
     if (!STATUSES.has(status)) {
-      return apiError(
-        c,
-        400,
-        API_ERROR_CODES.badRequest,
-        `status must be one of ${[...STATUSES].join(', ')}`,
-      );
+      return apiError(c, 400, ApiErrorCode.bad_request, `status must be one of ${[...STATUSES].join(', ')}`);
     }
     const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
     const outcomes = await approvalOutcomes(ctx.store, list);
@@ -34,7 +29,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
 
   api.get('/approvals/:id', async (c) => {
     const record = await ctx.store.getApproval(c.req.param('id'));
-    if (record === undefined) return apiError(c, 404, API_ERROR_CODES.notFound, 'no approval has this id');
+    if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     const outcomes = await approvalOutcomes(ctx.store, [record]);
     return c.json({
       approval: { ...record, outcome: outcomes.get(record.id) ?? null },
@@ -48,7 +43,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
       return apiError(
         c,
         400,
-        API_ERROR_CODES.badRequest,
+        ApiErrorCode.bad_request,
         'the body must be {"decision":"approved"} or {"decision":"denied"}',
       );
     }

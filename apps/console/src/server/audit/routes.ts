@@ -1,7 +1,7 @@
 // Audit: every event, paged and filtered, and one event's detail.
 import type { AuditEventAnswer, AuditPageAnswer } from '../../answers';
+import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
-import { API_ERROR_CODES } from '../errors';
 import { apiError } from '../http';
 import { type AuditFilter, auditEvent, auditPage, MAX_PAGE } from './query';
 
@@ -14,10 +14,10 @@ export const auditRoutes: RouteModule = (api, ctx) => {
     const limitText = c.req.query('limit') ?? '100';
     const beforeText = c.req.query('before');
     if (!/^[1-9][0-9]{0,3}$/.test(limitText) || Number(limitText) > MAX_PAGE) {
-      return apiError(c, 400, API_ERROR_CODES.badRequest, `limit must be 1–${MAX_PAGE}, found ${limitText}`);
+      return apiError(c, 400, ApiErrorCode.bad_request, `limit must be 1–${MAX_PAGE}, found ${limitText}`);
     }
     if (beforeText !== undefined && !/^[1-9][0-9]{0,15}$/.test(beforeText)) {
-      return apiError(c, 400, API_ERROR_CODES.badRequest, 'before must be an event seq (a positive integer)');
+      return apiError(c, 400, ApiErrorCode.bad_request, 'before must be an event seq (a positive integer)');
     }
     const filter: AuditFilter = { limit: Number(limitText) };
     if (beforeText !== undefined) filter.before = Number(beforeText);
@@ -31,17 +31,11 @@ export const auditRoutes: RouteModule = (api, ctx) => {
   api.get('/audit/:seq', async (c) => {
     const seqText = c.req.param('seq');
     if (!/^[1-9][0-9]{0,15}$/.test(seqText)) {
-      return apiError(
-        c,
-        400,
-        API_ERROR_CODES.badRequest,
-        'an event is named by its seq (a positive integer)',
-      );
+      return apiError(c, 400, ApiErrorCode.bad_request, 'an event is named by its seq (a positive integer)');
     }
     const seq = Number(seqText);
     const event = await auditEvent(ctx.store, seq);
-    if (event === undefined)
-      return apiError(c, 404, API_ERROR_CODES.notFound, `no audit event has seq ${seq}`);
+    if (event === undefined) return apiError(c, 404, ApiErrorCode.not_found, `no audit event has seq ${seq}`);
     return c.json({ event } satisfies AuditEventAnswer);
   });
 };

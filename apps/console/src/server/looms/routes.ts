@@ -1,8 +1,8 @@
 // Looms: the looms of the instance; one loom's current version, its components by stage and the
 // shelf, and its receipts (its versions).
 import type { LoomAnswer, LoomsAnswer } from '../../answers';
+import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
-import { API_ERROR_CODES } from '../errors';
 import { apiError } from '../http';
 
 /** How many looms the list shows, and how many receipts a loom shows. */
@@ -17,7 +17,7 @@ export const loomsRoutes: RouteModule = (api, ctx) => {
   api.get('/looms/:id', async (c) => {
     const id = c.req.param('id');
     const view = await ctx.store.inspect(id);
-    if (view === undefined) return apiError(c, 404, API_ERROR_CODES.notFound, 'no loom has this id');
+    if (view === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no loom has this id');
     return c.json({
       loom: view,
       receipts: await ctx.store.loomReceipts(id, RECEIPT_LIMIT),

@@ -12,7 +12,9 @@ import {
   RunStore,
   runnerPaths,
 } from '@harness/runner';
+import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
+import { apiError } from '../http';
 
 /** The runner file the Runs view shows (absolute path); the console never writes it. */
 export const RUNNER_CONFIG_ENV = 'HARNESS_RUNNER_CONFIG';
@@ -25,9 +27,11 @@ export function runRoutes(env: Record<string, string | undefined>): RouteModule 
       const harness = c.req.query('harness');
       const status = c.req.query('status');
       if (status !== undefined && !STATUSES.has(status))
-        return c.json(
-          { error: { code: 'bad_request', message: `status must be one of ${[...STATUSES].join(', ')}` } },
+        return apiError(
+          c,
           400,
+          ApiErrorCode.bad_request,
+          `status must be one of ${[...STATUSES].join(', ')}`,
         );
       const db = runnerPaths(ctx.instanceDir).db;
       if (!existsSync(db)) return c.json({ runs: [] });

@@ -9,10 +9,11 @@ import {
   toFunctionTools,
 } from '@harness/commands';
 import { isLoomId } from '@harness/protocol';
+import { TaskErrorCode } from '../../api-errors';
 import type { ChatModel } from './model';
 import { type AuthoredLoom, loomsOfTurn, type Piece, piecesOfTurn } from './results';
 import type { TaskSession, TaskStore, TurnInput } from './sessions';
-import { TASK_ERROR_CODES, TaskError } from './task-errors';
+import { TaskError } from './task-errors';
 import type { OpenTurnTools } from './tool-host';
 import type { TranscriptItem } from './transcript';
 
@@ -77,34 +78,31 @@ export function contextMessage(loomId: string | undefined): string {
 export function readTaskRequest(body: unknown): TaskRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_input,
+      TaskErrorCode.invalid_input,
       'the body must be a JSON object { prompt, loomId?, sessionId? }',
     );
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => !['prompt', 'loomId', 'sessionId'].includes(k));
   if (unknown.length > 0)
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_input,
+      TaskErrorCode.invalid_input,
       `unknown field(s) ${unknown.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}; expected prompt, loomId, sessionId`,
     );
   if (typeof b.prompt !== 'string' || b.prompt.trim() === '')
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_input,
+      TaskErrorCode.invalid_input,
       'prompt must be a non-empty string: what the agent should do',
     );
   if (b.prompt.length > MAX_PROMPT_CHARS)
-    throw new TaskError(
-      TASK_ERROR_CODES.invalid_input,
-      `prompt must be at most ${MAX_PROMPT_CHARS} characters`,
-    );
+    throw new TaskError(TaskErrorCode.invalid_input, `prompt must be at most ${MAX_PROMPT_CHARS} characters`);
   if (b.loomId !== undefined && !isLoomId(b.loomId))
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_loom_id,
+      TaskErrorCode.invalid_loom_id,
       'loomId must be a loom id (letters, digits, then letters, digits, _ . : -, at most 128 characters), or left out',
     );
   if (b.sessionId !== undefined && typeof b.sessionId !== 'string')
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_input,
+      TaskErrorCode.invalid_input,
       'sessionId must be a string, or left out for a new session',
     );
   return {
@@ -122,7 +120,7 @@ export async function runTask(engine: TaskEngine, body: unknown, signal?: AbortS
   const request = readTaskRequest(body);
   if (request.loomId !== undefined && !(await engine.loomExists(request.loomId)))
     throw new TaskError(
-      TASK_ERROR_CODES.invalid_loom_id,
+      TaskErrorCode.invalid_loom_id,
       `no loom ${request.loomId} exists in this instance; pick one from Looms, or leave loomId out`,
     );
   const { store } = engine;
@@ -131,14 +129,11 @@ export async function runTask(engine: TaskEngine, body: unknown, signal?: AbortS
     session = store.getSession(request.sessionId);
     if (session === undefined)
       throw new TaskError(
-        TASK_ERROR_CODES.session_not_found,
+        TaskErrorCode.session_not_found,
         'no task session has this id; leave sessionId out to start one',
       );
     if (store.turns(session.id).some((t) => t.status === 'running'))
-      throw new TaskError(
-        TASK_ERROR_CODES.session_busy,
-        'a turn of this session is still running; wait for it',
-      );
+      throw new TaskError(TaskErrorCode.session_busy, 'a turn of this session is still running; wait for it');
   }
   const turnTools = await engine.openTools();
   try {
@@ -173,9 +168,7 @@ export async function runTask(engine: TaskEngine, body: unknown, signal?: AbortS
       return result;
     } catch (error) {
       const failure =
-        error instanceof TaskError
-          ? error
-          : new TaskError(TASK_ERROR_CODES.model_failed, modelFailure(error));
+        error instanceof TaskError ? error : new TaskError(TaskErrorCode.model_failed, modelFailure(error));
       const status = signal?.aborted ? 'cancelled' : 'failed';
       store.finishTurn(turn.id, status, { status, code: failure.code, message: failure.message });
       throw failure;

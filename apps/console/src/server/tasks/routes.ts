@@ -2,12 +2,13 @@
 // explicit policy refresh that is the only way a session's tools grow.
 import { createLocalPatternResolver, readFabricBinding } from '@harness/commands';
 import type { Context } from 'hono';
+import { TaskErrorCode } from '../../api-errors';
 import type { ConsoleContext, RouteModule } from '../context';
 import { runTask, type TaskEngine } from './engine';
 import { createChatModel } from './model';
 import { modelStatus, readModelConfig } from './model-config';
 import { TaskStore } from './sessions';
-import { TASK_ERROR_CODES, TASK_ERROR_STATUS, TaskError } from './task-errors';
+import { TASK_ERROR_STATUS, TaskError } from './task-errors';
 import { instanceTools } from './tool-host';
 
 /** `HARNESS_TASK_TOOLS`: a comma-separated list of the tools new sessions record (default: all). */
@@ -50,7 +51,7 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
     api.post('/task', async (c) => {
       if (!model.ok) {
         const { message, howTo, problem } = model.status;
-        return errorAnswer(c, new TaskError(TASK_ERROR_CODES.model_not_configured, message), {
+        return errorAnswer(c, new TaskError(TaskErrorCode.model_not_configured, message), {
           problem,
           howTo,
         });
@@ -84,7 +85,7 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
         if (session === undefined)
           return errorAnswer(
             c,
-            new TaskError(TASK_ERROR_CODES.session_not_found, 'no task session has this id'),
+            new TaskError(TaskErrorCode.session_not_found, 'no task session has this id'),
           );
         return c.json({ session, turns: store.turns(session.id) });
       }),
@@ -100,14 +101,14 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
           .filter((n) => allowTools === undefined || allowTools.includes(n));
         await opened.close();
       } catch (error) {
-        return errorAnswer(c, new TaskError(TASK_ERROR_CODES.tools_unavailable, (error as Error).message));
+        return errorAnswer(c, new TaskError(TaskErrorCode.tools_unavailable, (error as Error).message));
       }
       return withStore(ctx, (store) => {
         const session = store.refreshPolicy(c.req.param('id'), tools);
         if (session === undefined)
           return errorAnswer(
             c,
-            new TaskError(TASK_ERROR_CODES.session_not_found, 'no task session has this id'),
+            new TaskError(TaskErrorCode.session_not_found, 'no task session has this id'),
           );
         return c.json({ session });
       });

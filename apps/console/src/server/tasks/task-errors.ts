@@ -1,25 +1,8 @@
-// The Tasks API's answer codes: one table, snake_case, with the HTTP status each answers with.
-import { CodedError, type CodeOf, defineCodes } from '@harness/errors';
+// The Tasks API's errors: the HTTP status each code (../../api-errors.ts) answers with, and the class.
+import { CodedError } from '@harness/errors';
+import type { TaskErrorCode } from '../../api-errors';
 
-export const TASK_ERROR_CODES = defineCodes({
-  /** The body is not `{ prompt, loomId?, sessionId? }`. */
-  invalid_input: 'invalid_input',
-  /** `loomId` is not a loom id, or names no loom of the instance. */
-  invalid_loom_id: 'invalid_loom_id',
-  /** `sessionId` names no session. */
-  session_not_found: 'session_not_found',
-  /** A turn of the session is still running. */
-  session_busy: 'session_busy',
-  /** No model is configured (or its configuration is incomplete). */
-  model_not_configured: 'model_not_configured',
-  /** The model could not be reached or refused the request. */
-  model_failed: 'model_failed',
-  /** The turn's tools could not be opened (the instance's broker did not start). */
-  tools_unavailable: 'tools_unavailable',
-});
-
-export type TaskErrorCode = CodeOf<typeof TASK_ERROR_CODES>;
-
+/** The HTTP status each {@link TaskErrorCode} answers with. */
 export const TASK_ERROR_STATUS: Record<TaskErrorCode, 400 | 404 | 409 | 502 | 503> = {
   invalid_input: 400,
   invalid_loom_id: 400,
