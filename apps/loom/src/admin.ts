@@ -2,15 +2,16 @@
 // packs; the PostgreSQL client only for an instance on PostgreSQL).
 import { warnQueuePath } from '@harness/protocol';
 import { approvals } from './approvals';
-import { type Parsed, parseArgs, str, UsageError } from './args';
+import { type Parsed, parseArgs, str } from './args';
 import { audit } from './audit';
+import { LOOM_ERROR_EXIT, LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 
 type Out = (text: string) => void;
 
 const instanceOf = (dir: string | undefined): string => {
   const d = dir ?? process.env.LOOM_INSTANCE_DIR;
-  if (!d) throw new UsageError('--instance <dir> is required (or set LOOM_INSTANCE_DIR)');
+  if (!d) throw new LoomError(LoomErrorCode.usage, '--instance <dir> is required (or set LOOM_INSTANCE_DIR)');
   return d;
 };
 
@@ -33,9 +34,9 @@ export async function adminMain(cmd: string, argv: readonly string[], out: Out):
         return await init(argv, out);
     }
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof LoomError) {
       err(`loom ${cmd}: ${error.message}\n`);
-      return 2;
+      return LOOM_ERROR_EXIT[error.code];
     }
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && (error as Error).name === 'HostError') {
@@ -54,7 +55,8 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
     out(HELP.broker);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'start') throw new UsageError(`unknown subcommand "broker ${sub}"; expected start`);
+  if (sub !== 'start')
+    throw new LoomError(LoomErrorCode.usage, `unknown subcommand "broker ${sub}"; expected start`);
   const p = parseArgs(rest, {
     instance: true,
     socket: true,
@@ -72,7 +74,10 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
   const socketPath = socketFlag(p);
   const scope = str(p, 'scope');
   if (!socketPath || !scope)
-    throw new UsageError('broker start needs --instance <dir> --socket <path> --scope <file>');
+    throw new LoomError(
+      LoomErrorCode.usage,
+      'broker start needs --instance <dir> --socket <path> --scope <file>',
+    );
   // Signals are handled from before the broker exists, so a stop asked for during start-up (or
   // right after the ready line) still closes it cleanly.
   let stop!: () => void;
@@ -108,7 +113,10 @@ function socketFlag(p: Parsed): string | undefined {
   const queue = str(p, 'queue');
   if (queue === undefined) return socket;
   if (socket !== undefined)
-    throw new UsageError('give --socket only: --queue is its old name, and both are given');
+    throw new LoomError(
+      LoomErrorCode.usage,
+      'give --socket only: --queue is its old name, and both are given',
+    );
   warnQueuePath('--queue', '--socket');
   return queue;
 }
@@ -119,7 +127,10 @@ const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export function readRetention(text: string): number {
   const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
   if (!duration)
-    throw new UsageError(`--retention must be a duration such as 30d, 12h or 90m, found '${text}'`);
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `--retention must be a duration such as 30d, 12h or 90m, found '${text}'`,
+    );
   return Number(duration[1]) * RETENTION_UNIT_MS[duration[2] as 'm' | 'h' | 'd'];
 }
 
@@ -132,15 +143,19 @@ async function init(argv: readonly string[], out: Out): Promise<number> {
   const [dir, ...more] = p.positional;
   const workspace = str(p, 'workspace');
   if (!dir || more.length > 0 || !workspace)
-    throw new UsageError(
+    throw new LoomError(
+      LoomErrorCode.usage,
       'usage: loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]',
     );
   const kind = str(p, 'store') ?? 'sqlite';
   if (kind !== 'sqlite' && kind !== 'postgres')
-    throw new UsageError(`--store must be sqlite or postgres, found '${kind}'`);
+    throw new LoomError(LoomErrorCode.usage, `--store must be sqlite or postgres, found '${kind}'`);
   const schema = str(p, 'pg-schema');
   if (schema !== undefined && kind !== 'postgres')
-    throw new UsageError('--pg-schema names the schema of a PostgreSQL store; add --store postgres');
+    throw new LoomError(
+      LoomErrorCode.usage,
+      '--pg-schema names the schema of a PostgreSQL store; add --store postgres',
+    );
   const host = await import('@harness/host');
   // The connection comes from the libpq environment (DATABASE_URL, PGHOST, …); no password is kept.
   const store =
@@ -162,7 +177,7 @@ async function migrate(argv: readonly string[], out: Out): Promise<number> {
     return 0;
   }
   if (p.positional.length > 0)
-    throw new UsageError(`migrate takes no arguments, found ${p.positional.join(' ')}`);
+    throw new LoomError(LoomErrorCode.usage, `migrate takes no arguments, found ${p.positional.join(' ')}`);
   const host = await import('@harness/host');
   const { store } = host.readInstance(instanceOf(str(p, 'instance')));
   const { from, to } = await host.migrateStoreTarget(store);

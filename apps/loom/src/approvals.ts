@@ -1,5 +1,6 @@
 // `loom approvals list|watch|approve|deny`: what a person needs to judge a call, and the decision.
-import { parseArgs, str, UsageError } from './args';
+import { parseArgs, str } from './args';
+import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 import { interruptSignal } from './interrupt';
 import { approvalBlock, approvalLine } from './show';
@@ -32,7 +33,8 @@ export async function approvals(
     return 0;
   }
   if (sub === 'watch') {
-    if (p.flags.all) throw new UsageError('approvals watch follows pending approvals only; drop --all');
+    if (p.flags.all)
+      throw new LoomError(LoomErrorCode.usage, 'approvals watch follows pending approvals only; drop --all');
     const { signal, release } = interruptSignal();
     try {
       for await (const a of host.followApprovals(dir, { signal })) {
@@ -45,7 +47,8 @@ export async function approvals(
   }
   if (sub === 'approve' || sub === 'deny') {
     const [id, ...more] = p.positional;
-    if (!id || more.length > 0) throw new UsageError(`approvals ${sub} takes one approval id`);
+    if (!id || more.length > 0)
+      throw new LoomError(LoomErrorCode.usage, `approvals ${sub} takes one approval id`);
     const by = str(p, 'by') ?? `person:${process.env.USER ?? 'owner'}`;
     const record = await host.decideApproval(dir, id, sub === 'approve' ? 'approved' : 'denied', by);
     if (p.flags.json) out(`${JSON.stringify({ approval: record })}\n`);
@@ -59,5 +62,8 @@ export async function approvals(
     }
     return 0;
   }
-  throw new UsageError(`unknown subcommand "approvals ${sub}"; expected list, watch, approve or deny`);
+  throw new LoomError(
+    LoomErrorCode.usage,
+    `unknown subcommand "approvals ${sub}"; expected list, watch, approve or deny`,
+  );
 }

@@ -1,4 +1,6 @@
-// A small argv parser: the CLI is on the path of every agent call, so it takes no dependency.
+// A small argv parser: the CLI is on the path of every agent call, so it takes no dependency but the
+// error base.
+import { LoomError, LoomErrorCode } from './errors';
 
 /** Flags a subcommand accepts: `true` takes a value, `false` is a switch. */
 export type FlagSpec = Record<string, boolean>;
@@ -9,12 +11,7 @@ export interface Parsed {
   flags: Record<string, string | true>;
 }
 
-/** A usage error: exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** Parses `argv` against `spec`; `--help`/`-h` is always accepted. Throws {@link UsageError}. */
+/** Parses `argv` against `spec`; `--help`/`-h` is always accepted. Throws a `usage` {@link LoomError}. */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): Parsed {
   const positional: string[] = [];
   const flags: Record<string, string | true> = {};
@@ -31,14 +28,14 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): Parsed {
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
-      if (!(name in spec)) throw new UsageError(`unknown flag --${name}; see --help`);
+      if (!(name in spec)) throw new LoomError(LoomErrorCode.usage, `unknown flag --${name}; see --help`);
       if (spec[name]) {
         const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-        if (value === undefined) throw new UsageError(`--${name} needs a value`);
-        if (name in flags) throw new UsageError(`--${name} given twice`);
+        if (value === undefined) throw new LoomError(LoomErrorCode.usage, `--${name} needs a value`);
+        if (name in flags) throw new LoomError(LoomErrorCode.usage, `--${name} given twice`);
         flags[name] = value;
       } else {
-        if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+        if (eq >= 0) throw new LoomError(LoomErrorCode.usage, `--${name} takes no value`);
         flags[name] = true;
       }
       continue;
@@ -47,11 +44,11 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): Parsed {
       const name = a.slice(1);
       if (name in spec && spec[name]) {
         const value = argv[++i];
-        if (value === undefined) throw new UsageError(`-${name} needs a value`);
+        if (value === undefined) throw new LoomError(LoomErrorCode.usage, `-${name} needs a value`);
         flags[name] = value;
         continue;
       }
-      throw new UsageError(`unknown flag ${a}; see --help`);
+      throw new LoomError(LoomErrorCode.usage, `unknown flag ${a}; see --help`);
     }
     positional.push(a);
   }

@@ -1,6 +1,7 @@
 // `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
 import type { AuditEvent, AuditQuery } from '@harness/host';
-import { type Parsed, parseArgs, str, UsageError } from './args';
+import { type Parsed, parseArgs, str } from './args';
+import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 import { interruptSignal } from './interrupt';
 import { auditLine } from './show';
@@ -16,7 +17,8 @@ export function readWhen(flag: string, text: string, now: Date = new Date()): Da
     return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2] as 'm' | 'h' | 'd']);
   const date = /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? new Date(text) : undefined;
   if (date === undefined || Number.isNaN(date.getTime()))
-    throw new UsageError(
+    throw new LoomError(
+      LoomErrorCode.usage,
       `${flag} must be a date (2026-11-01), an ISO time (2026-11-01T12:00:00Z) or a duration (30d, 12h, 90m), found '${text}'`,
     );
   return date;
@@ -34,7 +36,8 @@ export async function audit(
     return sub === undefined ? 2 : 0;
   }
   if (sub === 'prune') return prune(rest, out, instanceOf);
-  if (sub !== 'tail') throw new UsageError(`unknown subcommand "audit ${sub}"; expected tail or prune`);
+  if (sub !== 'tail')
+    throw new LoomError(LoomErrorCode.usage, `unknown subcommand "audit ${sub}"; expected tail or prune`);
   return tail(rest, out, instanceOf);
 }
 
@@ -73,9 +76,13 @@ async function tail(
     return 0;
   }
   if (p.positional.length > 0)
-    throw new UsageError(`audit tail takes no arguments, found ${p.positional.join(' ')}; filters are flags`);
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `audit tail takes no arguments, found ${p.positional.join(' ')}; filters are flags`,
+    );
   const nText = str(p, 'n') ?? '20';
-  if (!/^[1-9][0-9]{0,5}$/.test(nText)) throw new UsageError(`-n must be a positive count, found ${nText}`);
+  if (!/^[1-9][0-9]{0,5}$/.test(nText))
+    throw new LoomError(LoomErrorCode.usage, `-n must be a positive count, found ${nText}`);
   const query = queryOf(p);
   const host = await import('@harness/host');
   const limit = Math.min(Number(nText), host.AUDIT_PAGE_MAX);
@@ -125,7 +132,7 @@ async function prune(
   }
   const text = str(p, 'before');
   if (text === undefined)
-    throw new UsageError('audit prune needs --before <date|duration>, e.g. --before 30d');
+    throw new LoomError(LoomErrorCode.usage, 'audit prune needs --before <date|duration>, e.g. --before 30d');
   const before = readWhen('--before', text);
   const host = await import('@harness/host');
   const removed = await host.pruneStore(instanceOf(str(p, 'instance')), before);

@@ -10,7 +10,8 @@ import {
   MAX_ARGS_BYTES,
 } from '@harness/protocol';
 import { type BrokerFailure, brokerList, brokerRun } from '@harness/protocol/client';
-import { parseArgs, str, UsageError } from './args';
+import { parseArgs, str } from './args';
+import { LOOM_ERROR_EXIT, LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 
 type Out = (text: string) => void;
@@ -45,7 +46,8 @@ async function readStdin(limit: number): Promise<string> {
   let size = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new UsageError(`the arguments on stdin exceed ${MAX_ARGS_BYTES} bytes`);
+    if (size > limit)
+      throw new LoomError(LoomErrorCode.usage, `the arguments on stdin exceed ${MAX_ARGS_BYTES} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -54,17 +56,18 @@ async function readStdin(limit: number): Promise<string> {
 function transportOf(value: string | undefined): 'broker' | 'direct' {
   if (value === undefined || value === 'broker') return 'broker';
   if (value === 'direct') return 'direct';
-  throw new UsageError(`--transport must be broker or direct, found ${JSON.stringify(value)}`);
+  throw new LoomError(
+    LoomErrorCode.usage,
+    `--transport must be broker or direct, found ${JSON.stringify(value)}`,
+  );
 }
 
 function queueFromEnv(): string {
   const queue = process.env.LOOM_PAGE_RPC_QUEUE;
   if (!queue) {
-    throw Object.assign(
-      new Error('LOOM_PAGE_RPC_QUEUE is not set: no broker to reach (direct access is never a fallback)'),
-      {
-        unreachable: true,
-      },
+    throw new LoomError(
+      LoomErrorCode.unreachable,
+      'LOOM_PAGE_RPC_QUEUE is not set: no broker to reach (direct access is never a fallback)',
     );
   }
   return queue;
@@ -75,7 +78,8 @@ function directEnv(): { instanceDir: string; runId: string; actor: string } {
   const runId = process.env.LOOM_RUN_ID;
   const actor = process.env.LOOM_ACTOR;
   if (!instanceDir || runId === undefined || actor === undefined) {
-    throw new UsageError(
+    throw new LoomError(
+      LoomErrorCode.usage,
       '--transport direct needs LOOM_INSTANCE_DIR, LOOM_RUN_ID and LOOM_ACTOR in the environment',
     );
   }
@@ -97,12 +101,10 @@ export async function commandMain(argv: readonly string[], out: Out): Promise<nu
       out(HELP.command);
       return EXIT.ok;
     }
-    throw new UsageError(`unknown subcommand "command ${sub}"; expected list or run`);
+    throw new LoomError(LoomErrorCode.usage, `unknown subcommand "command ${sub}"; expected list or run`);
   } catch (error) {
-    if (error instanceof UsageError) return protocolError(out, 'usage', error.message, EXIT.usage);
-    if ((error as { unreachable?: boolean }).unreachable) {
-      return protocolError(out, 'unreachable', (error as Error).message, EXIT.unreachable);
-    }
+    if (error instanceof LoomError)
+      return protocolError(out, error.code, error.message, LOOM_ERROR_EXIT[error.code]);
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code === 'direct_invalid')
       return protocolError(out, 'usage', (error as Error).message, EXIT.usage);
@@ -120,7 +122,10 @@ async function list(argv: readonly string[], out: Out): Promise<number> {
     return EXIT.ok;
   }
   if (p.positional.length > 0)
-    throw new UsageError(`command list takes no arguments, found ${p.positional.join(' ')}`);
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `command list takes no arguments, found ${p.positional.join(' ')}`,
+    );
   if (transportOf(str(p, 'transport')) === 'direct') {
     const host = await import('@harness/host');
     const result = await host.listDirect(directEnv());
@@ -147,22 +152,30 @@ async function run(argv: readonly string[], out: Out): Promise<number> {
   }
   const [id, ...extra] = p.positional;
   if (id === undefined)
-    throw new UsageError('command run needs a command id: loom command run <id> --args-json - --json');
+    throw new LoomError(
+      LoomErrorCode.usage,
+      'command run needs a command id: loom command run <id> --args-json - --json',
+    );
   if (extra.length > 0)
-    throw new UsageError(`command run takes one command id, found also ${extra.join(' ')}`);
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `command run takes one command id, found also ${extra.join(' ')}`,
+    );
   const transport = transportOf(str(p, 'transport'));
   const expectText = str(p, 'expect');
   let expectedVersion: number | undefined;
   if (expectText !== undefined) {
     if (!/^[1-9][0-9]{0,14}$/.test(expectText))
-      throw new UsageError(
+      throw new LoomError(
+        LoomErrorCode.usage,
         `--expect must be a positive integer version, found ${JSON.stringify(expectText)}`,
       );
     expectedVersion = Number(expectText);
   }
   const loomId = str(p, 'loom');
   if (loomId !== undefined && !isLoomId(loomId)) {
-    throw new UsageError(
+    throw new LoomError(
+      LoomErrorCode.usage,
       `--loom must be a loom id (letters, digits, _ . : -, at most 128), found ${JSON.stringify(loomId)}`,
     );
   }
@@ -174,13 +187,16 @@ async function run(argv: readonly string[], out: Out): Promise<number> {
   try {
     args = JSON.parse(text);
   } catch {
-    throw new UsageError('the arguments are not valid JSON (expected one JSON object on stdin)');
+    throw new LoomError(
+      LoomErrorCode.usage,
+      'the arguments are not valid JSON (expected one JSON object on stdin)',
+    );
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    throw new UsageError('the arguments must be one JSON object');
+    throw new LoomError(LoomErrorCode.usage, 'the arguments must be one JSON object');
   }
   if (Buffer.byteLength(JSON.stringify(args)) > MAX_ARGS_BYTES) {
-    throw new UsageError(`the arguments exceed ${MAX_ARGS_BYTES} bytes of JSON`);
+    throw new LoomError(LoomErrorCode.usage, `the arguments exceed ${MAX_ARGS_BYTES} bytes of JSON`);
   }
   const request = {
     command: id,

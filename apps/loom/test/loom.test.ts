@@ -306,7 +306,15 @@ describe('loom command list / run (the CLI protocol)', () => {
     expect(r.code).toBe(3);
     expect(r.json()).toMatchObject({ error: { code: 'unreachable' } });
     const none = await loom(['command', 'list', '--json'], { env: { ...direct } });
-    expect(none.code).toBe(3);
+    expect([none.code, none.json()]).toEqual([
+      3,
+      {
+        error: {
+          code: 'unreachable',
+          message: 'LOOM_PAGE_RPC_QUEUE is not set: no broker to reach (direct access is never a fallback)',
+        },
+      },
+    ]);
     const a = await loom(['audit', 'tail', '--json', '--instance', instance]);
     expect((a.json().events as { command: string }[]).filter((e) => e.command === 'loom.compose')).toEqual(
       [],
