@@ -1,8 +1,9 @@
 // The Loom built-ins through the command layer, against both stores (a real SQLite file, a real
 // PostgreSQL schema): compose, idempotency, the stage model, atomic commit, inspect, context.
+import { REF_KINDS } from '@harness/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandHost } from '../src/host';
-import type { Store } from '../src/store/types';
+import type { Receipt, Store } from '../src/store/types';
 import { STAGE_CAPACITY } from '../src/store/types';
 import { hostFor } from './helpers';
 import { describeStores } from './stores';
@@ -26,15 +27,7 @@ describeStores('the Loom built-ins', (kind) => {
   ) => host.run({ op: 'run', command: 'loom.compose', args, ...extra });
 
   interface ComposeBody {
-    receipt: {
-      loom_id: string;
-      request_id: string;
-      version: number;
-      created: boolean;
-      component_ids: string[];
-      operation_ids: string[];
-      displaced: string[];
-    };
+    receipt: Receipt;
     replayed: boolean;
     current_version: number;
     displaced: string[];
@@ -112,20 +105,8 @@ describeStores('the Loom built-ins', (kind) => {
     });
 
     it('every listed ref kind is accepted and any other prefix is refused [LA-37]', async () => {
-      const kinds = [
-        'page',
-        'artifact',
-        'url',
-        'person',
-        'thread',
-        'moment',
-        'loom',
-        'wish',
-        'intention',
-        'chat',
-        'run',
-      ];
-      const ok = await compose({ request_id: 'r1', components: kinds.map((k) => ({ ref: `${k}:x1` })) });
+      // The eleven kinds are pinned against the seed's list in @harness/commands' authoring test.
+      const ok = await compose({ request_id: 'r1', components: REF_KINDS.map((k) => ({ ref: `${k}:x1` })) });
       expect(ok.code).toBe('ok');
       for (const bad of [
         'file:/etc/passwd',

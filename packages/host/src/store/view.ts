@@ -1,5 +1,6 @@
-// The loom view `loom.inspect` shows, built the same way by every store from its rows.
-import type { ComponentView, LoomView } from './types';
+// What every store builds the same way from its rows: the loom view `loom.inspect` shows, the
+// receipt a compose returns, and an approval record.
+import type { ApprovalRecord, ComponentView, LoomView, Receipt } from './types';
 
 /** The kind a stored reference reads as; a legacy `piece:` reference reads as `pattern` (LA-67). */
 export function refKind(ref: string): string {
@@ -53,5 +54,52 @@ export function loomView(loom: LoomRow, rows: readonly ComponentRow[]): LoomView
     updated_at: loom.updated_at,
     components,
     layout: { stages, shelf, focus: loom.focus },
+  };
+}
+
+/**
+ * A receipt row as a store reads it: the id lists are JSON text, and `created` is a boolean in
+ * PostgreSQL and `0`/`1` in SQLite.
+ */
+export interface ReceiptRow {
+  request_id: string;
+  loom_id: string;
+  version: number;
+  created: boolean | number;
+  component_ids: string;
+  operation_ids: string;
+  displaced: string;
+  committed_at: string;
+}
+
+/** The receipt of a stored row, with the wire's field names. */
+export function receiptView(row: ReceiptRow): Receipt {
+  return {
+    loom_id: row.loom_id,
+    request_id: row.request_id,
+    version: row.version,
+    created: row.created === true || row.created === 1,
+    component_ids: JSON.parse(row.component_ids) as string[],
+    operation_ids: JSON.parse(row.operation_ids) as string[],
+    displaced: JSON.parse(row.displaced) as string[],
+    committed_at: row.committed_at,
+  };
+}
+
+/** An approval row as a store reads it: the JSON columns as text; args, argv and tier are NULL in rows of an older writer. */
+export interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
+  arg_names: string;
+  args: string | null;
+  argv: string | null;
+}
+
+/** The approval record of a stored row. */
+export function approvalView(row: ApprovalRow): ApprovalRecord {
+  return {
+    ...row,
+    arg_names: JSON.parse(row.arg_names) as string[],
+    args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
+    argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
+    tier: row.tier ?? null,
   };
 }

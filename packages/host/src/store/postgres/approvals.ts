@@ -5,28 +5,14 @@
 import { HostError, HostErrorCode } from '../../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+import { type ApprovalRow, approvalView } from '../view';
 import { lockKey, type PgDb, type Tx } from './client';
-
-// The JSON columns as stored; args, argv and tier are NULL only in rows of an older writer.
-interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
-  arg_names: string;
-  args: string | null;
-  argv: string | null;
-}
 
 const COLUMNS =
   'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at, decided_at, decided_by, consumed_at';
 // Newest first; `ordinal` orders two requests of the same millisecond as they were made.
 const NEWEST = 'ORDER BY created_at DESC, ordinal DESC';
 const LIVE = "status IN ('pending', 'approved', 'denied')";
-
-const toApproval = (row: ApprovalRow): ApprovalRecord => ({
-  ...row,
-  arg_names: JSON.parse(row.arg_names) as string[],
-  args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
-  argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
-  tier: row.tier ?? null,
-});
 
 /** Marks the live approvals of `key` (every key when undefined) whose time is up as expired. */
 async function expireDue(tx: Tx, now: Date, key?: string): Promise<void> {
@@ -58,7 +44,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
        RETURNING ${COLUMNS}`,
       [key, now.toISOString()],
     );
-    return row === undefined ? undefined : toApproval(row);
+    return row === undefined ? undefined : approvalView(row);
   };
 
   const request = async (tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> => {
@@ -69,7 +55,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
       [input.key],
     );
     const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
-    if (live) return toApproval(live);
+    if (live) return approvalView(live);
     const [row] = await tx.query<ApprovalRow>(
       `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13) RETURNING ${COLUMNS}`,
@@ -89,7 +75,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
         new Date(now.getTime() + input.ttlMs).toISOString(),
       ],
     );
-    return toApproval(row as ApprovalRow);
+    return approvalView(row as ApprovalRow);
   };
 
   const decide = async (
@@ -117,7 +103,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
       `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, decision, now.toISOString(), by, new Date(now.getTime() + ttlMs).toISOString()],
     );
-    return toApproval(row as ApprovalRow);
+    return approvalView(row as ApprovalRow);
   };
 
   const list = async (tx: Tx, status: ApprovalStatus | 'all', now: Date): Promise<ApprovalRecord[]> => {
@@ -126,7 +112,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
       `SELECT ${COLUMNS} FROM approvals WHERE $1 = 'all' OR status = $1 ${NEWEST}`,
       [status],
     );
-    return rows.map(toApproval);
+    return rows.map(approvalView);
   };
 
   return {
@@ -148,7 +134,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
         'read an approval',
         async (tx) => {
           const [row] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1`, [id]);
-          return row === undefined ? undefined : toApproval(row);
+          return row === undefined ? undefined : approvalView(row);
         },
         { idempotent: true, readOnly: true },
       ),

@@ -16,36 +16,23 @@ import {
   STAGE_CAPACITY,
   type Store,
 } from '../types';
-import { type ComponentRow, type LoomRow, loomView } from '../view';
+import {
+  type ComponentRow,
+  type LoomRow,
+  loomView,
+  receiptView,
+  type ReceiptRow as StoredReceipt,
+} from '../view';
 import { insertAudit } from './audit';
 import { lockKey, type PgDb, type Tx } from './client';
 
-interface ReceiptRow {
-  request_id: string;
+interface ReceiptRow extends StoredReceipt {
   args_hash: string;
-  loom_id: string;
-  version: number;
-  created: boolean;
-  component_ids: string;
-  operation_ids: string;
-  displaced: string;
-  committed_at: string;
   attempt: string;
 }
 
 const RECEIPT_COLUMNS =
   'r.request_id, r.args_hash, r.loom_id, r.version, r.created, r.component_ids, r.operation_ids, r.displaced, r.committed_at, r.attempt';
-
-const toReceipt = (row: ReceiptRow): Receipt => ({
-  loom_id: row.loom_id,
-  request_id: row.request_id,
-  version: row.version,
-  created: row.created,
-  component_ids: JSON.parse(row.component_ids) as string[],
-  operation_ids: JSON.parse(row.operation_ids) as string[],
-  displaced: JSON.parse(row.displaced) as string[],
-  committed_at: row.committed_at,
-});
 
 /** What a compose writes, worked out before the one statement that writes it. */
 interface Plan {
@@ -224,7 +211,7 @@ async function compose(tx: Tx, input: ComposeInput, attempt: string): Promise<Co
     [input.namespace, input.requestId],
   );
   if (prior) {
-    const receipt = toReceipt(prior);
+    const receipt = receiptView(prior);
     if (prior.attempt === attempt) {
       return { kind: 'committed', receipt, currentVersion: prior.current, displaced: receipt.displaced };
     }
@@ -278,6 +265,19 @@ export function pgLooms(
 ): Pick<Store, 'compose' | 'inspect' | 'receipts' | 'listLooms' | 'loomReceipts'> {
   const read = { idempotent: true, readOnly: true } as const;
   const single = { idempotent: true, readOnly: true, single: true } as const;
+  /** The newest `limit` receipts whose `column` is `key`, newest first. */
+  const receiptsWhere = (what: string, column: 'namespace' | 'loom_id', key: string, limit: number) =>
+    db.tx(
+      what,
+      async (tx) =>
+        (
+          await tx.query<ReceiptRow>(
+            `SELECT ${RECEIPT_COLUMNS} FROM receipts r WHERE r.${column} = $1 ORDER BY r.seq DESC LIMIT $2`,
+            [key, limit],
+          )
+        ).map(receiptView),
+      single,
+    );
   return {
     compose: (input) => {
       const attempt = randomBytes(8).toString('hex');
@@ -305,18 +305,7 @@ export function pgLooms(
         },
         read,
       ),
-    receipts: (namespace, limit) =>
-      db.tx(
-        'read receipts',
-        async (tx) =>
-          (
-            await tx.query<ReceiptRow>(
-              `SELECT ${RECEIPT_COLUMNS} FROM receipts r WHERE r.namespace = $1 ORDER BY r.seq DESC LIMIT $2`,
-              [namespace, limit],
-            )
-          ).map(toReceipt),
-        single,
-      ),
+    receipts: (namespace, limit) => receiptsWhere('read receipts', 'namespace', namespace, limit),
     listLooms: (limit) =>
       db.tx(
         'list the looms',
@@ -327,17 +316,6 @@ export function pgLooms(
           ),
         single,
       ),
-    loomReceipts: (loomId, limit) =>
-      db.tx(
-        "read a loom's receipts",
-        async (tx) =>
-          (
-            await tx.query<ReceiptRow>(
-              `SELECT ${RECEIPT_COLUMNS} FROM receipts r WHERE r.loom_id = $1 ORDER BY r.seq DESC LIMIT $2`,
-              [loomId, limit],
-            )
-          ).map(toReceipt),
-        single,
-      ),
+    loomReceipts: (loomId, limit) => receiptsWhere("read a loom's receipts", 'loom_id', loomId, limit),
   };
 }

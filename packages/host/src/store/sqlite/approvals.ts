@@ -3,22 +3,8 @@ import type Database from 'better-sqlite3';
 import { HostError, HostErrorCode } from '../../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+import { type ApprovalRow, approvalView } from '../view';
 import type { Sync } from './sync';
-
-// The JSON columns as stored; args, argv and tier are NULL in a row written before schema 2.
-interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
-  arg_names: string;
-  args: string | null;
-  argv: string | null;
-}
-
-const toApproval = (row: ApprovalRow): ApprovalRecord => ({
-  ...row,
-  arg_names: JSON.parse(row.arg_names) as string[],
-  args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
-  argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
-  tier: row.tier ?? null,
-});
 
 type ApprovalPart = Sync<
   Pick<Store, 'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'>
@@ -65,14 +51,14 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
     // The status guard makes a second taker (another broker on this instance) find nothing.
     const taken = st.consume.run(now.toISOString(), approved.id);
     if (taken.changes !== 1) return undefined;
-    return toApproval({ ...approved, status: 'consumed', consumed_at: now.toISOString() });
+    return approvalView({ ...approved, status: 'consumed', consumed_at: now.toISOString() });
   });
 
   const requestTx = db.transaction((input: ApprovalRequest): ApprovalRecord => {
     const now = input.now ?? new Date();
     const rows = st.byKey.all(input.key).map((r) => expireIfDue(r, now));
     const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
-    if (live) return toApproval(live);
+    if (live) return approvalView(live);
     const row: ApprovalRow = {
       id: newId('apr'),
       key: input.key,
@@ -108,7 +94,7 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
       row.created_at,
       row.expires_at,
     );
-    return toApproval(row);
+    return approvalView(row);
   });
 
   const decideTx = db.transaction(
@@ -125,7 +111,7 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
       }
       const expires = new Date(now.getTime() + ttlMs).toISOString();
       st.set.run(decision, now.toISOString(), by, null, expires, id);
-      return toApproval({
+      return approvalView({
         ...row,
         status: decision,
         decided_at: now.toISOString(),
@@ -137,14 +123,14 @@ export function sqliteApprovals(db: Database.Database): ApprovalPart {
 
   const getTx = db.transaction((id: string): ApprovalRecord | undefined => {
     const row = st.byId.get(id);
-    return row ? toApproval(row) : undefined;
+    return row ? approvalView(row) : undefined;
   });
 
   const listTx = db.transaction((status: ApprovalStatus | 'all', now: Date): ApprovalRecord[] =>
     (status === 'all' ? st.all.all() : st.byStatus.all(status, now.toISOString()))
       .map((r) => expireIfDue(r, now))
       .filter((r) => status === 'all' || r.status === status)
-      .map(toApproval),
+      .map(approvalView),
   );
 
   return {

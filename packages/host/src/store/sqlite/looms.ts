@@ -11,33 +11,20 @@ import {
   STAGE_CAPACITY,
   type Store,
 } from '../types';
-import { type ComponentRow, type LoomRow, loomView } from '../view';
+import {
+  type ComponentRow,
+  type LoomRow,
+  loomView,
+  receiptView,
+  type ReceiptRow as StoredReceipt,
+} from '../view';
 import { auditInserter } from './audit';
 import type { Sync } from './sync';
 
-interface ReceiptRow {
+interface ReceiptRow extends StoredReceipt {
   namespace: string;
-  request_id: string;
   args_hash: string;
-  loom_id: string;
-  version: number;
-  created: number;
-  component_ids: string;
-  operation_ids: string;
-  displaced: string;
-  committed_at: string;
 }
-
-const toReceipt = (row: ReceiptRow): Receipt => ({
-  loom_id: row.loom_id,
-  request_id: row.request_id,
-  version: row.version,
-  created: row.created === 1,
-  component_ids: JSON.parse(row.component_ids) as string[],
-  operation_ids: JSON.parse(row.operation_ids) as string[],
-  displaced: JSON.parse(row.displaced) as string[],
-  committed_at: row.committed_at,
-});
 
 function statements(db: Database.Database) {
   return {
@@ -132,7 +119,7 @@ export function sqliteLooms(
       const current = st.loom.get(prior.loom_id);
       return {
         kind: 'replayed',
-        receipt: toReceipt(prior),
+        receipt: receiptView(prior),
         currentVersion: current?.version ?? prior.version,
       };
     }
@@ -219,7 +206,7 @@ export function sqliteLooms(
     return loom ? loomView(loom, st.components.all(loomId)) : undefined;
   });
   const receiptsTx = db.transaction((namespace: string, limit: number) =>
-    st.receipts.all(namespace, limit).map(toReceipt),
+    st.receipts.all(namespace, limit).map(receiptView),
   );
 
   return {
@@ -227,6 +214,6 @@ export function sqliteLooms(
     inspect: (loomId) => inspectTx(loomId),
     receipts: (namespace, limit) => receiptsTx(namespace, limit),
     listLooms: (limit) => st.listLooms.all(limit),
-    loomReceipts: (loomId, limit) => st.loomReceipts.all(loomId, limit).map(toReceipt),
+    loomReceipts: (loomId, limit) => st.loomReceipts.all(loomId, limit).map(receiptView),
   };
 }
