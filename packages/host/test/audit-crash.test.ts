@@ -4,7 +4,7 @@
 // (real `sh` processes that append to a file) over its real socket, and is killed with SIGKILL
 // while they are in flight; a second broker starts on the instance, reaps, and the store is counted.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import { tempDir } from '@harness/test-utils';
@@ -18,6 +18,7 @@ import { resolveScope } from '../src/scope';
 import { openStoreTarget } from '../src/store/open';
 import type { Store } from '../src/store/types';
 import { startBrokerProcess } from './broker-process';
+import { writeLedgerWorkspace } from './ledger';
 
 const SCOPE = { run: 'run-flood', agent: 'writer' };
 const CALLS = 150;
@@ -29,29 +30,14 @@ const children: ChildProcess[] = [];
 
 beforeEach(async () => {
   root = tempDir('host-audit-crash-');
-  ledger = join(root.path, 'ledger.txt');
-  const workspace = join(root.path, 'workspace.yaml');
-  writeFileSync(
-    workspace,
-    `version: 1
-command_packs:
-  - id: w
-    permission: open
-    timeout: 30s
-    sandbox: false
-    commands:
-      - id: touch
-        argv: [sh, -c, 'echo "$1" >> "$2"; sleep 0.3', sh, '{{id}}', '${ledger}']
-        inputs:
-          id: { type: string, pattern: '^w[0-9]+$' }
-        effects: write
-agents:
-  - id: writer
-    grants: [w.touch]
-`,
-  );
+  const written = writeLedgerWorkspace(root.path, {
+    settings: 'permission: open\ntimeout: 30s',
+    write: { id: 'touch', pattern: '^w[0-9]+$', after: '; sleep 0.3' },
+    grants: '[w.touch]',
+  });
+  ledger = written.ledger;
   instance = join(root.path, 'instance');
-  await initInstance(instance, workspace);
+  await initInstance(instance, written.workspace);
 });
 
 afterEach(() => {

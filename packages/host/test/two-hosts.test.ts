@@ -13,6 +13,7 @@ import type { ScopeFile } from '../src/scope';
 import { openStoreTarget } from '../src/store/open';
 import type { AuditEvent, PostgresTarget, Store } from '../src/store/types';
 import { type BrokerProcess, startBrokerProcess } from './broker-process';
+import { writeLedgerWorkspace } from './ledger';
 import { describePg, freshSchema, pgQuery, resetSchema } from './pg';
 
 const SHARED: ScopeFile = { run: 'run-shared', agent: 'writer' };
@@ -30,33 +31,15 @@ describePg('two brokers on one database', () => {
   beforeAll(async () => {
     root = tempDir('host-two-');
     schema = await freshSchema('two_hosts');
-    ledger = join(root.path, 'ledger.txt');
-    const workspace = join(root.path, 'workspace.yaml');
-    writeFileSync(
-      workspace,
-      `version: 1
-command_packs:
-  - id: w
-    permission: strict
-    permission_overrides:
-      peek: open
-    sandbox: false
-    commands:
-      - id: once
-        argv: [sh, -c, 'echo "$1" >> "$2"', sh, '{{id}}', '${ledger}']
-        inputs:
-          id: { type: string, pattern: '^r[0-9]+$' }
-        effects: write
-      - id: peek
-        argv: [echo, peek]
-        effects: read
-agents:
-  - id: writer
-    grants: [pack:w, w.once]
-`,
-    );
+    const written = writeLedgerWorkspace(root.path, {
+      settings: 'permission: strict\npermission_overrides:\n  peek: open',
+      write: { id: 'once', pattern: '^r[0-9]+$' },
+      more: '- id: peek\n  argv: [echo, peek]\n  effects: read',
+      grants: '[pack:w, w.once]',
+    });
+    ledger = written.ledger;
     instances = [join(root.path, 'host-a'), join(root.path, 'host-b')];
-    for (const dir of instances) await initInstance(dir, workspace, { store: schema.target });
+    for (const dir of instances) await initInstance(dir, written.workspace, { store: schema.target });
   });
   afterAll(async () => {
     root.cleanup();
