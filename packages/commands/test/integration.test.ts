@@ -1,5 +1,7 @@
 // Integration against the REAL reference host: apps/loom/dist/loom.js and a real broker per scope.
 // Skipped, with the reason in the test name, when the loom CLI has not been built.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandsConfig } from '../src/config';
 import { createHostClient } from '../src/host/client';
@@ -101,6 +103,43 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       expect(((await call()) as R).status).toBe('executed');
       expect(run.catalog).toBe(held);
     });
+
+    it('a grant changed between two run_read_command calls is honoured on the second, though the run holds a catalog [HC-37, HC-156]', async () => {
+      const own = await startRealBroker('reader');
+      try {
+        const t = tools(own);
+        const run = createRun({ mode: 'enforce-strict' });
+        const call = async () =>
+          (await t.run_read_command?.execute(
+            { command: 'echo.argv', args: { value: 'x' } },
+            { run, slot: 'context' },
+          )) as R;
+        expect(await call()).toMatchObject({ status: 'executed', outcome: { ok: true } });
+        expect(run.catalog?.byName.get('echo.argv')?.readOnlyGranted).toBe(true);
+
+        // The person narrows the grant: the same agent, read-only execution of repo.log alone.
+        const narrower = join(own.dir, 'narrower.yaml');
+        writeFileSync(narrower, 'run: demo-run\nagent: reader\nreadOnly: [repo.log]\nbuiltins: false\n');
+        await own.restart(narrower);
+        // Refused by the harness from the fresh listing, before anything is sent: a stale catalog
+        // would have sent it and read the broker's refusal as an executed call.
+        expect(await call()).toMatchObject({
+          status: 'not_granted',
+          landed: 'no',
+          reasonCode: 'read_only_not_granted',
+        });
+        expect(run.catalog?.byName.get('echo.argv')?.readOnlyGranted).toBe(false);
+
+        // Then withdraws the command: the fresh listing no longer shows it.
+        const without = join(own.dir, 'without.yaml');
+        writeFileSync(without, 'run: demo-run\nagent: reader\ngrants: [pack:repo]\nbuiltins: false\n');
+        await own.restart(without);
+        expect(await call()).toMatchObject({ status: 'unknown_command' });
+      } finally {
+        await own.stop();
+      }
+      // Three broker starts, each a Node start of the loom CLI.
+    }, 90_000);
 
     it('the broker refuses a command outside its scope and a --read-only run of a write [HC-10, HC-159]', async () => {
       const c = client(reader);

@@ -1,6 +1,6 @@
 // The REAL reference host (apps/loom/dist/loom.js) for integration tests and benchmarks: a fresh
 // instance with the demo workspace and a broker for one scope, stopped by its own pid.
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturesDir, repoRoot, tempDir } from '@harness/test-utils';
@@ -19,36 +19,24 @@ export function realHostMissing(): string | undefined {
 export interface RealBroker {
   dir: string;
   queuePath: string;
+  /**
+   * Stops this broker and starts another on the same instance and socket, serving the scope file
+   * `scopeFile` (what a person does to change a run's grants while the harness keeps running).
+   */
+  restart(scopeFile: string): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Initialises an instance with the demo workspace and starts a broker for `scope` (a fixtures/scopes file). */
-export async function startRealBroker(scope: 'reader' | 'editor'): Promise<RealBroker> {
-  const t = tempDir('harness-commands-real-');
-  const instance = join(t.path, 'inst');
-  const init = spawnSync(
-    process.execPath,
-    [LOOM_JS, 'init', instance, '--workspace', join(fixturesDir, 'workspaces', 'demo', 'workspace.yaml')],
-    { encoding: 'utf8' },
-  );
-  if (init.status !== 0) throw new Error(`loom init failed: ${init.stderr}`);
-  const queuePath = join(t.path, `${scope}.sock`);
+/** Starts `loom broker start` on an instance and socket for one scope file; resolves once it is ready. */
+async function startBrokerProcess(
+  instance: string,
+  queuePath: string,
+  scopeFile: string,
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [
-      LOOM_JS,
-      'broker',
-      'start',
-      '--instance',
-      instance,
-      '--socket',
-      queuePath,
-      '--scope',
-      join(fixturesDir, 'scopes', `${scope}.yaml`),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [LOOM_JS, 'broker', 'start', '--instance', instance, '--socket', queuePath, '--scope', scopeFile],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
     let out = '';
@@ -69,22 +57,41 @@ export async function startRealBroker(scope: 'reader' | 'editor'): Promise<RealB
       reject(new Error(`broker exited (${code}): ${err}`));
     });
   });
+  return child;
+}
+
+/** Stops a broker process by its own pid (SIGTERM) and waits for it to exit. */
+function stopBrokerProcess(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    child.removeAllListeners('exit');
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Initialises an instance with the demo workspace and starts a broker for `scope` (a fixtures/scopes file). */
+export async function startRealBroker(scope: 'reader' | 'editor'): Promise<RealBroker> {
+  const t = tempDir('harness-commands-real-');
+  const instance = join(t.path, 'inst');
+  const init = spawnSync(
+    process.execPath,
+    [LOOM_JS, 'init', instance, '--workspace', join(fixturesDir, 'workspaces', 'demo', 'workspace.yaml')],
+    { encoding: 'utf8' },
+  );
+  if (init.status !== 0) throw new Error(`loom init failed: ${init.stderr}`);
+  const queuePath = join(t.path, `${scope}.sock`);
+  let child = await startBrokerProcess(instance, queuePath, join(fixturesDir, 'scopes', `${scope}.yaml`));
   return {
     dir: t.path,
     queuePath,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners('exit');
-        if (child.exitCode !== null) {
-          t.cleanup();
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          t.cleanup();
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    async restart(scopeFile) {
+      await stopBrokerProcess(child);
+      child = await startBrokerProcess(instance, queuePath, scopeFile);
+    },
+    async stop() {
+      await stopBrokerProcess(child);
+      t.cleanup();
+    },
   };
 }
