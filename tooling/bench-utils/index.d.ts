@@ -45,5 +45,13 @@ export declare function compareEach(options: {
   warmup?: number;
   unit?: string;
 }): Promise<Record<string, unknown>[]>;
+/**
+ * Times every side interleaved in each round (the order rotating) and returns each side's stats in
+ * the order given; writes nothing (for results that hold more than one ratio).
+ */
+export declare function sampleEach(
+  sides: { fn: () => unknown }[],
+  options?: { rounds?: number; inner?: number; warmup?: number },
+): Promise<Stats[]>;
 /** Writes any result object to `bench/results/<name>.json` with the machine fields added. */
 export declare function writeResult(name: string, result: Record<string, unknown>): Record<string, unknown>;

@@ -84,18 +84,9 @@ export function writeResult(name, result) {
  * anchor's median. Use it when subjects share one costly set-up, such as a running server.
  */
 export async function compareEach({ anchor, subjects, rounds = 30, inner = 1, warmup = 3, unit = 'ms' }) {
-  const sides = [anchor, ...subjects];
-  for (let i = 0; i < warmup; i++) for (const side of sides) await timeOnce(side.fn, inner);
-  const samples = sides.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < sides.length; k++) {
-      const j = (k + r) % sides.length;
-      samples[j].push(await timeOnce(sides[j].fn, inner));
-    }
-  }
-  const anchorStats = summarize(samples[0]);
+  const [anchorStats, ...subjectStats] = await sampleEach([anchor, ...subjects], { rounds, inner, warmup });
   return subjects.map((subject, i) => {
-    const stats = summarize(samples[i + 1]);
+    const stats = subjectStats[i];
     const ratio = stats.median / anchorStats.median;
     const target = subject.target;
     return writeResult(subject.name, {
@@ -108,4 +99,21 @@ export async function compareEach({ anchor, subjects, rounds = 30, inner = 1, wa
       notes: subject.notes,
     });
   });
+}
+
+/**
+ * Times every side interleaved in each round (the order rotating every round, so no side always runs
+ * first) and returns each side's stats, in the order given. Writes nothing: for benchmarks whose
+ * result is more than one ratio.
+ */
+export async function sampleEach(sides, { rounds = 30, inner = 1, warmup = 3 } = {}) {
+  for (let i = 0; i < warmup; i++) for (const side of sides) await timeOnce(side.fn, inner);
+  const samples = sides.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < sides.length; k++) {
+      const j = (k + r) % sides.length;
+      samples[j].push(await timeOnce(sides[j].fn, inner));
+    }
+  }
+  return samples.map(summarize);
 }

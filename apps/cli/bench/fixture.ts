@@ -155,6 +155,21 @@ export function spawnTrue(): Promise<void> {
   return spawnPiped('true', []);
 }
 
+/**
+ * `n` runs of {@link spawnTrue} with at most `inFlight` at once, the way a batch's calls are sent:
+ * the floor of a batch of `n` calls of `true`.
+ */
+export async function spawnTrueLimited(n: number, inFlight: number): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < n) {
+      next++;
+      await spawnTrue();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, inFlight) }, lane));
+}
+
 function spawnPiped(file: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
