@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeResult } from '@harness/bench-utils';
 import { openStoreTarget } from '@harness/host';
 import Database from 'better-sqlite3';
+import { composeThroughput } from './helpers';
 
 const dir = mkdtempSync(join(tmpdir(), 'host-bench-'));
 const COMPONENTS = 5;
@@ -62,56 +62,15 @@ const rawCompose = raw.transaction((n: number) => {
   );
 });
 
-let seq = 0;
-const storeSide = async () => {
-  for (let b = 0; b < BATCH; b++) {
-    const n = seq++;
-    await store.compose({
-      namespace: 'bench/agent:bench',
-      actor: 'agent:bench',
-      run: 'bench',
-      requestId: `req-${n}`,
-      components: Array.from({ length: COMPONENTS }, (_, i) => ({ ref: `page:p${n}-${i}` })),
-      argsHash: 'h',
-    });
-  }
-};
-let rseq = 0;
-const rawSide = async () => {
-  for (let b = 0; b < BATCH; b++) rawCompose(rseq++);
-};
-const time = async (fn: () => Promise<void>) => {
-  const t = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-};
-await storeSide();
-await rawSide();
-const s: number[] = [];
-const r: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
-  if (i % 2) {
-    s.push(await time(storeSide));
-    r.push(await time(rawSide));
-  } else {
-    r.push(await time(rawSide));
-    s.push(await time(storeSide));
-  }
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const storeOps = (BATCH / median(s)) * 1000;
-const rawOps = (BATCH / median(r)) * 1000;
-writeResult('host-compose-throughput', {
-  unit: 'composes per second',
-  subject: {
-    label: `store.compose (${COMPONENTS} components, receipt, idempotency, version guard)`,
-    median: storeOps,
-  },
-  anchor: { label: 'raw better-sqlite3 inserts of the same rows, one transaction each', median: rawOps },
-  ratio: storeOps / rawOps,
-  target: { ratioAtLeast: 0.5 },
-  pass: storeOps / rawOps >= 0.5,
-  notes: `medians over ${ROUNDS} interleaved rounds of ${BATCH} composes`,
+await composeThroughput({
+  name: 'host-compose-throughput',
+  store,
+  rawCompose,
+  batch: BATCH,
+  components: COMPONENTS,
+  rounds: ROUNDS,
+  subjectLabel: `store.compose (${COMPONENTS} components, receipt, idempotency, version guard)`,
+  anchorLabel: 'raw better-sqlite3 inserts of the same rows, one transaction each',
 });
 await store.close();
 raw.close();

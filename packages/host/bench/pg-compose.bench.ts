@@ -4,34 +4,17 @@
 // transaction each, in the same run. Target: store throughput ≥ 0.5 × raw.
 // Needs PostgreSQL (PGHOST … or 127.0.0.1:5432, database test, user postgres); without it, it says so.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
-import { writeResult } from '@harness/bench-utils';
 import { migrateStoreTarget, openStoreTarget, postgresTargetFromEnv } from '@harness/host';
 import pg from 'pg';
+import { composeThroughput, PG_ENV, requirePostgres } from './helpers';
 
 const COMPONENTS = 5;
 const BATCH = 100;
 const ROUNDS = 9;
 
-const env = {
-  PGHOST: process.env.PGHOST || '127.0.0.1',
-  PGPORT: process.env.PGPORT || '5432',
-  PGDATABASE: process.env.PGDATABASE || 'test',
-  PGUSER: process.env.PGUSER || 'postgres',
-};
-const answers = await new Promise<boolean>((resolve) => {
-  const s = connect({ host: env.PGHOST, port: Number(env.PGPORT) });
-  s.once('connect', () => resolve(true)).once('error', () => resolve(false));
-  s.setTimeout(1000, () => resolve(false));
-}).finally(() => undefined);
-if (!answers) {
-  process.stdout.write(
-    `host-pg-compose-throughput: skipped, nothing answers on ${env.PGHOST}:${env.PGPORT} (docs/host.md, "Several hosts")\n`,
-  );
-  process.exit(0);
-}
+await requirePostgres('host-pg-compose-throughput');
 
-const target = postgresTargetFromEnv({ env, schema: `bench_${randomBytes(4).toString('hex')}` });
+const target = postgresTargetFromEnv({ env: PG_ENV, schema: `bench_${randomBytes(4).toString('hex')}` });
 await migrateStoreTarget(target);
 const store = await openStoreTarget(target);
 // The raw side: the same client library and tables, the same rows, no checks, one connection.
@@ -83,60 +66,18 @@ const rawCompose = async (n: number): Promise<void> => {
   await raw.query('COMMIT');
 };
 
-let seq = 0;
-const storeSide = async () => {
-  for (let b = 0; b < BATCH; b++) {
-    const n = seq++;
-    await store.compose({
-      namespace: 'bench/agent:bench',
-      actor: 'agent:bench',
-      run: 'bench',
-      requestId: `req-${n}`,
-      components: Array.from({ length: COMPONENTS }, (_, i) => ({ ref: `page:p${n}-${i}` })),
-      argsHash: 'h',
-    });
-  }
-};
-let rseq = 0;
-const rawSide = async () => {
-  for (let b = 0; b < BATCH; b++) await rawCompose(rseq++);
-};
-const time = async (fn: () => Promise<void>) => {
-  const t = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-};
 try {
-  await storeSide();
-  await rawSide();
-  const s: number[] = [];
-  const r: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (i % 2) {
-      s.push(await time(storeSide));
-      r.push(await time(rawSide));
-    } else {
-      r.push(await time(rawSide));
-      s.push(await time(storeSide));
-    }
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  const storeOps = (BATCH / median(s)) * 1000;
-  const rawOps = (BATCH / median(r)) * 1000;
-  writeResult('host-pg-compose-throughput', {
-    unit: 'composes per second',
-    subject: {
-      label: `PostgreSQL store.compose (${COMPONENTS} components, request lock, receipt, idempotency, version guard)`,
-      median: storeOps,
-    },
-    anchor: {
-      label: 'raw pg inserts of the same rows, one transaction each, one connection',
-      median: rawOps,
-    },
-    ratio: storeOps / rawOps,
-    target: { ratioAtLeast: 0.5 },
-    pass: storeOps / rawOps >= 0.5,
-    notes: `medians over ${ROUNDS} interleaved rounds of ${BATCH} composes; PostgreSQL ${(await raw.query('SHOW server_version')).rows[0]?.server_version} on ${target.host}:${target.port}, synchronous_commit ${(await raw.query('SHOW synchronous_commit')).rows[0]?.synchronous_commit}`,
+  const setting = async (name: string) => (await raw.query(`SHOW ${name}`)).rows[0]?.[name];
+  await composeThroughput({
+    name: 'host-pg-compose-throughput',
+    store,
+    rawCompose,
+    batch: BATCH,
+    components: COMPONENTS,
+    rounds: ROUNDS,
+    subjectLabel: `PostgreSQL store.compose (${COMPONENTS} components, request lock, receipt, idempotency, version guard)`,
+    anchorLabel: 'raw pg inserts of the same rows, one transaction each, one connection',
+    conditions: `PostgreSQL ${await setting('server_version')} on ${target.host}:${target.port}, synchronous_commit ${await setting('synchronous_commit')}`,
   });
 } finally {
   await store.close();

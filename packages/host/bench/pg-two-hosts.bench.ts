@@ -6,7 +6,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,32 +13,17 @@ import { writeResult } from '@harness/bench-utils';
 import { initInstance, postgresTargetFromEnv } from '@harness/host';
 import { type BrokerClient, createBrokerClient } from '@harness/protocol/client';
 import pg from 'pg';
+import { interleaved, PG_ENV, requirePostgres } from './helpers';
 
 const CLIENTS = 16;
 const PHASE_MS = 4_000;
 const ROUNDS = 3;
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-const env = {
-  PGHOST: process.env.PGHOST || '127.0.0.1',
-  PGPORT: process.env.PGPORT || '5432',
-  PGDATABASE: process.env.PGDATABASE || 'test',
-  PGUSER: process.env.PGUSER || 'postgres',
-};
-const answers = await new Promise<boolean>((resolve) => {
-  const s = connect({ host: env.PGHOST, port: Number(env.PGPORT) });
-  s.once('connect', () => resolve(true)).once('error', () => resolve(false));
-  s.setTimeout(1000, () => resolve(false));
-});
-if (!answers) {
-  process.stdout.write(
-    `host-pg-two-hosts: skipped, nothing answers on ${env.PGHOST}:${env.PGPORT} (docs/host.md, "Several hosts")\n`,
-  );
-  process.exit(0);
-}
+await requirePostgres('host-pg-two-hosts');
 
 const dir = mkdtempSync(join(tmpdir(), 'host-two-bench-'));
-const target = postgresTargetFromEnv({ env, schema: `bench_${randomBytes(4).toString('hex')}` });
+const target = postgresTargetFromEnv({ env: PG_ENV, schema: `bench_${randomBytes(4).toString('hex')}` });
 const workspace = join(dir, 'workspace.yaml');
 writeFileSync(
   workspace,
@@ -64,7 +48,7 @@ async function host(name: string): Promise<string> {
     ],
     {
       cwd: join(HERE, '..'),
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', ...PG_ENV },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -121,26 +105,19 @@ try {
   );
   await phase(alone);
   await phase(split);
-  const one: number[] = [];
-  const two: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    if (r % 2) {
-      two.push(await phase(split));
-      one.push(await phase(alone));
-    } else {
-      one.push(await phase(alone));
-      two.push(await phase(split));
-    }
-  }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+  const rate = await interleaved(
+    ROUNDS,
+    () => phase(split),
+    () => phase(alone),
+  );
   writeResult('host-pg-two-hosts', {
     unit: 'composes per second (both brokers together)',
     subject: {
       label: `two brokers on one schema, ${CLIENTS / 2} clients each, each client its own loom`,
-      median: median(two),
+      median: rate.subject,
     },
-    anchor: { label: `one broker, the same ${CLIENTS} clients and looms`, median: median(one) },
-    ratio: median(two) / median(one),
+    anchor: { label: `one broker, the same ${CLIENTS} clients and looms`, median: rate.anchor },
+    ratio: rate.subject / rate.anchor,
     notes: `medians over ${ROUNDS} interleaved phases of ${PHASE_MS} ms; each compose 2 components with its audit row; brokers, clients and PostgreSQL share ${cpus().length} cores of one machine`,
   });
   for (const c of [...alone, ...split]) await c.client.close();
