@@ -1,10 +1,16 @@
 // FAKE broker socket server for @harness/commands tests — not a Loom host. It speaks the socket
-// side of docs/protocol.md with the same script file as test/fixtures/fake-loom.mjs
-// (`<queuePath>.json`), so one scenario drives both host clients alike.
+// side of docs/protocol.md (framing and version from @harness/protocol) with the same script file
+// as test/fixtures/fake-loom.mjs (`<queuePath>.json`), and answers runs as that script says through
+// the same scriptedAnswer, so one scenario drives both host clients alike.
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-
-const PROTOCOL = 'loom-broker/1';
+import {
+  encodeLine,
+  LineReader,
+  MAX_REQUEST_LINE_BYTES,
+  BROKER_PROTOCOL as PROTOCOL,
+} from '@harness/protocol';
+import { scriptedAnswer } from '../fixtures/fake-answer.mjs';
 
 /** A running fake broker; `close()` stops it and removes its socket. */
 export interface FakeBroker {
@@ -39,16 +45,14 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
     fake.connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    let buffer = '';
+    const reader = new LineReader(MAX_REQUEST_LINE_BYTES);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        void handle(socket, line);
-        nl = buffer.indexOf('\n');
+      // No test sends a request line over the cap; one that did would end the connection.
+      if (!reader.push(chunk)) socket.destroy();
+      for (let line = reader.next(); line !== undefined; line = reader.next()) {
+        if (line.ok) void handle(socket, line.text);
+        else socket.destroy();
       }
     });
     socket.on('error', () => {});
@@ -56,7 +60,7 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
   fake.server = server;
 
   const send = (socket: Socket, msg: unknown) => {
-    if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`);
+    if (!socket.destroyed) socket.write(encodeLine(msg));
   };
 
   async function handle(socket: Socket, line: string): Promise<void> {
@@ -113,7 +117,6 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
       const behaviour = script.behaviour?.[command] ?? {};
       if (behaviour.sleepMs) await new Promise((r) => setTimeout(r, behaviour.sleepMs));
       inflight--;
-      const row = (script.commands ?? []).find((c: { id: string }) => c.id === command);
       switch (behaviour.mode) {
         case 'lost':
           // An answer this client cannot read for this request (the connection stays up).
@@ -138,37 +141,12 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
             error: { code: 'internal', message: 'x' },
           });
       }
-      let answer: unknown;
-      const readOnly = req.readOnly === true;
-      if (!row)
-        answer = {
-          ok: false,
-          id: command,
-          code: 'forbidden',
-          mayHaveLanded: false,
-          completed: [],
-          body: null,
-        };
-      else if (readOnly && !(row.effect === 'read' && row.readOnlyGranted === true)) {
-        answer = {
-          ok: false,
-          id: command,
-          code: 'forbidden',
-          reason: 'read_only_refused',
-          mayHaveLanded: false,
-          completed: [],
-          body: null,
-        };
-      } else if (behaviour.answer) answer = behaviour.answer;
-      else
-        answer = {
-          ok: true,
-          id: command,
-          code: 'ok',
-          mayHaveLanded: true,
-          completed: [],
-          body: { echo: req.args, loomId: req.loomId ?? null },
-        };
+      const answer = scriptedAnswer(script, {
+        command,
+        args: req.args,
+        loomId: req.loomId,
+        readOnly: req.readOnly === true,
+      });
       return send(socket, { protocol: PROTOCOL, id, ok: true, result: answer });
     }
     send(socket, {
