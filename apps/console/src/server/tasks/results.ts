@@ -2,20 +2,12 @@
 // verified `loom_compose` observations only) and `pieces` (the Patterns this turn named with
 // `assign_slug`, each with `loomComponents` when this turn's evidence proves where it was placed).
 // Both are read from the turn's paired tool observations, never from prose or earlier turns.
+import type { Receipt } from '@harness/host/records';
 import { isLoomId } from '@harness/protocol';
 import { type PairedObservation, pairedObservations, type TranscriptItem } from './transcript';
 
-/** A compose receipt, as `loom_compose` returns it. */
-export interface LoomReceipt {
-  loom_id: string;
-  request_id: string;
-  version: number;
-  created: boolean;
-  component_ids: string[];
-  operation_ids: string[];
-  displaced: string[];
-  committed_at?: string;
-}
+/** A compose receipt, as `loom_compose` returns it: the host's receipt, `committed_at` kept only where present. */
+export type LoomReceipt = Omit<Receipt, 'committed_at'> & { committed_at?: string };
 
 /** One entry of a result's `looms`. */
 export interface AuthoredLoom {
