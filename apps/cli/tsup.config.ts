@@ -1,5 +1,24 @@
 import { cpSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { dirname } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
+
+// zod re-exports every locale it ships (`z.locales`, `z.core.locales`: some fifty languages, half of
+// its code) and configures English itself. The CLI reads only English messages, so the bundle keeps
+// that one: zod's locales index resolves to a module exporting `en` alone. Loading and compiling the
+// rest was a large part of serve's start-up.
+const zodEnglishOnly: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir)) return undefined;
+      return { path: `${dirname(args.resolveDir)}/locales/index.js`, namespace: 'zod-english-only' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 export default defineConfig({
   entry: { harness: 'src/harness.ts' },
@@ -24,6 +43,7 @@ export default defineConfig({
   onSuccess: async () => {
     cpSync('../../fixtures/workspaces/demo', 'dist/examples/demo', { recursive: true });
   },
+  esbuildPlugins: [zodEnglishOnly],
   esbuildOptions(options) {
     options.conditions = ['@harness/source'];
   },

@@ -96,7 +96,6 @@ export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
 export interface EmbeddedHost {
   location: EmbeddedLocation;
   workspaceFile: string;
-  cliPath: string;
   created: boolean;
   /** True when another process (a running `harness serve`) already served the instance's socket. */
   shared: boolean;
@@ -233,7 +232,7 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
     }
   }
   const store = describeStoreTarget(readInstance(location.instanceDir).store);
-  const base = { location, workspaceFile, cliPath: bundledLoomCli(), created, store };
+  const base = { location, workspaceFile, created, store };
   if (existsSync(location.socketPath)) {
     const { brokerHello } = await import('@harness/protocol/client');
     const hello = await brokerHello(location.socketPath, { timeoutMs: 2000 });

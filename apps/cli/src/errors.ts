@@ -24,6 +24,9 @@ export class CliError extends CodedError<CliErrorCode> {
   override readonly name = 'CliError';
 }
 
+/** Whether `--debug` stands anywhere on the command line: failures then print their stack. */
+export const debugRequested = (): boolean => process.argv.includes('--debug');
+
 /**
  * What the one top-level handler prints for an error, and the exit code: one line naming what
  * failed; for anything that is not a {@link CliError} (a bug) the stack follows only with `--debug`.

@@ -1,7 +1,7 @@
 // The `harness` bin. Each subcommand lives in its own module and is imported only when named, so
 // `harness --help` and `harness tmpl …` never load the MCP SDK or the host.
 import { version } from '../package.json';
-import { CliError, describeFailure, exitCodes } from './errors';
+import { CliError, debugRequested, describeFailure, exitCodes } from './errors';
 import { err, out } from './output';
 
 const subcommands = {
@@ -107,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // --debug is global: taken out wherever it stands, before a subcommand parses its flags.
-const debug = process.argv.includes('--debug');
+const debug = debugRequested();
 main(process.argv.slice(2).filter((a) => a !== '--debug')).then(
   (code) => {
     process.exitCode = code;

@@ -10,8 +10,14 @@ import type {
   RunState,
   ToolContext,
 } from '@harness/commands';
-import { type EmbeddedHost, startEmbeddedHost } from './embedded';
-import { CliError } from './errors';
+import {
+  bundledLoomCli,
+  type EmbeddedHost,
+  type EmbeddedLocation,
+  embeddedLocation,
+  startEmbeddedHost,
+} from './embedded';
+import { CliError, describeFailure } from './errors';
 
 /** The host command tools, which need `--loom-commands-config`. */
 export const COMMAND_TOOLS = ['list_commands', 'run_command', 'run_read_command'] as const;
@@ -56,7 +62,14 @@ export interface Session {
   /** The session's default run (one per `call`, per stdio connection). */
   run: RunState;
   tools: HarnessTool[];
-  embedded: EmbeddedHost | undefined;
+  /** Where the embedded default keeps its data; `undefined` with a host configuration. */
+  location: EmbeddedLocation | undefined;
+  /**
+   * Settles once the embedded host has started (at once without one). Opened with `background`, the
+   * first call begins the start, and it rejects with the reason the host did not start: the error a
+   * foreground open throws.
+   */
+  ready(): Promise<void>;
   /** A fresh run with this session's mode and ceiling (one per MCP session over HTTP). */
   newRun(id: string): RunState;
   context(signal?: AbortSignal, run?: RunState): ToolContext;
@@ -226,40 +239,47 @@ export async function resolveOptions(options: SessionOptions) {
   };
 }
 
-/** Opens a session: reads the configuration files (or starts the embedded default) and builds the tools. */
-export async function openSession(options: SessionOptions): Promise<Session> {
+/**
+ * Opens a session: reads the configuration files (or starts the embedded default) and builds the
+ * tools. With `background`, the embedded host is not started here: the tools exist at once (their
+ * definitions need no host), the start begins at the first `ready()` or call, each call waits for it,
+ * and a start that fails makes every call answer `failed_to_deliver` / `host_unavailable` with the
+ * reason, while `ready()` rejects with it.
+ */
+export async function openSession(
+  options: SessionOptions,
+  { background = false }: { background?: boolean } = {},
+): Promise<Session> {
   const resolved = await resolveOptions(options);
   for (const warning of resolved.warnings) options.log?.(`harness: warning: ${warning}`);
   const commands = await import('@harness/commands');
   let commandsConfig: CommandsConfig | undefined;
   let authoringConfig: AuthoringConfig | undefined;
-  let embedded: EmbeddedHost | undefined;
+  let location: EmbeddedLocation | undefined;
+  let ready = async (): Promise<void> => {};
+  let starting: Promise<EmbeddedHost> | undefined;
 
   if (resolved.embedded) {
-    embedded = await startEmbeddedHost({
-      instance: options.instance,
-      workspace: options.workspace,
-      agent: options.agent,
-      scope: options.scope,
-      retentionMs: options.retentionMs,
-    });
-    const transport = {
-      kind: 'broker' as const,
-      socketPath: embedded.location.socketPath,
-      client: 'socket' as const,
+    location = embeddedLocation(options.instance);
+    const transport = { kind: 'broker' as const, socketPath: location.socketPath, client: 'socket' as const };
+    const cliPath = bundledLoomCli();
+    commandsConfig = { cliPath, transport };
+    authoringConfig = { cliPath, transport };
+    const start = () => {
+      starting ??= startEmbeddedHost({
+        instance: options.instance,
+        workspace: options.workspace,
+        agent: options.agent,
+        scope: options.scope,
+        retentionMs: options.retentionMs,
+      }).then((embedded) => {
+        logEmbedded(embedded, options.log);
+        return embedded;
+      });
+      return starting.then(() => undefined);
     };
-    commandsConfig = { cliPath: embedded.cliPath, transport };
-    authoringConfig = { cliPath: embedded.cliPath, transport };
-    options.log?.(
-      `harness: embedded host ${embedded.created ? 'created' : 'opened'} at ${embedded.location.instanceDir} (chosen by ${embedded.location.chosenBy}; set HARNESS_HOME or --instance to move it)`,
-    );
-    options.log?.(
-      `harness: broker socket ${embedded.location.socketPath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
-    );
-    // The broker opened the store before it listened: reachable, unless another process serves it.
-    options.log?.(
-      `harness: store ${embedded.store}${embedded.shared ? ' (opened by the harness process that serves the socket)' : ': reachable'}`,
-    );
+    ready = start;
+    if (!background) await start();
   } else {
     if (resolved.commandsPath !== undefined)
       commandsConfig = unwrap(commands.readCommandsConfig(resolved.commandsPath), resolved.commandsPath);
@@ -275,6 +295,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     ...commands.createHostCommandTools({ config: commandsConfig }),
     ...commands.createLoomAuthoringTools({ config: authoringConfig, ...(resolver ? { resolver } : {}) }),
   ];
+  if (background && location !== undefined) {
+    tools = tools.map((tool) => afterStart(tool, ready, commands.failedToDeliver));
+  }
   if (resolved.allowTools !== undefined) {
     const allowed = new Set(resolved.allowTools);
     tools = tools.filter((t) => allowed.has(t.name));
@@ -285,7 +308,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   try {
     run = newRun('run');
   } catch (error) {
-    await embedded?.close();
+    await closeHost(starting);
     throw new CliError('usage', `--max-confidentiality: ${(error as Error).message}`, { cause: error });
   }
   const context = (signal?: AbortSignal, forRun: RunState = run): ToolContext => ({
@@ -297,7 +320,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   return {
     run,
     tools,
-    embedded,
+    location,
+    ready,
     newRun,
     context,
     async call(name, input, signal) {
@@ -310,8 +334,54 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       return tool.execute(input, context(signal));
     },
-    async close() {
-      await embedded?.close();
+    close: () => closeHost(starting),
+  };
+}
+
+/** Closes the embedded host once its start has settled; a host that did not start has nothing to close. */
+async function closeHost(starting: Promise<EmbeddedHost> | undefined): Promise<void> {
+  const embedded = await starting?.catch(() => undefined);
+  await embedded?.close();
+}
+
+/** The lines saying where the embedded default keeps its data (stderr for serve). */
+function logEmbedded(embedded: EmbeddedHost, log: ((line: string) => void) | undefined): void {
+  log?.(
+    `harness: embedded host ${embedded.created ? 'created' : 'opened'} at ${embedded.location.instanceDir} (chosen by ${embedded.location.chosenBy}; set HARNESS_HOME or --instance to move it)`,
+  );
+  log?.(
+    `harness: broker socket ${embedded.location.socketPath}${embedded.shared ? ' (already served by another harness process; using it)' : ''}, workspace ${embedded.workspaceFile}`,
+  );
+  // The broker opened the store before it listened: reachable, unless another process serves it.
+  log?.(
+    `harness: store ${embedded.store}${embedded.shared ? ' (opened by the harness process that serves the socket)' : ': reachable'}`,
+  );
+}
+
+/**
+ * A tool whose calls wait for the embedded host to start. When it did not start, each call answers
+ * `failed_to_deliver` / `host_unavailable` with the one line serve printed for it (without the
+ * `harness: ` prefix): nothing was sent.
+ */
+function afterStart(
+  tool: HarnessTool,
+  ready: () => Promise<void>,
+  failedToDeliver: (run: RunState, code: string, message: string) => Record<string, unknown>,
+): HarnessTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    effect: tool.effect,
+    annotations: tool.annotations,
+    async execute(input, ctx) {
+      try {
+        await ready();
+      } catch (error) {
+        const line = describeFailure(error, false).lines[0] ?? '';
+        return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
+      }
+      return tool.execute(input, ctx);
     },
   };
 }

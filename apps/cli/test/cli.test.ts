@@ -193,6 +193,8 @@ describe('harness call', () => {
     const dir = join(box.root, 'shared');
     const conn = await connectStdio(['--instance', dir], box.home);
     try {
+      // serve starts its host in the background; the call comes once it serves the socket.
+      await conn.stderrWith('harness: store ');
       const r = await run(['call', 'list_commands', '--instance', dir]);
       expect(r.stderr).toContain('already served by another harness process');
       expect(r.code).toBe(0);

@@ -60,7 +60,7 @@ describe('harness doctor', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^verdict: \d+ check\(s\) failed$/);
   });
 
-  it('fails the workspace of the instance itself, as serve then refuses to start on it', async () => {
+  it('fails the workspace of the instance itself, as the embedded host of serve then cannot start on it', async () => {
     const instance = join(box.root, 'broken-ws');
     const ws = join(box.root, 'broken.yaml');
     writeFileSync(ws, readFileSync(slowWorkspace, 'utf8'));
@@ -78,7 +78,7 @@ describe('harness doctor', () => {
     expect(serve.stderr).toContain(`the workspace ${ws} does not load`);
   });
 
-  it('fails a credentials file others can read, as serve then refuses to start on it', async () => {
+  it('fails a credentials file others can read, as the embedded host of serve then cannot start on it', async () => {
     const instance = join(box.root, 'creds');
     const created = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
     expect(created.code, created.stderr).toBe(0);

@@ -61,7 +61,13 @@ export async function connectStdio(
   args: string[],
   home: string,
   env: Record<string, string> = {},
-): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+): Promise<{
+  client: Client;
+  stderr: () => string;
+  /** Resolves with stderr once it holds `text` (serve prints some lines after its first answers). */
+  stderrWith: (text: string, timeoutMs?: number) => Promise<string>;
+  close: () => Promise<void>;
+}> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'serve', ...args],
@@ -74,7 +80,12 @@ export async function connectStdio(
   });
   const client = new Client({ name: 'harness-cli-test', version: '0.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => log, close: () => client.close() };
+  const stderrWith = async (text: string, timeoutMs = 20_000): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!log.includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    return log;
+  };
+  return { client, stderr: () => log, stderrWith, close: () => client.close() };
 }
 
 /** `harness serve --http …` as a child process, with the URL it printed on stderr. */

@@ -28,7 +28,8 @@ describePg('an instance on PostgreSQL, in serve and doctor', () => {
   it('serve names the store on stderr and says it is reachable', async () => {
     const conn = await connectStdio(['--instance', instance], box.home);
     try {
-      expect(conn.stderr()).toContain(`harness: store ${store}: reachable\n`);
+      const line = `harness: store ${store}: reachable\n`;
+      expect(await conn.stderrWith(line)).toContain(line);
     } finally {
       await conn.close();
     }

@@ -1,6 +1,8 @@
 // harness serve over stdio, driven by the real MCP SDK client (StdioClientTransport spawning the
 // real bin) on the embedded default with a temp instance.
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, bin, connectStdio, get, loomBin, sandbox, slowWorkspace, structured } from './helpers';
@@ -39,9 +41,9 @@ describe('harness serve over stdio', () => {
     expect(byName.run_command?.inputSchema.type).toBe('object');
   });
 
-  it('prints where the embedded default keeps its data on stderr', () => {
-    expect(conn.stderr()).toContain(`embedded host created at ${box.instance}`);
-    expect(conn.stderr()).toContain('chosen by --instance');
+  it('prints where the embedded default keeps its data on stderr once its host has started', async () => {
+    const where = `embedded host created at ${box.instance} (chosen by --instance;`;
+    expect(await conn.stderrWith(where)).toContain(where);
   });
 
   it('list_commands returns the catalog as structuredContent beside the same JSON text', async () => {
@@ -190,6 +192,50 @@ describe('harness serve over stdio', () => {
       }),
     );
     expect(after.status).toBe('executed');
+  });
+});
+
+describe('harness serve over stdio when its embedded host cannot start', () => {
+  it('still answers initialize and tools/list, says why once on stderr, and answers every call with that reason', async () => {
+    const own = sandbox();
+    const workspace = join(own.root, 'bad.yaml');
+    writeFileSync(
+      workspace,
+      'version: 1\ncommand_packs:\n  - id: bad.pack\n    commands:\n      - id: run\n        argv: [ls]\n        effects: sideways\nagents: []\n',
+    );
+    const conn = await connectStdio(['--instance', own.instance, '--workspace', workspace], own.home);
+    try {
+      const { tools } = await conn.client.listTools();
+      expect(tools).toHaveLength(6);
+      // The line a start-up failure printed before serve answered anything (then it exited 3).
+      const reason = `the embedded host cannot start: the workspace ${workspace} does not load (2 error(s)); run 'harness packs check ${workspace}' to see each one`;
+      const calls = [
+        { name: 'list_commands', arguments: {} },
+        { name: 'run_read_command', arguments: { command: 'bad.run', args: {} } },
+        { name: 'loom_inspect', arguments: { loom_id: 'loom_1' } },
+      ];
+      for (const call of calls) {
+        const res = await conn.client.callTool(call);
+        expect(res.isError, call.name).toBe(true);
+        expect(structured(res)).toEqual({
+          outputId: expect.any(String),
+          status: 'failed_to_deliver',
+          landed: 'no',
+          code: 'host_unavailable',
+          message: reason,
+        });
+        expect(get(res, 'content', 0, 'text')).toBe(
+          `[failed_to_deliver (host_unavailable, landed: no). ${reason}]`,
+        );
+      }
+      expect(conn.stderr()).toBe(
+        `harness: serving list_commands, run_command, run_read_command, loom_compose, loom_inspect, loom_authoring_context over stdio\nharness: ${reason}\n`,
+      );
+      expect(existsSync(own.instance)).toBe(false);
+    } finally {
+      await conn.close();
+      own.cleanup();
+    }
   });
 });
 

@@ -25,18 +25,6 @@ const absolutePath = (what: string) =>
     })
     .refine((p) => !p.includes('\0'), { message: `${what} must not contain a NUL character` });
 
-/** The job-id variable: an environment name the CLI reads, never one that reroutes the call. */
-const jobIdEnvVar = z
-  .string()
-  .regex(/^[A-Z_][A-Z0-9_]*$/, {
-    message:
-      'jobIdEnvVar must be uppercase letters, digits and underscores, starting with a letter or underscore',
-  })
-  .refine((v) => !RESERVED_ENV.has(v), {
-    message:
-      'jobIdEnvVar cannot be PATH or LOOM_PAGE_RPC_QUEUE: the job id must not replace the search path or the queue',
-  });
-
 /** A direct run identity: nonempty, already trimmed, at most 128 characters (seed 001). */
 const runIdentity = (what: string) =>
   z
@@ -47,62 +35,87 @@ const runIdentity = (what: string) =>
       message: `${what} must be canonically trimmed (no surrounding whitespace)`,
     });
 
-const brokerTransport = z.object({
-  kind: z.literal('broker'),
-  socketPath: absolutePath('transport.socketPath'),
-  /** `socket` speaks the broker's socket protocol directly (the fast path); `cli` (default) runs the CLI. */
-  client: z.enum(['cli', 'socket']).optional(),
-});
+/**
+ * The schemas of both configurations, built at their first use: a process that reads no
+ * configuration file (serve on its embedded default) never builds them.
+ */
+function buildSchemas() {
+  /** The job-id variable: an environment name the CLI reads, never one that reroutes the call. */
+  const jobIdEnvVar = z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, {
+      message:
+        'jobIdEnvVar must be uppercase letters, digits and underscores, starting with a letter or underscore',
+    })
+    .refine((v) => !RESERVED_ENV.has(v), {
+      message:
+        'jobIdEnvVar cannot be PATH or LOOM_PAGE_RPC_QUEUE: the job id must not replace the search path or the queue',
+    });
 
-const directTransport = z.object({
-  kind: z.literal('direct'),
-  instanceDir: absolutePath('transport.instanceDir'),
-  runId: runIdentity('transport.runId'),
-  actor: runIdentity('transport.actor').refine((v) => v.startsWith('agent:'), {
-    message: 'transport.actor must be an agent actor (start with "agent:")',
-  }),
-});
+  const brokerTransport = z.object({
+    kind: z.literal('broker'),
+    socketPath: absolutePath('transport.socketPath'),
+    /** `socket` speaks the broker's socket protocol directly (the fast path); `cli` (default) runs the CLI. */
+    client: z.enum(['cli', 'socket']).optional(),
+  });
 
-const common = {
-  cliPath: absolutePath('cliPath'),
-  jobIdEnvVar: jobIdEnvVar.optional(),
-  /** Per host call; a call still running then is killed and its outcome reads as unknown. */
-  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
-  /** The executable search path given to the CLI; default the harness process's own PATH. */
-  searchPath: z.string().optional(),
+  const directTransport = z.object({
+    kind: z.literal('direct'),
+    instanceDir: absolutePath('transport.instanceDir'),
+    runId: runIdentity('transport.runId'),
+    actor: runIdentity('transport.actor').refine((v) => v.startsWith('agent:'), {
+      message: 'transport.actor must be an agent actor (start with "agent:")',
+    }),
+  });
+
+  const common = {
+    cliPath: absolutePath('cliPath'),
+    jobIdEnvVar: jobIdEnvVar.optional(),
+    /** Per host call; a call still running then is killed and its outcome reads as unknown. */
+    timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    /** The executable search path given to the CLI; default the harness process's own PATH. */
+    searchPath: z.string().optional(),
+  };
+
+  const commandsSchema = z.object({
+    ...common,
+    transport: z
+      .object({ kind: z.string() })
+      .loose()
+      .superRefine((t, ctx) => {
+        if (t.kind !== 'broker') {
+          ctx.addIssue({
+            code: 'custom',
+            message: `transport.kind must be "broker" (found ${JSON.stringify(t.kind)}): only the broker enforces the run's grant and stamps the agent actor, so a direct transport would leave attribution to this file`,
+          });
+        }
+      })
+      .pipe(brokerTransport),
+  });
+
+  const authoringSchema = z.object({
+    ...common,
+    transport: z.discriminatedUnion('kind', [brokerTransport, directTransport], {
+      error: 'transport.kind must be "broker" or "direct"',
+    }),
+    boundLoomId: z.string().min(1).max(256).optional(),
+    allowCommentThreads: z
+      .boolean({ error: 'allowCommentThreads must be the boolean true or false' })
+      .optional(),
+  });
+  return { brokerTransport, directTransport, commandsSchema, authoringSchema };
+}
+
+let built: ReturnType<typeof buildSchemas> | undefined;
+const schemas = (): ReturnType<typeof buildSchemas> => {
+  built ??= buildSchemas();
+  return built;
 };
 
-const commandsSchema = z.object({
-  ...common,
-  transport: z
-    .object({ kind: z.string() })
-    .loose()
-    .superRefine((t, ctx) => {
-      if (t.kind !== 'broker') {
-        ctx.addIssue({
-          code: 'custom',
-          message: `transport.kind must be "broker" (found ${JSON.stringify(t.kind)}): only the broker enforces the run's grant and stamps the agent actor, so a direct transport would leave attribution to this file`,
-        });
-      }
-    })
-    .pipe(brokerTransport),
-});
-
-const authoringSchema = z.object({
-  ...common,
-  transport: z.discriminatedUnion('kind', [brokerTransport, directTransport], {
-    error: 'transport.kind must be "broker" or "direct"',
-  }),
-  boundLoomId: z.string().min(1).max(256).optional(),
-  allowCommentThreads: z
-    .boolean({ error: 'allowCommentThreads must be the boolean true or false' })
-    .optional(),
-});
-
 /** The broker transport: the broker's socket, and which client reaches it. */
-export type BrokerTransport = z.infer<typeof brokerTransport>;
+export type BrokerTransport = z.infer<ReturnType<typeof buildSchemas>['brokerTransport']>;
 /** The direct transport: an instance and a pinned agent attribution (authoring only). */
-export type DirectTransport = z.infer<typeof directTransport>;
+export type DirectTransport = z.infer<ReturnType<typeof buildSchemas>['directTransport']>;
 
 /** The host configuration of the three command tools. Only the broker transport exists here. */
 export interface CommandsConfig {
@@ -177,7 +190,7 @@ function strip<T extends Record<string, unknown>>(value: T): T {
 export function parseCommandsConfig(value: unknown): ConfigResult<CommandsConfig> {
   const renamed = renameQueuePath(value);
   if (!renamed.ok) return renamed;
-  const r = commandsSchema.safeParse(renamed.value);
+  const r = schemas().commandsSchema.safeParse(renamed.value);
   if (!r.success) return { ok: false, issues: toIssues(r.error) };
   const { transport, ...rest } = r.data;
   return { ok: true, value: { ...strip(rest), transport: strip(transport) } as CommandsConfig };
@@ -187,7 +200,7 @@ export function parseCommandsConfig(value: unknown): ConfigResult<CommandsConfig
 export function parseAuthoringConfig(value: unknown): ConfigResult<AuthoringConfig> {
   const renamed = renameQueuePath(value);
   if (!renamed.ok) return renamed;
-  const r = authoringSchema.safeParse(renamed.value);
+  const r = schemas().authoringSchema.safeParse(renamed.value);
   if (!r.success) return { ok: false, issues: toIssues(r.error) };
   const { transport, ...rest } = r.data;
   return { ok: true, value: { ...strip(rest), transport: strip(transport) } as AuthoringConfig };

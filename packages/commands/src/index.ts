@@ -29,6 +29,7 @@ export {
   resolveConfigPath,
 } from './config';
 export { CommandsError, CommandsErrorCode } from './errors';
+export { failedToDeliver } from './failed-to-deliver';
 export { createHostClient } from './host/client';
 export type {
   CallOptions,

@@ -17,6 +17,7 @@ describe('public surface', () => {
         'createLoomAuthoringTools',
         'createRun',
         'directSessionRunId',
+        'failedToDeliver',
         'parseAuthoringConfig',
         'parseCommandsConfig',
         'readAuthoringConfig',

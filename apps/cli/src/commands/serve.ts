@@ -1,11 +1,12 @@
 // `harness serve`: the host command tools (and Loom authoring tools) as an MCP server, over stdio by
 // default or over streamable HTTP. Over HTTP each MCP session is its own run.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import {
@@ -15,7 +16,7 @@ import {
   type PersonChannel,
   withElicitation,
 } from '../elicit';
-import { CliError } from '../errors';
+import { CliError, debugRequested, describeFailure } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
 import { err, out } from '../output';
@@ -108,7 +109,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (listen !== undefined && (values['token-file'] !== undefined || process.env.HARNESS_HTTP_TOKEN))
     given = resolveHttpToken(values['token-file'], '');
   const retentionMs = values.retention === undefined ? undefined : parseRetention(values.retention);
-  const session = await openSession({ ...sessionOptions(values), retentionMs, log: err });
+  // Over stdio the embedded host starts once the transport is up, in the background: initialize and
+  // tools/list need none of it, and the first call that does waits for it. Over HTTP it starts
+  // before the listener: the generated token lives in the instance directory the start creates.
+  const session = await openSession(
+    { ...sessionOptions(values), retentionMs, log: err },
+    { background: listen === undefined },
+  );
   if (session.tools.length === 0) {
     await session.close();
     throw new CliError(
@@ -118,7 +125,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   let approvalsInstance: string | undefined;
   if (approvals === 'elicit') {
-    approvalsInstance = session.embedded?.location.instanceDir ?? sessionOptions(values).instance;
+    approvalsInstance = session.location?.instanceDir ?? sessionOptions(values).instance;
     if (approvalsInstance === undefined) {
       await session.close();
       throw new CliError(
@@ -143,6 +150,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
     await serveHttp(serving, listen, token, limits);
   }
+  // A start that fails is said here once; every call answers it (docs/cli.md, "Start-up").
+  session.ready().catch((error: unknown) => {
+    for (const line of describeFailure(error, debugRequested()).lines) err(line);
+  });
   const why = await new Promise<'signal' | 'client_gone'>((resolve) => {
     process.once('SIGINT', () => resolve('signal'));
     process.once('SIGTERM', () => resolve('signal'));
@@ -187,7 +198,7 @@ function wholeNumber(value: string | undefined, flag: string, fallback: number, 
 
 /** Where a generated HTTP token lives: the embedded instance's directory, else harness's data dir. */
 function httpTokenPath(session: Session): string {
-  const instance = session.embedded?.location.instanceDir;
+  const instance = session.location?.instanceDir;
   if (instance !== undefined) return join(instance, 'http-token');
   const dataHome = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   return join(dataHome, 'harness', 'http-token');
@@ -300,18 +311,38 @@ interface Serving {
   approvalsInstance: string | undefined;
 }
 
+/**
+ * The SDK's JSON Schema validator (it checks the answers to elicitation requests), shared by every
+ * server of this process and built at its first use: building it with each server (a new Ajv with
+ * its formats and meta-schema) was a large part of the work before serve's first answer.
+ */
+let validator: import('@modelcontextprotocol/sdk/validation/ajv').AjvJsonSchemaValidator | undefined;
+
+async function sharedValidator(): Promise<jsonSchemaValidator> {
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/sdk/validation/ajv');
+  return {
+    getValidator: (schema) => {
+      validator ??= new AjvJsonSchemaValidator();
+      return validator.getValidator(schema);
+    },
+  };
+}
+
 async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { registerMcpTools } = await import('@harness/commands/mcp');
-  const server = new McpServer({ name: 'harness', version }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'harness', version },
+    { capabilities: { tools: {} }, jsonSchemaValidator: await sharedValidator() },
+  );
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
   // The MCP request of each call, by its cancel signal: an elicitation is sent as part of it.
   const requests = new WeakMap<AbortSignal, string | number>();
   let tools = session.tools;
   if (approvalsInstance !== undefined) {
     const channel = personChannel(server, requests);
-    const api = await approvalApi(approvalsInstance);
+    const api = approvalApi(approvalsInstance);
     tools = tools.map((t) =>
       t.name === 'run_command' || t.name === 'run_read_command' ? withElicitation(t, channel, api) : t,
     );
@@ -355,12 +386,12 @@ function personChannel(
   };
 }
 
-/** The host's approval API on one instance directory. */
-async function approvalApi(instanceDir: string): Promise<ApprovalApi> {
-  const { decideApproval, getApproval } = await import('@harness/host');
+/** The host's approval API on one instance directory, loaded at its first use. */
+function approvalApi(instanceDir: string): ApprovalApi {
+  const host = () => import('@harness/host');
   return {
-    get: (id) => getApproval(instanceDir, id),
-    decide: (id, decision, by) => decideApproval(instanceDir, id, decision, by),
+    get: async (id) => (await host()).getApproval(instanceDir, id),
+    decide: async (id, decision, by) => (await host()).decideApproval(instanceDir, id, decision, by),
   };
 }
 
@@ -425,6 +456,7 @@ async function serveHttp(
   );
   sweep.unref();
   const guardLoopback = isLoopback(listen.host);
+  const { createServer } = await import('node:http');
   const http = createServer(async (req, res) => {
     try {
       if (guardLoopback && !loopbackRequest(req)) {
