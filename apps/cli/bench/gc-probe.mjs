@@ -38,7 +38,8 @@ if (out && role === 'serve') {
   const spawn = childProcess.spawn;
   childProcess.spawn = function probedSpawn(...given) {
     const [file, args, options] = given;
-    if (Array.isArray(args) && args[0] === '-e' && String(args[1]).startsWith(SPAWNER_MARK)) {
+    const program = Array.isArray(args) ? args.indexOf('-e') : -1;
+    if (program >= 0 && String(args[program + 1]).startsWith(SPAWNER_MARK)) {
       const env = { ...options?.env, HARNESS_BENCH_PROBE: `${out}.spawner`, HARNESS_BENCH_ROLE: 'spawner' };
       if (snapshots) env.HARNESS_BENCH_SNAPSHOT = snapshots;
       const probe = ['--expose-gc', '--import', fileURLToPath(import.meta.url)];

@@ -47,6 +47,14 @@ describe.skipIf(process.platform !== 'linux')('a spawner', () => {
     expect(parentOf(helper)).toBe(process.pid);
   });
 
+  it('runs with a young generation of 1 MiB semi-spaces, so its memory stays flat under steady calls', async () => {
+    const s = spawner();
+    const helper = await spawnerUp(s);
+    const argv = readFileSync(`/proc/${helper}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 3)).toEqual(['--max-semi-space-size=1', '-e']);
+    expect(argv[3]?.startsWith('/* @harness/exec spawner */')).toBe(true);
+  });
+
   it('gives the same result a direct run gives: output, stderr, exit status, stdin, its own group', async () => {
     const s = spawner();
     await spawnerUp(s);
