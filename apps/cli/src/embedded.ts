@@ -203,6 +203,37 @@ export function embeddedFailure(error: unknown, plan: EmbeddedPlan, options: Emb
 }
 
 /**
+ * The instance's plan, creating the instance first when it does not exist. Another process (a
+ * `harness serve` started beside this `harness call`) that created it first wins: it is opened as any
+ * existing instance is, its record checked against these flags.
+ */
+async function openOrCreate(options: EmbeddedOptions): Promise<{ plan: EmbeddedPlan; created: boolean }> {
+  const { HostError, initInstance } = await import('@harness/host');
+  const plan = await planEmbedded(options);
+  if (plan.exists) return { plan, created: false };
+  try {
+    mkdirSync(dirname(plan.location.instanceDir), { recursive: true });
+    await initInstance(plan.location.instanceDir, plan.workspaceFile, { serves: plan.serves });
+    return { plan, created: true };
+  } catch (error) {
+    if (!(error instanceof HostError && error.code === 'instance_exists'))
+      throw embeddedFailure(error, plan, options);
+    const opened = await planEmbedded(options);
+    if (!opened.exists) throw embeddedFailure(error, plan, options);
+    return { plan: opened, created: false };
+  }
+}
+
+/** How often a start looks for a broker on the instance's socket or tries to claim it. */
+const SOCKET_CLAIM_ATTEMPTS = 3;
+
+/** Whether a live broker answers at `socketPath` (a `harness serve` serving the same instance). */
+export async function brokerAnswers(socketPath: string): Promise<boolean> {
+  const { brokerHello } = await import('@harness/protocol/client');
+  return (await brokerHello(socketPath, { timeoutMs: 2000 })).ok;
+}
+
+/**
  * Opens (creating on first use) the default instance and starts its broker in this process. The
  * workspace and the agent (or scope file) are recorded when the instance is created; an existing
  * instance keeps its own. When a live broker already listens on the instance's socket (a
@@ -217,44 +248,34 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
     (exec) => exec.detectSandboxAsync(),
     () => undefined,
   );
-  const { HostError, describeStoreTarget, initInstance, readInstance, startBroker } = await import(
-    '@harness/host'
-  );
-  const plan = await planEmbedded(options);
+  const { HostError, describeStoreTarget, readInstance, startBroker } = await import('@harness/host');
+  const { plan, created } = await openOrCreate(options);
   const { location, workspaceFile, serves } = plan;
-  const created = !plan.exists;
-  if (created) {
-    try {
-      mkdirSync(dirname(location.instanceDir), { recursive: true });
-      await initInstance(location.instanceDir, workspaceFile, { serves });
-    } catch (error) {
-      throw embeddedFailure(error, plan, options);
-    }
-  }
   const store = describeStoreTarget(readInstance(location.instanceDir).store);
   const base = { location, workspaceFile, created, store };
-  if (existsSync(location.socketPath)) {
-    const { brokerHello } = await import('@harness/protocol/client');
-    const hello = await brokerHello(location.socketPath, { timeoutMs: 2000 });
-    if (hello.ok) return { ...base, shared: true, close: async () => {} };
-  }
-  await probing;
-  try {
-    const broker = await startBroker({
-      instanceDir: location.instanceDir,
-      socketPath: location.socketPath,
-      scope: scopeOf(serves),
-      ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),
-    });
-    return { ...base, shared: false, close: () => broker.close() };
-  } catch (error) {
-    if (error instanceof HostError) {
+  // Another process may serve the socket, or start or stop serving it, while this one starts: a
+  // broker that answers is used; one that was busy but is gone by the time it is asked (a `harness
+  // call` that ended) leaves the socket to claim again.
+  for (let attempt = 1; ; attempt++) {
+    if (existsSync(location.socketPath) && (await brokerAnswers(location.socketPath)))
+      return { ...base, shared: true, close: async () => {} };
+    try {
+      await probing;
+      const broker = await startBroker({
+        instanceDir: location.instanceDir,
+        socketPath: location.socketPath,
+        scope: scopeOf(serves),
+        ...(options.retentionMs !== undefined ? { retentionMs: options.retentionMs } : {}),
+      });
+      return { ...base, shared: false, close: () => broker.close() };
+    } catch (error) {
+      if (!(error instanceof HostError)) throw error;
+      if (error.code === 'queue_busy' && attempt < SOCKET_CLAIM_ATTEMPTS) continue;
       throw new CliError(
         error.code === 'queue_busy' ? 'host_unavailable' : 'config',
         `the embedded host at ${location.instanceDir} did not start: ${error.message}`,
         { cause: error },
       );
     }
-    throw error;
   }
 }

@@ -11,6 +11,7 @@ import type {
   ToolContext,
 } from '@harness/commands';
 import {
+  brokerAnswers,
   bundledLoomCli,
   type EmbeddedHost,
   type EmbeddedLocation,
@@ -257,6 +258,7 @@ export async function openSession(
   let authoringConfig: AuthoringConfig | undefined;
   let location: EmbeddedLocation | undefined;
   let ready = async (): Promise<void> => {};
+  let startHost: (() => Promise<boolean>) | undefined;
   let starting: Promise<EmbeddedHost> | undefined;
 
   if (resolved.embedded) {
@@ -265,8 +267,8 @@ export async function openSession(
     const cliPath = bundledLoomCli();
     commandsConfig = { cliPath, transport };
     authoringConfig = { cliPath, transport };
-    const start = () => {
-      starting ??= startEmbeddedHost({
+    const begin = () =>
+      startEmbeddedHost({
         instance: options.instance,
         workspace: options.workspace,
         agent: options.agent,
@@ -276,10 +278,22 @@ export async function openSession(
         logEmbedded(embedded, options.log);
         return embedded;
       });
-      return starting.then(() => undefined);
+    // True when it replaced a shared broker that had gone. The broker of another process (a
+    // `harness call` that was running when this one started) goes when that process ends: the first
+    // call after that starts this session's own.
+    startHost = async (): Promise<boolean> => {
+      starting ??= begin();
+      const current = starting;
+      const embedded = await current;
+      if (!embedded.shared || (await brokerAnswers(embedded.location.socketPath))) return false;
+      if (starting === current) starting = begin();
+      await starting;
+      return true;
     };
-    ready = start;
-    if (!background) await start();
+    ready = async () => {
+      await startHost?.();
+    };
+    if (!background) await ready();
   } else {
     if (resolved.commandsPath !== undefined)
       commandsConfig = unwrap(commands.readCommandsConfig(resolved.commandsPath), resolved.commandsPath);
@@ -295,8 +309,9 @@ export async function openSession(
     ...commands.createHostCommandTools({ config: commandsConfig }),
     ...commands.createLoomAuthoringTools({ config: authoringConfig, ...(resolver ? { resolver } : {}) }),
   ];
-  if (background && location !== undefined) {
-    tools = tools.map((tool) => afterStart(tool, ready, commands.failedToDeliver));
+  if (startHost !== undefined) {
+    const onHost = startHost;
+    tools = tools.map((tool) => onEmbeddedHost(tool, onHost, commands.failedToDeliver));
   }
   if (resolved.allowTools !== undefined) {
     const allowed = new Set(resolved.allowTools);
@@ -363,11 +378,25 @@ function logEmbedded(embedded: EmbeddedHost, log: ((line: string) => void) | und
  * `failed_to_deliver` / `host_unavailable` with the one line serve printed for it (without the
  * `harness: ` prefix): nothing was sent.
  */
-function afterStart(
+/**
+ * A tool of the embedded host: each call waits for the host's start (a start that failed answers
+ * `host_unavailable`), and a call that sent nothing because the broker this session shared had gone
+ * is made once more, against the session's own broker.
+ */
+function onEmbeddedHost(
   tool: HarnessTool,
-  ready: () => Promise<void>,
+  startHost: () => Promise<boolean>,
   failedToDeliver: (run: RunState, code: string, message: string) => Record<string, unknown>,
 ): HarnessTool {
+  const start = async (ctx: ToolContext): Promise<Record<string, unknown> | undefined> => {
+    try {
+      await startHost();
+      return undefined;
+    } catch (error) {
+      const line = describeFailure(error, false).lines[0] ?? '';
+      return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
+    }
+  };
   return {
     name: tool.name,
     description: tool.description,
@@ -375,12 +404,10 @@ function afterStart(
     effect: tool.effect,
     annotations: tool.annotations,
     async execute(input, ctx) {
-      try {
-        await ready();
-      } catch (error) {
-        const line = describeFailure(error, false).lines[0] ?? '';
-        return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
-      }
+      const failed = await start(ctx);
+      if (failed !== undefined) return failed;
+      const result = await tool.execute(input, ctx);
+      if (result.landed !== 'no' || !(await startHost().catch(() => false))) return result;
       return tool.execute(input, ctx);
     },
   };

@@ -1,9 +1,9 @@
 // The embedded default's own flags: which agent its broker serves (--agent, --scope), and the
 // workspace an instance keeps (--workspace), all refused where a host configuration is given.
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandbox, slowWorkspace } from './helpers';
+import { connectStdio, get, runCli, sandbox, slowWorkspace, structured } from './helpers';
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => {
@@ -44,6 +44,63 @@ describe('the embedded default serves one agent', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/nobody/);
+  });
+});
+
+describe('a new instance', () => {
+  it('answers every command started at once on it: one creates it, the others open it and leave nothing behind', async () => {
+    const runs = await Promise.all(
+      [0, 1, 2].map(() => runCli(['call', 'list_commands', '--instance', box.instance], { home: box.home })),
+    );
+    for (const r of runs) {
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(names(r.stdout)).toContain('repo.tag');
+    }
+    expect(existsSync(join(box.instance, 'instance.json'))).toBe(true);
+    const beside = readdirSync(dirname(box.instance)).filter((name) => name.includes('.init-'));
+    expect(beside).toEqual([]);
+  });
+});
+
+describe('a serve beside a harness call', () => {
+  it("serves on once the call whose broker it shared has ended: its next call starts the serve's own broker", async () => {
+    const slow = runCli(
+      [
+        'call',
+        'run_read_command',
+        '{"command":"slow.wait","args":{"seconds":3}}',
+        '--instance',
+        box.instance,
+        '--workspace',
+        slowWorkspace,
+      ],
+      { home: box.home },
+    );
+    const socket = join(box.instance, 'run', 'broker.sock');
+    for (let waited = 0; !existsSync(socket) && waited < 20_000; waited += 25)
+      await new Promise((r) => setTimeout(r, 25));
+    const serve = await connectStdio(['--instance', box.instance], box.home);
+    try {
+      expect(await serve.stderrWith('harness: store ')).toContain(
+        'already served by another harness process; using it',
+      );
+      const called = await slow;
+      expect(called.code, called.stderr).toBe(0);
+      expect(called.stdout).toContain('done');
+      const after = await serve.client.callTool({
+        name: 'run_read_command',
+        arguments: { command: 'echo.argv', args: { value: 'after the call' } },
+      });
+      expect(get(structured(after), 'entry', 'value', 'output')).toEqual(['after the call']);
+      const brokerLines = serve
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('harness: broker socket '));
+      expect(brokerLines).toHaveLength(2);
+      expect(brokerLines[1]).not.toContain('already served');
+    } finally {
+      await serve.close();
+    }
   });
 });
 
