@@ -19,6 +19,7 @@ import {
   startEmbeddedHost,
 } from './embedded';
 import { CliError, describeFailure } from './errors';
+import { withExecute } from './tool-wrap';
 
 /** The host command tools, which need `--loom-commands-config`. */
 export const COMMAND_TOOLS = ['list_commands', 'run_command', 'run_read_command'] as const;
@@ -397,20 +398,13 @@ function onEmbeddedHost(
       return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
     }
   };
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    effect: tool.effect,
-    annotations: tool.annotations,
-    async execute(input, ctx) {
-      const failed = await start(ctx);
-      if (failed !== undefined) return failed;
-      const result = await tool.execute(input, ctx);
-      if (result.landed !== 'no' || !(await startHost().catch(() => false))) return result;
-      return tool.execute(input, ctx);
-    },
-  };
+  return withExecute(tool, async (input, ctx) => {
+    const failed = await start(ctx);
+    if (failed !== undefined) return failed;
+    const result = await tool.execute(input, ctx);
+    if (result.landed !== 'no' || !(await startHost().catch(() => false))) return result;
+    return tool.execute(input, ctx);
+  });
 }
 
 function unwrap<T>(

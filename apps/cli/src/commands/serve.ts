@@ -21,6 +21,7 @@ import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
 import { err, out } from '../output';
 import { openSession, type Session } from '../session';
+import { withExecute } from '../tool-wrap';
 
 // Bounds of the HTTP transport's sessions: each holds an MCP server and a run.
 const DEFAULT_MAX_SESSIONS = 32;
@@ -211,40 +212,33 @@ function httpTokenPath(session: Session): string {
  * the tool's own reports.
  */
 export function withHeartbeat(tool: HarnessTool, everyMs: number): HarnessTool {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    effect: tool.effect,
-    annotations: tool.annotations,
-    async execute(input, ctx) {
-      const report = ctx.onProgress;
-      if (report === undefined) return tool.execute(input, ctx);
-      const batch = typeof input === 'object' && input !== null && 'calls' in input;
-      let last = 0;
-      const send = (p: ToolProgress) => {
-        const progress = Math.max(p.progress, last + 1);
-        last = progress;
-        report({
-          ...p,
-          progress,
-          ...(p.total !== undefined ? { total: Math.max(p.total, progress) } : {}),
-        });
-      };
-      const started = Date.now();
-      const timer = batch
-        ? undefined
-        : setInterval(() => {
-            const seconds = ((Date.now() - started) / 1000).toFixed(1);
-            send({ progress: last + 1, message: `${tool.name} still running (${seconds}s)` });
-          }, everyMs);
-      try {
-        return await tool.execute(input, { ...ctx, onProgress: send });
-      } finally {
-        if (timer) clearInterval(timer);
-      }
-    },
-  };
+  return withExecute(tool, async (input, ctx) => {
+    const report = ctx.onProgress;
+    if (report === undefined) return tool.execute(input, ctx);
+    const batch = typeof input === 'object' && input !== null && 'calls' in input;
+    let last = 0;
+    const send = (p: ToolProgress) => {
+      const progress = Math.max(p.progress, last + 1);
+      last = progress;
+      report({
+        ...p,
+        progress,
+        ...(p.total !== undefined ? { total: Math.max(p.total, progress) } : {}),
+      });
+    };
+    const started = Date.now();
+    const timer = batch
+      ? undefined
+      : setInterval(() => {
+          const seconds = ((Date.now() - started) / 1000).toFixed(1);
+          send({ progress: last + 1, message: `${tool.name} still running (${seconds}s)` });
+        }, everyMs);
+    try {
+      return await tool.execute(input, { ...ctx, onProgress: send });
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  });
 }
 
 function isLoopback(host: string): boolean {
