@@ -3,6 +3,10 @@
 // that imports nothing, so the page's bundle holds none of the host.
 import type { ApprovalRecord, AuditEvent, LoomSummary, LoomView, Receipt } from '@harness/host/records';
 
+export type { RunRecord } from '@harness/runner/records';
+
+import type { RunRecord } from '@harness/runner/records';
+
 export type {
   ApprovalRecord,
   AuditEvent,
@@ -54,4 +58,9 @@ export interface LoomsAnswer {
 export interface LoomAnswer {
   loom: LoomView;
   receipts: Receipt[];
+}
+
+/** `GET /api/runs`: the runner's run records, newest first. */
+export interface RunsAnswer {
+  runs: RunRecord[];
 }

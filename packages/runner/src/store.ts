@@ -4,41 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Observation } from './observe/types';
+import type { Observation, RunRecord, RunStatus } from './records';
 
-/** A run's status. `pending`: accepted and recorded, not started yet (a restart starts it). */
-export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-
-/** One run record, as `harness runs --json` prints it. */
-export interface RunRecord {
-  id: string;
-  harness: string;
-  status: RunStatus;
-  /** Why it was skipped or failed: `template_unresolved`, `render_refused`, `exit_code`, `timeout`, `output_exceeded`, `signaled`, `spawn_failed`, `runner_restarted`. */
-  reason: string | null;
-  /** For `template_unresolved`: the unresolved path. */
-  path: string | null;
-  /** `webhook`, `schedule` or `manual`. */
-  trigger: string;
-  /** e.g. `webhook.gh`. */
-  source: string | null;
-  event_file: string | null;
-  /** Prompt delivery: `argv`, `stdin`, `file` or `none`. */
-  delivery: string | null;
-  stdin_is_prompt: boolean;
-  exit_code: number | null;
-  signal: string | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  duration_ms: number | null;
-  /** What the program wrote (stdout and stderr, or the terminal), bounded. */
-  log_file: string | null;
-  /** One line for a person: what happened. */
-  message: string | null;
-  /** What the agent's own transcript says (final message, tool calls, tokens); `null` when not observed. */
-  observation: Observation | null;
-}
+export type { RunRecord, RunStatus } from './records';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 describe('public API', () => {
@@ -38,5 +39,15 @@ describe('public API', () => {
       'signBody',
       'verifySignature',
     ]);
+  });
+  it('gives the run record types a browser page reads under ./records, with no runtime and no imports but types', async () => {
+    expect(Object.keys(await import('../src/records'))).toEqual([]);
+    for (const file of ['../src/records.ts', '../src/observe/types.ts']) {
+      const source = readFileSync(new URL(file, import.meta.url), 'utf8');
+      const imports = source.match(/^import .*$/gm) ?? [];
+      expect(imports.every((line) => line.startsWith('import type ') && line.includes("from './"))).toBe(
+        true,
+      );
+    }
   });
 });

@@ -12,6 +12,7 @@ import {
   RunStore,
   runnerPaths,
 } from '@harness/runner';
+import type { RunsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
 import { apiError } from '../http';
@@ -34,14 +35,14 @@ export function runRoutes(env: Record<string, string | undefined>): RouteModule 
           `status must be one of ${[...STATUSES].join(', ')}`,
         );
       const db = runnerPaths(ctx.instanceDir).db;
-      if (!existsSync(db)) return c.json({ runs: [] });
+      if (!existsSync(db)) return c.json({ runs: [] } satisfies RunsAnswer);
       const store = new RunStore(db);
       try {
         const runs = store
           .list(harness === undefined ? {} : { harness })
           .filter((r) => status === undefined || r.status === status)
           .reverse();
-        return c.json({ runs });
+        return c.json({ runs } satisfies RunsAnswer);
       } finally {
         store.close();
       }

@@ -2,22 +2,11 @@
 // `describe` shows them; a harness editor (kind picker, argv editor) whose entry keeps every other
 // key unchanged. The console shows the edited entry to copy into the runner file; it writes nothing.
 import { useState } from 'preact/hooks';
+import type { RunsAnswer } from '../../answers';
 import { getJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
 import { applyEdit, editOf, type HarnessEdit, type HarnessEntry } from './runs-editor';
-
-interface RunRecord {
-  id: string;
-  harness: string;
-  status: string;
-  reason: string | null;
-  path: string | null;
-  trigger: string;
-  exit_code: number | null;
-  created_at: string;
-  message: string | null;
-}
 
 interface HarnessesAnswer {
   kinds: string[];
@@ -28,7 +17,7 @@ interface HarnessesAnswer {
 }
 
 function RunsTable() {
-  const { data, error } = useLive(() => getJson<{ runs: RunRecord[] }>('/runs'), ['audit'], []);
+  const { data, error } = useLive(() => getJson<RunsAnswer>('/runs'), ['audit'], []);
   if (error) return <p role="alert">{error}</p>;
   if (data === undefined) return <p>Loading…</p>;
   if (data.runs.length === 0) return <p>No runs recorded.</p>;

@@ -1,0 +1,40 @@
+// The runner's run records, as `harness runs --json` and a console's HTTP answers give them: types
+// only, importing nothing, so a page running in a browser can type what it reads with the runner's
+// own definitions (`import type { RunRecord } from '@harness/runner/records'`).
+import type { Observation } from './observe/types';
+
+export type { Observation, TranscriptSummary } from './observe/types';
+
+/** A run's status. `pending`: accepted and recorded, not started yet (a restart starts it). */
+export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+/** One run record, as `harness runs --json` prints it. */
+export interface RunRecord {
+  id: string;
+  harness: string;
+  status: RunStatus;
+  /** Why it was skipped or failed: `template_unresolved`, `render_refused`, `exit_code`, `timeout`, `output_exceeded`, `signaled`, `spawn_failed`, `runner_restarted`. */
+  reason: string | null;
+  /** For `template_unresolved`: the unresolved path. */
+  path: string | null;
+  /** `webhook`, `schedule` or `manual`. */
+  trigger: string;
+  /** e.g. `webhook.gh`. */
+  source: string | null;
+  event_file: string | null;
+  /** Prompt delivery: `argv`, `stdin`, `file` or `none`. */
+  delivery: string | null;
+  stdin_is_prompt: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  /** What the program wrote (stdout and stderr, or the terminal), bounded. */
+  log_file: string | null;
+  /** One line for a person: what happened. */
+  message: string | null;
+  /** What the agent's own transcript says (final message, tool calls, tokens); `null` when not observed. */
+  observation: Observation | null;
+}
