@@ -64,3 +64,43 @@ export interface LoomAnswer {
 export interface RunsAnswer {
   runs: RunRecord[];
 }
+
+/** A compose receipt, as `loom_compose` returns it: the host's receipt, `committed_at` kept only where present. */
+export type LoomReceipt = Omit<Receipt, 'committed_at'> & { committed_at?: string };
+
+/** One entry of a task result's `looms`: a collection the turn committed. */
+export interface AuthoredLoom {
+  receipt: LoomReceipt;
+  replayed: boolean;
+  current_version: number;
+}
+
+/** Where a named Pattern was placed: ids only, never its token or cell address. */
+export interface LoomComponentRef {
+  loomId: string;
+  componentId: string;
+}
+
+/** One entry of a task result's `pieces`: a Pattern the turn named. */
+export interface Piece {
+  slug: string;
+  loomComponents?: LoomComponentRef[];
+}
+
+/** A completed turn, as `POST /api/task` answers it. */
+export interface TaskResult {
+  status: 'completed';
+  sessionId: string;
+  turnId: string;
+  /** The run id this turn's tool calls and artifacts are recorded under (one per turn). */
+  runId: string;
+  /** The turn's own `input.loomId`; `null` when it had none. */
+  originLoomId: string | null;
+  text: string;
+  /** Patterns this turn named (`assign_slug`), with `loomComponents` when proven. */
+  pieces: Piece[];
+  /** Collections this turn committed: verified `loom_compose` observations of this turn only. */
+  looms: AuthoredLoom[];
+  /** The tools the model was offered (the session's recorded policy, as configured now). */
+  tools: string[];
+}

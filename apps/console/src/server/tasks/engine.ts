@@ -9,9 +9,10 @@ import {
   toFunctionTools,
 } from '@harness/commands';
 import { isLoomId } from '@harness/protocol';
+import type { TaskResult } from '../../answers';
 import { TaskErrorCode } from '../../api-errors';
 import type { ChatModel } from './model';
-import { type AuthoredLoom, loomsOfTurn, type Piece, piecesOfTurn } from './results';
+import { loomsOfTurn, piecesOfTurn } from './results';
 import type { TaskSession, TaskStore, TurnInput } from './sessions';
 import { TaskError } from './task-errors';
 import type { OpenTurnTools } from './tool-host';
@@ -23,24 +24,6 @@ export interface TaskRequest {
   loomId?: string;
   /** Continue this session; absent starts a new one with the tools configured now. */
   sessionId?: string;
-}
-
-/** A completed turn, as `POST /api/task` answers it. */
-export interface TaskResult {
-  status: 'completed';
-  sessionId: string;
-  turnId: string;
-  /** The run id this turn's tool calls and artifacts are recorded under (one per turn). */
-  runId: string;
-  /** The turn's own `input.loomId`; `null` when it had none. */
-  originLoomId: string | null;
-  text: string;
-  /** Patterns this turn named (`assign_slug`), with `loomComponents` when proven. */
-  pieces: Piece[];
-  /** Collections this turn committed: verified `loom_compose` observations of this turn only. */
-  looms: AuthoredLoom[];
-  /** The tools the model was offered (the session's recorded policy, as configured now). */
-  tools: string[];
 }
 
 export interface TaskEngine {

@@ -2,31 +2,10 @@
 // verified `loom_compose` observations only) and `pieces` (the Patterns this turn named with
 // `assign_slug`, each with `loomComponents` when this turn's evidence proves where it was placed).
 // Both are read from the turn's paired tool observations, never from prose or earlier turns.
-import type { Receipt } from '@harness/host/records';
+
 import { isLoomId } from '@harness/protocol';
+import type { AuthoredLoom, LoomComponentRef, LoomReceipt, Piece } from '../../answers';
 import { type PairedObservation, pairedObservations, type TranscriptItem } from './transcript';
-
-/** A compose receipt, as `loom_compose` returns it: the host's receipt, `committed_at` kept only where present. */
-export type LoomReceipt = Omit<Receipt, 'committed_at'> & { committed_at?: string };
-
-/** One entry of a result's `looms`. */
-export interface AuthoredLoom {
-  receipt: LoomReceipt;
-  replayed: boolean;
-  current_version: number;
-}
-
-/** Where a named Pattern was placed: ids only, never its token or cell address. */
-export interface LoomComponentRef {
-  loomId: string;
-  componentId: string;
-}
-
-/** One entry of a result's `pieces`: a Pattern this turn named. */
-export interface Piece {
-  slug: string;
-  loomComponents?: LoomComponentRef[];
-}
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;

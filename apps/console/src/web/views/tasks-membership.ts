@@ -3,11 +3,7 @@
 // exact-reference comparison may prove membership on its own; no correlation alone proves nothing
 // either way (it does not force a placement).
 
-/** A piece as a completed task reports it. */
-export interface Piece {
-  slug: string;
-  loomComponents?: { loomId: string; componentId: string }[];
-}
+import type { Piece } from '../../answers';
 
 /** The parts of a freshly read loom the check needs. */
 export interface Manifest {

@@ -3,37 +3,16 @@
 // by its receipt id through the console's Loom host) and the Patterns it named. Without a model the
 // view says how to configure one.
 import { useEffect, useState } from 'preact/hooks';
+import type { Piece, TaskResult } from '../../answers';
 import { getJson, postJson } from '../api';
 import { when } from '../format';
 import { useLive } from '../hooks';
 import { href, type Route } from '../route';
-import { type Membership, type Piece, pieceMembership } from './tasks-membership';
+import { type Membership, pieceMembership } from './tasks-membership';
 
 type ModelStatus =
   | { configured: true; provider: string; model: string; baseUrl: string | null }
   | { configured: false; problem: string; message: string; howTo: string };
-
-interface AuthoredLoom {
-  receipt: {
-    loom_id: string;
-    request_id: string;
-    version: number;
-    created: boolean;
-    component_ids: string[];
-  };
-  replayed: boolean;
-  current_version: number;
-}
-
-interface TaskResult {
-  sessionId: string;
-  turnId: string;
-  originLoomId: string | null;
-  text: string;
-  pieces: Piece[];
-  looms: AuthoredLoom[];
-  tools: string[];
-}
 
 interface SessionSummary {
   id: string;
