@@ -104,3 +104,56 @@ export interface TaskResult {
   /** The tools the model was offered (the session's recorded policy, as configured now). */
   tools: string[];
 }
+
+/** What a task turn was asked: persisted as given, before the turn starts. */
+export interface TurnInput {
+  prompt: string;
+  loomId?: string;
+}
+
+export type TurnStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
+/** A durable task session: the tools it may use, recorded at creation or at an explicit refresh. */
+export interface TaskSession {
+  id: string;
+  created_at: string;
+  /** The tool names this session may use, recorded at creation or at an explicit refresh. */
+  policy: { tools: string[]; recorded_at: string };
+}
+
+/** One turn of a task session. */
+export interface TaskTurn {
+  id: string;
+  session_id: string;
+  seq: number;
+  created_at: string;
+  input: TurnInput;
+  /** The turn's own origin loom (`input.loomId`), never replaced by a later turn. */
+  originLoomId: string | null;
+  status: TurnStatus;
+  result: Record<string, unknown> | null;
+}
+
+/** `GET /api/task/sessions`: the latest sessions, newest first, each with its number of turns. */
+export interface TaskSessionsAnswer {
+  sessions: (TaskSession & { turns: number })[];
+}
+
+/** `GET /api/task/sessions/:id`. */
+export interface TaskSessionAnswer {
+  session: TaskSession;
+  turns: TaskTurn[];
+}
+
+/** The providers a task can use. `openai-compatible` covers local servers (Ollama, llama.cpp). */
+export type ModelProvider = 'openai-compatible' | 'openai' | 'anthropic';
+
+/** What the Tasks view shows: the model in use, or how to configure one. */
+export type ModelStatus =
+  | { configured: true; provider: ModelProvider; model: string; baseUrl: string | null }
+  | { configured: false; problem: 'not_configured' | 'invalid'; message: string; howTo: string };
+
+/** `GET /api/task/model`. */
+export interface TaskModelAnswer {
+  model: ModelStatus;
+}

@@ -9,11 +9,11 @@ import {
   toFunctionTools,
 } from '@harness/commands';
 import { isLoomId } from '@harness/protocol';
-import type { TaskResult } from '../../answers';
+import type { TaskResult, TaskSession, TurnInput } from '../../answers';
 import { TaskErrorCode } from '../../api-errors';
 import type { ChatModel } from './model';
 import { loomsOfTurn, piecesOfTurn } from './results';
-import type { TaskSession, TaskStore, TurnInput } from './sessions';
+import type { TaskStore } from './sessions';
 import { TaskError } from './task-errors';
 import type { OpenTurnTools } from './tool-host';
 import type { TranscriptItem } from './transcript';

@@ -1,9 +1,14 @@
 // Which model a task turn talks to, read from the environment the console was started with. Nothing
 // is guessed from a stray API key: a provider and a model must both be named.
 
-/** The providers a task can use. `openai-compatible` covers local servers (Ollama, llama.cpp). */
-export const MODEL_PROVIDERS = ['openai-compatible', 'openai', 'anthropic'] as const;
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+import type { ModelProvider, ModelStatus } from '../../answers';
+
+/** The providers a task can use (`ModelProvider`, of the console's answer types). */
+export const MODEL_PROVIDERS = [
+  'openai-compatible',
+  'openai',
+  'anthropic',
+] as const satisfies readonly ModelProvider[];
 
 /** The environment variables read, in one place (docs/console.md, "Tasks"). */
 export const MODEL_ENV = {
@@ -27,11 +32,6 @@ export interface ModelConfig {
   baseUrl: string | undefined;
   apiKey: string | undefined;
 }
-
-/** What the Tasks view shows: the model in use, or how to configure one. */
-export type ModelStatus =
-  | { configured: true; provider: ModelProvider; model: string; baseUrl: string | null }
-  | { configured: false; problem: 'not_configured' | 'invalid'; message: string; howTo: string };
 
 export const MODEL_HOW_TO = [
   `Set ${MODEL_ENV.provider} and ${MODEL_ENV.model} in the console's environment, then restart it:`,

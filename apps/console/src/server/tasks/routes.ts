@@ -2,6 +2,7 @@
 // explicit policy refresh that is the only way a session's tools grow.
 import { createLocalPatternResolver, readFabricBinding } from '@harness/commands';
 import type { Context } from 'hono';
+import type { TaskModelAnswer, TaskSessionAnswer, TaskSessionsAnswer } from '../../answers';
 import { TaskErrorCode } from '../../api-errors';
 import type { ConsoleContext, RouteModule } from '../context';
 import { runTask, type TaskEngine } from './engine';
@@ -46,7 +47,7 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
     const resolver = session === undefined ? undefined : createLocalPatternResolver({ session });
     const openTools = instanceTools(ctx.instanceDir, ctx.authoringConfig, resolver);
 
-    api.get('/task/model', (c) => c.json({ model: modelStatus(model) }));
+    api.get('/task/model', (c) => c.json({ model: modelStatus(model) } satisfies TaskModelAnswer));
 
     api.post('/task', async (c) => {
       if (!model.ok) {
@@ -77,7 +78,9 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
       }
     });
 
-    api.get('/task/sessions', (c) => c.json({ sessions: withStore(ctx, (s) => s.listSessions()) }));
+    api.get('/task/sessions', (c) =>
+      c.json({ sessions: withStore(ctx, (s) => s.listSessions()) } satisfies TaskSessionsAnswer),
+    );
 
     api.get('/task/sessions/:id', (c) =>
       withStore(ctx, (store) => {
@@ -87,7 +90,7 @@ export function taskRoutes(env: Record<string, string | undefined>): RouteModule
             c,
             new TaskError(TaskErrorCode.session_not_found, 'no task session has this id'),
           );
-        return c.json({ session, turns: store.turns(session.id) });
+        return c.json({ session, turns: store.turns(session.id) } satisfies TaskSessionAnswer);
       }),
     );
 

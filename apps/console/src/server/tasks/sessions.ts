@@ -5,36 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { TaskSession, TaskSessionsAnswer, TaskTurn, TurnInput, TurnStatus } from '../../answers';
 import type { TranscriptItem } from './transcript';
 
 export const TASKS_DB = 'console-tasks.db';
-
-/** What a turn was asked: persisted as given, before the turn starts. */
-export interface TurnInput {
-  prompt: string;
-  loomId?: string;
-}
-
-export type TurnStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
-
-export interface TaskSession {
-  id: string;
-  created_at: string;
-  /** The tool names this session may use, recorded at creation or at an explicit refresh. */
-  policy: { tools: string[]; recorded_at: string };
-}
-
-export interface TaskTurn {
-  id: string;
-  session_id: string;
-  seq: number;
-  created_at: string;
-  input: TurnInput;
-  /** The turn's own origin loom (`input.loomId`), never replaced by a later turn. */
-  originLoomId: string | null;
-  status: TurnStatus;
-  result: Record<string, unknown> | null;
-}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS task_sessions (
@@ -118,7 +92,7 @@ export class TaskStore {
   }
 
   /** Newest first. */
-  listSessions(limit = 50): (TaskSession & { turns: number })[] {
+  listSessions(limit = 50): TaskSessionsAnswer['sessions'] {
     const rows = this.db
       .prepare(
         'SELECT s.id, (SELECT COUNT(*) FROM task_turns t WHERE t.session_id = s.id) AS turns FROM task_sessions s ORDER BY s.created_at DESC, s.rowid DESC LIMIT ?',

@@ -3,31 +3,19 @@
 // by its receipt id through the console's Loom host) and the Patterns it named. Without a model the
 // view says how to configure one.
 import { useEffect, useState } from 'preact/hooks';
-import type { Piece, TaskResult } from '../../answers';
+import type {
+  ModelStatus,
+  Piece,
+  TaskModelAnswer,
+  TaskResult,
+  TaskSessionAnswer,
+  TaskSessionsAnswer,
+} from '../../answers';
 import { getJson, postJson } from '../api';
 import { when } from '../format';
 import { useLive } from '../hooks';
 import { href, type Route } from '../route';
 import { type Membership, pieceMembership } from './tasks-membership';
-
-type ModelStatus =
-  | { configured: true; provider: string; model: string; baseUrl: string | null }
-  | { configured: false; problem: string; message: string; howTo: string };
-
-interface SessionSummary {
-  id: string;
-  created_at: string;
-  policy: { tools: string[]; recorded_at: string };
-  turns: number;
-}
-
-interface Turn {
-  id: string;
-  seq: number;
-  input: { prompt: string; loomId?: string };
-  originLoomId: string | null;
-  status: string;
-}
 
 function HowToConfigure({ status }: { status: Extract<ModelStatus, { configured: false }> }) {
   return (
@@ -114,7 +102,7 @@ function Result({ result }: { result: TaskResult }) {
 
 function SessionTurns({ sessionId }: { sessionId: string }) {
   const { data } = useLive(
-    () => getJson<{ turns: Turn[] }>(`/task/sessions/${encodeURIComponent(sessionId)}`),
+    () => getJson<TaskSessionAnswer>(`/task/sessions/${encodeURIComponent(sessionId)}`),
     ['tasks'],
     [sessionId],
   );
@@ -134,8 +122,8 @@ function SessionTurns({ sessionId }: { sessionId: string }) {
 }
 
 export function TasksView({ route }: { route: Route }) {
-  const model = useLive(() => getJson<{ model: ModelStatus }>('/task/model'), [], []);
-  const sessions = useLive(() => getJson<{ sessions: SessionSummary[] }>('/task/sessions'), ['tasks'], []);
+  const model = useLive(() => getJson<TaskModelAnswer>('/task/model'), [], []);
+  const sessions = useLive(() => getJson<TaskSessionsAnswer>('/task/sessions'), ['tasks'], []);
   // `#/tasks/from/<loomId>` starts from a loom (the focus another view hands over).
   const [prompt, setPrompt] = useState('');
   const [loomId, setLoomId] = useState(route.rest[0] === 'from' ? (route.rest[1] ?? '') : '');
