@@ -65,6 +65,20 @@ export interface RunsAnswer {
   runs: RunRecord[];
 }
 
+/**
+ * `GET /api/runs/harnesses`: the runner file's harnesses, each as `describe` shows it beside its
+ * entry as written (`null` when the file's text could not be read back). `file` is `null` when no
+ * runner file is named; `problems` lists why a named one does not load.
+ */
+export interface HarnessesAnswer {
+  kinds: readonly string[];
+  variable: string;
+  file: string | null;
+  problems?: string[];
+  warnings?: string[];
+  harnesses: { id: string; describe: Record<string, unknown>; entry: Record<string, unknown> | null }[];
+}
+
 /** A compose receipt, as `loom_compose` returns it: the host's receipt, `committed_at` kept only where present. */
 export type LoomReceipt = Omit<Receipt, 'committed_at'> & { committed_at?: string };
 

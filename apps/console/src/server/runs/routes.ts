@@ -12,7 +12,7 @@ import {
   RunStore,
   runnerPaths,
 } from '@harness/runner';
-import type { RunsAnswer } from '../../answers';
+import type { HarnessesAnswer, RunsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
 import { apiError } from '../http';
@@ -51,17 +51,23 @@ export function runRoutes(env: Record<string, string | undefined>): RouteModule 
     api.get('/runs/harnesses', (c) => {
       const file = env[RUNNER_CONFIG_ENV];
       const base = { kinds: HARNESS_KINDS, variable: RUNNER_CONFIG_ENV };
-      if (file === undefined || file === '') return c.json({ ...base, file: null, harnesses: [] });
+      if (file === undefined || file === '')
+        return c.json({ ...base, file: null, harnesses: [] } satisfies HarnessesAnswer);
       if (!isAbsolute(file))
         return c.json({
           ...base,
           file,
           problems: [`${RUNNER_CONFIG_ENV} must be an absolute path`],
           harnesses: [],
-        });
+        } satisfies HarnessesAnswer);
       const loaded = loadRunnerConfig({ file });
       if (!loaded.ok)
-        return c.json({ ...base, file, problems: loaded.issues.map(formatRunnerIssue), harnesses: [] });
+        return c.json({
+          ...base,
+          file,
+          problems: loaded.issues.map(formatRunnerIssue),
+          harnesses: [],
+        } satisfies HarnessesAnswer);
       // The entries as written: the editor round-trips every key of them.
       const parsed = parseYamlConfig(readFileSync(file, 'utf8'));
       const written =
@@ -73,7 +79,12 @@ export function runRoutes(env: Record<string, string | undefined>): RouteModule 
         describe: describeHarness(h),
         entry: written.find((e) => e.id === h.id) ?? null,
       }));
-      return c.json({ ...base, file, warnings: loaded.warnings.map(formatRunnerIssue), harnesses });
+      return c.json({
+        ...base,
+        file,
+        warnings: loaded.warnings.map(formatRunnerIssue),
+        harnesses,
+      } satisfies HarnessesAnswer);
     });
   };
 }

@@ -2,19 +2,11 @@
 // `describe` shows them; a harness editor (kind picker, argv editor) whose entry keeps every other
 // key unchanged. The console shows the edited entry to copy into the runner file; it writes nothing.
 import { useState } from 'preact/hooks';
-import type { RunsAnswer } from '../../answers';
+import type { HarnessesAnswer, RunsAnswer } from '../../answers';
 import { getJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
 import { applyEdit, editOf, type HarnessEdit, type HarnessEntry } from './runs-editor';
-
-interface HarnessesAnswer {
-  kinds: string[];
-  variable: string;
-  file: string | null;
-  problems?: string[];
-  harnesses: { id: string; describe: Record<string, unknown>; entry: HarnessEntry | null }[];
-}
 
 function RunsTable() {
   const { data, error } = useLive(() => getJson<RunsAnswer>('/runs'), ['audit'], []);
@@ -55,7 +47,7 @@ function RunsTable() {
   );
 }
 
-function Editor({ id, entry, kinds }: { id: string; entry: HarnessEntry; kinds: string[] }) {
+function Editor({ id, entry, kinds }: { id: string; entry: HarnessEntry; kinds: readonly string[] }) {
   const [edit, setEdit] = useState<HarnessEdit>(() => editOf(entry));
   const argv = edit.argv ?? [];
   const setArgv = (next: string[]) => setEdit({ ...edit, argv: next });
