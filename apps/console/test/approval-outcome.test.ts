@@ -58,6 +58,39 @@ describe('approval outcomes', () => {
     expect(outcomes.get(approval.id)).toMatchObject({ seq, outcome: 'allow', code: 'ok', exitCode: 3 });
   });
 
+  it('looks up an outcome once: a refresh reads the audit log only for approvals whose run is not found yet', async () => {
+    const ran = await consumedApproval('k4');
+    const waiting = await consumedApproval('k5');
+    await store.appendAudit(
+      event('notes.append', { decision: 'allow', approvalId: ran.id, run: { exitCode: 0 } }),
+    );
+    const queries: (string | undefined)[] = [];
+    const queryAudit = store.queryAudit.bind(store);
+    store.queryAudit = (query) => {
+      queries.push(query.since);
+      return queryAudit(query);
+    };
+    const first = await approvalOutcomes(store, [ran, waiting]);
+    expect([...first.keys()]).toEqual([ran.id]);
+    expect(queries).toHaveLength(2);
+
+    queries.length = 0;
+    const again = await approvalOutcomes(store, [ran, waiting]);
+    expect(again.get(ran.id)).toEqual(first.get(ran.id));
+    expect(queries).toEqual([waiting.consumed_at]);
+
+    await store.appendAudit(
+      event('notes.append', { decision: 'allow', approvalId: waiting.id, run: { exitCode: 4 } }),
+    );
+    queries.length = 0;
+    const later = await approvalOutcomes(store, [ran, waiting]);
+    expect(later.get(waiting.id)).toMatchObject({ exitCode: 4 });
+    expect(queries).toEqual([waiting.consumed_at]);
+    queries.length = 0;
+    await approvalOutcomes(store, [ran, waiting]);
+    expect(queries).toEqual([]);
+  });
+
   it('answers no outcome for a consumed approval whose run left no event, and none for a pending one', async () => {
     const approval = await consumedApproval('k2');
     await store.appendAudit(event('notes.append', { decision: 'allow', run: { exitCode: 0 } }));

@@ -11,16 +11,33 @@ const PAGE = 200;
  */
 const MAX_PAGES = 5;
 
+/**
+ * Outcomes already found, per store. A run's audit event never changes, so an approval's outcome,
+ * once found, is remembered: the page refreshes the list on every audit event, and only approvals
+ * whose run has not been found yet are looked up again. At most {@link REMEMBERED} per store, the
+ * oldest forgotten first (it is then looked up again if shown).
+ */
+const REMEMBERED = 2000;
+const remembered = new WeakMap<Store, Map<string, ApprovalOutcome>>();
+
 /** The run of each consumed approval in `list`, found from its consumption on, however old. */
 export async function approvalOutcomes(
   store: Store,
   list: readonly ApprovalRecord[],
 ): Promise<Map<string, ApprovalOutcome>> {
+  const known = remembered.get(store) ?? new Map<string, ApprovalOutcome>();
+  remembered.set(store, known);
   const found = new Map<string, ApprovalOutcome>();
   for (const approval of list) {
     if (approval.status !== 'consumed' || approval.consumed_at === null) continue;
-    const outcome = await findRun(store, approval.id, approval.command, approval.consumed_at);
-    if (outcome) found.set(approval.id, outcome);
+    const outcome =
+      known.get(approval.id) ?? (await findRun(store, approval.id, approval.command, approval.consumed_at));
+    if (outcome === undefined) continue;
+    found.set(approval.id, outcome);
+    if (!known.has(approval.id)) {
+      known.set(approval.id, outcome);
+      if (known.size > REMEMBERED) known.delete(known.keys().next().value as string);
+    }
   }
   return found;
 }
