@@ -281,18 +281,26 @@ export async function openSession(
       });
     // True when it replaced a shared broker that had gone. The broker of another process (a
     // `harness call` that was running when this one started) goes when that process ends: the first
-    // call after that starts this session's own.
-    startHost = async (): Promise<boolean> => {
+    // call after that starts this session's own. A replacement that fails fails that call only: the
+    // next call looks again, rather than every later call answering the one failure.
+    const start = async (): Promise<boolean> => {
       starting ??= begin();
       const current = starting;
       const embedded = await current;
       if (!embedded.shared || (await brokerAnswers(embedded.location.socketPath))) return false;
-      if (starting === current) starting = begin();
+      if (starting === current) {
+        const replacing = begin();
+        starting = replacing;
+        replacing.catch(() => {
+          if (starting === replacing) starting = current;
+        });
+      }
       await starting;
       return true;
     };
+    startHost = start;
     ready = async () => {
-      await startHost?.();
+      await start();
     };
     if (!background) await ready();
   } else {
@@ -375,32 +383,23 @@ function logEmbedded(embedded: EmbeddedHost, log: ((line: string) => void) | und
 }
 
 /**
- * A tool whose calls wait for the embedded host to start. When it did not start, each call answers
- * `failed_to_deliver` / `host_unavailable` with the one line serve printed for it (without the
- * `harness: ` prefix): nothing was sent.
- */
-/**
  * A tool of the embedded host: each call waits for the host's start (a start that failed answers
- * `host_unavailable`), and a call that sent nothing because the broker this session shared had gone
- * is made once more, against the session's own broker.
+ * `failed_to_deliver` / `host_unavailable` with the one line serve printed for it, without the
+ * `harness: ` prefix: nothing was sent), and a call that sent nothing because the broker this
+ * session shared had gone is made once more, against the session's own broker.
  */
 function onEmbeddedHost(
   tool: HarnessTool,
   startHost: () => Promise<boolean>,
   failedToDeliver: (run: RunState, code: string, message: string) => Record<string, unknown>,
 ): HarnessTool {
-  const start = async (ctx: ToolContext): Promise<Record<string, unknown> | undefined> => {
+  return withExecute(tool, async (input, ctx) => {
     try {
       await startHost();
-      return undefined;
     } catch (error) {
       const line = describeFailure(error, false).lines[0] ?? '';
       return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
     }
-  };
-  return withExecute(tool, async (input, ctx) => {
-    const failed = await start(ctx);
-    if (failed !== undefined) return failed;
     const result = await tool.execute(input, ctx);
     if (result.landed !== 'no' || !(await startHost().catch(() => false))) return result;
     return tool.execute(input, ctx);

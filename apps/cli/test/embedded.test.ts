@@ -1,6 +1,6 @@
 // The embedded default's own flags: which agent its broker serves (--agent, --scope), and the
 // workspace an instance keeps (--workspace), all refused where a host configuration is given.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectStdio, get, runCli, sandbox, slowWorkspace, structured } from './helpers';
@@ -63,7 +63,12 @@ describe('a new instance', () => {
 });
 
 describe('a serve beside a harness call', () => {
-  it("serves on once the call whose broker it shared has ended: its next call starts the serve's own broker", async () => {
+  const socket = () => join(box.instance, 'run', 'broker.sock');
+  const echo = (serve: Awaited<ReturnType<typeof connectStdio>>, value: string) =>
+    serve.client.callTool({ name: 'run_read_command', arguments: { command: 'echo.argv', args: { value } } });
+
+  /** A serve started while a `harness call` holds the instance's broker, once that call has ended. */
+  async function serveAfterTheCall(): Promise<Awaited<ReturnType<typeof connectStdio>>> {
     const slow = runCli(
       [
         'call',
@@ -76,21 +81,22 @@ describe('a serve beside a harness call', () => {
       ],
       { home: box.home },
     );
-    const socket = join(box.instance, 'run', 'broker.sock');
-    for (let waited = 0; !existsSync(socket) && waited < 20_000; waited += 25)
+    for (let waited = 0; !existsSync(socket()) && waited < 20_000; waited += 25)
       await new Promise((r) => setTimeout(r, 25));
     const serve = await connectStdio(['--instance', box.instance], box.home);
+    expect(await serve.stderrWith('harness: store ')).toContain(
+      'already served by another harness process; using it',
+    );
+    const called = await slow;
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout).toContain('done');
+    return serve;
+  }
+
+  it("serves on once the call whose broker it shared has ended: its next call starts the serve's own broker", async () => {
+    const serve = await serveAfterTheCall();
     try {
-      expect(await serve.stderrWith('harness: store ')).toContain(
-        'already served by another harness process; using it',
-      );
-      const called = await slow;
-      expect(called.code, called.stderr).toBe(0);
-      expect(called.stdout).toContain('done');
-      const after = await serve.client.callTool({
-        name: 'run_read_command',
-        arguments: { command: 'echo.argv', args: { value: 'after the call' } },
-      });
+      const after = await echo(serve, 'after the call');
       expect(get(structured(after), 'entry', 'value', 'output')).toEqual(['after the call']);
       const brokerLines = serve
         .stderr()
@@ -98,6 +104,22 @@ describe('a serve beside a harness call', () => {
         .filter((l) => l.startsWith('harness: broker socket '));
       expect(brokerLines).toHaveLength(2);
       expect(brokerLines[1]).not.toContain('already served');
+    } finally {
+      await serve.close();
+    }
+  });
+
+  it('answers host_unavailable for a call whose takeover fails, and takes over at a later call', async () => {
+    const serve = await serveAfterTheCall();
+    try {
+      // Something that is not a socket where the broker would listen: the takeover is refused.
+      writeFileSync(socket(), 'not a socket');
+      const refused = structured(await echo(serve, 'blocked'));
+      expect(refused).toMatchObject({ status: 'failed_to_deliver', landed: 'no', code: 'host_unavailable' });
+      expect(String(refused.message)).toContain('exists and is not a socket');
+      rmSync(socket());
+      const after = await echo(serve, 'after the takeover');
+      expect(get(structured(after), 'entry', 'value', 'output')).toEqual(['after the takeover']);
     } finally {
       await serve.close();
     }
