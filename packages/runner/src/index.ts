@@ -20,6 +20,7 @@ export { observeRun, readClaudeCode, readCodex, readPi, TRANSCRIPT_SOURCES } fro
 export type { PlanFailure, PlanOptions, PlanResult, RunRequest, SpawnPlan } from './plan';
 export { BASE_ENV_NAMES, planSpawn } from './plan';
 export type { AuditLine } from './receiver';
+export type { RunRecord, RunStatus } from './records';
 export type { AgentKind, HarnessEntry, HarnessKind, PromptDelivery, RunnerFile } from './schema';
 export {
   AGENT_KINDS,
@@ -30,7 +31,7 @@ export {
   SCHEMES,
 } from './schema';
 export { DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, signBody, verifySignature } from './signature';
-export type { NewRun, RunRecord, RunStatus } from './store';
+export type { NewRun } from './store';
 export { RunStore } from './store';
 export type { SupervisorOptions } from './supervisor';
 export { runnerPaths, Supervisor } from './supervisor';

@@ -6,8 +6,6 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Observation, RunRecord, RunStatus } from './records';
 
-export type { RunRecord, RunStatus } from './records';
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY, harness TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, path TEXT,

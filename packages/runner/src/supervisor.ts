@@ -15,8 +15,9 @@ import { observeRun } from './observe';
 import { planSpawn, type SpawnPlan } from './plan';
 import { runWithPty } from './pty';
 import { createReceiver } from './receiver';
+import type { RunRecord } from './records';
 import type { AgentKind } from './schema';
-import { type RunRecord, RunStore } from './store';
+import { RunStore } from './store';
 import type { Harness, RunnerConfig } from './types';
 
 /** Options of a {@link Supervisor}. */

@@ -25,19 +25,22 @@ export async function approvalOutcomes(
   store: Store,
   list: readonly ApprovalRecord[],
 ): Promise<Map<string, ApprovalOutcome>> {
-  const known = remembered.get(store) ?? new Map<string, ApprovalOutcome>();
-  remembered.set(store, known);
+  let known = remembered.get(store);
+  if (known === undefined) {
+    known = new Map();
+    remembered.set(store, known);
+  }
   const found = new Map<string, ApprovalOutcome>();
   for (const approval of list) {
     if (approval.status !== 'consumed' || approval.consumed_at === null) continue;
-    const outcome =
-      known.get(approval.id) ?? (await findRun(store, approval.id, approval.command, approval.consumed_at));
-    if (outcome === undefined) continue;
-    found.set(approval.id, outcome);
-    if (!known.has(approval.id)) {
+    let outcome = known.get(approval.id);
+    if (outcome === undefined) {
+      outcome = await findRun(store, approval.id, approval.command, approval.consumed_at);
+      if (outcome === undefined) continue;
       known.set(approval.id, outcome);
       if (known.size > REMEMBERED) known.delete(known.keys().next().value as string);
     }
+    found.set(approval.id, outcome);
   }
   return found;
 }
