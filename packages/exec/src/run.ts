@@ -7,7 +7,7 @@ import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { OutputCollector } from './output';
 import { checkCwd, resolveExecutable } from './resolve';
 import { planSandbox } from './sandbox/plan';
-import { type StartedChild, startThrough } from './spawner';
+import { type StartedChild, type StartRequest, startThrough } from './spawner';
 import type { AppliedLimits, KillOutcome, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
@@ -143,6 +143,26 @@ interface ChildPipes {
  * Runs the caller's spawn hook. The hook exists so the caller can track the group; a hook that
  * failed means the group is untracked, so it is killed rather than left running unrecorded.
  */
+/**
+ * Starts `request` with child_process.spawn, detached (its own process group). The seccomp program,
+ * when there is one, goes to the child on descriptor 3 through a pipe closed right after it starts.
+ */
+function spawnDirect(request: StartRequest, seccomp: Buffer | undefined): StartedChild {
+  const stdio: ('pipe' | 'ignore')[] = [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'];
+  if (seccomp !== undefined) stdio.push('pipe');
+  const child = spawnChild(request.file, request.args, {
+    argv0: request.argv0,
+    env: request.env,
+    cwd: request.cwd,
+    detached: true,
+    stdio,
+    windowsHide: true,
+  });
+  const pipe = child.stdio[3] as Writable | null | undefined;
+  if (seccomp !== undefined && pipe) pipe.on('error', () => {}).end(seccomp);
+  return child;
+}
+
 function callOnSpawn(
   onSpawn: NonNullable<RunOptions['onSpawn']>,
   pid: number,
@@ -223,6 +243,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     env,
     cwd,
     stdin: stdin !== undefined,
+    ...(launch?.seccomp === undefined ? {} : { fd3: launch.seccomp.toString('base64') }),
   };
   // Through the spawner when the caller gave one that is up; else child_process.spawn directly
   // (execa's per-stream machinery cost more than the rest of a run of a small program: docs/exec.md,
@@ -230,17 +251,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const remote = options.spawner === undefined ? undefined : startThrough(options.spawner, request);
   let subprocess: StartedChild;
   try {
-    subprocess =
-      remote !== undefined
-        ? await remote
-        : spawnChild(request.file, request.args, {
-            argv0: request.argv0,
-            env,
-            cwd,
-            detached: true,
-            stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            windowsHide: true,
-          });
+    subprocess = remote !== undefined ? await remote : spawnDirect(request, launch?.seccomp);
   } catch (error) {
     launch?.cgroup?.remove();
     throw spawnError(error, command, file);

@@ -29,6 +29,11 @@ export interface StartRequest {
   readonly cwd: string;
   /** Whether the child gets a stdin pipe (else it has none). */
   readonly stdin: boolean;
+  /**
+   * Bytes (base64) the child reads on file descriptor 3, through a pipe written and closed as soon
+   * as it starts (bubblewrap's seccomp program); absent: the child has no descriptor 3.
+   */
+  readonly fd3?: string;
 }
 
 /**
@@ -70,9 +75,10 @@ const send = (message, handle) => process.send(message, handle);
 process.on('message', (m) => {
   let child;
   try {
+    const stdio = [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'];
+    if (m.fd3 !== undefined) stdio.push('pipe');
     child = spawn(m.file, m.args, {
-      argv0: m.argv0, env: m.env, cwd: m.cwd, detached: true, windowsHide: true,
-      stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      argv0: m.argv0, env: m.env, cwd: m.cwd, detached: true, windowsHide: true, stdio,
     });
   } catch (e) {
     send({ id: m.id, error: { code: e.code, message: e.message } });
@@ -82,6 +88,7 @@ process.on('message', (m) => {
     if (child.pid === undefined) send({ id: m.id, error: { code: e.code, message: e.message } });
   });
   if (child.pid === undefined) return;
+  if (m.fd3 !== undefined) child.stdio[3].on('error', () => {}).end(Buffer.from(m.fd3, 'base64'));
   for (const stream of [child.stdout, child.stderr]) stream._handle.readStop();
   send({ id: m.id, pid: child.pid, stream: 'stdout' }, child.stdout);
   send({ id: m.id, stream: 'stderr' }, child.stderr);

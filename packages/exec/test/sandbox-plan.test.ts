@@ -18,7 +18,9 @@ describe('seatbelt profile', () => {
     const { profile, params } = seatbeltProfile(policy, '/usr/bin/jq');
     const lines = profile.trim().split('\n');
     expect(lines.slice(0, 2)).toEqual(['(version 1)', '(deny default)']);
-    expect(profile).not.toContain('network');
+    expect(lines.filter((line) => line.includes('network'))).toEqual([
+      '(deny network-outbound (remote unix-socket))',
+    ]);
     expect(profile).not.toContain('/Users/ann');
     expect(lines.at(-1)).toBe('(deny file-read* file-write* (subpath (param "DENY_0")))');
     expect(profile).toContain('(allow file-read* file-write* (subpath (param "WRITE_0")))');
@@ -48,12 +50,28 @@ describe('seatbelt profile', () => {
       seatbeltProfile(normalizePolicy({ network }), '/usr/bin/true')
         .profile.split('\n')
         .filter((line) => line.includes('network'));
-    expect(rules('none')).toEqual([]);
+    const unix = '(deny network-outbound (remote unix-socket))';
+    expect(rules('none')).toEqual([unix]);
     expect(rules('loopback')).toEqual([
       '(allow network-outbound (remote ip "localhost:*"))',
       '(allow network-inbound network-bind (local ip "localhost:*"))',
+      unix,
     ]);
-    expect(rules('host')).toEqual(['(allow network*)']);
+    expect(rules('host')).toEqual(['(allow network*)', unix]);
+  });
+
+  it('denies every Unix socket after the network rules, then allows only those listed [SEC-14]', () => {
+    const { profile, params } = seatbeltProfile(
+      normalizePolicy({ network: 'host', unixSockets: ['/var/run/x.sock'] }),
+      '/usr/bin/true',
+    );
+    const lines = profile.trim().split('\n');
+    const deny = lines.indexOf('(deny network-outbound (remote unix-socket))');
+    expect(deny).toBeGreaterThan(lines.indexOf('(allow network*)'));
+    expect(lines[deny + 1]).toBe(
+      '(allow network-outbound (remote unix-socket (path-literal (param "SOCKET_0"))))',
+    );
+    expect(params).toContainEqual(['SOCKET_0', '/var/run/x.sock']);
   });
 
   it('is what a run plans on macOS, with no process bound and no pid namespace', () => {
@@ -91,8 +109,18 @@ describe('bubblewrap command line', () => {
     const end = args.indexOf('--');
     expect(args.slice(end + 1)).toEqual(['/usr/bin/jq', '-r', '.a', 'data.json']);
     expect(args).not.toContain('--unshare-net');
-    expect(args.slice(end - 5, end)).toEqual(['--ro-bind', '/dev/null', '/etc/hostname', '--chdir', '/']);
+    expect(args.slice(end - 7, end)).toEqual([
+      '--ro-bind',
+      '/dev/null',
+      '/etc/hostname',
+      '--seccomp',
+      '3',
+      '--chdir',
+      '/',
+    ]);
     expect(args).not.toContain('/nonexistent-deny');
+    expect(launch.seccomp?.length).toBeGreaterThan(0);
+    expect(launch.confinement).toMatchObject({ unixSockets: { allowed: [], enforcedBy: 'seccomp' } });
   });
 
   it('puts a caller PWD other than the working directory back through env(1), since bubblewrap sets its own', () => {
@@ -133,7 +161,12 @@ describe('detection', () => {
     expect(detectSandboxAsync({ path: '/usr/bin:/bin' })).toBe(early);
     const found = await early;
     expect(detectSandbox({ path: '/usr/bin:/bin' })).toBe(found);
-    expect(found).toEqual(detectSandbox({ path: '/usr/bin:/bin:/nonexistent' }));
+    // The same machine, whatever the PATH's spelling (a refusal's reason names the PATH it searched).
+    const other = detectSandbox({ path: '/usr/bin:/bin:/nonexistent' });
+    expect({ available: other.available, mechanism: other.mechanism }).toEqual({
+      available: found.available,
+      mechanism: found.mechanism,
+    });
     expect(await detectSandboxAsync({ path: '/nonexistent', platform: 'linux' })).toMatchObject({
       available: false,
       reason: 'bubblewrap (bwrap) was not found on PATH (/nonexistent)',

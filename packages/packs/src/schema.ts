@@ -179,6 +179,10 @@ const sandbox = z
           )
           .optional()
           .meta({ description: 'none (default), loopback, host; { allow: [...] } is not supported yet.' }),
+        unix_sockets: sandboxPaths('Unix socket').optional().meta({
+          description:
+            'Unix sockets the command may connect to. Default: none (a confined command opens no Unix socket).',
+        }),
         processes: z
           .int({ error: 'expected processes as a whole number' })
           .min(1, { error: 'expected processes of at least 1' })
@@ -187,7 +191,7 @@ const sandbox = z
           .meta({ description: 'Most processes (and threads) alive at once. Default: no limit.' }),
       }),
     ],
-    { error: 'expected a sandbox block { filesystem, network, processes } or false' },
+    { error: 'expected a sandbox block { filesystem, network, unix_sockets, processes } or false' },
   )
   .meta({
     description:

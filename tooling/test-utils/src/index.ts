@@ -15,8 +15,8 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 export const fixturesDir = join(repoRoot, 'fixtures');
 
 /** A fresh temporary directory; `cleanup()` removes it. */
-export function tempDir(prefix = 'harness-test-'): { path: string; cleanup: () => void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+export function tempDir(prefix = 'harness-test-', parent = tmpdir()): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(parent, prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 

@@ -9,6 +9,8 @@ export interface NormalizedPolicy {
   readonly deny: readonly string[];
   readonly network: SandboxNetwork;
   readonly processes: number | null;
+  /** Unix sockets the run may connect to; empty: none (the seccomp filter refuses them all). */
+  readonly unixSockets: readonly string[];
 }
 
 /** How the bwrap command line is put together beyond the policy. */
@@ -24,6 +26,8 @@ export interface BwrapLayout {
    * (bubblewrap always sets `PWD` to the working directory); `undefined` when none is needed.
    */
   readonly restorePwd: { readonly envFile: string; readonly pwd: string } | undefined;
+  /** The file descriptor bubblewrap reads the seccomp program from, or `null` for none. */
+  readonly seccompFd: number | null;
   /** `prlimit` to start the program through, with the process bound, when the rlimit enforces it. */
   readonly prlimit: { readonly file: string; readonly max: number } | null;
 }
@@ -69,11 +73,21 @@ export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string
     }
   }
   for (const path of policy.write) out.push('--bind-try', path, path);
+  const emptied: string[] = [];
   for (const path of policy.deny) {
     const found = kind(path);
-    if (found === 'dir') out.push('--tmpfs', path, '--remount-ro', path);
-    else if (found === 'file') out.push('--ro-bind', '/dev/null', path);
+    if (found === 'dir') {
+      out.push('--tmpfs', path);
+      emptied.push(path);
+    } else if (found === 'file') out.push('--ro-bind', '/dev/null', path);
   }
+  // A socket the policy allows stays reachable where a denied directory above it was emptied
+  // (mounted before the emptied directories turn read-only, which would refuse its mount point).
+  for (const path of policy.unixSockets) {
+    if (within(path, policy.deny)) out.push('--bind-try', path, path);
+  }
+  for (const path of emptied) out.push('--remount-ro', path);
+  if (layout.seccompFd !== null) out.push('--seccomp', String(layout.seccompFd));
   out.push('--chdir', layout.cwd, '--');
   // bubblewrap sets PWD to the working directory; a different PWD the caller gave is put back.
   if (layout.restorePwd !== undefined) out.push(layout.restorePwd.envFile, `PWD=${layout.restorePwd.pwd}`);

@@ -1,10 +1,11 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { ExecError, ExecErrorCode } from '../errors';
 import { bwrapArgs, type NormalizedPolicy, within } from './bwrap';
 import { createPidsCgroup, type PidsCgroup } from './cgroup';
 import { detectSandbox } from './detect';
 import { seatbeltArgs, seatbeltProfile } from './seatbelt';
+import { encodeFilter, seccompFilter, seccompSupported } from './seccomp';
 import type { Confinement, ProcessLimitKind, SandboxDetection, SandboxPolicy } from './types';
 import { SYSTEM_READ_PATHS } from './types';
 
@@ -15,13 +16,26 @@ export interface SandboxLaunch {
   readonly confinement: Confinement & { readonly confined: true };
   /** The run's pids cgroup, to remove once the run is gone. */
   readonly cgroup: PidsCgroup | undefined;
+  /** The seccomp program bubblewrap reads on file descriptor 3 (a pipe the caller fills), if any. */
+  readonly seccomp: Buffer | undefined;
 }
+
+/** The descriptor bubblewrap reads its seccomp program from: the first after stdin, stdout, stderr. */
+export const SECCOMP_FD = 3;
 
 const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
 const ENV_PATHS = ['/usr/bin/env', '/bin/env'];
 
 function invalid(message: string): ExecError {
   return new ExecError(ExecErrorCode.invalid_sandbox, message);
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function paths(value: unknown, field: string, resolveLinks: boolean): string[] {
@@ -36,9 +50,23 @@ function paths(value: unknown, field: string, resolveLinks: boolean): string[] {
     // A symlink is followed so the mount covers what the program will reach through it.
     const real = existsSync(path) ? realpathSync(path) : path;
     if (!out.includes(real)) out.push(real);
-    if (!resolveLinks && real !== path && !out.includes(path)) out.push(path);
+    // Only a path that is itself a link is kept as written too: one reached through a linked
+    // parent (/var/run → /run) is the same place as its real path, which bubblewrap cannot mount twice.
+    if (!resolveLinks && real !== path && isLink(path) && !out.includes(path)) out.push(path);
   });
   return out;
+}
+
+// The two programs a run can need (Unix sockets refused, or allowed by a list), made once.
+const filters = new Map<boolean, Buffer>();
+
+function encodedFilter(unixSockets: boolean): Buffer {
+  let bytes = filters.get(unixSockets);
+  if (bytes === undefined) {
+    bytes = encodeFilter(seccompFilter({ unixSockets }) ?? []);
+    filters.set(unixSockets, bytes);
+  }
+  return bytes;
 }
 
 /** Checks a policy and fills in its defaults (read everything, write nothing, no network). */
@@ -56,7 +84,8 @@ export function normalizePolicy(policy: SandboxPolicy): NormalizedPolicy {
   if (processes !== null && (!Number.isSafeInteger(processes) || processes < 1)) {
     throw invalid(`sandbox.processes must be an integer >= 1; found ${String(processes)}.`);
   }
-  return { read, write, deny, network, processes };
+  const unixSockets = paths(policy.unixSockets ?? [], 'unixSockets', false);
+  return { read, write, deny, network, processes, unixSockets };
 }
 
 function processLimit(max: number | null): {
@@ -126,6 +155,7 @@ export function planSandbox(
     deny: normalized.deny,
     network: normalized.network,
   };
+  const allowed = normalized.unixSockets;
   if (detection.mechanism === 'seatbelt') {
     const profile = seatbeltProfile(normalized, target.file);
     return {
@@ -137,8 +167,10 @@ export function planSandbox(
         mechanism: 'seatbelt',
         processes: normalized.processes === null ? null : { max: normalized.processes, enforcedBy: 'none' },
         pidNamespace: false,
+        unixSockets: { allowed, enforcedBy: 'seatbelt' },
       },
       cgroup: undefined,
+      seccomp: undefined,
     };
   }
   // bubblewrap sets PWD to the working directory. Only a caller's PWD that differs from it needs
@@ -147,7 +179,9 @@ export function planSandbox(
   const restorePwd =
     target.pwd === undefined || target.pwd === target.cwd ? undefined : envRestore(target.pwd, target.file);
   const limit = processLimit(normalized.processes);
+  const filtered = seccompSupported();
   const args = bwrapArgs(normalized, {
+    seccompFd: filtered ? SECCOMP_FD : null,
     file: target.file,
     args: target.args,
     cwd: target.cwd,
@@ -167,7 +201,9 @@ export function planSandbox(
       mechanism: 'bwrap',
       processes: normalized.processes === null ? null : { max: normalized.processes, enforcedBy: limit.kind },
       pidNamespace: true,
+      unixSockets: { allowed, enforcedBy: filtered ? 'seccomp' : 'none' },
     },
     cgroup: limit.cgroup,
+    seccomp: filtered ? encodedFilter(allowed.length > 0) : undefined,
   };
 }

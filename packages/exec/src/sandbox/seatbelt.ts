@@ -57,6 +57,12 @@ export function seatbeltProfile(policy: NormalizedPolicy, file: string): Seatbel
     lines.push(`(allow file-read* file-write* ${subpaths.join(' ')})`);
   }
   lines.push(...NETWORK[policy.network]);
+  // Unix sockets: none, whatever the network setting (`network*` would allow them), but those listed.
+  lines.push('(deny network-outbound (remote unix-socket))');
+  if (policy.unixSockets.length > 0) {
+    const literals = policy.unixSockets.map((path, i) => `(path-literal ${param('SOCKET', i, path)})`);
+    lines.push(`(allow network-outbound (remote unix-socket ${literals.join(' ')}))`);
+  }
   if (policy.deny.length > 0) {
     const subpaths = policy.deny.map((path, i) => `(subpath ${param('DENY', i, path)})`);
     lines.push(`(deny file-read* file-write* ${subpaths.join(' ')})`);

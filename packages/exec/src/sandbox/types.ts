@@ -21,6 +21,14 @@ export interface SandboxPolicy {
   readonly network?: SandboxNetwork;
   /** Most processes (and threads) the run may have alive at once; default: no limit. */
   readonly processes?: number;
+  /**
+   * Unix sockets the run may connect to (absolute paths). Default none: a confined run can open no
+   * Unix socket at all (Linux: a seccomp filter refuses `socket(AF_UNIX)`; macOS: the profile denies
+   * connecting to one). A filter cannot read the path a socket connects to, so on Linux a non-empty
+   * list lifts the filter's Unix-socket rule for the run; the paths listed stay reachable where a
+   * denied directory would hide them, and every other socket directory stays hidden.
+   */
+  readonly unixSockets?: readonly string[];
 }
 
 /** Network confinement of a run. */
@@ -46,7 +54,16 @@ export type Confinement =
       readonly processes: { readonly max: number; readonly enforcedBy: ProcessLimitKind } | null;
       /** Descendants are bounded by a pid namespace (bwrap) rather than by the process group alone. */
       readonly pidNamespace: boolean;
+      /**
+       * Unix sockets: the paths allowed (empty: none), and what refuses the rest — `seccomp`
+       * (bubblewrap's filter), `seatbelt` (the profile), or `none` (an architecture without a filter:
+       * only the hidden socket directories stand in the way).
+       */
+      readonly unixSockets: { readonly allowed: readonly string[]; readonly enforcedBy: UnixSocketGuard };
     };
+
+/** What keeps a confined run from Unix sockets it was not given. */
+export type UnixSocketGuard = 'seccomp' | 'seatbelt' | 'none';
 
 /** Whether confinement can be used on this machine, and if not, what to install. */
 export type SandboxDetection =

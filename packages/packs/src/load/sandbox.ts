@@ -1,7 +1,7 @@
 // The `sandbox` blocks of a workspace: each command's policy resolved at load (pack block, then the
 // command's fields over it; `~` the serving user's home, relative paths against the pack's cwd; the
 // built-in deny list added), then `sandbox_mode` applied against what this machine can do.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { detectSandbox, type SandboxPolicy } from '@harness/exec';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
@@ -11,7 +11,8 @@ import type { BuildContext, CheckContext, Path, RawPack } from './types';
 
 /**
  * Paths no confined command may read or write, whatever its pack says (relative to the serving
- * user's home): keys, cloud and forge credentials, password stores.
+ * user's home): keys, database, cloud, forge and registry credentials, agent CLIs' tokens, password
+ * stores and browser profiles (their cookies are sessions).
  */
 export const BUILTIN_DENY: readonly string[] = [
   '.ssh',
@@ -19,18 +20,68 @@ export const BUILTIN_DENY: readonly string[] = [
   '.aws',
   '.azure',
   '.config/gcloud',
+  '.config/doctl',
+  '.config/hcloud',
+  '.oci',
+  '.terraform.d',
+  '.vault-token',
+  '.config/op',
+  '.op',
   '.config/gh',
   '.config/hub',
+  '.config/glab-cli',
+  '.config/tea',
+  '.config/git/credentials',
+  '.git-credentials',
   '.kube',
   '.docker',
   '.netrc',
-  '.git-credentials',
+  '.pgpass',
+  '.my.cnf',
   '.npmrc',
   '.pypirc',
+  '.gem/credentials',
+  '.cargo/credentials',
   '.cargo/credentials.toml',
+  '.config/composer/auth.json',
+  '.composer/auth.json',
+  '.config/configstore',
+  '.claude/.credentials.json',
+  '.codex/auth.json',
+  '.gemini/oauth_creds.json',
   '.password-store',
   '.local/share/keyrings',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
 ];
+
+/** Where PostgreSQL puts its local sockets on Debian, Ubuntu, Fedora and Arch. */
+const DATABASE_SOCKET_DIRS: readonly string[] = ['/run/postgresql', '/var/run/postgresql', '/run/mysqld'];
+
+/**
+ * What the harness itself keeps that no confined command may see, as this environment places it:
+ * every instance under the default data directory, `HARNESS_HOME`, the user's runtime directory
+ * (where a broker's socket goes when an instance path is too long for one, beside the session's
+ * other sockets), the private socket directory in the temp dir, and the database sockets' directories.
+ */
+export function harnessHiddenPaths(
+  home: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string[] {
+  const absolute = (value: string | undefined): string | undefined =>
+    value !== undefined && isAbsolute(value) ? value : undefined;
+  const dataHome = absolute(env.XDG_DATA_HOME) ?? join(home, '.local', 'share');
+  const stateHome = absolute(env.XDG_STATE_HOME) ?? join(home, '.local', 'state');
+  const uid = process.getuid?.();
+  const out = [join(dataHome, 'harness'), join(stateHome, 'harness'), ...DATABASE_SOCKET_DIRS];
+  const harnessHome = absolute(env.HARNESS_HOME);
+  if (harnessHome !== undefined) out.push(harnessHome);
+  const runtime = absolute(env.XDG_RUNTIME_DIR);
+  if (runtime !== undefined) out.push(runtime);
+  if (uid !== undefined) out.push(`/run/user/${uid}`, join(tmpdir(), `harness-${uid}`));
+  return out;
+}
 
 type RawBlock = NonNullable<RawPack['sandbox']>;
 type RawFields = Exclude<RawBlock, false>;
@@ -80,8 +131,8 @@ export function resolveSandbox(
   const home = ctx.options.home ?? homedir();
   const command = `${rp.id}.${rc.id}`;
   // Each resolved path with the index it was written at (issues point there).
-  const list = (key: 'read' | 'write' | 'deny'): [string, number][] | undefined => {
-    const raw = fields.filesystem?.[key];
+  const list = (key: 'read' | 'write' | 'deny' | 'unix_sockets'): [string, number][] | undefined => {
+    const raw = key === 'unix_sockets' ? fields.unix_sockets : fields.filesystem?.[key];
     if (raw === undefined) return undefined;
     const out: [string, number][] = [];
     raw.forEach((entry, i) => {
@@ -91,7 +142,7 @@ export function resolveSandbox(
         issues.push(
           ctx.issue(
             Code.sandbox_path,
-            [...at, 'filesystem', key, i],
+            key === 'unix_sockets' ? [...at, key, i] : [...at, 'filesystem', key, i],
             `sandbox path "${entry}" of "${command}" names another user's home; expected an absolute path, ~/… (the serving user's home) or a path relative to the pack's cwd`,
             { command, entry, reason: 'other_home' },
           ),
@@ -103,7 +154,13 @@ export function resolveSandbox(
   const read = list('read')?.map(([path]) => path);
   const writeAt = list('write') ?? (effects === 'read' ? [] : [[cwd, -1] as [string, number]]);
   const write = writeAt.map(([path]) => path);
-  const deny = [...(list('deny') ?? []).map(([path]) => path), ...BUILTIN_DENY.map((p) => join(home, p))];
+  const deny = [
+    ...(list('deny') ?? []).map(([path]) => path),
+    ...BUILTIN_DENY.map((p) => join(home, p)),
+    ...harnessHiddenPaths(home, ctx.options.env),
+    ...(ctx.options.hide ?? []),
+  ];
+  const unixSockets = (list('unix_sockets') ?? []).map(([path]) => path);
   if (read !== undefined) {
     for (const [path, i] of writeAt) {
       if (within(path, read)) continue;
@@ -144,6 +201,7 @@ export function resolveSandbox(
     deny: Object.freeze([...new Set(deny)]),
     network: typeof network === 'object' ? 'none' : network,
     ...(fields.processes === undefined ? {} : { processes: fields.processes }),
+    ...(unixSockets.length === 0 ? {} : { unixSockets: Object.freeze(unixSockets) }),
   });
 }
 

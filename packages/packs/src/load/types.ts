@@ -26,6 +26,13 @@ export interface LoadOptions {
   readonly home?: string;
   /** PATH on which to look for bubblewrap. Default: this process's `PATH` (where runs look for it too). */
   readonly sandboxPath?: string;
+  /**
+   * More paths hidden from every confined command, beside the built-in ones (absolute): a host
+   * passes its instance directories here.
+   */
+  readonly hide?: readonly string[];
+  /** The environment the built-in hidden paths are read from (`XDG_*`, `HARNESS_HOME`). Default: this process's. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** What {@link loadWorkspace} returns: the workspace and its warnings, or every issue found. */
