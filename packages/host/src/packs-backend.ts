@@ -1,6 +1,6 @@
 // Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createSpawner } from '@harness/exec';
 import {
   auditEvent,
@@ -21,6 +21,7 @@ import { decideWithApprovals } from './approval-gate';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import type { PackBackend, PackOutcome } from './host';
+import { knownInstances, recordInstance } from './instance-registry';
 import { openRunningLog, type RunningTrack } from './running';
 import type { ScopeWorkspace } from './scope';
 
@@ -94,9 +95,12 @@ export async function loadPackBackend(
   instanceDir?: string,
 ): Promise<{ workspace: Workspace; backend: PackBackend; scopeWorkspace: ScopeWorkspace }> {
   const credentials = readCredentials(instanceDir);
+  // Every instance of this user is hidden from confined commands, this one first.
+  if (instanceDir !== undefined) recordInstance(instanceDir);
+  const hide = [...(instanceDir === undefined ? [] : [resolve(instanceDir)]), ...knownInstances()];
   const loaded = await loadWorkspace(
     { file: workspaceFile },
-    { reservedCommandIds: [...BUILTIN_IDS], ...(credentials ? { credentials } : {}) },
+    { reservedCommandIds: [...BUILTIN_IDS], hide, ...(credentials ? { credentials } : {}) },
   );
   if (!loaded.ok) {
     throw new HostError(
