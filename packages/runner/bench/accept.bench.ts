@@ -12,7 +12,6 @@ import { Supervisor } from '../src/supervisor';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const body = readFileSync(join(root, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8');
-const signature = signBody('github', 'bench-secret', body);
 const dir = mkdtempSync(join(tmpdir(), 'runner-bench-'));
 // The harness listens for another event, so the measured path is acceptance only (no run starts).
 const loaded = loadRunnerConfig({
@@ -42,16 +41,20 @@ const address = bare.address();
 const bareUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
 let n = 0;
+// Each delivery is a new signed body (the receiver drops a body it accepted before, whatever its
+// delivery id), signed here for both servers so the client does the same work for each.
 async function deliver(base: string): Promise<void> {
+  const id = n++;
+  const unique = body.replace('{', `{"bench": ${id},`);
   const res = await fetch(`${base}/hooks/gh`, {
     method: 'POST',
     headers: {
       'x-github-event': 'pull_request',
-      'x-github-delivery': `bench-${n++}`,
-      'x-hub-signature-256': signature,
+      'x-github-delivery': `bench-${id}`,
+      'x-hub-signature-256': signBody('github', 'bench-secret', unique),
       'content-type': 'application/json',
     },
-    body,
+    body: unique,
   });
   await res.text();
   if (res.status !== 202) throw new Error(`status ${res.status}`);

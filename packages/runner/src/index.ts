@@ -8,6 +8,7 @@ export { formatRunnerIssue, RunnerError, RunnerErrorCode } from './errors';
 export type { RunnerLoadOptions, RunnerLoadResult, RunnerSource } from './load';
 export {
   DEFAULT_CONCURRENCY,
+  DEFAULT_DELIVERY_RETENTION_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RUN_MAX_OUTPUT_BYTES,
   DEFAULT_RUN_TIMEOUT_MS,
@@ -31,7 +32,7 @@ export {
   SCHEMES,
 } from './schema';
 export { DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, signBody, verifySignature } from './signature';
-export type { NewRun } from './store';
+export type { AcceptedBody, DeliveryToAccept, NewRun, ReceivedDelivery } from './store';
 export { RunStore } from './store';
 export type { SupervisorOptions } from './supervisor';
 export { runnerPaths, Supervisor } from './supervisor';

@@ -18,6 +18,7 @@ import {
   type AgentKind,
   type HarnessEntry,
   type PromptDelivery,
+  parseRetention,
   runnerFileSchema,
 } from './schema';
 import type { Harness, HarnessTools, PromptSpec, RunnerConfig, Source, When } from './types';
@@ -28,6 +29,13 @@ export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_RUN_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 /** Largest webhook body the receiver reads when the file sets no `max_body`: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * How long the receiver remembers an accepted webhook body when the file sets no
+ * `delivery_retention`: 30 days, well past the window in which a forge offers to redeliver (GitHub:
+ * 3 days), so a captured body replayed within it starts nothing.
+ */
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 /** Triggered and scheduled runs in flight at once when the file sets no `concurrency`. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -192,6 +200,10 @@ function build(raw: z.output<typeof runnerFileSchema>, ctx: Ctx): RunnerConfig |
     ...(listen ? { listen } : {}),
     maxBodyBytes:
       raw.max_body === undefined ? DEFAULT_MAX_BODY_BYTES : (parseByteSize(raw.max_body) as number),
+    deliveryRetentionMs:
+      raw.delivery_retention === undefined
+        ? DEFAULT_DELIVERY_RETENTION_MS
+        : (parseRetention(raw.delivery_retention) as number),
     concurrency: raw.concurrency ?? DEFAULT_CONCURRENCY,
     sources,
     harnesses,

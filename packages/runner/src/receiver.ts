@@ -1,15 +1,23 @@
 // The webhook receiver: POST /hooks/<source id>. Per delivery, in this order: refuse a body over the
-// cap before reading it whole; verify the HMAC signature over the raw bytes in constant time; parse
-// JSON; drop a delivery id seen before; write the version-1 envelope (0600, atomic); commit the
+// cap before reading it whole; verify the HMAC signature over the raw bytes in constant time; drop a
+// body accepted before (by the SHA-256 of those bytes, within the retention window); parse JSON;
+// write the version-1 envelope (0600, atomic, never over another file); commit the body, its
 // delivery and its pending runs in one transaction; answer 202; then hand the runs to the supervisor.
 // An acknowledged delivery is therefore never lost to a crash: a restart starts its pending runs.
+//
+// The delivery-id header is not signed: anyone holding one signed body can re-post it with any id,
+// or none. So the id decides nothing. It is recorded as data, and it names the envelope file only
+// when it is a plain name (the event-id pattern: no `/`, no leading dot) not already taken.
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
+import { open, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { eventIdFor } from '@harness/events';
+import { eventIdFor, isEventId } from '@harness/events';
 import { writeEnvelope } from '@harness/events/node';
+import { BodyClaims } from './claims';
 import type { RunnerMetrics } from './metrics';
-import { DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, verifySignature } from './signature';
+import { bodyDigest, DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, verifySignature } from './signature';
 import type { NewRun, RunStore } from './store';
 import type { RunnerConfig, Source } from './types';
 
@@ -27,16 +35,22 @@ export interface ReceiverOptions {
   readonly metrics: RunnerMetrics;
 }
 
-/** One audit line (`<instance>/runner/audit.log`): never a body, a header value or a secret. */
+/** One audit line (`<instance>/runner/audit.log`): never a body or a secret. */
 export interface AuditLine {
   at: string;
   source: string;
   outcome: 'accepted' | 'bad_signature' | 'too_large' | 'not_json' | 'no_event' | 'duplicate' | 'error';
   status: number;
+  /** The delivery-id header as sent (unsigned, at most 200 characters), when there was one. */
   delivery?: string;
+  /** SHA-256 of the verified body: what makes a delivery a duplicate of an accepted one. */
+  digest?: string;
   event?: string;
   runs?: string[];
 }
+
+/** The longest delivery id recorded; a forge's is a UUID or a number, so this never cuts a real one. */
+const DELIVERY_ID_MAX = 200;
 
 function answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
   const text = `${JSON.stringify(body)}\n`;
@@ -83,16 +97,116 @@ function matches(config: RunnerConfig, source: Source, event: string, action: st
   );
 }
 
+/**
+ * Creates the envelope's file empty and exclusively (`wx`), so it is never an earlier delivery's file:
+ * `<dir>/<event id>.json`, or `<dir>/<uuid>.json` when that name is taken. The event id may come from
+ * the unsigned delivery header, so it is used only when it matches the event-id pattern (no `/`, no
+ * leading dot: one plain name inside `dir`); `eventIdFor` ensures that, and this checks it again here,
+ * where a path is made of it.
+ */
+async function claimEnvelopeFile(dir: string, eventId: string): Promise<string> {
+  for (let name = isEventId(eventId) ? eventId : randomUUID(); ; name = randomUUID()) {
+    const file = join(dir, `${name}.json`);
+    try {
+      await (await open(file, 'wx', 0o600)).close();
+      return file;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** One signature-verified delivery on its way to acceptance. */
+interface Verified {
+  readonly source: Source;
+  readonly body: Buffer;
+  readonly digest: string;
+  /** The delivery-id header, bounded; `null` when absent. Data only. */
+  readonly delivery: string | null;
+}
+
 /** Creates the receiver's HTTP server (not listening yet). */
 export function createReceiver(options: ReceiverOptions): Server {
   const { config, store, runnerDir } = options;
   const auditFile = join(runnerDir, 'audit.log');
-  const inFlight = new Set<string>();
+  const claims = new BodyClaims();
   const audit = (line: Omit<AuditLine, 'at'>): void => {
     options.metrics.deliveries.inc({ source: line.source, outcome: line.outcome });
     appendFileSync(auditFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`, {
       mode: 0o600,
     });
+  };
+  const about = (v: Verified) => ({
+    source: v.source.id,
+    digest: v.digest,
+    ...(v.delivery !== null ? { delivery: v.delivery } : {}),
+  });
+
+  /** Records and answers a delivery whose body was accepted already as `eventId`: 200, nothing runs. */
+  const duplicate = (res: ServerResponse, v: Verified, eventId: string, event?: string): void => {
+    store.recordDuplicate({ source: v.source.id, digest: v.digest, delivery: v.delivery, at: new Date() });
+    audit({ ...about(v), outcome: 'duplicate', status: 200, ...(event !== undefined ? { event } : {}) });
+    answer(res, 200, { duplicate: true, delivery: v.delivery, event_id: eventId });
+  };
+
+  /** Parses, writes the envelope, commits; called with the body's claim held and the body new. */
+  const acceptNew = async (req: IncomingMessage, res: ServerResponse, v: Verified): Promise<void> => {
+    const { source } = v;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v.body.toString('utf8'));
+    } catch {
+      audit({ ...about(v), outcome: 'not_json', status: 400 });
+      return answer(res, 400, {
+        error: 'the body is not JSON; set the webhook content type to application/json',
+      });
+    }
+    const event = header(req, EVENT_HEADERS[source.scheme]);
+    if (event === undefined || event === '') {
+      audit({ ...about(v), outcome: 'no_event', status: 400 });
+      return answer(res, 400, { error: `no ${EVENT_HEADERS[source.scheme]} header` });
+    }
+    const dir = join(runnerDir, 'events', source.id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const eventId = eventIdFor(v.delivery ?? undefined);
+    const file = await claimEnvelopeFile(dir, eventId);
+    let committed = false;
+    try {
+      const loaded = await writeEnvelope(file, {
+        source: `webhook.${source.id}`,
+        scheme: source.scheme,
+        event,
+        delivery: v.delivery ?? undefined,
+        body: parsed,
+        trustedActors: source.trustedActors,
+      });
+      const runs: NewRun[] = matches(config, source, event, loaded.envelope.typed.action).map((h) => ({
+        id: options.newRunId(),
+        harness: h.id,
+        status: 'pending',
+        trigger: 'webhook',
+        source: `webhook.${source.id}`,
+        event_file: file,
+      }));
+      const at = new Date();
+      const since = new Date(at.getTime() - config.deliveryRetentionMs);
+      committed = store.accept(
+        { source: source.id, digest: v.digest, delivery: v.delivery, eventId, eventFile: file, at, since },
+        runs,
+      );
+      if (!committed) {
+        // Another process on the same runs.db accepted this body between our check and our commit.
+        const prior = store.acceptedBody(source.id, v.digest, since);
+        return duplicate(res, v, prior?.event_id ?? eventId, event);
+      }
+      const ids = runs.map((r) => r.id);
+      audit({ ...about(v), outcome: 'accepted', status: 202, event, runs: ids });
+      answer(res, 202, { accepted: true, delivery: v.delivery, event_id: eventId, runs: ids });
+      options.onAccepted(ids);
+    } finally {
+      // An envelope no committed delivery points to is removed, so none is left to be mistaken for one.
+      if (!committed) await unlink(file).catch(() => undefined);
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -121,58 +235,25 @@ export function createReceiver(options: ReceiverOptions): Server {
       audit({ source: source.id, outcome: 'bad_signature', status: 401 });
       return answer(res, 401, { error: 'bad signature' });
     }
-    let parsed: unknown;
+    const id = header(req, DELIVERY_HEADERS[source.scheme]);
+    const v: Verified = {
+      source,
+      body,
+      digest: bodyDigest(body),
+      delivery: id === undefined ? null : id.slice(0, DELIVERY_ID_MAX),
+    };
+    // Deliveries of the same body wait for each other, so two arriving together start one run.
+    const release = await claims.claim(`${source.id}\0${v.digest}`);
     try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      audit({ source: source.id, outcome: 'not_json', status: 400 });
-      return answer(res, 400, {
-        error: 'the body is not JSON; set the webhook content type to application/json',
-      });
-    }
-    const event = header(req, EVENT_HEADERS[source.scheme]);
-    if (event === undefined || event === '') {
-      audit({ source: source.id, outcome: 'no_event', status: 400 });
-      return answer(res, 400, { error: `no ${EVENT_HEADERS[source.scheme]} header` });
-    }
-    const delivery = header(req, DELIVERY_HEADERS[source.scheme]);
-    const key = delivery ?? eventIdFor(undefined);
-    if (inFlight.has(key) || store.seen(source.id, key)) {
-      audit({ source: source.id, outcome: 'duplicate', status: 200, delivery: key, event });
-      return answer(res, 200, { duplicate: true, delivery: key });
-    }
-    inFlight.add(key);
-    try {
-      const dir = join(runnerDir, 'events', source.id);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const eventId = eventIdFor(delivery);
-      const file = join(dir, `${eventId}.json`);
-      const loaded = await writeEnvelope(file, {
-        source: `webhook.${source.id}`,
-        scheme: source.scheme,
-        event,
-        delivery,
-        body: parsed,
-        trustedActors: source.trustedActors,
-      });
-      const runs: NewRun[] = matches(config, source, event, loaded.envelope.typed.action).map((h) => ({
-        id: options.newRunId(),
-        harness: h.id,
-        status: 'pending',
-        trigger: 'webhook',
-        source: `webhook.${source.id}`,
-        event_file: file,
-      }));
-      if (!store.accept({ source: source.id, delivery: key, eventFile: file }, runs)) {
-        audit({ source: source.id, outcome: 'duplicate', status: 200, delivery: key, event });
-        return answer(res, 200, { duplicate: true, delivery: key });
+      const since = new Date(Date.now() - config.deliveryRetentionMs);
+      const prior = store.acceptedBody(source.id, v.digest, since);
+      if (prior !== undefined) {
+        const event = header(req, EVENT_HEADERS[source.scheme]);
+        return duplicate(res, v, prior.event_id, event === '' ? undefined : event);
       }
-      const ids = runs.map((r) => r.id);
-      audit({ source: source.id, outcome: 'accepted', status: 202, delivery: key, event, runs: ids });
-      answer(res, 202, { accepted: true, delivery: key, event_id: eventId, runs: ids });
-      options.onAccepted(ids);
+      await acceptNew(req, res, v);
     } finally {
-      inFlight.delete(key);
+      release();
     }
   };
 

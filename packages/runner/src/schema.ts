@@ -68,6 +68,24 @@ const size = z
     examples: ['10MB'],
   });
 
+const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A retention window written as a whole number of minutes, hours or days (`90m`, `12h`, `30d`, the
+ * syntax of `loom broker start --retention`), in ms; `undefined` when the text is not one.
+ */
+export function parseRetention(text: string): number | undefined {
+  const m = /^([1-9][0-9]{0,5})([mhd])$/.exec(text.trim());
+  return m ? Number(m[1]) * RETENTION_UNIT_MS[m[2] as keyof typeof RETENTION_UNIT_MS] : undefined;
+}
+
+const retention = z
+  .string({ error: 'expected a retention window such as 30d, 12h or 90m' })
+  .refine((s) => parseRetention(s) !== undefined, {
+    error: 'expected a retention window: a whole number of minutes, hours or days, such as 30d, 12h or 90m',
+  })
+  .meta({ description: 'A window: a whole number and m, h or d.', examples: ['30d', '12h'] });
+
 const source = strict({
   id: id('source'),
   scheme: z.enum(SCHEMES, { error: 'expected a scheme: github, gitea or forgejo' }),
@@ -173,6 +191,10 @@ export const runnerFileSchema = strict({
     .meta({
       description: 'Triggered and scheduled runs in flight at once; more wait their turn. Default 4.',
     }),
+  delivery_retention: retention.optional().meta({
+    description:
+      'How long the receiver remembers an accepted webhook body (its SHA-256) and the delivery ids seen, to drop replays of it. Default 30d.',
+  }),
   sources: z.array(source, { error: 'expected a list of webhook sources' }).optional(),
   harnesses: z.array(harness, { error: 'expected a list of harnesses' }),
 });

@@ -1,6 +1,6 @@
 // Webhook signatures: HMAC-SHA256 of the raw body with the source's secret, in the header each forge
 // uses, compared in constant time. GitHub writes `sha256=<hex>`; Gitea and Forgejo write the bare hex.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The signature header of each scheme (lowercase, as Node presents headers). */
 export const SIGNATURE_HEADERS = {
@@ -44,4 +44,13 @@ export function verifySignature(
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return false;
   const expected = createHmac('sha256', secret).update(body).digest();
   return timingSafeEqual(expected, Buffer.from(hex, 'hex'));
+}
+
+/**
+ * The replay key of a delivery: SHA-256 (hex) of exactly the raw bytes whose signature
+ * {@link verifySignature} accepted. Only these bytes are vouched for by the forge; every header
+ * beside the signature (delivery id, event name) can be changed by whoever re-posts them.
+ */
+export function bodyDigest(body: Uint8Array): string {
+  return createHash('sha256').update(body).digest('hex');
 }

@@ -1,6 +1,11 @@
-// Run records and received deliveries in SQLite at `<instance>/runner/runs.db` (WAL; every change one
-// statement or one transaction). The receiver commits a delivery and its pending runs together, only
-// after the envelope file is on disk, and answers 202 after that commit.
+// Run records and received webhook deliveries in SQLite at `<instance>/runner/runs.db` (WAL; every
+// change one statement or one transaction). The receiver commits an accepted body and its pending runs
+// together, only after the envelope file is on disk, and answers 202 after that commit.
+//
+// Replays are recognised by what the forge signed, never by what it did not: `webhook_bodies` is keyed
+// on (source, SHA-256 of the verified raw body), and the unsigned delivery id is only data in
+// `webhook_deliveries`. runs.db files written before this hold a `deliveries` table keyed on that
+// id; it is left as it was and never read.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,10 +18,53 @@ CREATE TABLE IF NOT EXISTS runs (
   stdin_is_prompt INTEGER NOT NULL DEFAULT 0, exit_code INTEGER, signal TEXT,
   created_at TEXT NOT NULL, started_at TEXT, ended_at TEXT, duration_ms INTEGER, log_file TEXT, message TEXT
 );
-CREATE TABLE IF NOT EXISTS deliveries (
-  source TEXT NOT NULL, delivery TEXT NOT NULL, event_file TEXT NOT NULL, received_at TEXT NOT NULL,
-  PRIMARY KEY (source, delivery)
-);`;
+CREATE TABLE IF NOT EXISTS webhook_bodies (
+  source TEXT NOT NULL, digest TEXT NOT NULL, event_id TEXT NOT NULL, event_file TEXT NOT NULL,
+  received_at TEXT NOT NULL,
+  PRIMARY KEY (source, digest)
+);
+CREATE INDEX IF NOT EXISTS webhook_bodies_received_at ON webhook_bodies (received_at);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  source TEXT NOT NULL, digest TEXT NOT NULL, delivery TEXT, outcome TEXT NOT NULL, received_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_body ON webhook_deliveries (source, digest);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_received_at ON webhook_deliveries (received_at);`;
+
+/** A webhook body the receiver accepted: the replay key is its source and the SHA-256 of its bytes. */
+export interface AcceptedBody {
+  readonly source: string;
+  /** SHA-256 (hex) of the exact raw bytes whose signature was verified. */
+  readonly digest: string;
+  readonly event_id: string;
+  readonly event_file: string;
+  readonly received_at: string;
+}
+
+/**
+ * One delivery with a valid signature, as received. `delivery` is the forge's delivery-id header: it
+ * is not signed, so it is kept for people reading the record and never used to decide anything.
+ */
+export interface ReceivedDelivery {
+  readonly source: string;
+  readonly digest: string;
+  /** The delivery-id header as sent (at most 200 characters), `null` when there was none. */
+  readonly delivery: string | null;
+  /** `accepted`: the body was new and its runs were committed; `duplicate`: it was not, nothing ran. */
+  readonly outcome: 'accepted' | 'duplicate';
+  readonly received_at: string;
+}
+
+/** What {@link RunStore.accept} records about a delivery. */
+export interface DeliveryToAccept {
+  readonly source: string;
+  readonly digest: string;
+  readonly delivery: string | null;
+  readonly eventId: string;
+  readonly eventFile: string;
+  readonly at: Date;
+  /** The start of the retention window: bodies and deliveries received before it are forgotten. */
+  readonly since: Date;
+}
 
 type Row = Omit<RunRecord, 'stdin_is_prompt' | 'observation'> & {
   stdin_is_prompt: number;
@@ -111,32 +159,74 @@ export class RunStore {
     return (this.db.prepare(sql).all(filter) as Row[]).map(toRecord);
   }
 
-  /** Whether a delivery id of a source was already accepted. */
-  seen(source: string, delivery: string): boolean {
-    return (
-      this.db.prepare('SELECT 1 FROM deliveries WHERE source = ? AND delivery = ?').get(source, delivery) !==
-      undefined
-    );
+  /** The body of `source` with SHA-256 `digest` accepted at or after `since`, or `undefined`. */
+  acceptedBody(source: string, digest: string, since: Date): AcceptedBody | undefined {
+    return this.db
+      .prepare('SELECT * FROM webhook_bodies WHERE source = ? AND digest = ? AND received_at >= ?')
+      .get(source, digest, since.toISOString()) as AcceptedBody | undefined;
   }
 
   /**
-   * Records an accepted delivery and its pending runs in one transaction. Returns `false` (and
-   * records nothing) when the delivery id was already accepted.
+   * Records a new body, its delivery and its pending runs in one transaction, after forgetting the
+   * bodies and deliveries received before `since`. Returns `false` (and records nothing) when the
+   * body was accepted within the window already, by this process or another on the same file.
    */
-  accept(
-    delivery: { source: string; delivery: string; eventFile: string },
-    runs: readonly NewRun[],
-  ): boolean {
+  accept(delivery: DeliveryToAccept, runs: readonly NewRun[]): boolean {
     return this.db.transaction(() => {
+      this.forget(delivery.since);
+      const at = delivery.at.toISOString();
       const inserted = this.db
         .prepare(
-          'INSERT OR IGNORE INTO deliveries (source, delivery, event_file, received_at) VALUES (?, ?, ?, ?)',
+          `INSERT OR IGNORE INTO webhook_bodies (source, digest, event_id, event_file, received_at)
+           VALUES (?, ?, ?, ?, ?)`,
         )
-        .run(delivery.source, delivery.delivery, delivery.eventFile, new Date().toISOString());
+        .run(delivery.source, delivery.digest, delivery.eventId, delivery.eventFile, at);
       if (inserted.changes === 0) return false;
+      this.insertDelivery(delivery.source, delivery.digest, delivery.delivery, 'accepted', at);
       for (const run of runs) this.insert(run);
       return true;
     })();
+  }
+
+  /** Records a delivery whose body was accepted already (it started nothing). */
+  recordDuplicate(delivery: { source: string; digest: string; delivery: string | null; at: Date }): void {
+    this.insertDelivery(
+      delivery.source,
+      delivery.digest,
+      delivery.delivery,
+      'duplicate',
+      delivery.at.toISOString(),
+    );
+  }
+
+  /** Deliveries with a valid signature, oldest first; optionally one source's, or one body's. */
+  deliveries(filter: { source?: string; digest?: string } = {}): ReceivedDelivery[] {
+    const where: string[] = [];
+    if (filter.source !== undefined) where.push('source = @source');
+    if (filter.digest !== undefined) where.push('digest = @digest');
+    const sql = `SELECT * FROM webhook_deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    return this.db.prepare(sql).all(filter) as ReceivedDelivery[];
+  }
+
+  private insertDelivery(
+    source: string,
+    digest: string,
+    delivery: string | null,
+    outcome: ReceivedDelivery['outcome'],
+    at: string,
+  ): void {
+    this.db
+      .prepare(
+        'INSERT INTO webhook_deliveries (source, digest, delivery, outcome, received_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(source, digest, delivery, outcome, at);
+  }
+
+  /** The retention rule: bodies and delivery ids received before `since` are forgotten. */
+  private forget(since: Date): void {
+    const cutoff = since.toISOString();
+    this.db.prepare('DELETE FROM webhook_bodies WHERE received_at < ?').run(cutoff);
+    this.db.prepare('DELETE FROM webhook_deliveries WHERE received_at < ?').run(cutoff);
   }
 
   close(): void {

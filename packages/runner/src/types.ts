@@ -78,6 +78,12 @@ export interface RunnerConfig {
   readonly file: string;
   readonly listen?: { readonly host: string; readonly port: number };
   readonly maxBodyBytes: number;
+  /**
+   * How long an accepted webhook body is remembered (by source and SHA-256 of its bytes) so that a
+   * replay of it, whatever its unsigned headers say, starts nothing; the delivery ids seen are kept as
+   * long. Past the window the same body is accepted again.
+   */
+  readonly deliveryRetentionMs: number;
   /** Triggered and scheduled runs in flight at once (resident harnesses are not counted). */
   readonly concurrency: number;
   readonly sources: readonly Source[];

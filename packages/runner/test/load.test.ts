@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AGENT_KINDS,
   cell,
+  DEFAULT_DELIVERY_RETENTION_MS,
   formatRunnerIssue,
   HARNESS_KINDS,
   type HarnessKind,
@@ -384,6 +385,27 @@ describe('sources, triggers and schedules', () => {
       ],
     });
     expect(result.ok ? [] : result.issues.map((i) => i.code)).toEqual(['duplicate_id']);
+  });
+});
+
+describe('delivery_retention', () => {
+  it('remembers accepted webhook bodies for 30 days unless the file says otherwise', () => {
+    expect(mustLoad({ harnesses: [] }).deliveryRetentionMs).toBe(30 * 86_400_000);
+    expect(DEFAULT_DELIVERY_RETENTION_MS).toBe(30 * 86_400_000);
+  });
+
+  it('reads a window in whole minutes, hours or days', () => {
+    const windows = ['90m', '12h', '7d'].map((w) => mustLoad({ delivery_retention: w, harnesses: [] }));
+    expect(windows.map((c) => c.deliveryRetentionMs)).toEqual([90 * 60_000, 12 * 3_600_000, 7 * 86_400_000]);
+  });
+
+  it('refuses a window that is not a whole number of minutes, hours or days, saying what it expects', () => {
+    for (const bad of ['30s', '1.5d', '0d', 'forever']) {
+      const { result } = loadDoc({ delivery_retention: bad, harnesses: [] });
+      expect(result.ok ? '' : result.issues[0]?.message, bad).toContain(
+        'delivery_retention: expected a retention window: a whole number of minutes, hours or days, such as 30d, 12h or 90m',
+      );
+    }
   });
 });
 

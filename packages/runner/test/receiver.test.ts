@@ -1,6 +1,7 @@
 // The webhook receiver over real HTTP: every captured delivery in fixtures/webhooks/, signed by the
 // test, reaches a real receiver; the FAKE agent records what each run got.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '@harness/events';
 import { repoRoot, tempDir } from '@harness/test-utils';
@@ -225,18 +226,6 @@ describe('the webhook receiver', () => {
     expect(JSON.stringify(audit)).not.toContain(SECRETS.GH);
   });
 
-  it('drops a delivery id seen before: one run, and the second answer says duplicate', async () => {
-    const url = await start([
-      { id: 'h', kind: 'command', trigger: { source: 'gt', events: ['push'] }, argv: ['/bin/true'] },
-    ]);
-    const body = readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'gitea', 'push.json'), 'utf8');
-    expect((await post(url, 'gitea', 'push', body, { delivery: 'same-1' })).status).toBe(202);
-    const again = await post(url, 'gitea', 'push', body, { delivery: 'same-1' });
-    expect(again).toEqual({ status: 200, json: { duplicate: true, delivery: 'same-1' } });
-    await supervisor?.idle();
-    expect(supervisor?.store.list().length).toBe(1);
-  });
-
   it('refuses a body over max_body with 413, by its declared length and while streaming', async () => {
     const url = await start(
       [{ id: 'h', kind: 'command', trigger: { source: 'gh', events: ['push'] }, argv: ['/bin/true'] }],
@@ -311,5 +300,146 @@ describe('the webhook receiver', () => {
     await post(url, 'github', 'pull_request', body, { delivery: 'pr-1' });
     await supervisor?.idle();
     expect(supervisor?.store.list().map((r) => [r.harness, r.status])).toEqual([['opened', 'succeeded']]);
+  });
+});
+
+function fixture(scheme: Scheme, file: string): string {
+  return readFileSync(join(repoRoot, 'fixtures', 'webhooks', scheme, file), 'utf8');
+}
+
+function auditLines(): Record<string, unknown>[] {
+  return readFileSync(join(instance.path, 'runner', 'audit.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A harness that records each run it gets (the FAKE agent), on `events` of the scheme's source. */
+function recorder(scheme: Scheme, events: string[], id = 'rec') {
+  return {
+    id,
+    kind: 'command',
+    trigger: { source: SOURCE_OF[scheme], events },
+    argv: [join(fakes.bin, 'record'), '{{event.file}}'],
+  };
+}
+
+const PUSH: Record<Scheme, string> = { github: 'push.json', gitea: 'push.json', forgejo: 'HookPush.json' };
+
+describe('replayed deliveries: the signed body decides, never the unsigned delivery id', () => {
+  it.each(['github', 'gitea', 'forgejo'] as const)(
+    'starts one run for a signed %s body posted with five delivery ids, with none and with ../../etc/x; every replay answers 200 duplicate',
+    async (scheme) => {
+      const url = await start([recorder(scheme, ['push'])]);
+      const body = fixture(scheme, PUSH[scheme]);
+      const ids = ['r-1', 'r-2', 'r-3', 'r-4', 'r-5', undefined, '../../etc/x'];
+      const answers = [];
+      for (const delivery of ids)
+        answers.push(await post(url, scheme, 'push', body, delivery === undefined ? {} : { delivery }));
+      await supervisor?.idle();
+
+      const runs = supervisor?.store.list() ?? [];
+      expect(runs.map((r) => [r.harness, r.status])).toEqual([['rec', 'succeeded']]);
+      expect(answers[0]).toEqual({
+        status: 202,
+        json: { accepted: true, delivery: 'r-1', event_id: 'r-1', runs: [runs[0]?.id] },
+      });
+      expect(answers.slice(1)).toEqual(
+        ids.slice(1).map((delivery) => ({
+          status: 200,
+          json: { duplicate: true, delivery: delivery ?? null, event_id: 'r-1' },
+        })),
+      );
+      expect(readdirSync(fakes.records)).toEqual([`${runs[0]?.id}.json`]);
+      const source = SOURCE_OF[scheme];
+      const events = join(instance.path, 'runner', 'events');
+      expect(readdirSync(join(events, source))).toEqual(['r-1.json']);
+      expect(readdirSync(events)).toEqual([source]);
+      expect(existsSync(join(instance.path, 'runner', 'etc'))).toBe(false);
+
+      const digest = createHash('sha256').update(body).digest('hex');
+      expect(supervisor?.store.deliveries({ source }).map((d) => [d.delivery, d.outcome, d.digest])).toEqual(
+        ids.map((id, i) => [id ?? null, i === 0 ? 'accepted' : 'duplicate', digest]),
+      );
+      expect(auditLines().map((a) => [a.outcome, a.status, a.delivery, a.digest])).toEqual(
+        ids.map((id, i) => [i === 0 ? 'accepted' : 'duplicate', i === 0 ? 202 : 200, id, digest]),
+      );
+    },
+  );
+
+  it('drops a replay whose unsigned event header was changed: the body is the same delivery', async () => {
+    const url = await start([recorder('github', ['push']), recorder('github', ['pull_request'], 'pr')]);
+    const body = fixture('github', 'push.json');
+    expect((await post(url, 'github', 'push', body, { delivery: 'p-1' })).status).toBe(202);
+    const replay = await post(url, 'github', 'pull_request', body, { delivery: 'p-2' });
+    const stripped = await post(url, 'github', '', body, { delivery: 'p-3' });
+    await supervisor?.idle();
+    expect(replay).toEqual({ status: 200, json: { duplicate: true, delivery: 'p-2', event_id: 'p-1' } });
+    expect(stripped).toEqual({ status: 200, json: { duplicate: true, delivery: 'p-3', event_id: 'p-1' } });
+    expect(supervisor?.store.list().map((r) => r.harness)).toEqual(['rec']);
+  });
+
+  it('starts one run when one signed body arrives eight times at once, each with its own delivery id', async () => {
+    const url = await start([recorder('gitea', ['pull_request'])]);
+    const body = fixture('gitea', 'pull_request_opened.json');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => post(url, 'gitea', 'pull_request', body, { delivery: `c-${i}` })),
+    );
+    await supervisor?.idle();
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 202]);
+    const first = answers.find((a) => a.status === 202)?.json.event_id;
+    for (const a of answers.filter((x) => x.status === 200))
+      expect(a.json).toMatchObject({ duplicate: true, event_id: first });
+    expect(supervisor?.store.list().length).toBe(1);
+    expect(readdirSync(fakes.records).length).toBe(1);
+    expect(readdirSync(join(instance.path, 'runner', 'events', 'gt'))).toEqual([`${first}.json`]);
+  });
+
+  it('accepts two different signed bodies sent with the same delivery id, each in its own envelope file', async () => {
+    const url = await start([recorder('forgejo', ['push'])]);
+    const bodies = [fixture('forgejo', 'HookPush.json'), fixture('forgejo', 'HookPushMulti.json')];
+    for (const body of bodies)
+      expect((await post(url, 'forgejo', 'push', body, { delivery: 'same-1' })).status).toBe(202);
+    await supervisor?.idle();
+    const files = (supervisor?.store.list() ?? []).map((r) => r.event_file as string);
+    expect(files.length).toBe(2);
+    expect(files[0]).toBe(join(instance.path, 'runner', 'events', 'fj', 'same-1.json'));
+    expect(files[1]).not.toBe(files[0]);
+    files.forEach((file, i) => {
+      expect(JSON.parse(readFileSync(file, 'utf8')).webhook.body).toEqual(JSON.parse(bodies[i] as string));
+    });
+  });
+
+  it('remembers an accepted body across a restart: a replay to the next runner starts nothing', async () => {
+    const harnesses = [recorder('github', ['release'])];
+    const body = fixture('github', 'release_published.json');
+    const first = await start(harnesses);
+    expect((await post(first, 'github', 'release', body, { delivery: 'rel-1' })).status).toBe(202);
+    await supervisor?.idle();
+    await supervisor?.stop();
+    const second = await start(harnesses);
+    const replay = await post(second, 'github', 'release', body, { delivery: 'rel-2' });
+    await supervisor?.idle();
+    expect(replay).toEqual({ status: 200, json: { duplicate: true, delivery: 'rel-2', event_id: 'rel-1' } });
+    expect(supervisor?.store.list().length).toBe(1);
+  });
+
+  it('accepts a body again once it is older than delivery_retention, and forgets the delivery ids seen with it', async () => {
+    const url = await start([recorder('gitea', ['push'])], { delivery_retention: '1h' });
+    const body = fixture('gitea', 'push.json');
+    expect((await post(url, 'gitea', 'push', body, { delivery: 'old-1' })).status).toBe(202);
+    expect((await post(url, 'gitea', 'push', body, { delivery: 'old-2' })).status).toBe(200);
+    // Age the records instead of waiting: the window is measured against received_at.
+    const longAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const db = supervisor?.store.db;
+    db?.prepare('UPDATE webhook_bodies SET received_at = ?').run(longAgo);
+    db?.prepare('UPDATE webhook_deliveries SET received_at = ?').run(longAgo);
+    const again = await post(url, 'gitea', 'push', body, { delivery: 'new-1' });
+    await supervisor?.idle();
+    expect(again.status).toBe(202);
+    expect(supervisor?.store.list().length).toBe(2);
+    expect(supervisor?.store.deliveries().map((d) => [d.delivery, d.outcome])).toEqual([
+      ['new-1', 'accepted'],
+    ]);
   });
 });

@@ -60,7 +60,7 @@ async function until(check: () => boolean, ms = 15000): Promise<void> {
 }
 
 describe('a runner killed between the 202 and the spawn', () => {
-  it('keeps the envelope and the pending run, and the next start runs it', async () => {
+  it('keeps the envelope and the pending run, the next start runs it, and a replay of its body starts nothing', async () => {
     const fakes = fakeAgents();
     const instance = tempDir('runner-instance-');
     const file = join(fakes.dir, 'runner.yaml');
@@ -100,7 +100,7 @@ harnesses:
     expect(before.get(pendingId)?.status).toBe('pending');
     before.close();
 
-    await startRunner(file, instance.path, env);
+    const second = await startRunner(file, instance.path, env);
     await until(() => existsSync(join(fakes.records, `${pendingId}.json`)));
     expect(fakes.read(pendingId).argv).toEqual([envelope]);
     const after = new RunStore(db);
@@ -109,6 +109,21 @@ harnesses:
       status: 'failed',
       reason: 'runner_restarted',
     });
+    // The body accepted before the kill is remembered: replayed under a new delivery id, it runs nothing.
+    const replay = await fetch(`${second}/hooks/gh`, {
+      method: 'POST',
+      headers: {
+        'x-github-event': 'release',
+        'x-github-delivery': 'rel-2',
+        'x-hub-signature-256': signBody('github', 's3cret', release),
+      },
+      body: release,
+    });
+    expect([replay.status, await replay.json()]).toEqual([
+      200,
+      { duplicate: true, delivery: 'rel-2', event_id: 'rel-1' },
+    ]);
+    expect(after.list().length).toBe(2);
     after.close();
     fakes.cleanup();
     instance.cleanup();
