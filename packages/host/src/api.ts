@@ -7,6 +7,7 @@ import { HostError, HostErrorCode } from './errors';
 import { APPROVAL_TTL_MS, createCommandHost } from './host';
 import { openStore, readInstance } from './instance';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
+import { ownIdentity } from './peer';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
 import { describeStoreTarget, openStoreTarget } from './store/open';
@@ -110,7 +111,17 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       transport: 'broker',
       approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
     });
-    const server = await serveBroker(host, socketPath);
+    const identity = ownIdentity();
+    const backend = prepared.backend;
+    const server = await serveBroker(host, socketPath, {
+      ...(identity === undefined
+        ? {}
+        : { peers: { ...identity, runs: () => backend.runningSessions?.() ?? new Set<number>() } }),
+      onPeerUnknown: (reason) =>
+        process.stderr.write(
+          `harness broker: cannot tell which process connects (${reason}), so connections are served unchecked; confined commands still cannot open a Unix socket (docs/security.md)\n`,
+        ),
+    });
     const retention = applyRetention(prepared.store, retentionMs);
     return {
       socketPath: server.socketPath,

@@ -17,6 +17,7 @@ import {
 } from '@harness/protocol';
 import { HostError, HostErrorCode } from './errors';
 import type { CommandHost } from './host';
+import { findPeer, type PeerPolicy, peerRefusal } from './peer';
 import { ensurePrivateDir } from './private-dir';
 import { validateAgainst } from './validate';
 
@@ -129,6 +130,14 @@ export interface BrokerOptions {
    * whether the broker stopped reading from it. An observation hook (tests, metrics); it must not throw.
    */
   readonly onOutput?: (info: { pendingBytes: number; paused: boolean }) => void;
+  /**
+   * Who may connect: each connection's peer process is looked up before any of its requests is
+   * read, and one of another user, inside a sandbox or of a command this broker runs is answered
+   * `forbidden` and closed (docs/security.md). Absent: every connection is served.
+   */
+  readonly peers?: PeerPolicy;
+  /** Told, once, when a connection's peer cannot be looked up here (it is served). */
+  readonly onPeerUnknown?: (reason: string) => void;
 }
 
 const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
@@ -210,6 +219,29 @@ export async function serveBroker(
         return ok(answer);
       }
     }
+  };
+
+  let peerUnknownTold = false;
+  // Nothing of the connection is read until its peer is known and admitted.
+  const vet = (socket: Socket, policy: PeerPolicy): void => {
+    socket.pause();
+    void findPeer(socket).then((lookup) => {
+      if (socket.destroyed) return;
+      const refusal = lookup.found
+        ? peerRefusal(lookup.peer, policy)
+        : lookup.attributable
+          ? lookup.reason
+          : undefined;
+      if (refusal !== undefined) {
+        socket.end(answerLine(envelopeError('', 'forbidden', `connection refused: ${refusal}`)));
+        return;
+      }
+      if (!lookup.found && !peerUnknownTold) {
+        peerUnknownTold = true;
+        options.onPeerUnknown?.(lookup.reason);
+      }
+      socket.resume();
+    });
   };
 
   const server: Server = createServer((socket) => {
@@ -320,6 +352,7 @@ export async function serveBroker(
     });
     socket.on('drain', pump);
     socket.on('error', () => socket.destroy());
+    if (options.peers !== undefined) vet(socket, options.peers);
     socket.on('close', () => {
       reader.clear();
       queue.length = 0;

@@ -128,8 +128,11 @@ export async function loadPackBackend(
   // itself never forks (docs/host.md, "Running pack commands").
   const spawner = instanceDir ? createSpawner() : undefined;
 
+  // The sessions of the commands running now, which their broker must not serve.
+  const sessions = new Set<number>();
   const backend: PackBackend = {
     rows: () => rows,
+    runningSessions: () => sessions,
     async close() {
       running?.close();
       await spawner?.close();
@@ -226,10 +229,18 @@ export async function loadPackBackend(
       }
       const release = track ? () => track.release() : undefined;
       // A throw from the runner leaves the record: the next broker start turns it into an event.
+      let session: number | undefined;
       const result = await runPackCommand(workspace, id, args, {
         ...(credentials ? { credentials } : {}),
-        ...(track ? { onSpawn: (info: { pid: number; pgid: number }) => track.spawned(info) } : {}),
+        onSpawn: (info: { pid: number; pgid: number }) => {
+          // Started detached: its own session, whose id is its pid.
+          session = info.pgid;
+          sessions.add(session);
+          track?.spawned(info);
+        },
         ...(spawner ? { spawner } : {}),
+      }).finally(() => {
+        if (session !== undefined) sessions.delete(session);
       });
       if (!result.ok) {
         // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).

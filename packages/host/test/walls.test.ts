@@ -17,13 +17,27 @@ import { openStoreTarget } from '../src/store/open';
 
 const sandboxed = detectSandbox().available || process.env.CI === 'true';
 
-const WORKSPACE = `version: 1
+const workspaceText = (socket: string) => `version: 1
 command_packs:
   - id: probe
     commands:
       - id: sh
         argv: [sh, -c, '{{script}}']
         effects: read
+      - id: sock
+        argv: [sh, -c, '{{script}}']
+        effects: read
+        sandbox: { unix_sockets: ['${socket}'] }
+      - id: socknet
+        argv: [sh, -c, '{{script}}']
+        effects: read
+        sandbox: { unix_sockets: ['${socket}'], network: host }
+  - id: unconfined
+    permission: open
+    commands:
+      - id: sh
+        argv: [sh, -c, '{{script}}']
+        effects: write
   - id: text
     permission: open
     permission_overrides:
@@ -37,7 +51,7 @@ command_packs:
         effects: write
 agents:
   - id: coder
-    grants: [pack:probe, text.touch, text.shout]
+    grants: [pack:probe, unconfined.sh, text.touch, text.shout]
 `;
 
 // Outside /tmp: a confined run has a private /tmp of its own, which would hide these for the wrong
@@ -86,7 +100,8 @@ beforeAll(async () => {
   }
   writeFileSync(join(home, 'notes.txt'), 'public notes\n');
   const workspace = join(root.path, 'workspace.yaml');
-  writeFileSync(workspace, WORKSPACE);
+  ownSocket = join(runtime, 'harness', `broker-${process.pid}.sock`);
+  writeFileSync(workspace, workspaceText(ownSocket));
   // Another instance of the same user, with a token and credentials, and a broker of its own.
   otherInstance = join(root.path, 'other');
   await initInstance(otherInstance, workspace);
@@ -101,7 +116,6 @@ beforeAll(async () => {
   const instance = join(root.path, 'mine');
   await initInstance(instance, workspace);
   mkdirSync(join(runtime, 'harness'), { recursive: true, mode: 0o700 });
-  ownSocket = join(runtime, 'harness', `broker-${process.pid}.sock`);
   mine = await startBroker({
     instanceDir: instance,
     socketPath: ownSocket,
@@ -119,9 +133,9 @@ afterAll(async () => {
   root.cleanup();
 });
 
-/** Runs `script` as the confined read command `probe.sh` through this instance's broker. */
-async function probe(script: string): Promise<string> {
-  const r = await brokerRun(mine.socketPath, { command: 'probe.sh', args: { script } });
+/** Runs `script` as `command` (the confined read command `probe.sh` by default) through this instance's broker. */
+async function probe(script: string, command = 'probe.sh'): Promise<string> {
+  const r = await brokerRun(mine.socketPath, { command, args: { script } });
   if (!r.ok) throw new Error(`the broker did not answer: ${JSON.stringify(r.failure)}`);
   const answer = r.value as { ok: boolean; body?: { stdout?: string; output?: string } };
   const body = answer.body as Record<string, unknown>;
@@ -184,6 +198,42 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
     expect(out).toBe('public notes\nend\n');
     // Unconfined, every one of them is there to read.
     for (const file of files) expect(readFileSync(file, 'utf8')).toMatch(/stolen/);
+  });
+
+  for (const [command, network, why] of [
+    [
+      'probe.sock',
+      'its own network',
+      /the connecting process is in another network namespace \(inside a sandbox\)$/,
+    ],
+    [
+      'probe.socknet',
+      "the host's network",
+      /the connecting process \(pid \d+\) is inside a sandbox \(another pid namespace\)/,
+    ],
+  ] as const) {
+    it(`is refused by its broker from inside a sandbox with ${network}, even where unix_sockets lets it connect [SEC-14]`, async () => {
+      const target = join(root.path, `landed-${command}`);
+      const out = await probe(brokerAttack(ownSocket, 'text.touch', { file: target }), command);
+      expect(JSON.parse(out.replace(/^answered: /, ''))).toMatchObject({
+        ok: false,
+        error: { code: 'forbidden', message: expect.stringMatching(why) },
+      });
+      expect(existsSync(target)).toBe(false);
+    });
+  }
+
+  it('is refused by its broker when an unconfined command it runs calls back [SEC-14]', async () => {
+    const target = join(root.path, 'landed-unconfined');
+    const out = await probe(brokerAttack(ownSocket, 'text.touch', { file: target }), 'unconfined.sh');
+    expect(JSON.parse(out.replace(/^answered: /, ''))).toMatchObject({
+      ok: false,
+      error: {
+        code: 'forbidden',
+        message: expect.stringMatching(/belongs to a command this broker is running \(pid \d+\)/),
+      },
+    });
+    expect(existsSync(target)).toBe(false);
   });
 
   it('hides every instance the user has opened, recorded in the registry [SEC-14]', () => {

@@ -42,6 +42,8 @@ export interface PackBackend {
   run(id: string, args: Record<string, unknown>, ctx: PackCallContext): Promise<PackOutcome>;
   /** Releases what the backend holds open (its running records, its spawner); once no call is in flight. */
   close?(): Promise<void>;
+  /** Session ids (= pids) of the commands it is running now: a broker refuses their connections. */
+  runningSessions?(): ReadonlySet<number>;
 }
 
 /** Which transport a call came through; direct transport runs built-ins only. */

@@ -1,0 +1,66 @@
+// Who may talk to a broker: the rule over a peer, and the lookup of a real one.
+import { connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { tempDir } from '@harness/test-utils';
+import { describe, expect, it } from 'vitest';
+import { attributionWorks, findPeer, ownIdentity, type Peer, peerRefusal } from '../src/peer';
+
+const self = ownIdentity() ?? { uid: 0, pidNamespace: 'pid:[1]' };
+const peer: Peer = {
+  pid: 4242,
+  uid: self.uid,
+  sid: 4000,
+  pidNamespace: self.pidNamespace,
+  ancestors: [4100, 4000, 900],
+};
+const policy = (runs: number[] = []) => ({ ...self, runs: () => new Set(runs) });
+
+describe('peerRefusal', () => {
+  it('serves a process of the same user, outside any sandbox and outside its runs [SEC-14]', () => {
+    expect(peerRefusal(peer, policy([77]))).toBeUndefined();
+  });
+
+  it('refuses a process of another user [SEC-14]', () => {
+    expect(peerRefusal({ ...peer, uid: self.uid + 1 }, policy())).toBe(
+      `the connecting process (pid 4242) runs as uid ${self.uid + 1}, not ${self.uid}`,
+    );
+  });
+
+  it('refuses a process in another pid namespace [SEC-14]', () => {
+    expect(peerRefusal({ ...peer, pidNamespace: 'pid:[1]' }, policy())).toMatch(/is inside a sandbox/);
+  });
+
+  it('refuses a descendant of a running command, and one still in its session [SEC-14]', () => {
+    expect(peerRefusal(peer, policy([4100]))).toMatch(
+      /belongs to a command this broker is running \(pid 4100\)/,
+    );
+    expect(peerRefusal({ ...peer, ancestors: [1] }, policy([4000]))).toMatch(/\(pid 4000\)/);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('findPeer', () => {
+  it('names this process as the peer of its own connection [SEC-14]', async () => {
+    if (!(await attributionWorks())) {
+      console.warn(
+        'peer lookup unavailable here (ss from iproute2 is missing); the broker serves connections unchecked',
+      );
+      return;
+    }
+    const dir = tempDir('host-peer-');
+    const server = createServer();
+    try {
+      const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+      await new Promise<void>((resolve) => server.listen(join(dir.path, 's'), resolve));
+      const client = connect(join(dir.path, 's'));
+      const found = await findPeer(await accepted);
+      client.destroy();
+      expect(found).toMatchObject({
+        found: true,
+        peer: { pid: process.pid, uid: self.uid, pidNamespace: self.pidNamespace },
+      });
+    } finally {
+      server.close();
+      dir.cleanup();
+    }
+  });
+});
