@@ -3,6 +3,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -86,6 +87,61 @@ export async function connectStdio(
     return log;
   };
   return { client, stderr: () => log, stderrWith, close: () => client.close() };
+}
+
+/** `harness serve …args` over stdio as a plain child process, spoken to line by line, without an SDK client. */
+export function serveLines(
+  args: string[],
+  home: string,
+): {
+  /** Writes text to serve's stdin as it is (a line needs its own newline); resolves once it is flushed. */
+  write: (text: string) => Promise<void>;
+  /** Writes one message as a line of JSON. */
+  send: (message: unknown) => Promise<void>;
+  /** The next line serve writes on stdout, parsed; rejects if serve exits first. */
+  next: () => Promise<unknown>;
+  stderr: () => string;
+  stop: () => Promise<void>;
+} {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    env: baseEnv(home),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (c: Buffer) => {
+    log += c.toString('utf8');
+  });
+  const lines: string[] = [];
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  let exited: Error | undefined;
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter.resolve(line);
+    else lines.push(line);
+  });
+  child.once('exit', (code, signal) => {
+    exited = new Error(`serve exited (${code ?? signal}) before writing another line: ${log}`);
+    for (const waiter of waiting.splice(0)) waiter.reject(exited);
+  });
+  const write = (text: string) =>
+    new Promise<void>((resolve, reject) => child.stdin.write(text, (e) => (e ? reject(e) : resolve())));
+  return {
+    write,
+    send: (message) => write(`${JSON.stringify(message)}\n`),
+    next: async () => {
+      const queued = lines.shift();
+      if (queued !== undefined) return JSON.parse(queued);
+      if (exited) throw exited;
+      return JSON.parse(await new Promise<string>((resolve, reject) => waiting.push({ resolve, reject })));
+    },
+    stderr: () => log,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.stdin.end();
+      }),
+  };
 }
 
 /** `harness serve --http …` as a child process, with the URL it printed on stderr. */

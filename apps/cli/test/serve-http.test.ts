@@ -49,6 +49,49 @@ function postWith(url: URL, headers: Record<string, string>): Promise<number> {
   });
 }
 
+/** POSTs `bytes` of body in chunks, with no declared length, and returns the answer once it arrives. */
+function postStreamed(url: URL, token: string, bytes: number): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'transfer-encoding': 'chunked',
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    const chunk = 'x'.repeat(64 * 1024);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < bytes) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+const tooLarge = (held: string) =>
+  `Invalid Request: an MCP message to harness serve may hold at most 4194304 bytes (4 MiB), this one held ${held}; it was discarded unread. Send less in one message: split a run_command batch into several calls, and keep large content out of tool arguments.`;
+
 describe('harness serve --http on loopback', () => {
   const box = sandbox();
   let server: Awaited<ReturnType<typeof startHttp>>;
@@ -79,6 +122,55 @@ describe('harness serve --http on loopback', () => {
     expect(
       await postWith(server.url, { host: `127.0.0.1:${port}`, authorization: `Bearer ${server.token}` }),
     ).toBe(200);
+  });
+
+  it('answers a body over 4 MiB with 413 and an Invalid Request error naming the limit, by its declared length or as it streams, then serves the next request', async () => {
+    const declared = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.token}`,
+      },
+      body: 'x'.repeat(12 * 1024 * 1024),
+    });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: tooLarge('12582912 bytes'),
+        data: { maxBytes: 4194304, bytes: 12582912 },
+      },
+    });
+    expect(await postStreamed(server.url, server.token, 12 * 1024 * 1024)).toEqual({
+      status: 413,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: tooLarge('more than that'), data: { maxBytes: 4194304 } },
+      },
+    });
+    expect((await post(server.url, { authorization: `Bearer ${server.token}` })).status).toBe(200);
+  });
+
+  it('answers a body that is not JSON with 400 and a Parse error', async () => {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.token}`,
+      },
+      body: '{"jsonrpc": "2.0",',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error: the body is not JSON \(.+\)$/) },
+    });
   });
 
   it('prints the URL it listens on, on an ephemeral loopback port', () => {

@@ -5,7 +5,17 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, bin, connectStdio, get, loomBin, sandbox, slowWorkspace, structured } from './helpers';
+import {
+  baseEnv,
+  bin,
+  connectStdio,
+  get,
+  loomBin,
+  sandbox,
+  serveLines,
+  slowWorkspace,
+  structured,
+} from './helpers';
 
 const box = sandbox();
 let conn: Awaited<ReturnType<typeof connectStdio>>;
@@ -285,6 +295,124 @@ describe('harness serve over stdio when its client goes', () => {
       expect(Date.now() - closedAt).toBeLessThan(5_000);
       expect(running()).toEqual([]);
     } finally {
+      own.cleanup();
+    }
+  });
+});
+
+describe('harness serve over stdio given a message over its 4 MiB limit', () => {
+  const MiB = 1024 * 1024;
+  const tooLarge = (bytes: number) =>
+    `Invalid Request: an MCP message to harness serve may hold at most 4194304 bytes (4 MiB), this one held ${bytes} bytes; it was discarded unread. Send less in one message: split a run_command batch into several calls, and keep large content out of tool arguments.`;
+  const own = sandbox();
+  let serve: ReturnType<typeof serveLines>;
+  beforeAll(async () => {
+    serve = serveLines(
+      ['--instance', own.instance, '--workspace', slowWorkspace, '--heartbeat', '0'],
+      own.home,
+    );
+    await serve.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
+    expect(get(await serve.next(), 'result', 'serverInfo', 'name')).toBe('harness');
+    await serve.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    own.cleanup();
+  });
+
+  it('answers a 12 MiB request with an Invalid Request error carrying its id, then answers the next call', async () => {
+    // The order the MCP SDK client writes: the id comes last, after the 12 MiB of params.
+    const line = JSON.stringify({
+      method: 'tools/call',
+      params: {
+        name: 'run_read_command',
+        arguments: { command: 'echo.argv', args: { value: 'x'.repeat(12 * MiB) } },
+      },
+      jsonrpc: '2.0',
+      id: 2,
+    });
+    const bytes = Buffer.byteLength(line);
+    expect(bytes).toBe(12 * MiB + 139);
+    await serve.write(`${line}\n`);
+    expect(await serve.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32600, message: tooLarge(bytes), data: { maxBytes: 4194304, bytes } },
+    });
+    await serve.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    const list = await serve.next();
+    expect(get(list, 'id')).toBe(3);
+    expect(get(list, 'result', 'tools', 0, 'name')).toBe('list_commands');
+  });
+
+  it('answers a 12 MiB line whose id cannot be read with id null, then answers the next call', async () => {
+    await serve.write(`${'x'.repeat(12 * MiB)}\n`);
+    expect(await serve.next()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: tooLarge(12 * MiB), data: { maxBytes: 4194304, bytes: 12 * MiB } },
+    });
+    await serve.send({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    expect(await serve.next()).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+  });
+
+  it('still answers a request of exactly 4 MiB', async () => {
+    const envelope = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping', params: { pad: '' } });
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'ping',
+      params: { pad: 'y'.repeat(4 * MiB - Buffer.byteLength(envelope)) },
+    });
+    expect(Buffer.byteLength(line)).toBe(4 * MiB);
+    await serve.write(`${line}\n`);
+    expect(await serve.next()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+  });
+
+  it('answers a line that is not JSON with a Parse error and id null, then answers the next call', async () => {
+    await serve.write('{"jsonrpc": "2.0", "id": 6,\n');
+    expect(await serve.next()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32700,
+        message: expect.stringMatching(
+          /^Parse error: the line is not JSON \(.+\); send one JSON-RPC message per line$/,
+        ),
+      },
+    });
+    await serve.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(await serve.next()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+});
+
+describe('harness serve over stdio, to the MCP SDK client, given a call over 4 MiB', () => {
+  it('fails that call at once with the error naming the limit, and answers the next call', async () => {
+    const own = sandbox();
+    const sdk = await connectStdio(['--instance', own.instance, '--workspace', slowWorkspace], own.home);
+    try {
+      const huge = sdk.client.callTool({
+        name: 'run_read_command',
+        arguments: { command: 'echo.argv', args: { value: 'x'.repeat(12 * 1024 * 1024) } },
+      });
+      await expect(huge).rejects.toMatchObject({
+        code: -32600,
+        message: expect.stringContaining('may hold at most 4194304 bytes (4 MiB)'),
+      });
+      const next = structured(
+        await sdk.client.callTool({
+          name: 'run_read_command',
+          arguments: { command: 'echo.argv', args: { value: 'after' } },
+        }),
+      );
+      expect(get(next, 'entry', 'value', 'output')).toEqual(['after']);
+    } finally {
+      await sdk.close();
       own.cleanup();
     }
   });

@@ -19,6 +19,7 @@ import {
 import { CliError, debugRequested, describeFailure } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
+import { type JsonRpcError, MAX_MESSAGE_BYTES, messageTooLarge, PARSE_ERROR } from '../mcp-framing';
 import { err, out } from '../output';
 import { openSession, type Session } from '../session';
 import { withExecute } from '../tool-wrap';
@@ -390,9 +391,11 @@ function approvalApi(instanceDir: string): ApprovalApi {
 }
 
 async function serveStdio(serving: Serving): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  // Not the SDK's StdioServerTransport: past its buffer's bound it closed itself without a word and
+  // serve fell silent for good (stdio-transport.ts).
+  const { BoundedStdioServerTransport } = await import('../stdio-transport');
   const server = await newMcpServer(serving, 'stdio');
-  await server.connect(new StdioServerTransport());
+  await server.connect(new BoundedStdioServerTransport());
   err(`harness: serving ${serving.session.tools.map((t) => t.name).join(', ')} over stdio`);
   if (serving.approvalsInstance !== undefined) err(ELICIT_NOTE);
 }
@@ -407,21 +410,54 @@ function authorized(req: IncomingMessage, token: string): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 4 * 1024 * 1024) throw new Error('request body larger than 4 MiB');
-    chunks.push(chunk as Buffer);
+/** A request body: its JSON value (undefined when empty), or the JSON-RPC error that refuses it. */
+type Body = { ok: true; value: unknown } | { ok: false; status: 400 | 413; error: JsonRpcError };
+
+/**
+ * Reads a request body of at most {@link MAX_MESSAGE_BYTES}, as serve over stdio reads a line: a
+ * longer one is refused by its declared length before anything is read, or as soon as the streamed
+ * bytes pass the bound. The rest of a refused body is read and dropped, never kept: a connection
+ * closed under a client still sending loses the answer to it (EPIPE) as often as not.
+ */
+function readBody(req: IncomingMessage): Promise<Body> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > MAX_MESSAGE_BYTES) {
+    req.resume();
+    return Promise.resolve({ ok: false, status: 413, error: messageTooLarge(declared) });
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_MESSAGE_BYTES) {
+        req.off('data', onData);
+        chunks.length = 0;
+        resolve({ ok: false, status: 413, error: messageTooLarge() });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text === '') return resolve({ ok: true, value: undefined });
+      try {
+        resolve({ ok: true, value: JSON.parse(text) });
+      } catch (error) {
+        const message = `Parse error: the body is not JSON (${(error as Error).message})`;
+        resolve({ ok: false, status: 400, error: { code: PARSE_ERROR, message } });
+      }
+    });
+  });
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
+/** Answers a request with a JSON-RPC error (code -32000 when given only a message) and no id. */
+function reply(res: ServerResponse, status: number, error: string | JsonRpcError): void {
+  const body = typeof error === 'string' ? { code: -32000, message: error } : error;
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: body, id: null }));
 }
 
 async function serveHttp(
@@ -467,7 +503,12 @@ async function serveHttp(
       if (!req.url?.startsWith('/mcp')) return reply(res, 404, 'the MCP endpoint is /mcp');
       const sessionId = req.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      let body: unknown;
+      if (req.method === 'POST') {
+        const read = await readBody(req);
+        if (!read.ok) return reply(res, read.status, read.error);
+        body = read.value;
+      }
       if (existing) {
         lastUsed.set(sessionId as string, Date.now());
         return await existing.handleRequest(req, res, body);
