@@ -25,8 +25,33 @@ export interface ApprovalOutcome {
   exitCode: number | null;
 }
 
-/** An approval with the outcome of its run, once it ran. */
-export type ApprovalAnswer = ApprovalRecord & { outcome: ApprovalOutcome | null };
+/**
+ * The command line an approval would allow, as the page shows it: `ok` with the argv the host
+ * recorded, else why it cannot be shown. Only an approval whose plan is `ok` can be approved.
+ */
+export type ApprovalPlan = { ok: true; argv: string[] } | { ok: false; message: string };
+
+/** An approval with its plan, and the outcome of its run once it ran. */
+export type ApprovalAnswer = ApprovalRecord & { outcome: ApprovalOutcome | null; plan: ApprovalPlan };
+
+/** `GET /api/session`: the CSRF token state-changing requests carry, and the session's limits. */
+export interface SessionAnswer {
+  csrf: string | null;
+  csrfHeader: string;
+  person: string;
+  instance: string;
+  authoringConfig: boolean;
+  /** The idle limit, ms: a session with no request the person made for this long ends. */
+  idleMs: number;
+  /** The lifetime, ms: a session ends this long after its login. */
+  lifetimeMs: number;
+}
+
+/** `POST /api/session/logout`: the session has ended; `message` says how to log in again. */
+export interface LogoutAnswer {
+  signedOut: true;
+  message: string;
+}
 
 /** `GET /api/approvals`. */
 export interface ApprovalsAnswer {

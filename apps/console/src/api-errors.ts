@@ -4,8 +4,10 @@ import { type CodeOf, defineCodes } from '@harness/errors';
 
 /** The codes any route or the security layer answers with. */
 export const ApiErrorCode = defineCodes({
-  /** No console session: the person has not opened the printed link. */
+  /** No console session: the person has not opened the printed link, or logged out. */
   unauthenticated: 'unauthenticated',
+  /** The console session ended at its idle limit or its lifetime: a new login link is needed. */
+  session_expired: 'session_expired',
   /** A state-changing request that did not come from this page. */
   forbidden_origin: 'forbidden_origin',
   /** A state-changing request without the session's CSRF header. */
@@ -18,6 +20,8 @@ export const ApiErrorCode = defineCodes({
   bad_request: 'bad_request',
   /** An approval that is no longer pending. */
   conflict: 'conflict',
+  /** An approval whose command line cannot be shown, so it cannot be approved (it can be denied). */
+  plan_unrenderable: 'plan_unrenderable',
   /** A bug in the console; it printed the error. */
   internal: 'internal',
 });

@@ -3,8 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTHORING_CONFIG_ENV, readAuthoringConfig, resolveConfigPath } from '@harness/commands';
+import { parseDuration } from '@harness/packs';
 import { ConsoleError, ConsoleErrorCode } from './server/errors';
 import { DEFAULT_LISTEN } from './server/listen';
+import { DEFAULT_SESSION_IDLE_MS, DEFAULT_SESSION_LIFETIME_MS } from './server/session-store';
 import { type RunningConsole, type StartConsoleOptions, startConsole } from './server/start';
 
 /** The environment variable holding the operator's login token (never a flag: argv is public). */
@@ -14,6 +16,8 @@ export const CONSOLE_HELP = `Usage: harness console [--instance <dir>] [--listen
 
 Starts the console: a local web page to approve strict calls, read the audit and the looms.
 It prints a link with a one-time token; opening it logs that browser in (a session cookie).
+A session ends when unused for --session-idle, at --session-lifetime, or at Log out; a new
+link then logs in again (restart the console to print one).
 
 Options:
   --instance <dir>                    the instance directory (default: the embedded default,
@@ -23,6 +27,10 @@ Options:
                                       required when --listen is not loopback
   --loom-authoring-config <abs path>  host config of the Loom authoring tools (env ${AUTHORING_CONFIG_ENV}),
                                       used by Tasks
+  --session-idle <duration>           a session nobody used for this long ends (default
+                                      ${durationFlag(DEFAULT_SESSION_IDLE_MS)}; e.g. 90s, 10m, 1h; at most 24h)
+  --session-lifetime <duration>       a session ends this long after its login (default
+                                      ${durationFlag(DEFAULT_SESSION_LIFETIME_MS)}; at most 24h)
   -h, --help                          this help
 `;
 
@@ -32,7 +40,31 @@ export interface ConsoleFlags {
   listen: string;
   tokenFile: string | undefined;
   authoringConfig: string | undefined;
+  /** `--session-idle` in ms; the default when absent. */
+  sessionIdleMs: number;
+  /** `--session-lifetime` in ms; the default when absent. */
+  sessionLifetimeMs: number;
   help: boolean;
+}
+
+/** A default duration as the flags take it: `30m`, `12h`. */
+function durationFlag(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms}ms`;
+}
+
+/** A duration flag's value in ms (`30m`, `12h`, `90s`: the pack timeouts' notation), else a usage error. */
+function durationValue(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new ConsoleError(
+      ConsoleErrorCode.usage,
+      `${flag} must be a duration with a unit, more than 0 and at most 24h (e.g. 90s, 30m, 12h), found '${text}'`,
+    );
+  }
+  return ms;
 }
 
 /** Parses argv; unknown flags and stray arguments are usage errors. */
@@ -48,6 +80,8 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
         listen: { type: 'string' },
         'token-file': { type: 'string' },
         'loom-authoring-config': { type: 'string' },
+        'session-idle': { type: 'string' },
+        'session-lifetime': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -63,6 +97,12 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
     listen: v.listen ?? DEFAULT_LISTEN,
     tokenFile: v['token-file'],
     authoringConfig: v['loom-authoring-config'],
+    sessionIdleMs: durationValue('--session-idle', v['session-idle'], DEFAULT_SESSION_IDLE_MS),
+    sessionLifetimeMs: durationValue(
+      '--session-lifetime',
+      v['session-lifetime'],
+      DEFAULT_SESSION_LIFETIME_MS,
+    ),
     help: v.help === true,
   };
 }
@@ -108,6 +148,8 @@ export async function resolveConsoleOptions(
   return {
     instanceDir,
     listen: flags.listen,
+    sessionIdleMs: flags.sessionIdleMs,
+    sessionLifetimeMs: flags.sessionLifetimeMs,
     ...(token === undefined ? {} : { token }),
     ...(path.value === undefined ? {} : { authoringConfig: path.value }),
   };

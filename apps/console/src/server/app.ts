@@ -4,12 +4,11 @@ import { Hono } from 'hono';
 import { ApiErrorCode } from '../api-errors';
 import type { ConsoleContext, ConsoleEnv } from './context';
 import { ROUTE_MODULES } from './routes';
-import { type Sessions, securityMiddleware } from './security';
+import { securityMiddleware } from './security';
 import { registerStatic } from './static';
 
 export interface AppOptions {
   ctx: ConsoleContext;
-  sessions: Sessions;
   listen: { host: string; port: () => number };
   /** Where the built page is (default: the package's dist/web). */
   webDir?: string;
@@ -17,7 +16,7 @@ export interface AppOptions {
 
 export function createConsoleApp(options: AppOptions): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  app.use('*', securityMiddleware({ sessions: options.sessions, listen: options.listen }));
+  app.use('*', securityMiddleware({ sessions: options.ctx.sessions, listen: options.listen }));
   registerStatic(app, options.webDir);
   const api = new Hono<ConsoleEnv>();
   for (const register of ROUTE_MODULES) register(api, options.ctx);

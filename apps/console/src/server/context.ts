@@ -3,6 +3,7 @@
 import type { Store } from '@harness/host';
 import type { Hono } from 'hono';
 import type { SecurityVariables } from './security';
+import type { Sessions } from './session-store';
 import type { Watch } from './watch';
 
 /** The Hono environment of the console's routes. */
@@ -20,6 +21,8 @@ export interface ConsoleContext {
   readonly authoringConfig: string | undefined;
   /** Who decides in this console, as recorded on an approval (`person:<user>`). */
   readonly person: string;
+  /** The console's login sessions: logout ends one, the live feed closes when its own ends. */
+  readonly sessions: Sessions;
 }
 
 /**

@@ -1,11 +1,13 @@
-// Who may use the console, and how: the login token that becomes a session cookie, the Host check
-// (DNS rebinding), Origin and CSRF on every state-changing request, and the response headers (CSP).
+// Who may use the console, and how: the login token that becomes a session cookie, the session's
+// expiry checked on every request, the Host check (DNS rebinding), Origin and CSRF on every
+// state-changing request, and the response headers (CSP).
 // docs/console.md, "Security", says why each exists.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { ApiErrorCode } from '../api-errors';
+import { BACKGROUND_HEADER } from '../wire';
 import { authority, isLoopback } from './listen';
+import { type SessionEndReason, type Sessions, sameSecret } from './session-store';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'harness_console';
@@ -28,65 +30,52 @@ export const CONTENT_SECURITY_POLICY = [
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** A random token, URL-safe. */
-export function newToken(): string {
-  return randomBytes(32).toString('base64url');
+/** What the security middleware puts on the context for the routes after it. */
+export interface SecurityVariables {
+  session: { id: string; csrf: string } | undefined;
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-interface Session {
-  csrf: string;
-  createdAt: number;
+/** A duration as a person reads it: `30 min`, `12 h`, `90 s`. */
+export function showDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 /**
- * The sessions of one console. A login token is exchanged for a session: a token the console made
- * itself is single-use; the operator's own (`--token-file`, needed off loopback) may log in again.
+ * The error answer of a cookie without a live session: `session_expired` for an idle or too old
+ * session, else `unauthenticated`; the message says how to log in again.
  */
-export class Sessions {
-  private readonly sessions = new Map<string, Session>();
-  private readonly oneTime = new Set<string>();
-
-  constructor(private readonly operatorToken: string | undefined) {}
-
-  /** A fresh single-use login token (what the printed URL carries). */
-  issueLoginToken(): string {
-    const token = newToken();
-    this.oneTime.add(token);
-    return token;
+export function sessionRefusal(
+  sessions: Sessions,
+  reason: SessionEndReason | 'unknown',
+): { code: ApiErrorCode; message: string } {
+  const again = sessions.hasOperatorToken
+    ? 'open a new login link: `harness console` prints one when it starts, and your operator token logs in again at /?token=<token>'
+    : 'open a new login link: `harness console` prints one when it starts (stop it with Ctrl-C and start it again; pending approvals wait in the store)';
+  switch (reason) {
+    case 'idle':
+      return {
+        code: ApiErrorCode.session_expired,
+        message: `This console session expired: nothing was done in it for ${showDuration(sessions.limits.idleMs)} (the idle limit). To continue, ${again}.`,
+      };
+    case 'lifetime':
+      return {
+        code: ApiErrorCode.session_expired,
+        message: `This console session expired: it was opened ${showDuration(sessions.limits.lifetimeMs)} ago (a session's lifetime). To continue, ${again}.`,
+      };
+    case 'logged_out':
+      return {
+        code: ApiErrorCode.unauthenticated,
+        message: `This console session was logged out. To continue, ${again}.`,
+      };
+    case 'unknown':
+      return {
+        code: ApiErrorCode.unauthenticated,
+        message: `No console session. To continue, ${again}.`,
+      };
   }
-
-  /** Exchanges a login token for a new session id; `undefined` when the token is not valid. */
-  login(token: string): string | undefined {
-    let ok = false;
-    for (const t of this.oneTime) {
-      if (same(t, token)) {
-        this.oneTime.delete(t);
-        ok = true;
-        break;
-      }
-    }
-    if (!ok && this.operatorToken !== undefined && same(this.operatorToken, token)) ok = true;
-    if (!ok) return undefined;
-    const id = newToken();
-    this.sessions.set(id, { csrf: newToken(), createdAt: Date.now() });
-    return id;
-  }
-
-  /** The session of a cookie value. */
-  get(id: string | undefined): Session | undefined {
-    return id === undefined ? undefined : this.sessions.get(id);
-  }
-}
-
-/** What the security middleware puts on the context for the routes after it. */
-export interface SecurityVariables {
-  session: { csrf: string } | undefined;
 }
 
 function refuse(c: Context, status: 401 | 403 | 421, code: ApiErrorCode, message: string): Response {
@@ -102,7 +91,8 @@ export function allowedHosts(host: string, port: number): Set<string> {
 /**
  * The middleware in front of every route: headers on every answer; the Host check on a loopback
  * listener; the login exchange (`/?token=…` → cookie, then a redirect that drops the token); a
- * session for everything but the static assets; Origin and CSRF on state-changing requests.
+ * live session for everything but the static assets, its expiry checked on every request (an
+ * expired one is `session_expired`, 401); Origin and CSRF on state-changing requests.
  */
 export function securityMiddleware(options: {
   sessions: Sessions;
@@ -135,23 +125,29 @@ export function securityMiddleware(options: {
           401,
         );
       }
-      setCookie(c, SESSION_COOKIE, id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      // The browser drops the cookie at the session's lifetime too; the server's check is the rule.
+      setCookie(c, SESSION_COOKIE, id, {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        maxAge: Math.ceil(options.sessions.limits.lifetimeMs / 1000),
+      });
       url.searchParams.delete(TOKEN_PARAM);
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
     if (url.pathname.startsWith('/assets/')) return next();
-    const session = options.sessions.get(getCookie(c, SESSION_COOKIE));
-    if (session === undefined) {
-      if (url.pathname.startsWith('/api/')) {
-        return refuse(
-          c,
-          401,
-          ApiErrorCode.unauthenticated,
-          'no console session: open the link the console printed',
-        );
-      }
-      return c.text('Open the link `harness console` printed (it carries a one-time token).\n', 401);
+    const cookie = getCookie(c, SESSION_COOKIE);
+    // Idle time restarts only on a request the person made: not on the live feed, nor on a refresh
+    // the page made by itself after a live update (it marks those), so an unattended page goes idle.
+    const active = url.pathname !== '/api/events' && c.req.header(BACKGROUND_HEADER) === undefined;
+    const checked = options.sessions.check(cookie);
+    if (!checked.ok) {
+      if (cookie !== undefined) deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      const { code, message } = sessionRefusal(options.sessions, checked.reason);
+      if (url.pathname.startsWith('/api/')) return refuse(c, 401, code, message);
+      return c.text(`${message}\n`, 401);
     }
+    const session = checked.session;
     if (STATE_CHANGING.has(c.req.method)) {
       const origin = c.req.header('origin');
       if (origin === undefined || origin !== `${url.protocol}//${host}`) {
@@ -163,7 +159,7 @@ export function securityMiddleware(options: {
         );
       }
       const csrf = c.req.header(CSRF_HEADER);
-      if (csrf === undefined || !same(csrf, session.csrf)) {
+      if (csrf === undefined || !sameSecret(csrf, session.csrf)) {
         return refuse(
           c,
           403,
@@ -172,7 +168,9 @@ export function securityMiddleware(options: {
         );
       }
     }
-    c.set('session', { csrf: session.csrf });
+    // Counted only once the request passed every check: a refused forgery keeps nothing alive.
+    if (active) options.sessions.touch(session);
+    c.set('session', { id: session.id, csrf: session.csrf });
     return next();
   };
 }

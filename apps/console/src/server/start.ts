@@ -7,7 +7,14 @@ import { createConsoleApp } from './app';
 import type { ConsoleContext } from './context';
 import { ConsoleError, ConsoleErrorCode } from './errors';
 import { authority, DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
-import { Sessions, TOKEN_PARAM } from './security';
+import { showDuration, TOKEN_PARAM } from './security';
+import {
+  type Clock,
+  DEFAULT_SESSION_IDLE_MS,
+  DEFAULT_SESSION_LIFETIME_MS,
+  type SessionLimits,
+  Sessions,
+} from './session-store';
 import { Watch } from './watch';
 
 /** The shortest operator token accepted (`--token-file`, `HARNESS_CONSOLE_TOKEN`). */
@@ -27,6 +34,12 @@ export interface StartConsoleOptions {
   webDir?: string;
   /** The live feed's polling interval (ms). */
   pollMs?: number;
+  /** A console session with no request the person made for this long ends; default 30 min. */
+  sessionIdleMs?: number;
+  /** A console session ends this long after its login, used or not; default 12 h. */
+  sessionLifetimeMs?: number;
+  /** What sessions read the time from (ms since the epoch); default `Date.now`. Tests move it. */
+  clock?: Clock;
 }
 
 /** A running console. */
@@ -42,8 +55,35 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
+/** The session limits of `options`, each a positive whole number of ms, the idle one within the lifetime. */
+function sessionLimits(options: StartConsoleOptions): SessionLimits {
+  const limits = {
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    lifetimeMs: options.sessionLifetimeMs ?? DEFAULT_SESSION_LIFETIME_MS,
+  };
+  for (const [name, ms] of [
+    ['session idle limit', limits.idleMs],
+    ['session lifetime', limits.lifetimeMs],
+  ] as const) {
+    if (!Number.isSafeInteger(ms) || ms <= 0) {
+      throw new ConsoleError(
+        ConsoleErrorCode.usage,
+        `the ${name} must be a positive whole number of milliseconds, found ${ms}`,
+      );
+    }
+  }
+  if (limits.idleMs > limits.lifetimeMs) {
+    throw new ConsoleError(
+      ConsoleErrorCode.usage,
+      `the session idle limit (${showDuration(limits.idleMs)}) is longer than the session lifetime (${showDuration(limits.lifetimeMs)}), so it would never apply; make --session-idle at most --session-lifetime`,
+    );
+  }
+  return limits;
+}
+
 export async function startConsole(options: StartConsoleOptions): Promise<RunningConsole> {
   const listen = parseListen(options.listen ?? DEFAULT_LISTEN);
+  const limits = sessionLimits(options);
   const loopback = isLoopback(listen.host);
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
     throw new ConsoleError(
@@ -68,19 +108,19 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   }
   const store = await openStore(instance.dir);
   const watch = new Watch(options.pollMs);
+  const sessions = new Sessions(options.token, limits, options.clock);
   const ctx: ConsoleContext = {
     instanceDir: instance.dir,
     store,
     watch,
     authoringConfig: options.authoringConfig,
     person: options.person ?? `person:${process.env.USER ?? 'owner'}`,
+    sessions,
   };
-  const sessions = new Sessions(options.token);
   let port = listen.port;
   try {
     const app = createConsoleApp({
       ctx,
-      sessions,
       listen: { host: listen.host, port: () => port },
       ...(options.webDir === undefined ? {} : { webDir: options.webDir }),
     });

@@ -1,6 +1,6 @@
 // Loading state for a view: read, re-read on a live topic, and keep the last error as text.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { onLive } from './api';
+import { currentSignedOut, inBackground, onLive, onSignedOut, type SignedOut } from './api';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -8,7 +8,10 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Loads with `read`, again whenever a topic in `topics` changes or `deps` change. */
+/**
+ * Loads with `read`, again whenever a topic in `topics` changes or `deps` change. A re-read after
+ * a live update is the page's own (it does not keep the session from going idle).
+ */
 export function useLive<T>(
   read: () => Promise<T>,
   topics: readonly string[],
@@ -16,8 +19,8 @@ export function useLive<T>(
 ): Loaded<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const reload = useCallback(() => {
-    read().then(
+  const load = useCallback((own: boolean) => {
+    (own ? inBackground(read) : read()).then(
       (value) => {
         setData(value);
         setError(undefined);
@@ -25,12 +28,24 @@ export function useLive<T>(
       (e: Error) => setError(e.message),
     );
   }, deps);
+  const reload = useCallback(() => load(false), [load]);
   useEffect(() => {
-    reload();
-    const stops = topics.map((t) => onLive(t, reload));
+    load(false);
+    const stops = topics.map((t) => onLive(t, () => load(true)));
     return () => {
       for (const stop of stops) stop();
     };
-  }, [reload, ...topics]);
+  }, [load, ...topics]);
   return { data, error, reload };
+}
+
+/** The session's end once it ended: expired, refused, or logged out. */
+export function useSignedOut(): SignedOut | undefined {
+  const [state, setState] = useState(currentSignedOut);
+  useEffect(() => {
+    // It may have ended between the first render and this effect.
+    setState(currentSignedOut());
+    return onSignedOut(setState);
+  }, []);
+  return state;
 }

@@ -1,11 +1,13 @@
 // Approvals: the pending queue (and the history), and a person's decision on one pending call,
-// through the same host API as `loom approvals approve|deny` (single use, exact arguments).
+// through the same host API as `loom approvals approve|deny` (single use, exact arguments). A call
+// whose command line cannot be shown (./plan.ts) can be denied, never approved.
 import { type ApprovalRecord, decideApproval } from '@harness/host';
 import type { ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
 import { apiError, hostErrorAnswer } from '../http';
 import { approvalOutcomes } from './outcome';
+import { approvalPlan, unrenderableMessage } from './plan';
 
 const STATUSES = new Set(['pending', 'approved', 'denied', 'consumed', 'expired', 'all']);
 
@@ -23,7 +25,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
     const outcomes = await approvalOutcomes(ctx.store, list);
     return c.json({
-      approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null })),
+      approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null, plan: approvalPlan(a) })),
     } satisfies ApprovalsAnswer);
   });
 
@@ -32,7 +34,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     const outcomes = await approvalOutcomes(ctx.store, [record]);
     return c.json({
-      approval: { ...record, outcome: outcomes.get(record.id) ?? null },
+      approval: { ...record, outcome: outcomes.get(record.id) ?? null, plan: approvalPlan(record) },
     } satisfies ApprovalOneAnswer);
   });
 
@@ -47,8 +49,18 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
         'the body must be {"decision":"approved"} or {"decision":"denied"}',
       );
     }
+    const id = c.req.param('id');
+    if (decision === 'approved') {
+      // A recorded argv never changes, so checking it before the decision is not a race. One that
+      // is gone or no longer pending is left to decideApproval, which says so.
+      const pending = await ctx.store.getApproval(id);
+      const plan = pending?.status === 'pending' ? approvalPlan(pending) : undefined;
+      if (plan !== undefined && !plan.ok) {
+        return apiError(c, 409, ApiErrorCode.plan_unrenderable, unrenderableMessage(id, plan));
+      }
+    }
     try {
-      const record = await decideApproval(ctx.instanceDir, c.req.param('id'), decision, ctx.person);
+      const record = await decideApproval(ctx.instanceDir, id, decision, ctx.person);
       ctx.watch.publish({ topic: 'approvals', value: `decided:${record.id}` });
       return c.json({ approval: record });
     } catch (error) {

@@ -1,5 +1,6 @@
-// Approvals: the pending queue, live; approve or deny one exact call with one confirmation; the
-// history with each approved call's outcome.
+// Approvals: the pending queue, live; approve or deny one exact call with one confirmation (a call
+// whose command line cannot be shown can only be denied); the history with each approved call's
+// outcome.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalAnswer as Approval, ApprovalsAnswer } from '../../answers';
 import { getJson, postJson } from '../api';
@@ -26,10 +27,17 @@ function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }
       setBusy(false);
     }
   };
+  const plan = approval.plan;
   if (asking === undefined) {
     return (
       <div class="actions">
-        <button type="button" class="approve" onClick={() => setAsking('approved')}>
+        <button
+          type="button"
+          class="approve"
+          disabled={!plan.ok}
+          aria-describedby={plan.ok ? undefined : `plan-${approval.id}`}
+          onClick={() => setAsking('approved')}
+        >
           Approve…
         </button>
         <button type="button" class="deny" onClick={() => setAsking('denied')}>
@@ -110,17 +118,19 @@ function Pending({ approval, onDone }: { approval: Approval; onDone: () => void 
       </dl>
       <h4>Arguments</h4>
       <Args approval={approval} />
-      {approval.argv && (
-        <>
-          <h4>Command line</h4>
-          <ol class="argv">
-            {approval.argv.map((a, i) => (
-              <li key={i}>
-                <code>{a}</code>
-              </li>
-            ))}
-          </ol>
-        </>
+      <h4>Command line</h4>
+      {approval.plan.ok ? (
+        <ol class="argv">
+          {approval.plan.argv.map((a, i) => (
+            <li key={i}>
+              <code>{a}</code>
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p class="plan-problem" id={`plan-${approval.id}`}>
+          {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
+        </p>
       )}
       <Decide approval={approval} onDone={onDone} />
     </article>
