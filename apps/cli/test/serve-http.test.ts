@@ -124,7 +124,7 @@ describe('harness serve --http on loopback', () => {
     ).toBe(200);
   });
 
-  it('answers a body over 4 MiB with 413 and an Invalid Request error naming the limit, by its declared length or as it streams, then serves the next request', async () => {
+  it('answers a body over 4 MiB with 413 and an Invalid Request error naming the limit, by its declared length or as it streams, then serves the next request [SEC-19]', async () => {
     const declared = await fetch(server.url, {
       method: 'POST',
       headers: {
@@ -155,7 +155,7 @@ describe('harness serve --http on loopback', () => {
     expect((await post(server.url, { authorization: `Bearer ${server.token}` })).status).toBe(200);
   });
 
-  it('answers a body that is not JSON with 400 and a Parse error', async () => {
+  it('answers a body that is not JSON with 400 and a Parse error [SEC-19]', async () => {
     const res = await fetch(server.url, {
       method: 'POST',
       headers: {

@@ -325,7 +325,7 @@ describe('harness serve over stdio given a message over its 4 MiB limit', () => 
     own.cleanup();
   });
 
-  it('answers a 12 MiB request with an Invalid Request error carrying its id, then answers the next call', async () => {
+  it('answers a 12 MiB request with an Invalid Request error carrying its id, then answers the next call [SEC-19]', async () => {
     // The order the MCP SDK client writes: the id comes last, after the 12 MiB of params.
     const line = JSON.stringify({
       method: 'tools/call',
@@ -350,7 +350,7 @@ describe('harness serve over stdio given a message over its 4 MiB limit', () => 
     expect(get(list, 'result', 'tools', 0, 'name')).toBe('list_commands');
   });
 
-  it('answers a 12 MiB line whose id cannot be read with id null, then answers the next call', async () => {
+  it('answers a 12 MiB line whose id cannot be read with id null, then answers the next call [SEC-19]', async () => {
     await serve.write(`${'x'.repeat(12 * MiB)}\n`);
     expect(await serve.next()).toEqual({
       jsonrpc: '2.0',
@@ -361,7 +361,7 @@ describe('harness serve over stdio given a message over its 4 MiB limit', () => 
     expect(await serve.next()).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
   });
 
-  it('still answers a request of exactly 4 MiB', async () => {
+  it('still answers a request of exactly 4 MiB [SEC-19]', async () => {
     const envelope = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping', params: { pad: '' } });
     const line = JSON.stringify({
       jsonrpc: '2.0',
@@ -374,7 +374,7 @@ describe('harness serve over stdio given a message over its 4 MiB limit', () => 
     expect(await serve.next()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
   });
 
-  it('answers a line that is not JSON with a Parse error and id null, then answers the next call', async () => {
+  it('answers a line that is not JSON with a Parse error and id null, then answers the next call [SEC-19]', async () => {
     await serve.write('{"jsonrpc": "2.0", "id": 6,\n');
     expect(await serve.next()).toEqual({
       jsonrpc: '2.0',
@@ -392,7 +392,7 @@ describe('harness serve over stdio given a message over its 4 MiB limit', () => 
 });
 
 describe('harness serve over stdio, to the MCP SDK client, given a call over 4 MiB', () => {
-  it('fails that call at once with the error naming the limit, and answers the next call', async () => {
+  it('fails that call at once with the error naming the limit, and answers the next call [SEC-19]', async () => {
     const own = sandbox();
     const sdk = await connectStdio(['--instance', own.instance, '--workspace', slowWorkspace], own.home);
     try {

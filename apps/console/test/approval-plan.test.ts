@@ -44,7 +44,7 @@ describe('approving an approval whose plan cannot render', () => {
     expect((await api.get(`/approvals/${hidden.id}`)).body.approval).toMatchObject({ plan: { ok: false } });
   });
 
-  it('refuses to approve a call whose command line cannot be shown, with plan_unrenderable, and leaves it pending', async () => {
+  it('refuses to approve a call whose command line cannot be shown, with plan_unrenderable, and leaves it pending [SEC-20]', async () => {
     const hidden = await ask(null);
     const r = await api.post(`/approvals/${hidden.id}/decision`, { decision: 'approved' });
     expect(r.status).toBe(409);
@@ -69,7 +69,7 @@ describe('approving an approval whose plan cannot render', () => {
     expect((await running.ctx.store.getApproval(empty.id))?.status).toBe('pending');
   });
 
-  it('still denies a call whose command line cannot be shown, recording the denial and who decided', async () => {
+  it('still denies a call whose command line cannot be shown, recording the denial and who decided [SEC-20]', async () => {
     const hidden = await ask(null);
     const r = await api.post(`/approvals/${hidden.id}/decision`, { decision: 'denied' });
     expect(r.status).toBe(200);

@@ -172,7 +172,7 @@ describe.skipIf(!hasBrowser)('approvals in the browser', () => {
     await page.context().close();
   });
 
-  it('disables Approve for a call whose command line cannot be shown, says why, and still lets it be denied', async () => {
+  it('disables Approve for a call whose command line cannot be shown, says why, and still lets it be denied [SEC-20]', async () => {
     const page = await openConsole(browser, running.loginUrl(), '#/approvals');
     await page.getByRole('heading', { name: /^Pending/ }).waitFor();
     // As the host records a call whose argv did not render (its pack or command is missing).

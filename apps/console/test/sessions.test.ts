@@ -124,7 +124,7 @@ describe('console session expiry', () => {
     now = Date.parse('2030-01-01T09:00:00Z');
   });
 
-  it('answers 401 session_expired once a session went unused for the idle limit, saying how to get a new login link', async () => {
+  it('answers 401 session_expired once a session went unused for the idle limit, saying how to get a new login link [SEC-20]', async () => {
     const s = await login(running);
     now += 30 * MIN - 1;
     expect((await s.get('/api/approvals')).status).toBe(200);
@@ -148,7 +148,7 @@ describe('console session expiry', () => {
     expect(page.body).toContain('`harness console` prints one');
   });
 
-  it("does not count the page's own refreshes after a live update as activity, so an unattended page goes idle", async () => {
+  it("does not count the page's own refreshes after a live update as activity, so an unattended page goes idle [SEC-20]", async () => {
     const s = await login(running);
     now += 20 * MIN;
     expect((await s.get('/api/approvals', { [BACKGROUND_HEADER]: '1' })).status).toBe(200);
@@ -158,7 +158,7 @@ describe('console session expiry', () => {
     expect(errorOf(expired).code).toBe('session_expired');
   });
 
-  it('ends a session at its lifetime however busy it is', async () => {
+  it('ends a session at its lifetime however busy it is [SEC-20]', async () => {
     const s = await login(running);
     for (let elapsed = 0; elapsed + 29 * MIN < 12 * HOUR; elapsed += 29 * MIN) {
       now += 29 * MIN;
@@ -173,7 +173,7 @@ describe('console session expiry', () => {
     });
   });
 
-  it('closes an open live-updates stream whose session expired, sending why instead of the update', async () => {
+  it('closes an open live-updates stream whose session expired, sending why instead of the update [SEC-20]', async () => {
     const s = await login(running);
     const events = openEvents(running, s.cookie);
     await events.until(/event: hello/);
@@ -202,7 +202,7 @@ describe('console logout', () => {
     t?.cleanup();
   });
 
-  it('ends the session on the server: after POST /api/session/logout the same cookie gets 401', async () => {
+  it('ends the session on the server: after POST /api/session/logout the same cookie gets 401 [SEC-20]', async () => {
     const s = await login(running);
     const out = await s.logout();
     expect(out.status).toBe(200);
@@ -234,7 +234,7 @@ describe('console logout', () => {
     expect((await s.get('/api/approvals')).status).toBe(200);
   });
 
-  it('closes the live-updates stream of the session that logged out, and only that one', async () => {
+  it('closes the live-updates stream of the session that logged out, and only that one [SEC-20]', async () => {
     const leaving = await login(running);
     const staying = await login(running);
     const gone = openEvents(running, leaving.cookie);
@@ -287,7 +287,7 @@ describe('console session limits', () => {
     }
   });
 
-  it('applies the configured limits: a 10 min idle limit ends a session unused for 10 min', async () => {
+  it('applies the configured limits: a 10 min idle limit ends a session unused for 10 min [SEC-20]', async () => {
     const t = await makeInstance();
     let now = Date.parse('2030-01-01T09:00:00Z');
     const running = await startConsole({

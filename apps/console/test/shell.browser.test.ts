@@ -54,7 +54,7 @@ describe.skipIf(!hasBrowser)('console shell', () => {
     await context.close();
   });
 
-  it('logs out from the header: the page says it is signed out, and its cookie no longer opens the API', async () => {
+  it('logs out from the header: the page says it is signed out, and its cookie no longer opens the API [SEC-20]', async () => {
     const page = await openConsole(browser, running.loginUrl(), '#/approvals');
     await page.getByText('No call is waiting for a decision.').waitFor();
     await page.getByRole('button', { name: 'Log out' }).click();
@@ -75,7 +75,7 @@ describe.skipIf(!hasBrowser)('console shell', () => {
     await page.context().close();
   });
 
-  it('shows that the session expired and how to get a new login link, once the live feed says so', async () => {
+  it('shows that the session expired and how to get a new login link, once the live feed says so [SEC-20]', async () => {
     let now = Date.parse('2030-01-01T09:00:00Z');
     const timed = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0', clock: () => now });
     try {

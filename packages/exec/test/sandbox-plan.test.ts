@@ -60,7 +60,7 @@ describe('seatbelt profile', () => {
     expect(rules('host')).toEqual(['(allow network*)', unix]);
   });
 
-  it('denies every Unix socket after the network rules, then allows only those listed [SEC-14]', () => {
+  it('denies every Unix socket after the network rules, then allows only those listed [SEC-15]', () => {
     const { profile, params } = seatbeltProfile(
       normalizePolicy({ network: 'host', unixSockets: ['/var/run/x.sock'] }),
       '/usr/bin/true',

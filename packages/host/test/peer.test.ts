@@ -16,21 +16,21 @@ const peer: Peer = {
 const policy = (runs: number[] = []) => ({ ...self, runs: () => new Set(runs) });
 
 describe('peerRefusal', () => {
-  it('serves a process of the same user, outside any sandbox and outside its runs [SEC-14]', () => {
+  it('serves a process of the same user, outside any sandbox and outside its runs [SEC-16]', () => {
     expect(peerRefusal(peer, policy([77]))).toBeUndefined();
   });
 
-  it('refuses a process of another user [SEC-14]', () => {
+  it('refuses a process of another user [SEC-16]', () => {
     expect(peerRefusal({ ...peer, uid: self.uid + 1 }, policy())).toBe(
       `the connecting process (pid 4242) runs as uid ${self.uid + 1}, not ${self.uid}`,
     );
   });
 
-  it('refuses a process in another pid namespace [SEC-14]', () => {
+  it('refuses a process in another pid namespace [SEC-16]', () => {
     expect(peerRefusal({ ...peer, pidNamespace: 'pid:[1]' }, policy())).toMatch(/is inside a sandbox/);
   });
 
-  it('refuses a descendant of a running command, and one still in its session [SEC-14]', () => {
+  it('refuses a descendant of a running command, and one still in its session [SEC-16]', () => {
     expect(peerRefusal(peer, policy([4100]))).toMatch(
       /belongs to a command this broker is running \(pid 4100\)/,
     );
@@ -39,7 +39,7 @@ describe('peerRefusal', () => {
 });
 
 describe.skipIf(process.platform !== 'linux')('findPeer', () => {
-  it('names this process as the peer of its own connection [SEC-14]', async () => {
+  it('names this process as the peer of its own connection [SEC-16]', async () => {
     if (!(await attributionWorks())) {
       console.warn(
         'peer lookup unavailable here (ss from iproute2 is missing); the broker serves connections unchecked',

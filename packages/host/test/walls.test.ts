@@ -156,7 +156,7 @@ function brokerAttack(socket: string, command: string, args: Record<string, unkn
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
-  it('cannot reach its own broker in the runtime directory to run a write, which lands unconfined otherwise [SEC-14]', async () => {
+  it('cannot reach its own broker in the runtime directory to run a write, which lands unconfined otherwise [SEC-15] [SEC-17]', async () => {
     const target = join(root.path, 'landed-own');
     const out = await probe(
       `ls -A ${shellQuote(dirname(ownSocket))}; ${brokerAttack(ownSocket, 'text.touch', { file: target })}`,
@@ -169,7 +169,7 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
     expect(existsSync(target)).toBe(true);
   });
 
-  it("cannot drive another instance's broker nor queue an approval in its agent's name [SEC-14]", async () => {
+  it("cannot drive another instance's broker nor queue an approval in its agent's name [SEC-15] [SEC-17]", async () => {
     const socket = join(otherInstance, 'run', 'broker.sock');
     const out = await probe(
       `ls -A ${shellQuote(otherInstance)}; ${brokerAttack(socket, 'text.shout', { message: 'forged' })}`,
@@ -186,7 +186,7 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
     expect(direct.ok && direct.value.reason).toBe('approval_required');
   });
 
-  it('cannot read any credential file of the user, nor another instance’s token and credentials [SEC-14]', async () => {
+  it('cannot read any credential file of the user, nor another instance’s token and credentials [SEC-17]', async () => {
     const files = [
       ...CREDENTIAL_FILES.map((file) => join(home, file)),
       join(otherInstance, 'http-token'),
@@ -212,7 +212,7 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
       /the connecting process \(pid \d+\) is inside a sandbox \(another pid namespace\)/,
     ],
   ] as const) {
-    it(`is refused by its broker from inside a sandbox with ${network}, even where unix_sockets lets it connect [SEC-14]`, async () => {
+    it(`is refused by its broker from inside a sandbox with ${network}, even where unix_sockets lets it connect [SEC-16]`, async () => {
       const target = join(root.path, `landed-${command}`);
       const out = await probe(brokerAttack(ownSocket, 'text.touch', { file: target }), command);
       expect(JSON.parse(out.replace(/^answered: /, ''))).toMatchObject({
@@ -223,7 +223,7 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
     });
   }
 
-  it('is refused by its broker when an unconfined command it runs calls back [SEC-14]', async () => {
+  it('is refused by its broker when an unconfined command it runs calls back [SEC-16]', async () => {
     const target = join(root.path, 'landed-unconfined');
     const out = await probe(brokerAttack(ownSocket, 'text.touch', { file: target }), 'unconfined.sh');
     expect(JSON.parse(out.replace(/^answered: /, ''))).toMatchObject({
@@ -236,7 +236,7 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('hides every instance the user has opened, recorded in the registry [SEC-14]', () => {
+  it('hides every instance the user has opened, recorded in the registry [SEC-17]', () => {
     expect(instanceRegistryFile()).toBe(join(home, '.local', 'state', 'harness', 'instances'));
     expect(knownInstances()).toEqual(expect.arrayContaining([otherInstance, join(root.path, 'mine')]));
   });
@@ -260,7 +260,7 @@ describe.skipIf(!sandboxed || psql === undefined || pgSocketDir === undefined)(
       statement,
     ];
 
-    it('cannot write the store’s database through its local socket, which an unconfined psql can [SEC-14]', async () => {
+    it('cannot write the store’s database through its local socket, which an unconfined psql can [SEC-15] [SEC-17]', async () => {
       const out = await probe(
         `${[psql as string, ...sql(`create table ${table} (x int)`)].map(shellQuote).join(' ')} 2>&1 | head -c 300; echo '--- ls'; ls -A ${shellQuote(pgSocketDir as string)}`,
       );

@@ -328,7 +328,7 @@ const PUSH: Record<Scheme, string> = { github: 'push.json', gitea: 'push.json', 
 
 describe('replayed deliveries: the signed body decides, never the unsigned delivery id', () => {
   it.each(['github', 'gitea', 'forgejo'] as const)(
-    'starts one run for a signed %s body posted with five delivery ids, with none and with ../../etc/x; every replay answers 200 duplicate',
+    'starts one run for a signed %s body posted with five delivery ids, with none and with ../../etc/x; every replay answers 200 duplicate [SEC-18]',
     async (scheme) => {
       const url = await start([recorder(scheme, ['push'])]);
       const body = fixture(scheme, PUSH[scheme]);
@@ -367,7 +367,7 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     },
   );
 
-  it('drops a replay whose unsigned event header was changed: the body is the same delivery', async () => {
+  it('drops a replay whose unsigned event header was changed: the body is the same delivery [SEC-18]', async () => {
     const url = await start([recorder('github', ['push']), recorder('github', ['pull_request'], 'pr')]);
     const body = fixture('github', 'push.json');
     expect((await post(url, 'github', 'push', body, { delivery: 'p-1' })).status).toBe(202);
@@ -379,7 +379,7 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     expect(supervisor?.store.list().map((r) => r.harness)).toEqual(['rec']);
   });
 
-  it('starts one run when one signed body arrives eight times at once, each with its own delivery id', async () => {
+  it('starts one run when one signed body arrives eight times at once, each with its own delivery id [SEC-18]', async () => {
     const url = await start([recorder('gitea', ['pull_request'])]);
     const body = fixture('gitea', 'pull_request_opened.json');
     const answers = await Promise.all(
@@ -395,7 +395,7 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     expect(readdirSync(join(instance.path, 'runner', 'events', 'gt'))).toEqual([`${first}.json`]);
   });
 
-  it('accepts two different signed bodies sent with the same delivery id, each in its own envelope file', async () => {
+  it('accepts two different signed bodies sent with the same delivery id, each in its own envelope file [SEC-18]', async () => {
     const url = await start([recorder('forgejo', ['push'])]);
     const bodies = [fixture('forgejo', 'HookPush.json'), fixture('forgejo', 'HookPushMulti.json')];
     for (const body of bodies)
@@ -410,7 +410,7 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     });
   });
 
-  it('remembers an accepted body across a restart: a replay to the next runner starts nothing', async () => {
+  it('remembers an accepted body across a restart: a replay to the next runner starts nothing [SEC-18]', async () => {
     const harnesses = [recorder('github', ['release'])];
     const body = fixture('github', 'release_published.json');
     const first = await start(harnesses);
@@ -424,7 +424,7 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     expect(supervisor?.store.list().length).toBe(1);
   });
 
-  it('accepts a body again once it is older than delivery_retention, and forgets the delivery ids seen with it', async () => {
+  it('accepts a body again once it is older than delivery_retention, and forgets the delivery ids seen with it [SEC-18]', async () => {
     const url = await start([recorder('gitea', ['push'])], { delivery_retention: '1h' });
     const body = fixture('gitea', 'push.json');
     expect((await post(url, 'gitea', 'push', body, { delivery: 'old-1' })).status).toBe(202);
