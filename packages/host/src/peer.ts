@@ -70,13 +70,21 @@ function describe(pid: number): Peer | undefined {
   }
 }
 
-/** The pid holding socket inode `inode`, newest processes first; `undefined` when none is seen. */
+/**
+ * The pid holding socket inode `inode`: this process, then the newest processes first (a client has
+ * usually just started); `undefined` when none is seen.
+ */
 function holder(inode: string): number | undefined {
   const link = `socket:[${inode}]`;
-  const pids = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .sort((a, b) => b - a);
+  // This process first: a server often talks to the broker it embeds through the socket.
+  const pids = [
+    process.pid,
+    ...readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((pid) => pid !== process.pid)
+      .sort((a, b) => b - a),
+  ];
   for (const pid of pids) {
     let fds: string[];
     try {
