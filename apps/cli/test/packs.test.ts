@@ -140,11 +140,11 @@ describe('harness packs check: the first mistakes', () => {
   it('warns about an element a leading dash would be refused in, naming both fixes', async () => {
     const file = write(
       'dash.yaml',
-      "command_packs:\n  - id: dev\n    commands:\n      - id: grep\n        effects: read\n        argv: [grep, '{{pattern}}', file.txt]\n",
+      "# Unconfined: where no sandbox works, check would also warn about that.\nsandbox_mode: off\ncommand_packs:\n  - id: dev\n    commands:\n      - id: grep\n        effects: read\n        argv: [grep, '{{pattern}}', file.txt]\n",
     );
     const r = await run(['packs', 'check', file]);
     expect(r.stdout).toBe(
-      `warning: ${file}:6:22: argv[1] starts with {{pattern}}, so a value beginning with "-" (e.g. "-v") is refused when the command runs, though input "pattern" does not say so to the model; give the input a pattern that forbids a leading dash (pattern: "^[^-]"), or put a literal "--" element before it and set allow_leading_dash: true if grep honours "--"\nok: ${file}: 1 pack(s), 0 agent(s)\n`,
+      `warning: ${file}:8:22: argv[1] starts with {{pattern}}, so a value beginning with "-" (e.g. "-v") is refused when the command runs, though input "pattern" does not say so to the model; give the input a pattern that forbids a leading dash (pattern: "^[^-]"), or put a literal "--" element before it and set allow_leading_dash: true if grep honours "--"\nok: ${file}: 1 pack(s), 0 agent(s)\n`,
     );
     expect(r.code).toBe(0);
   });
