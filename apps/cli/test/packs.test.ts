@@ -200,3 +200,28 @@ describe('harness packs list', () => {
     expect(text.stdout).toContain('echo.argv(value: string)  [read, global]');
   });
 });
+
+describe('harness packs list --standard', () => {
+  it('shows every bundled pack with its commands as a model reads them, with no configuration', async () => {
+    const r = await run(['packs', 'list', '--standard']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(
+      '  files.read(path: string, start?: integer = 1, count?: integer = 400)  [read, global]  cautious, runs awk',
+    );
+    expect(lines).toContain(
+      '  jq.query(filter: string, file: string, raw?: boolean = false)  [read, global]  cautious, runs jq',
+    );
+    expect(lines).toContain('  make.run(target: string)  [write, global]  cautious, runs make');
+    expect(lines.filter((l) => /^[a-z-]+: /.test(l)).map((l) => l.split(':')[0])).toEqual(
+      expect.arrayContaining(['files', 'jq', 'make', 'search']),
+    );
+    expect(lines.at(-2)).toMatch(
+      /^\(\d+ standard pack\(s\); declare one under command_packs as "- standard: <name>"\)$/,
+    );
+    const json = JSON.parse((await run(['packs', 'list', '--standard', '--json'])).stdout);
+    const search = json.packs.find((p: { id: string }) => p.id === 'search');
+    expect(search.commands[0]).toMatchObject({ id: 'search.grep', effect: 'read', tier: 'cautious' });
+    expect(search.commands[0].signature).toMatch(/^search\.grep\(pattern: string, /);
+  });
+});

@@ -25,8 +25,12 @@ export const PacksErrorCode = defineCodes({
   duplicate_id: 'duplicate_id',
   /** A pack id is reserved (`workspace`, `loom`). */
   reserved_id: 'reserved_id',
-  /** A `permission_overrides` / `timeout_overrides` key names no command of its pack. */
+  /** A `permission_overrides` / `timeout_overrides` / `input_overrides` key names no command (or input) of its pack. */
   unknown_override: 'unknown_override',
+  /** A `standard:` entry names no standard pack bundled with this release. */
+  unknown_standard: 'unknown_standard',
+  /** A command's example does not hold: its arguments render another argv, or are (not) refused. */
+  example_failed: 'example_failed',
   /** An argv or env template does not parse, or uses a form its location does not allow. */
   template: 'template',
   /** `{{credential.NAME}}` appears in argv (credentials are legal in `env` only). */
@@ -105,9 +109,28 @@ export interface PacksIssueDetails {
   /** The override key that names no command, of which map, and the commands the pack has. */
   readonly unknown_override: {
     readonly pack: string;
-    readonly key: 'permission_overrides' | 'timeout_overrides';
+    readonly key: 'permission_overrides' | 'timeout_overrides' | 'input_overrides';
     readonly command: string;
+    /** For `input_overrides`: the input named that the command does not have (`expected` then lists its inputs). */
+    readonly input?: string;
     readonly expected: readonly string[];
+  };
+  /** The standard pack asked for, and the ones this release bundles. */
+  readonly unknown_standard: { readonly standard: string; readonly expected: readonly string[] };
+  /**
+   * The command (manifest id), the example's index in its list (`variant`: the variant's index, for
+   * an example of a variant), and why it does not hold: `argv_differs` (`expected` the example's argv,
+   * `found` the rendered one, both as JSON), `refused` (the arguments are refused; `found` the issue
+   * codes), `not_refused` (they render; `found` the argv as JSON), `refused_otherwise` (refused, but
+   * not for what the example says; `expected` its `refused`, `found` the issue codes and reasons).
+   */
+  readonly example_failed: {
+    readonly command: string;
+    readonly example: number;
+    readonly variant?: number;
+    readonly reason: 'argv_differs' | 'refused' | 'not_refused' | 'refused_otherwise';
+    readonly expected?: string;
+    readonly found?: string;
   };
   /**
    * Why the template is refused: the template grammar's issue code (`unclosed_placeholder`, …),
@@ -172,12 +195,13 @@ export interface PacksIssueDetails {
    * The command, the argument concerned (absent when the arguments are not an object), and why:
    * `not_an_object`, `unknown_input` (`expected` lists the inputs), `missing`, or `invalid_value`
    * (`expected` says what the input accepts; `found` the type given, or the number given for a
-   * numeric input: never a string's value).
+   * numeric input: never a string's value), or `path_outside_cwd` (a `within_cwd` input's path is
+   * absolute, has a `..` segment or leads outside through a symlink; `found` says which).
    */
   readonly invalid_args: {
     readonly command: string;
     readonly input?: string;
-    readonly reason: 'not_an_object' | 'unknown_input' | 'missing' | 'invalid_value';
+    readonly reason: 'not_an_object' | 'unknown_input' | 'missing' | 'invalid_value' | 'path_outside_cwd';
     readonly expected: string;
     readonly found?: string;
   };

@@ -33,8 +33,12 @@ export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from '.
 export { runPackCommand } from './runner';
 export type { WorkspaceFile } from './schema';
 export { workspaceJsonSchema, workspaceSchema } from './schema';
+export type { StandardCommandInfo, StandardPackInfo } from './standard/catalog';
+export { describeStandardPacks } from './standard/catalog';
+export { STANDARD_PACKS } from './standard/library';
 export type {
   Agent,
+  CommandExample,
   CredentialSource,
   Effects,
   InputSchema,

@@ -3,7 +3,14 @@
 import { renderArgv, TmplError } from '@harness/tmpl';
 import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
 import { getCommand, unknownCommandIssue } from './lookup';
+import { PATH_ESCAPE_WORDS, pathEscape } from './paths';
 import type { InputSchema, Pack, PackCommand, Workspace } from './types';
+
+/** What rendering a call reads of a command. */
+export type RenderableCommand = Pick<
+  PackCommand,
+  'manifestId' | 'argv' | 'inputs' | 'required' | 'leadingDash' | 'withinCwd' | 'values'
+>;
 
 /** A command of the workspace with the pack that holds it. */
 export interface FoundCommand {
@@ -23,22 +30,47 @@ export function findPackCommand(
 }
 
 /**
- * The argv a call of `command` with `args` runs: the arguments checked (CP-36), the frozen template
- * rendered with `@harness/tmpl` (values only, one element per element, leading dash refused unless the
- * command allows it). Nothing runs. `shown` is applied to a refused render's message (callers
+ * The argv a call of `command` with `args` runs: the arguments checked (CP-36) with each absent
+ * input's `default` filled in, every `within_cwd` path checked against `cwd` (the pack's working
+ * directory; `null`: as written only, no file looked at, for examples), each mapped input replaced
+ * by its `values` text, then the frozen template rendered with `@harness/tmpl` (values only, one
+ * element per element, leading dash refused unless the command allows it). Nothing runs. `shown` is applied to a refused render's message (callers
  * redact the pack's credentials there).
  */
 export function renderCallArgv(
-  command: PackCommand,
+  command: RenderableCommand,
   args: unknown,
+  cwd: string | null,
   shown: (message: string) => string = (message) => message,
 ): { readonly ok: true; readonly argv: string[] } | { readonly ok: false; readonly issues: PacksIssue[] } {
   const prepared = prepareArgs(command, args);
   if (!prepared.ok) return prepared;
+  const { values } = prepared;
+  const id = command.manifestId;
+  const issues: PacksIssue[] = [];
+  for (const name of command.withinCwd) {
+    const value = values.get(name);
+    const escaped = value === undefined ? undefined : pathEscape(value, cwd);
+    if (escaped === undefined) continue;
+    const expected = 'a path inside the working directory, relative to it';
+    issues.push(
+      argIssue(id, `expected ${expected}, found ${PATH_ESCAPE_WORDS[escaped]}; nothing ran`, {
+        input: name,
+        reason: 'path_outside_cwd',
+        expected,
+        found: PATH_ESCAPE_WORDS[escaped],
+      }),
+    );
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  for (const [name, texts] of Object.entries(command.values)) {
+    const value = values.get(name);
+    if (value !== undefined && Object.hasOwn(texts, value)) values.set(name, texts[value]!);
+  }
   try {
     return {
       ok: true,
-      argv: renderArgv(command.argv, prepared.values, { allowLeadingDash: command.leadingDash }),
+      argv: renderArgv(command.argv, values, { allowLeadingDash: command.leadingDash }),
     };
   } catch (error) {
     if (!(error instanceof TmplError)) throw error;
@@ -64,7 +96,11 @@ function argIssue(
   );
 }
 
-function checkValue(
+/**
+ * Checks one value against an input's schema: the text it fills a slot with, or the
+ * `invalid_args` issue saying what was expected (never the value itself).
+ */
+export function checkValue(
   commandId: string,
   name: string,
   schema: InputSchema,
@@ -119,10 +155,11 @@ function checkValue(
 /**
  * Checks call arguments against a command's inputs and converts them to the strings that fill its
  * slots: strings as given, numbers in JavaScript's shortest decimal form (`3`, `-1.5`), booleans as
- * `true` / `false`. Unknown arguments and missing required ones are issues (CP-36).
+ * `true` / `false`; an absent input with a `default` gets it. Unknown arguments and missing required
+ * ones are issues (CP-36).
  */
 function prepareArgs(
-  command: PackCommand,
+  command: RenderableCommand,
   args: unknown,
 ): { ok: true; values: Map<string, string> } | { ok: false; issues: PacksIssue[] } {
   const id = command.manifestId;
@@ -154,7 +191,8 @@ function prepareArgs(
     }
   }
   for (const [name, schema] of Object.entries(command.inputs)) {
-    const value = record[name];
+    const given = record[name];
+    const value = given === undefined || given === null ? schema.default : given;
     if (value === undefined || value === null) {
       if (command.required.includes(name))
         issues.push(

@@ -31,7 +31,7 @@ export function previewPackCall(
     .filter((v): v is string => typeof v === 'string' && v !== '');
   const shownArgs = redactDeep({ ...args }, secrets);
   if (!found.ok) return { args: shownArgs, argv: null, issues: found.issues };
-  const rendered = renderCallArgv(found.command, args, (m) => redact(m, secrets));
+  const rendered = renderCallArgv(found.command, args, found.pack.cwd, (m) => redact(m, secrets));
   if (!rendered.ok) return { args: shownArgs, argv: null, issues: redactDeep(rendered.issues, secrets) };
   return { args: shownArgs, argv: rendered.argv.map((a) => redact(a, secrets)), issues: [] };
 }

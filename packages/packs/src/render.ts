@@ -29,7 +29,7 @@ export function renderPackCommand(workspace: Workspace, commandId: string, args:
   const found = findPackCommand(workspace, commandId);
   if (!found.ok) return found;
   const { command, pack } = found;
-  const rendered = renderCallArgv(command, args);
+  const rendered = renderCallArgv(command, args, pack.cwd);
   if (!rendered.ok) return rendered;
   const { argv } = rendered;
   const markers = { get: (path: string) => credentialMarker(path.slice('credential.'.length)) };

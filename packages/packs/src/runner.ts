@@ -80,13 +80,22 @@ export interface RunPackOptions {
    */
   readonly onSpawn?: (info: SpawnInfo) => void;
   /**
+   * Told the bytes of stdout + stderr the command has written so far, after each chunk
+   * (`@harness/exec`'s `onOutputBytes`): a host's progress reports. Never told any output itself.
+   */
+  readonly onOutputBytes?: (seen: number) => void;
+  /**
    * Start the command through this spawner (`@harness/exec`'s `createSpawner`): what a long-lived
    * host that runs many commands gives, so that its own process never forks (docs/exec.md, "Spawner").
    */
   readonly spawner?: Spawner;
 }
 
-function parseOutput(kind: PackCommand['output'], stdout: string): { output: unknown } | { error: string } {
+function parseOutput(
+  kind: PackCommand['output'],
+  stdout: string,
+  sortLines: boolean,
+): { output: unknown } | { error: string } {
   if (kind === 'json') {
     try {
       return { output: JSON.parse(stdout) };
@@ -97,6 +106,8 @@ function parseOutput(kind: PackCommand['output'], stdout: string): { output: unk
   if (kind === 'lines') {
     const lines = stdout.split(/\r?\n/);
     if (lines.at(-1) === '') lines.pop();
+    // In JavaScript string order (UTF-16 code units): the same order on every machine and file system.
+    if (sortLines) lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return { output: lines };
   }
   return { output: stdout };
@@ -149,7 +160,7 @@ export async function runPackCommand(
     if (typeof v === 'string' && v !== '') secrets.push(v);
   }
   // Arguments and render are checked before credentials: the caller's mistake is the one to report.
-  const rendered = renderCallArgv(command, args, (m) => redact(m, secrets));
+  const rendered = renderCallArgv(command, args, pack.cwd, (m) => redact(m, secrets));
   if (!rendered.ok) return rendered;
   const { argv } = rendered;
 
@@ -193,6 +204,7 @@ export async function runPackCommand(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+      ...(options.onOutputBytes ? { onOutputBytes: options.onOutputBytes } : {}),
       ...(options.spawner ? { spawner: options.spawner } : {}),
       ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
     });
@@ -297,7 +309,7 @@ export async function runPackCommand(
       },
     };
   }
-  const parsed = parseOutput(command.output, stdout);
+  const parsed = parseOutput(command.output, stdout, command.sortLines);
   // A JSON string may spell a secret with escapes (`\u0074ok…`, `\/`) that the text sweep above
   // cannot see; the parsed value is swept again.
   if ('output' in parsed && command.output === 'json') parsed.output = redactDeep(parsed.output, secrets);

@@ -1,6 +1,7 @@
 // The workspace file, defined once. Every other view of it (the JSON Schema shipped for editors,
 // the TypeScript input type) is derived from these definitions.
 import { z } from 'zod';
+import { STANDARD_PACK_IDS } from './standard/library';
 import { MAX_OUTPUT_CEILING_BYTES, MAX_TIMEOUT_MS, parseByteSize, parseDuration } from './units';
 
 /** Pattern of pack and command ids (no dots: the dot separates pack and command in manifest ids). */
@@ -96,7 +97,15 @@ const INPUT_KEYWORDS = [
   'maximum',
   'allow_leading_dash',
   'code',
+  'default',
+  'within_cwd',
+  'enum_from_workspace',
 ];
+
+/** A value one argv element can hold: an input's `default`, an `enum` member. */
+const scalar = z.union([z.string(), z.number(), z.boolean()], {
+  error: 'expected a string, a number or true/false',
+});
 
 const input = z
   .object({
@@ -107,10 +116,7 @@ const input = z
       .optional(),
     description: z.string().optional(),
     title: z.string().optional(),
-    enum: z
-      .array(z.union([z.string(), z.number(), z.boolean()]))
-      .min(1)
-      .optional(),
+    enum: z.array(scalar).min(1).optional(),
     pattern: z.string().optional(),
     minLength: z.int().nonnegative().optional(),
     maxLength: z.int().nonnegative().optional(),
@@ -124,6 +130,18 @@ const input = z
       description:
         'The value reaches the program as code (a filter, an expression, a script). `packs check` warns when such a command receives a credential. Default false. Not shown to the model.',
     }),
+    default: scalar.optional().meta({
+      description:
+        'The value used when a call leaves the input out (the input is then optional); checked at load against the input. Shown to the model.',
+    }),
+    within_cwd: z.boolean({ error: 'expected within_cwd true or false' }).optional().meta({
+      description:
+        "A string input holding a path that must stay inside the pack's cwd: refused when absolute, when it has a .. segment, or when a symlink on the way leads outside (checked when the call is rendered). Default false. Not shown to the model.",
+    }),
+    enum_from_workspace: z.boolean({ error: 'expected enum_from_workspace true or false' }).optional().meta({
+      description:
+        "The values this input accepts are listed by the workspace (input_overrides: { <command>: { <input>: { enum: [...] } } }); the load fails until it does. For bundled packs (make's targets). Not shown to the model.",
+    }),
   })
   .catchall(z.unknown())
   .superRefine((value, ctx) => {
@@ -135,6 +153,13 @@ const input = z
           message: `expected only the keywords ${INPUT_KEYWORDS.join(', ')} or x-*; unknown keyword "${key}"`,
         });
       }
+    }
+    if (value.within_cwd === true && (value.type ?? 'string') !== 'string') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['within_cwd'],
+        message: 'expected within_cwd on a string input only (a path is a string)',
+      });
     }
     if (typeof value.pattern === 'string') {
       try {
@@ -198,27 +223,121 @@ const sandbox = z
       'Confinement (bubblewrap on Linux, sandbox-exec on macOS). false: unconfined. Read commands are confined by default.',
   });
 
+const argv = z
+  .array(z.string({ error: 'expected an argv element (a string)' }), {
+    error: 'expected an argv list of strings',
+  })
+  .min(1, { error: 'expected at least one argv element (the executable)' })
+  .meta({ description: 'Frozen argv template; {{name}} placeholders are the inputs. Never a shell.' });
+
+const requirement = strict({
+  binary: z
+    .string({ error: 'expected a binary name (a string)' })
+    .regex(/^[A-Za-z0-9._+-]+$|^\/\S+$/, { error: 'expected a binary name such as jq, or an absolute path' }),
+  version: z
+    .string({ error: 'expected a version constraint such as >=1.7 (a string)' })
+    .regex(CONSTRAINT_PATTERN, {
+      error: 'expected a version constraint such as >=1.7 (operators >= <= == > <)',
+    })
+    .optional(),
+});
+
+const example = strict({
+  args: z
+    .record(z.string(), z.unknown(), { error: 'expected the example arguments as a map' })
+    .optional()
+    .meta({ description: 'The call arguments. Default {}.' }),
+  argv: z
+    .array(z.string({ error: 'expected an argv element (a string)' }), {
+      error: 'expected the argv these arguments render to (a list of strings)',
+    })
+    .optional()
+    .meta({ description: 'The exact argv the arguments render to.' }),
+  refused: z
+    .string({ error: 'expected what refuses it: an issue code, a reason or words of the message' })
+    .min(1, { error: 'expected what refuses it, not an empty string' })
+    .optional()
+    .meta({
+      description:
+        'The arguments must be refused: an issue code (invalid_args), a reason (flag_injection, path_outside_cwd) or words of the message.',
+    }),
+})
+  .superRefine((value, ctx) => {
+    if ((value.argv === undefined) === (value.refused === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message:
+          'expected an example with exactly one of argv (what it renders to) or refused (why it is refused)',
+      });
+    }
+  })
+  .meta({
+    description: 'Arguments and the argv they render to, or arguments that must be refused; checked at load.',
+  });
+
+const examples = z.array(example, { error: 'expected a list of examples' }).meta({
+  description: 'Checked at load: each { args, argv } must render exactly, each { args, refused } be refused.',
+});
+
+const values = z
+  .record(
+    name('input'),
+    z.record(z.string(), z.string({ error: 'expected the text a value renders as (a string)' }), {
+      error: 'expected a map from each value of the input to the text it renders as',
+    }),
+  )
+  .meta({
+    description:
+      'Per boolean or enum input, the literal text each value renders as in argv ("true": fixed-strings). Every value must be mapped.',
+  });
+
+const variant = strict({
+  requires: z
+    .array(requirement)
+    .optional()
+    .meta({ description: 'Probed at load; the first variant whose requirements hold is used.' }),
+  argv,
+  values: values.optional(),
+  examples: examples.optional(),
+}).meta({ description: 'One way to run the command, for the machine that has its requirements.' });
+
 const command = strict({
   id: id('command'),
   title: z.string().optional().meta({ description: 'One short line; default: first line of description.' }),
   description: z.string().optional(),
-  argv: z
-    .array(z.string({ error: 'expected an argv element (a string)' }), {
-      error: 'expected an argv list of strings',
-    })
-    .min(1, { error: 'expected at least one argv element (the executable)' })
-    .meta({ description: 'Frozen argv template; {{name}} placeholders are the inputs. Never a shell.' }),
+  argv: argv.optional(),
+  variants: z
+    .array(variant, { error: 'expected a list of variants' })
+    .min(1, { error: 'expected at least one variant' })
+    .optional()
+    .meta({
+      description:
+        'Instead of argv: ways to run the command, tried in order at load (rg, else grep); the first whose requires hold is used.',
+    }),
   inputs: z
     .record(name('input'), input)
     .optional()
     .meta({ description: 'JSON Schema properties map; default: one string per placeholder.' }),
+  values: values.optional(),
+  examples: examples.optional(),
   effects: z
     .enum(['read', 'write'], { error: 'expected effects read or write' })
     .optional()
     .meta({ description: 'Declared effects. Undeclared means write.' }),
   output: strict({
     parse: z.enum(['text', 'json', 'lines'], { error: 'expected output parse text, json or lines' }),
-  }).optional(),
+    sort: z
+      .boolean({ error: 'expected sort true or false' })
+      .optional()
+      .meta({ description: 'With parse: lines, sort the lines (by code point). Default false.' }),
+  })
+    .superRefine((value, ctx) => {
+      if (value.sort === true && value.parse !== 'lines') {
+        ctx.addIssue({ code: 'custom', path: ['sort'], message: 'expected sort only with parse: lines' });
+      }
+    })
+    .optional(),
   ok_exit_codes: z
     .array(
       z
@@ -245,27 +364,57 @@ const command = strict({
     }),
   scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
   sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
+}).superRefine((value, ctx) => {
+  if (value.argv === undefined && value.variants === undefined) {
+    // Said as zod says a missing key, so the message reads as every other missing field's.
+    ctx.addIssue({
+      code: 'invalid_type',
+      expected: 'array',
+      input: undefined,
+      path: ['argv'],
+      message: 'expected an argv list of strings',
+    });
+  } else if (value.argv !== undefined && value.variants !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['variants'],
+      message: 'expected argv or variants, not both (each variant has its own argv)',
+    });
+  }
+  if (value.variants !== undefined && value.inputs === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['inputs'],
+      message: 'expected inputs declared beside variants (every variant renders the same inputs)',
+    });
+  }
 });
 
-const requirement = strict({
-  binary: z
-    .string({ error: 'expected a binary name (a string)' })
-    .regex(/^[A-Za-z0-9._+-]+$|^\/\S+$/, { error: 'expected a binary name such as jq, or an absolute path' }),
-  version: z
-    .string({ error: 'expected a version constraint such as >=1.7 (a string)' })
-    .regex(CONSTRAINT_PATTERN, {
-      error: 'expected a version constraint such as >=1.7 (operators >= <= == > <)',
-    })
-    .optional(),
+const inputOverride = strict({
+  enum: z.array(scalar).min(1, { error: 'expected at least one value' }).optional().meta({
+    description: "Narrows the input to these values; each must be one the command's own input accepts.",
+  }),
+  description: z.string().optional().meta({ description: "Replaces the input's description." }),
+  default: scalar
+    .optional()
+    .meta({ description: "Replaces the input's default; checked against the input." }),
 });
 
-const pack = strict({
+/** The keys of a pack, shared by a pack of the workspace's own and a `standard:` entry. */
+const packShape = {
   id: id('pack'),
   description: z.string().optional(),
   permission: tier.optional(),
   permission_overrides: z.record(id('command'), tier).optional(),
   timeout: duration.optional().meta({ description: 'Default 30s.' }),
   timeout_overrides: z.record(id('command'), duration).optional(),
+  input_overrides: z
+    .record(id('command'), z.record(name('input'), inputOverride))
+    .optional()
+    .meta({
+      description:
+        "Per command and input: narrow an input's enum, replace its description or default. Never widens what the command accepts.",
+    }),
   max_output: size.optional().meta({ description: 'Ceiling on stdout + stderr. Default 10MiB.' }),
   requires: z.array(requirement).optional(),
   cwd: z.string().optional().meta({ description: 'Working directory, relative to the workspace file.' }),
@@ -288,7 +437,15 @@ const pack = strict({
   commands: z
     .array(command, { error: 'expected a list of commands' })
     .min(1, { error: 'expected at least one command' }),
-});
+};
+
+const pack = strict(packShape);
+
+/** The keys a `standard:` entry may set over its bundled pack: every pack key but `commands`. */
+export const STANDARD_ENTRY_KEYS: readonly string[] = [
+  'standard',
+  ...Object.keys(packShape).filter((k) => k !== 'commands'),
+];
 
 const agent = strict({
   id: id('agent'),
@@ -299,8 +456,7 @@ const agent = strict({
     .meta({ description: 'pack:<id> (its read commands) or <pack>.<command>.' }),
 });
 
-/** The zod schema of the workspace file (YAML or JSON). */
-export const workspaceSchema = strict({
+const workspaceShape = {
   $schema: z.string().optional(),
   version: z.literal(1, { error: 'expected version 1' }).optional(),
   sandbox_mode: z
@@ -312,12 +468,45 @@ export const workspaceSchema = strict({
     }),
   command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
   agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
-}).meta({ title: 'harness-commands workspace', description: 'Command packs and the agents granted them.' });
+};
 
-/** The workspace file as written (what {@link workspaceSchema} accepts). */
+const META = {
+  title: 'harness-commands workspace',
+  description: 'Command packs and the agents granted them.',
+};
+
+/**
+ * The zod schema of the workspace file (YAML or JSON) once every `standard:` entry is replaced by
+ * its bundled pack with the entry's keys over it: what the loader checks.
+ */
+export const workspaceSchema = strict(workspaceShape).meta(META);
+
+/** The workspace file as the loader checks it: each `standard:` entry already merged into a pack. */
 export type WorkspaceFile = z.input<typeof workspaceSchema>;
+
+// A `standard:` entry as written: the bundled pack's name and any pack key but commands over it.
+const { id: _id, commands: _commands, ...overridable } = packShape;
+const standardEntry = strict({
+  standard: z.enum(STANDARD_PACK_IDS as [string, ...string[]]).meta({
+    description: 'A standard pack bundled with @harness/packs (docs/standard-packs.md).',
+  }),
+  id: id('pack').optional().meta({ description: "Default: the standard pack's name." }),
+  ...overridable,
+}).meta({
+  description:
+    'A bundled standard pack; any other key overrides the bundled one (docs/standard-packs.md, "Overriding a standard pack").',
+});
+
+// The file as a person writes it, for editors: a pack entry is a pack or a `standard:` entry.
+const workspaceFileSchema = strict({
+  ...workspaceShape,
+  command_packs: z.array(z.union([pack, standardEntry])).optional(),
+}).meta(META);
 
 /** The JSON Schema of the workspace file, for editors (shipped as `schema/workspace.schema.json`). */
 export function workspaceJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(workspaceSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(workspaceFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
 }

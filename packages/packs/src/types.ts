@@ -31,8 +31,19 @@ export interface InputSchema {
   readonly maxLength?: number;
   readonly minimum?: number;
   readonly maximum?: number;
+  /** The value a call that leaves the input out gets (the input is then not required). */
+  readonly default?: string | number | boolean;
   readonly [extension: `x-${string}`]: unknown;
 }
+
+/**
+ * One `examples` entry of a command: arguments and the exact argv they render to, or arguments that
+ * must be refused (`refused` is an issue code, a reason such as `flag_injection`, or words of the
+ * message). The loader checks every example; none runs anything.
+ */
+export type CommandExample =
+  | { readonly args: Readonly<Record<string, unknown>>; readonly argv: readonly string[] }
+  | { readonly args: Readonly<Record<string, unknown>>; readonly refused: string };
 
 /** A `requires` entry: a binary on PATH and an optional version constraint (`>=1.7`). */
 export interface Requirement {
@@ -61,7 +72,19 @@ export interface PackCommand {
    * a literal `--` precedes it (refused otherwise, even after `--`).
    */
   readonly leadingDash: readonly string[];
-  /** Inputs a call must supply (those used as `{{name}}`; `{{name?}}` makes one optional). */
+  /**
+   * Inputs declared `within_cwd: true`: paths refused when they are absolute, have a `..` segment, or
+   * lead outside the pack's cwd through a symlink (checked when a call is rendered).
+   */
+  readonly withinCwd: readonly string[];
+  /**
+   * Per input, the literal text each value renders as (`values` in the file): a boolean or enum input
+   * listed here never puts the caller's value in argv, only the pack's text for it.
+   */
+  readonly values: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** The command's examples (with those of the variant in use), as the file declares them. */
+  readonly examples: readonly CommandExample[];
+  /** Inputs a call must supply (those used as `{{name}}` with no `default`; `{{name?}}` makes one optional). */
   readonly required: readonly string[];
   /** Declared effects, `write` when undeclared. */
   readonly effects: Effects;
@@ -69,6 +92,8 @@ export interface PackCommand {
   readonly effectsDeclared: boolean;
   /** How stdout is parsed. */
   readonly output: OutputParse;
+  /** With `output: lines`, whether the lines are sorted (`output: { parse: lines, sort: true }`). */
+  readonly sortLines: boolean;
   /** Exit codes that mean success (`ok_exit_codes`), `[0]` when undeclared. */
   readonly okExitCodes: readonly number[];
   /** Resolved tier: `permission_overrides[command]`, else the pack's `permission`, else `cautious`. */
@@ -91,6 +116,8 @@ export interface PackCommand {
 /** One loaded, available pack. */
 export interface Pack {
   readonly id: string;
+  /** The bundled standard pack it was declared from (`- standard: files`), if any. */
+  readonly standard?: string;
   readonly description: string;
   /** The pack's declared tier, `cautious` when undeclared. */
   readonly permission: Tier;

@@ -172,7 +172,7 @@ agents:
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
       ]
     `);
   });
@@ -259,7 +259,7 @@ describe('argv templates and inputs', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash, code or x-*; unknown keyword "items"; e.g. count: { type: integer, minimum: 1 }",
+        "workspace.yaml:7:16: command_packs[0].commands[0].inputs.n.items: expected only the keywords type, description, title, enum, pattern, minLength, maxLength, minimum, maximum, allow_leading_dash, code, default, within_cwd, enum_from_workspace or x-*; unknown keyword "items"; e.g. count: { type: integer, minimum: 1 }",
       ]
     `);
   });

@@ -10,6 +10,7 @@ import { err, out, printJson } from '../output';
 const help = `Usage:
   harness packs check [workspace.yaml] [--no-probe] [--json]
   harness packs list [--json] [configuration]
+  harness packs list --standard [--json]
   harness packs render <pack.command> [--args <json>] [--workspace <file>] [--json]
 
 check  loads the workspace file (default: the example workspace) and prints every load error as
@@ -19,6 +20,9 @@ check  loads the workspace file (default: the example workspace) and prints ever
 list   prints the catalog a model sees: the list_commands result of this configuration (the
        embedded default when no configuration is given), one signature per line; with --json
        the list_commands result itself. Takes the configuration flags of serve and call.
+       --standard: the standard packs bundled with this release instead (docs/standard-packs.md),
+       each with its commands' signatures, tier and the program each runs here; a pack whose
+       binary is missing here says so.
 render shows the argv a call of a command with these arguments would run, its working directory
        and its environment (each credential as a marker such as [credential token]), after the
        same argument checks and leading-dash refusal as a run; it runs nothing. --workspace:
@@ -79,11 +83,16 @@ async function check(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { ...sessionFlags, json: { type: 'boolean' } }, false);
+  const { values } = parse(
+    argv,
+    { ...sessionFlags, json: { type: 'boolean' }, standard: { type: 'boolean' } },
+    false,
+  );
   if (values.help) {
     out(help);
     return 0;
   }
+  if (values.standard) return listStandard(values.json === true);
   const { openSession } = await import('../session');
   const session = await openSession({ ...sessionOptions(values), log: err });
   try {
@@ -105,6 +114,30 @@ async function list(argv: string[]): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+/** `packs list --standard`: the bundled packs, each command as the one-line signature a model reads. */
+async function listStandard(json: boolean): Promise<number> {
+  const { describeStandardPacks } = await import('@harness/packs');
+  const { renderSignature } = await import('@harness/signature');
+  const packs = (await describeStandardPacks()).map((pack) => ({
+    ...pack,
+    commands: pack.commands.map((c) => ({
+      ...c,
+      signature: renderSignature({ name: c.id, inputSchema: c.inputs, effect: c.effect }),
+    })),
+  }));
+  if (json) {
+    printJson({ packs });
+    return 0;
+  }
+  for (const pack of packs) {
+    out(`${pack.id}: ${pack.description}`);
+    if (!pack.available) out(`  (left out on this machine: ${pack.reason})`);
+    for (const c of pack.commands) out(`  ${c.signature}  ${c.tier}, runs ${c.program}`);
+  }
+  out(`(${packs.length} standard pack(s); declare one under command_packs as "- standard: <name>")`);
+  return 0;
 }
 
 async function renderCall(argv: string[]): Promise<number> {

@@ -54,15 +54,38 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   'inputs.*.minimum': 'minimum: 0',
   'inputs.*.maximum': 'maximum: 100',
   'inputs.*.allow_leading_dash': 'allow_leading_dash: true',
+  'inputs.*.default': 'default: 10',
+  'inputs.*.within_cwd': 'within_cwd: true',
+  'inputs.*.enum_from_workspace': 'enum_from_workspace: true',
+  input_overrides: 'input_overrides: { run: { target: { enum: [build, test] } } }',
+  'input_overrides.*': 'run: { target: { enum: [build, test] } }',
+  values: 'values: { fixed: { "true": fixed-strings, "false": no-fixed-strings } }',
+  'values.*': 'fixed: { "true": fixed-strings, "false": no-fixed-strings }',
+  examples:
+    'examples: [{ args: { count: 3 }, argv: [git, log, -n, "3"] }, { args: { count: 0 }, refused: invalid_value }]',
+  'examples.args': 'args: { count: 3 }',
+  'examples.argv': 'argv: [git, log, -n, "3"]',
+  refused: 'refused: invalid_value',
+  variants:
+    'variants: [{ requires: [{ binary: rg }], argv: [rg, --, "{{pattern}}"] }, { argv: [grep, -r, --, "{{pattern}}", .] }]',
+  'variants.requires': 'requires: [{ binary: rg, version: ">=11" }]',
   effects: 'effects: read',
   output: 'output: { parse: json }',
   'output.parse': 'parse: json',
+  'output.sort': 'sort: true',
   ok_exit_codes: 'ok_exit_codes: [0, 1]',
   credential_output_unlabeled: 'credential_output_unlabeled: "prints only the HTTP status"',
 };
 
 // Fields whose value is a map of names the file chooses: the next path segment is such a name.
-const NAMED_ENTRIES = new Set(['inputs', 'env', 'permission_overrides', 'timeout_overrides']);
+const NAMED_ENTRIES = new Set([
+  'inputs',
+  'env',
+  'permission_overrides',
+  'timeout_overrides',
+  'input_overrides',
+  'values',
+]);
 
 /** The example line of the field at `path` (or of the nearest field above it that has one). */
 export function exampleFor(path: readonly PropertyKey[]): string | undefined {

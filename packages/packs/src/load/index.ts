@@ -5,8 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from '../errors';
 import { parseYamlConfig } from '../positions';
 import { workspaceSchema } from '../schema';
+import { STANDARD_PACKS } from '../standard/library';
 import { build } from './build';
 import { sortIssues, zodMessage } from './issues';
+import { expandStandardPacks } from './standard';
 import type { LoadOptions, LoadResult, Path, PositionedIssue, WorkspaceSource } from './types';
 import { checkWellFormedEntries } from './well-formed';
 
@@ -27,8 +29,30 @@ export type { LoadOptions, LoadResult, WorkspaceSource } from './types';
  *
  * A pack whose requirement fails is a load error naming the binary, unless the pack says
  * `optional: true`: then it is left out (its commands are not in the workspace) with a warning.
+ *
+ * A `- standard: <name>` entry is the standard pack of that name bundled with this release (or
+ * `options.standardPacks`), with the entry's keys over it (docs/standard-packs.md); a name that is not
+ * bundled is an `unknown_standard` issue listing the names that are.
  */
 export async function loadWorkspace(source: WorkspaceSource, options: LoadOptions = {}): Promise<LoadResult> {
+  return loadWith(source, options, {});
+}
+
+/** What this package's own callers may ask of a load beyond {@link LoadOptions}. */
+export interface InternalLoadOptions {
+  /**
+   * Let an `enum_from_workspace` input stay open when the workspace lists no values (describing a
+   * standard pack outside any workspace); a real load always requires the list.
+   */
+  readonly openListedValues?: boolean;
+}
+
+/** {@link loadWorkspace}, with this package's internal options. */
+export async function loadWith(
+  source: WorkspaceSource,
+  options: LoadOptions,
+  internal: InternalLoadOptions,
+): Promise<LoadResult> {
   const file = source.file;
   let text: string;
   if ('text' in source) text = source.text;
@@ -60,11 +84,16 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
       ),
     };
   }
-  const { data, loc } = yaml;
+  const { loc } = yaml;
   const issue: PositionedIssue = (code, path, message, details, key = false) => {
     const { line, column } = loc.at(path, { key });
     return packsIssue(code, message, path, details, { file, line, column });
   };
+  // `- standard: <name>` entries become their bundled packs before anything else reads the file;
+  // the merged entries keep their indexes, so positions still point into this file.
+  const expanded = expandStandardPacks(yaml.data, options.standardPacks ?? STANDARD_PACKS, issue);
+  if (expanded.issues.length > 0) return { ok: false, issues: sortIssues(expanded.issues) };
+  const { data, origins } = expanded;
   const parsed = workspaceSchema.safeParse(data);
   if (!parsed.success) {
     // One issue per location: the first check that fails says what was expected.
@@ -88,5 +117,5 @@ export async function loadWorkspace(source: WorkspaceSource, options: LoadOption
     }
     return { ok: false, issues: sortIssues(issues) };
   }
-  return build(parsed.data, { file, loc, issue, options });
+  return build(parsed.data, { file, loc, issue, options, origins, ...internal });
 }

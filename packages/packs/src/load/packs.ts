@@ -7,7 +7,7 @@ import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import type { Label, Pack } from '../types';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, parseByteSize, parseDuration } from '../units';
-import { buildCommand, type PackDefaults } from './commands';
+import { buildCommand, type CommandForm, type PackDefaults } from './commands';
 import { resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
@@ -19,6 +19,8 @@ export const RESERVED_PACK_IDS: readonly string[] = ['workspace', 'loom'];
 export interface BuiltPack {
   readonly pack: Pack;
   readonly index: number;
+  /** Command id → its variants, for each command that has some (the probes choose one). */
+  readonly variants: ReadonlyMap<string, readonly CommandForm[]>;
 }
 
 /** Builds every pack of the file whose id is not a duplicate, pushing every issue found. */
@@ -58,7 +60,7 @@ export function buildPacks(
       return;
     }
     seenPacks.set(rp.id, pi);
-    built.push({ index: pi, pack: buildPack(rp, pPath, dir, reserved, ctx, issues) });
+    built.push({ index: pi, ...buildPack(rp, pPath, dir, reserved, ctx.origins?.get(pi), ctx, issues) });
   });
   return built;
 }
@@ -68,15 +70,19 @@ function buildPack(
   pPath: Path,
   dir: string,
   reserved: ReadonlySet<string>,
+  standard: string | undefined,
   ctx: BuildContext,
   issues: PacksIssue[],
-): Pack {
+): { pack: Pack; variants: Map<string, readonly CommandForm[]> } {
   checkCommandIds(rp, pPath, ctx, issues);
   checkOverrides(rp, pPath, ctx, issues);
   const credentials = rp.credentials_ref === undefined ? [] : [rp.credentials_ref].flat();
   checkPackEnv(rp.env ?? {}, credentials, rp.id, pPath, ctx, issues);
   checkCredentialSource(rp, credentials, pPath, ctx, issues);
+  const cwd = rp.cwd === undefined ? dir : isAbsolute(rp.cwd) ? rp.cwd : resolve(dir, rp.cwd);
   const defaults: PackDefaults = {
+    cwd,
+    ...(ctx.openListedValues === true ? { openListedValues: true } : {}),
     tier: rp.permission ?? 'cautious',
     timeoutMs: rp.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(rp.timeout)!,
     maxOutputBytes: rp.max_output === undefined ? DEFAULT_MAX_OUTPUT_BYTES : parseByteSize(rp.max_output)!,
@@ -84,14 +90,16 @@ function buildPack(
     credentials: credentialsReceived(rp.env ?? {}),
     reserved,
   };
-  const cwd = rp.cwd === undefined ? dir : isAbsolute(rp.cwd) ? rp.cwd : resolve(dir, rp.cwd);
+  const variants = new Map<string, readonly CommandForm[]>();
   const commands = rp.commands.map((_, ci) => {
-    const command = buildCommand(rp, ci, pPath, defaults, ctx, issues);
-    const sandbox = resolveSandbox(rp, ci, command.effects, cwd, pPath, ctx, issues);
-    return Object.freeze({ ...command, sandbox });
+    const built = buildCommand(rp, ci, pPath, defaults, ctx, issues);
+    if (built.variants) variants.set(built.command.id, built.variants);
+    const sandbox = resolveSandbox(rp, ci, built.command.effects, cwd, pPath, ctx, issues);
+    return Object.freeze({ ...built.command, sandbox });
   });
-  return Object.freeze({
+  const pack: Pack = Object.freeze({
     id: rp.id,
+    ...(standard === undefined ? {} : { standard }),
     description: rp.description ?? '',
     permission: defaults.tier,
     cwd,
@@ -106,6 +114,7 @@ function buildPack(
     ...(defaults.label ? { label: defaults.label } : {}),
     commands: Object.freeze(commands),
   });
+  return { pack, variants };
 }
 
 function checkCommandIds(rp: RawPack, pPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
@@ -128,7 +137,7 @@ function checkCommandIds(rp: RawPack, pPath: Path, ctx: CheckContext, issues: Pa
 
 function checkOverrides(rp: RawPack, pPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
   const commandIds = rp.commands.map((c) => c.id);
-  for (const key of ['permission_overrides', 'timeout_overrides'] as const) {
+  for (const key of ['permission_overrides', 'timeout_overrides', 'input_overrides'] as const) {
     for (const name of Object.keys(rp[key] ?? {})) {
       if (!commandIds.includes(name)) {
         issues.push(

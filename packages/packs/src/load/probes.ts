@@ -4,7 +4,8 @@ import { FALLBACK_PATH } from '@harness/exec/internal';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { type ProbeResult, probeBinary, satisfies } from '../probe';
-import type { Pack, UnavailablePack } from '../types';
+import type { Pack, Requirement, UnavailablePack } from '../types';
+import type { CommandForm } from './commands';
 import type { BuiltPack } from './packs';
 import type { BuildContext, Path } from './types';
 
@@ -18,6 +19,8 @@ interface Failure {
   /** The constraint required and the version found, where the probe got that far. */
   readonly expected?: string;
   readonly found?: string;
+  /** For a command none of whose variants can run: why, in full (the load error's "because …"). */
+  readonly because?: string;
 }
 
 /** The details of the issue a failed probe of `pack` becomes. */
@@ -57,8 +60,17 @@ export async function probeRequirements(
     }
     return p;
   };
-  for (const { pack, index } of built) {
-    const failure = options.probe === false ? undefined : await firstFailure(pack, index, probe);
+  for (const { pack: declared, index, variants } of built) {
+    const probing = options.probe !== false;
+    let failure = probing
+      ? await firstFailure(declared.requires, (ri) => ['command_packs', index, 'requires', ri], probe)
+      : undefined;
+    let pack = declared;
+    if (!failure && variants.size > 0) {
+      const chosen = await chooseVariants(declared, variants, probing, probe);
+      if ('failure' in chosen) failure = chosen.failure;
+      else pack = chosen.pack;
+    }
     if (!failure) {
       packs.push(pack);
       continue;
@@ -80,9 +92,10 @@ export async function probeRequirements(
       );
     } else {
       const because =
-        failure.missing === 'not found on PATH'
+        failure.because ??
+        (failure.missing === 'not found on PATH'
           ? `${failure.binary} is not on PATH`
-          : `it requires ${failure.binary}: ${failure.reason}`;
+          : `it requires ${failure.binary}: ${failure.reason}`);
       failed.push({
         id: pack.id,
         binary: failure.binary,
@@ -102,15 +115,56 @@ export async function probeRequirements(
   return { packs, unavailable, failed };
 }
 
-/** The first requirement of `pack` that its probe does not satisfy, in declaration order. */
-async function firstFailure(
+/**
+ * Each command with variants gets the first variant whose requirements hold (without probing: the
+ * first); a command none of whose variants can run fails its pack, naming every alternative.
+ */
+async function chooseVariants(
   pack: Pack,
-  index: number,
+  variants: ReadonlyMap<string, readonly CommandForm[]>,
+  probing: boolean,
+  probe: (binary: string) => Promise<ProbeResult>,
+): Promise<{ pack: Pack } | { failure: Failure }> {
+  const commands: Pack['commands'][number][] = [];
+  for (const command of pack.commands) {
+    const forms = variants.get(command.id);
+    if (forms === undefined) {
+      commands.push(command);
+      continue;
+    }
+    let chosen: CommandForm | undefined;
+    const failures: Failure[] = [];
+    for (const form of forms) {
+      const failure = probing
+        ? await firstFailure(form.requires, (ri) => [...(form.at ?? []), 'requires', ri], probe)
+        : undefined;
+      if (failure === undefined) {
+        chosen = form;
+        break;
+      }
+      failures.push(failure);
+    }
+    if (chosen === undefined) {
+      const first = failures[0]!;
+      const reason = `${command.manifestId} runs none of its variants here (${failures.map((f) => f.reason).join('; ')})`;
+      const binary = [...new Set(failures.map((f) => f.binary))].join(' or ');
+      return { failure: { ...first, binary, reason, because: reason } };
+    }
+    const { argv, required, values, examples } = chosen;
+    commands.push(Object.freeze({ ...command, argv, required, values, examples }));
+  }
+  return { pack: Object.freeze({ ...pack, commands: Object.freeze(commands) }) };
+}
+
+/** The first of `requires` that its probe does not satisfy, in declaration order. */
+async function firstFailure(
+  requires: readonly Requirement[],
+  pathOf: (index: number) => Path,
   probe: (binary: string) => Promise<ProbeResult>,
 ): Promise<Failure | undefined> {
-  for (const [ri, req] of pack.requires.entries()) {
+  for (const [ri, req] of requires.entries()) {
     const result = await probe(req.binary);
-    const at: Path = ['command_packs', index, 'requires', ri];
+    const at = pathOf(ri);
     const fail = (code: Failure['code'], reason: string): Failure => ({
       binary: req.binary,
       reason,

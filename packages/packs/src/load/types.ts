@@ -33,6 +33,11 @@ export interface LoadOptions {
   readonly hide?: readonly string[];
   /** The environment the built-in hidden paths are read from (`XDG_*`, `HARNESS_HOME`). Default: this process's. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The library `- standard: <name>` entries name: name → the pack's YAML text (a `command_packs`
+   * entry). Default: the standard packs bundled with this release (docs/standard-packs.md).
+   */
+  readonly standardPacks?: Readonly<Record<string, string>>;
 }
 
 /** What {@link loadWorkspace} returns: the workspace and its warnings, or every issue found. */
@@ -68,4 +73,8 @@ export interface CheckContext {
 /** What building a schema-valid file needs besides: the caller's options. */
 export interface BuildContext extends CheckContext {
   readonly options: LoadOptions;
+  /** Index in `command_packs` → the standard pack that entry was declared from. */
+  readonly origins?: ReadonlyMap<number, string>;
+  /** Leave an `enum_from_workspace` input open when no list is given (see `loadWith`). */
+  readonly openListedValues?: boolean;
 }

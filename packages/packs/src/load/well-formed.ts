@@ -9,6 +9,10 @@ function isMapObject(value: unknown): value is Readonly<Record<string, unknown>>
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((a) => typeof a === 'string');
+}
+
 function isStringMap(value: unknown): value is Readonly<Record<string, string>> {
   return isMapObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
@@ -42,10 +46,16 @@ export function checkWellFormedEntries(data: unknown, ctx: CheckContext): PacksI
     rp.commands.forEach((rc: unknown, ci) => {
       if (!isMapObject(rc)) return;
       // The command's id plays no part in its template checks: a bad id hides none of them.
-      const { argv, inputs } = rc;
-      if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) return;
+      const { argv, inputs, variants } = rc;
       if (inputs !== undefined && !isMapObject(inputs)) return;
-      checkCommandTemplates({ argv, inputs }, [...pPath, 'commands', ci], ctx, issues);
+      const cPath: Path = [...pPath, 'commands', ci];
+      if (isStringList(argv)) checkCommandTemplates({ argv, inputs }, cPath, ctx, issues);
+      if (!Array.isArray(variants)) return;
+      variants.forEach((v: unknown, vi) => {
+        if (isMapObject(v) && isStringList(v.argv)) {
+          checkCommandTemplates({ argv: v.argv, inputs }, [...cPath, 'variants', vi], ctx, issues);
+        }
+      });
     });
   });
   return issues;

@@ -1,0 +1,294 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { decide, describeStandardPacks, listCommands, runPackCommand, STANDARD_PACKS } from '../src/index';
+import { loadErrors, loadOk } from './helpers';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// A small library in place of the bundled one, so that merge rules are tested apart from what the
+// bundled packs happen to declare.
+const tools = `id: tools
+description: bundled tools
+permission: cautious
+timeout: 30s
+requires:
+  - { binary: sh }
+  - { binary: env, version: ">=1.0" }
+env: { LC_ALL: C, TZ: UTC }
+permission_overrides: { b: strict }
+sandbox:
+  filesystem: { read: [.] }
+  network: none
+commands:
+  - { id: a, argv: [echo, a], effects: read }
+  - { id: b, argv: [echo, '{{word}}'], effects: read, inputs: { word: { type: string, enum: [x, y, z], pattern: "^[a-z]$" } } }
+`;
+const library = { tools };
+
+describe('standard packs: declared by name, overridden key by key', () => {
+  it('a "standard:" entry is the bundled pack, with its commands, under the standard name [CP-76]', async () => {
+    const ws = await loadOk('command_packs:\n  - standard: tools\n', { standardPacks: library });
+    const pack = ws.packs[0]!;
+    expect(pack.id).toBe('tools');
+    expect(pack.standard).toBe('tools');
+    expect(pack.commands.map((c) => c.manifestId)).toEqual(['tools.a', 'tools.b']);
+    expect(pack.env).toEqual({ LC_ALL: 'C', TZ: 'UTC' });
+  });
+
+  it('scalar keys replace the bundled value; id renames the pack', async () => {
+    const ws = await loadOk(
+      'command_packs:\n  - standard: tools\n    id: my-tools\n    permission: strict\n    timeout: 5m\n    description: mine\n',
+      { standardPacks: library },
+    );
+    const pack = ws.packs[0]!;
+    expect([pack.id, pack.permission, pack.description, pack.commands[0]?.timeoutMs]).toEqual([
+      'my-tools',
+      'strict',
+      'mine',
+      300_000,
+    ]);
+    expect(pack.commands.map((c) => c.manifestId)).toEqual(['my-tools.a', 'my-tools.b']);
+  });
+
+  it('env, permission_overrides and timeout_overrides merge name by name, the workspace winning', async () => {
+    const ws = await loadOk(
+      `command_packs:
+  - standard: tools
+    env: { TZ: Europe/Paris, EXTRA: "1" }
+    permission_overrides: { a: readonly }
+    timeout_overrides: { b: 2s }
+`,
+      { standardPacks: library },
+    );
+    const pack = ws.packs[0]!;
+    expect(pack.env).toEqual({ LC_ALL: 'C', TZ: 'Europe/Paris', EXTRA: '1' });
+    expect(pack.commands.map((c) => [c.id, c.tier, c.timeoutMs])).toEqual([
+      ['a', 'readonly', 30_000],
+      ['b', 'strict', 2_000],
+    ]);
+  });
+
+  it('sandbox merges field by field (filesystem.read, .write, .deny each whole); false replaces the block', async () => {
+    const net = await loadOk('command_packs:\n  - standard: tools\n    sandbox: { network: host }\n', {
+      standardPacks: library,
+    });
+    expect(net.packs[0]?.commands[0]?.sandbox).toMatchObject({ read: [net.dir], network: 'host' });
+    const write = await loadOk(
+      'command_packs:\n  - standard: tools\n    sandbox: { filesystem: { write: [out] } }\n',
+      { standardPacks: library },
+    );
+    expect(write.packs[0]?.commands[0]?.sandbox).toMatchObject({
+      read: [write.dir],
+      write: [join(write.dir, 'out')],
+      network: 'none',
+    });
+    const off = await loadOk('command_packs:\n  - standard: tools\n    sandbox: false\n', {
+      standardPacks: library,
+    });
+    expect(off.packs[0]?.commands[0]?.sandbox).toBeNull();
+  });
+
+  it('requires merges by binary: the workspace entry for a binary replaces its constraint, others are added', async () => {
+    const ws = await loadOk(
+      'command_packs:\n  - standard: tools\n    requires: [{ binary: env, version: ">=2" }, { binary: cat }]\n',
+      { standardPacks: library },
+    );
+    expect(ws.packs[0]?.requires).toEqual([
+      { binary: 'sh' },
+      { binary: 'env', version: '>=2' },
+      { binary: 'cat' },
+    ]);
+  });
+
+  it('input_overrides narrows an enum and replaces a description; the model sees the result', async () => {
+    const ws = await loadOk(
+      'command_packs:\n  - standard: tools\n    input_overrides: { b: { word: { enum: [x], description: only x } } }\n',
+      { standardPacks: library },
+    );
+    expect(listCommands(ws)[1]?.inputs.properties.word).toEqual({
+      type: 'string',
+      enum: ['x'],
+      pattern: '^[a-z]$',
+      description: 'only x',
+    });
+  });
+
+  it('an override never widens: an enum value the bundled input refuses fails the load at its place', async () => {
+    expect(
+      await loadErrors(
+        'command_packs:\n  - standard: tools\n    input_overrides: { b: { word: { enum: [x, W] } } }\n',
+        { standardPacks: library },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:47: command_packs[0].input_overrides.b.word.enum[1]: an override only narrows what tools.b accepts; expected a value its input "word" accepts (to match the pattern ^[a-z]$), found "W"",
+      ]
+    `);
+  });
+
+  it('an unknown standard name is a load error listing the bundled ones', async () => {
+    expect(
+      await loadErrors('command_packs:\n  - standard: gti\n  - standard: tools\n', {
+        standardPacks: { ...library, make: tools },
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:2:15: command_packs[0].standard: no standard pack is named "gti"; expected one of make, tools",
+      ]
+    `);
+  });
+
+  it('an entry may not bring its own commands, and its standard must be a name', async () => {
+    expect(
+      await loadErrors(
+        'command_packs:\n  - standard: tools\n    commands: [{ id: x, argv: [true] }]\n  - standard: 3\n',
+        { standardPacks: library },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:5: command_packs[0].commands: the commands of standard pack "tools" come with it; expected only overrides of the bundled pack (id, description, permission, permission_overrides, timeout, timeout_overrides, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox); to change its commands, copy standard/tools.yaml into this file as a pack of your own",
+        "workspace.yaml:4:15: command_packs[1].standard: expected a standard pack name: tools, found number 3",
+      ]
+    `);
+  });
+
+  it('an issue inside the bundled pack points at the workspace line of its standard entry', async () => {
+    const broken = {
+      tools: tools.replace(
+        '{ id: a, argv: [echo, a], effects: read }',
+        '{ id: a, argv: [echo, a], effects: read, examples: [{ args: {}, argv: [echo, b] }] }',
+      ),
+    };
+    expect(
+      await loadErrors(
+        'agents: []\ncommand_packs:\n  - id: mine\n    commands: [{ id: x, argv: [echo] }]\n  - standard: tools\n',
+        {
+          standardPacks: broken,
+        },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:5: command_packs[1].commands[0].examples[0]: example 0 of tools.a does not hold: {} renders ["echo","a"]; the example says ["echo","b"]",
+      ]
+    `);
+    // A key the entry overrides is positioned at the override itself.
+    expect(
+      await loadErrors('command_packs:\n  - standard: tools\n    permission_overrides: { nope: strict }\n', {
+        standardPacks: library,
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:29: permission_overrides key "nope" names no command of pack "tools"; expected one of a, b",
+      ]
+    `);
+  });
+
+  it('a bundled pack is inert until the workspace declares it: not listed, not runnable, not grantable [CP-77]', async () => {
+    const none = await loadOk('command_packs: []\n');
+    expect(listCommands(none)).toEqual([]);
+    const run = await runPackCommand(none, 'files.read', { path: 'README.md' });
+    expect(!run.ok && run.issues.map((i) => i.code)).toEqual(['unknown_command']);
+    expect(decide(none, { commandId: 'files.read', caller: 'a' }).code).toBe('unknown_command');
+    expect(await loadErrors('agents:\n  - id: a\n    grants: [pack:files]\n')).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:14: agent "a": grant "pack:files" matches no pack; the workspace declares no pack; declare one under command_packs, e.g. command_packs: [{ id: dev, commands: [...] }]",
+      ]
+    `);
+  });
+
+  it('a declared bundled pack is inert until an agent is granted it [CP-77]', async () => {
+    const ws = await loadOk(
+      'command_packs:\n  - standard: files\nagents:\n  - id: none\n  - id: reader\n    grants: [pack:files]\n',
+    );
+    const none = ws.agents.find((a) => a.id === 'none')!;
+    expect(listCommands(ws, { commands: none.commands })).toEqual([]);
+    expect(decide(ws, { commandId: 'files.read', caller: 'none' })).toMatchObject({
+      outcome: 'deny',
+      code: 'not_granted',
+    });
+    const reader = ws.agents.find((a) => a.id === 'reader')!;
+    expect(listCommands(ws, { commands: reader.commands }).map((r) => r.id)).toEqual([
+      'files.list',
+      'files.read',
+      'files.stat',
+      'files.find',
+      'files.wc',
+    ]);
+    expect(decide(ws, { commandId: 'files.read', caller: 'reader' }).outcome).toBe('allow');
+  });
+
+  it('a new read command in a standard pack reaches pack: holders; a new write command does not [CP-76, CP-77]', async () => {
+    const workspace = 'command_packs:\n  - standard: tools\nagents:\n  - id: a\n    grants: [pack:tools]\n';
+    const before = await loadOk(workspace, { standardPacks: library });
+    expect(before.agents[0]?.commands).toEqual(['tools.a', 'tools.b']);
+    const next = {
+      tools: `${tools}  - { id: c, argv: [echo, c], effects: read }\n  - { id: d, argv: [rm, x], effects: write }\n`,
+    };
+    const after = await loadOk(workspace, { standardPacks: next });
+    expect(after.packs[0]?.commands.map((c) => c.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(after.agents[0]?.commands).toEqual(['tools.a', 'tools.b', 'tools.c']);
+  });
+});
+
+describe('the bundled standard packs', () => {
+  const files = readdirSync(join(packageDir, 'standard')).filter((f) => f.endsWith('.yaml'));
+  const onDisk: Record<string, string> = Object.fromEntries(
+    files.map((f) => [f.slice(0, -'.yaml'.length), readFileSync(join(packageDir, 'standard', f), 'utf8')]),
+  );
+
+  it('are embedded in the code exactly as standard/*.yaml writes them (run pnpm standard)', () => {
+    expect(STANDARD_PACKS).toEqual(onDisk);
+  });
+
+  it('ship in the package (files and exports name the folder)', () => {
+    const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+    expect(pkg.files).toContain('standard');
+    expect(pkg.exports['./standard/*']).toBe('./standard/*');
+  });
+
+  it.each(files.map((f) => f.slice(0, -'.yaml'.length)))(
+    'standard pack %s loads, each file named by its id, every command with examples that hold',
+    async (name) => {
+      const overrides = name === 'make' ? '\n    input_overrides: { run: { target: { enum: [test] } } }' : '';
+      // The files themselves, so that a pack is checked before it is embedded.
+      const ws = await loadOk(`command_packs:\n  - standard: ${name}${overrides}\n`, {
+        standardPacks: onDisk,
+      });
+      const pack = ws.packs[0]!;
+      expect(pack.id).toBe(name);
+      expect(pack.optional).toBe(true);
+      for (const command of pack.commands) {
+        expect(command.effectsDeclared).toBe(true);
+        expect(command.description.length).toBeGreaterThan(20);
+        expect(command.examples.length).toBeGreaterThan(0);
+        for (const [input, schema] of Object.entries(command.inputs)) {
+          expect(schema.description, `${command.manifestId} input ${input}`).toBeTruthy();
+        }
+        // Reads are confined read-only with no network.
+        if (command.effects === 'read') expect(command.sandbox).toMatchObject({ write: [], network: 'none' });
+      }
+    },
+  );
+});
+
+describe('describeStandardPacks', () => {
+  it('describes every bundled pack outside any workspace, a listed-by-workspace input shown open', async () => {
+    const packs = await describeStandardPacks({ probe: false });
+    expect(packs.map((p) => p.id)).toEqual(Object.keys(STANDARD_PACKS).sort());
+    const make = packs.find((p) => p.id === 'make')!;
+    expect(make.commands.map((c) => [c.id, c.effect, c.tier, c.program])).toEqual([
+      ['make.run', 'write', 'cautious', 'make'],
+    ]);
+    expect(make.commands[0]?.inputs.properties.target).toMatchObject({ type: 'string' });
+    expect(make.commands[0]?.inputs.properties.target?.enum).toBeUndefined();
+  });
+
+  it('says which packs this machine cannot run, and still describes them', async () => {
+    const packs = await describeStandardPacks({ path: '/nonexistent-bin' });
+    const jq = packs.find((p) => p.id === 'jq')!;
+    expect([jq.available, jq.reason]).toEqual([false, 'jq is not installed (not found on PATH)']);
+    expect(jq.commands.map((c) => c.id)).toEqual(['jq.query']);
+  });
+});
