@@ -38,9 +38,9 @@ if (listing.entries.length !== commands.length) {
 const mcpTools = commands.map((c) => ({ name: c.id, description: c.description, inputSchema: c.inputs }));
 const subject = tokens(JSON.stringify(listing));
 const anchor = tokens(JSON.stringify({ tools: mcpTools }));
-const perCommand = commands.map((c, i) => ({
+const perCommand = mcpTools.map((tool, i) => ({
   entry: tokens(JSON.stringify(listing.entries[i])),
-  tool: tokens(JSON.stringify(mcpTools[i])),
+  tool: tokens(JSON.stringify(tool)),
 }));
 const ratio = subject / anchor;
 
