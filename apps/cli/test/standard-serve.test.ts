@@ -1,0 +1,109 @@
+// The README's coding-agent workspace, built from standard packs with no argv written, served by
+// `harness serve` to the real MCP SDK client on a real repository: the client reads its status, diff
+// and history and searches it; a commit waits for a person.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findBinary, repoRoot } from '@harness/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStdio, runCli, sandbox, structured } from './helpers';
+
+const hasGit = findBinary('git') !== undefined || process.env.CI === 'true';
+if (!hasGit) console.warn('standard-serve tests skipped: git is not on PATH; install git to run them.');
+
+/** The workspace block of the README's "A coding agent's workspace, from standard packs". */
+function readmeWorkspace(): string {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const block = /```yaml\n# \.harness\/workspace\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no .harness/workspace.yaml block');
+  return block;
+}
+
+describe.skipIf(!hasGit)("the README's standard-pack workspace through harness serve", () => {
+  const box = sandbox();
+  const repo = join(box.root, 'project');
+  const workspace = join(repo, '.harness', 'workspace.yaml');
+  let session: Awaited<ReturnType<typeof connectStdio>>;
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Ann', '-c', 'user.email=ann@example.com', ...args], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', HOME: box.home, GIT_CONFIG_NOSYSTEM: '1' },
+      encoding: 'utf8',
+    });
+
+  beforeAll(async () => {
+    mkdirSync(join(repo, '.harness'), { recursive: true });
+    mkdirSync(box.home, { recursive: true });
+    writeFileSync(
+      join(repo, 'Makefile'),
+      'build:\n\t@echo built\ntest:\n\t@echo tested\nlint:\n\t@echo linted\n',
+    );
+    writeFileSync(join(repo, 'notes.txt'), 'alpha\nneedle in a haystack\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'first commit');
+    writeFileSync(join(repo, 'notes.txt'), 'alpha\nneedle in a haystack\nomega\n');
+    writeFileSync(workspace, readmeWorkspace());
+    session = await connectStdio(
+      ['--workspace', workspace, '--instance', box.instance, '--agent', 'coder'],
+      box.home,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await session?.close();
+    box.cleanup();
+  });
+
+  const read = async (command: string, args: Record<string, unknown> = {}) =>
+    structured(await session.client.callTool({ name: 'run_read_command', arguments: { command, args } }));
+
+  it('passes packs check as the README says', async () => {
+    const r = await runCli(['packs', 'check', workspace], { home: box.home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`ok: ${workspace}: 4 pack(s), 1 agent(s)`);
+  });
+
+  it('lists the standard commands the agent holds, with no argv written [CP-76]', async () => {
+    const listed = structured(await session.client.callTool({ name: 'list_commands', arguments: {} }));
+    const names = (listed.entries as { name: string }[]).map((e) => e.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'git.status',
+        'git.diff',
+        'git.log',
+        'git.commit',
+        'search.grep',
+        'files.read',
+        'make.run',
+      ]),
+    );
+    expect(names).not.toContain('git.push');
+  });
+
+  it("reads the repository's status, diff and history", async () => {
+    const status = await read('git.status');
+    expect(status).toMatchObject({ status: 'executed', outcome: { ok: true } });
+    expect(JSON.stringify(status)).toContain('notes.txt');
+    const diff = JSON.stringify(await read('git.diff'));
+    expect(diff).toContain('+omega');
+    const log = JSON.stringify(await read('git.log'));
+    expect(log).toContain('first commit');
+  });
+
+  it('searches it', async () => {
+    const found = JSON.stringify(await read('search.grep', { pattern: 'needle' }));
+    expect(found).toContain('needle in a haystack');
+  });
+
+  it('holds a commit for a person’s approval', async () => {
+    git('add', 'notes.txt');
+    const held = structured(
+      await session.client.callTool({
+        name: 'run_command',
+        arguments: { command: 'git.commit', args: { message: 'add omega' } },
+      }),
+    );
+    expect(JSON.stringify(held)).toContain('approval');
+    expect(git('log', '--oneline')).not.toContain('add omega');
+  });
+});
