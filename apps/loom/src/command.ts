@@ -36,6 +36,8 @@ function protocolError(out: Out, code: string, message: string, exit: number): n
 function notSent(out: Out, f: BrokerFailure): number | undefined {
   if (f.kind === 'unreachable' || f.kind === 'busy')
     return protocolError(out, f.kind, f.message, EXIT.unreachable);
+  // The CLI gives the client no signal, so this is never the case; were it, nothing was sent.
+  if (f.kind === 'cancelled') return protocolError(out, f.kind, f.message, EXIT.unreachable);
   if (f.kind === 'incompatible')
     return protocolError(out, 'unsupported_protocol', f.message, EXIT.unreachable);
   return undefined;

@@ -18,6 +18,11 @@ export interface CatalogRow {
   /** The label the host declares for this command's answers, when it declares one. */
   readonly ifc: unknown;
   readonly hasLabel: boolean;
+  /**
+   * The timeout the host enforces on this command, in ms, where its row names one (a positive
+   * whole number); a call waits that long plus a margin for its answer.
+   */
+  readonly timeoutMs: number | undefined;
   /** The one-line signature (rendered on first use, then held). */
   readonly signature: string;
 }
@@ -70,6 +75,7 @@ class Row implements CatalogRow {
   readonly readOnlyGranted: boolean;
   readonly ifc: unknown;
   readonly hasLabel: boolean;
+  readonly timeoutMs: number | undefined;
   #signature: string | undefined;
 
   constructor(raw: Record<string, unknown>, name: string) {
@@ -83,6 +89,9 @@ class Row implements CatalogRow {
     this.readOnlyGranted = raw.readOnlyGranted === true;
     this.ifc = raw.ifc;
     this.hasLabel = raw.ifc !== undefined;
+    const timeout = raw.timeoutMs;
+    this.timeoutMs =
+      typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout > 0 ? timeout : undefined;
   }
 
   get signature(): string {

@@ -1,5 +1,6 @@
 // Taking one call of run_command / run_read_command to the host and back: the catalog check, the
 // read-only gate, the send, and what a call that got no answer reports.
+import type { RunProgress } from '@harness/protocol';
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
@@ -32,7 +33,9 @@ const NOT_SENT_MESSAGES = {
 
 /**
  * Delivers one call. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
- * needs the row to be a granted read, and asks the host to enforce it with `--read-only`.
+ * needs the row to be a granted read, and asks the host to enforce it with `--read-only`. The call
+ * waits for its command's timeout from the row plus a margin; with `ctx.stopStarted`, the turn's
+ * signal also stops it once sent; `onProgress` receives the host's reports while it runs.
  */
 export async function deliverCall(
   parsed: CallParse,
@@ -40,6 +43,7 @@ export async function deliverCall(
   catalog: Catalog,
   client: HostClient,
   ctx: ToolContext,
+  onProgress?: (command: string, progress: RunProgress) => void,
 ): Promise<Delivery> {
   if (!parsed.ok)
     return final({
@@ -79,7 +83,11 @@ export async function deliverCall(
   if (call.loomId !== undefined) req.loomId = call.loomId;
   if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
   if (readOnly) req.readOnly = true;
-  const outcome = await sendRun(client, req, ctx);
+  const outcome = await sendRun(client, req, ctx, {
+    commandTimeoutMs: row.timeoutMs,
+    stop: ctx.stopStarted === true ? ctx.signal : undefined,
+    onProgress: onProgress === undefined ? undefined : (p) => onProgress(row.name, p),
+  });
 
   if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer };
   if (outcome.kind === 'lost')

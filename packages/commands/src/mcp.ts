@@ -3,7 +3,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { isErrorResult, resultText } from './result-text';
-import type { HarnessTool, ToolContext, ToolResult } from './tool';
+import type { HarnessTool, ToolContext, ToolProgress, ToolResult } from './tool';
 
 /** What the adapter needs per call besides the MCP request: the run, slot and job id. */
 export type McpContextFactory = (extra: {
@@ -12,6 +12,30 @@ export type McpContextFactory = (extra: {
   /** The MCP request of the call, for requests related to it (an elicitation over HTTP, say). */
   requestId: string | number;
 }) => Omit<ToolContext, 'signal' | 'onProgress'>;
+
+/** The `_meta` key under which a progress notification carries a running call's figures. */
+export const PROGRESS_META_KEY = 'harness.dev/progress';
+
+/**
+ * The params of one progress notification: MCP's `progress`, `total` and `message`, and a running
+ * call's time in flight and output so far as numbers under `_meta["harness.dev/progress"]` (MCP
+ * clients keep `_meta`; they drop params the specification does not name).
+ */
+function progressParams(p: ToolProgress): Omit<ToolProgress, 'elapsedMs' | 'outputBytes'> & {
+  _meta?: Record<string, unknown>;
+} {
+  const { elapsedMs, outputBytes, ...mcp } = p;
+  if (elapsedMs === undefined && outputBytes === undefined) return mcp;
+  return {
+    ...mcp,
+    _meta: {
+      [PROGRESS_META_KEY]: {
+        ...(elapsedMs === undefined ? {} : { elapsedMs }),
+        ...(outputBytes === undefined ? {} : { outputBytes }),
+      },
+    },
+  };
+}
 
 /**
  * Registers harness tools on an MCP server: JSON Schema inputs, annotations that are true for each
@@ -44,6 +68,8 @@ export function registerMcpTools(
           requestId: extra.requestId,
         });
         const result: ToolResult = await tool.execute(args, {
+          // An MCP cancellation names this one call: it stops calls already sent too.
+          stopStarted: true,
           ...base,
           signal: extra.signal,
           onProgress:
@@ -52,7 +78,7 @@ export function registerMcpTools(
               : (p) => {
                   void extra.sendNotification({
                     method: 'notifications/progress',
-                    params: { progressToken: token, ...p },
+                    params: { progressToken: token, ...progressParams(p) },
                   });
                 },
         });

@@ -9,6 +9,10 @@ export interface ToolProgress {
   progress: number;
   total?: number;
   message?: string;
+  /** A single call's time in flight at its host, in ms, where the host reports it. */
+  elapsedMs?: number;
+  /** Bytes of output the call's command has written so far, where the host reports it. */
+  outputBytes?: number;
 }
 
 /** What an embedder passes with every tool call. None of it comes from the model. */
@@ -19,9 +23,19 @@ export interface ToolContext {
   slot?: PromptSlot | undefined;
   /** Cancels calls not yet sent; a call already sent settles (it is never rolled back). */
   signal?: AbortSignal | undefined;
+  /**
+   * When true, `signal` also stops calls already sent: the host is asked to cancel them (a running
+   * pack command's process group is killed; a built-in runs to its end, a commit is never rolled
+   * back), and each still settles with the host's answer. The MCP adapter sets it: an MCP client's
+   * cancellation names that one call. Default false: a turn's cancellation lets sent calls finish.
+   */
+  stopStarted?: boolean | undefined;
   /** The host job id for this invocation; routed by the configuration's `jobIdEnvVar`. */
   jobId?: string | undefined;
-  /** Receives progress as the calls of a batch settle. */
+  /**
+   * Receives progress: as the calls of a batch settle, and while a single call runs, its host's
+   * reports (time in flight, output so far) where the host gives them.
+   */
   onProgress?: ((progress: ToolProgress) => void) | undefined;
 }
 

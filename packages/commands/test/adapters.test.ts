@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toFunctionTools } from '../src/adapters';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
-import { registerMcpTools } from '../src/mcp';
+import { PROGRESS_META_KEY, registerMcpTools } from '../src/mcp';
 import { createRun } from '../src/run';
 import { row, type Scenario, scenario } from './helpers/scenario';
 
@@ -74,6 +74,66 @@ describe('adapters', () => {
     const unknown = (await client.callTool({ name: 'run_command', arguments: { command: 'a.nope' } })) as R;
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0].text).toMatch(/^\[a\.nope: unknown_command; nearest: a\.\w+/);
+    await client.close();
+    await server.close();
+  });
+
+  it('MCP: a single call sends its host’s progress, figures under _meta, and a cancelled call asks the host to stop it', async () => {
+    sc.script({
+      commands: [row('a.write', { effect: 'write', timeoutMs: 360_000 })],
+      behaviour: {
+        'a.write': {
+          sleepMs: 300,
+          progress: [
+            { elapsedMs: 2000, outputBytes: 0 },
+            { elapsedMs: 4000, outputBytes: 1536 },
+          ],
+        },
+      },
+    });
+    const run = createRun({ mode: 'enforce-explicit' });
+    const server = new McpServer({ name: 'test', version: '0.0.0' });
+    registerMcpTools(server, createHostCommandTools({ config: sc.config, client: sc.client }), () => ({
+      run,
+      slot: 'direct-command',
+    }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'c', version: '0.0.0' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const seen: R[] = [];
+    const res = (await client.callTool(
+      { name: 'run_command', arguments: { command: 'a.write' } },
+      undefined,
+      {
+        onprogress: (p) => seen.push(p),
+      },
+    )) as R;
+    expect(res.structuredContent.status).toBe('executed');
+    expect(seen.slice(0, 2)).toEqual([
+      {
+        progress: 1,
+        message: 'a.write running for 2.0s, 0 bytes of output so far',
+        _meta: { [PROGRESS_META_KEY]: { elapsedMs: 2000, outputBytes: 0 } },
+      },
+      {
+        progress: 2,
+        message: 'a.write running for 4.0s, 1536 bytes of output so far',
+        _meta: { [PROGRESS_META_KEY]: { elapsedMs: 4000, outputBytes: 1536 } },
+      },
+    ]);
+    // The call's settling, when it arrives before the result, keeps progress increasing.
+    if (seen[2] !== undefined) expect(seen[2]).toEqual({ progress: 3, total: 3 });
+
+    const ac = new AbortController();
+    const cancelled = client.callTool({ name: 'run_command', arguments: { command: 'a.write' } }, undefined, {
+      signal: ac.signal,
+    });
+    for (let i = 0; i < 200 && sc.runs().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    ac.abort('the person pressed stop');
+    await expect(cancelled).rejects.toThrow();
+    for (let i = 0; i < 200 && sc.log().every((e) => e.op !== 'cancel'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(sc.log().filter((e) => e.op === 'cancel')).toHaveLength(1);
     await client.close();
     await server.close();
   });

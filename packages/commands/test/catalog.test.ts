@@ -125,3 +125,27 @@ describe('suggestions', () => {
     expect(suggest(cat as never, 'zzzz')).toHaveLength(3);
   });
 });
+
+describe('a row’s timeout', () => {
+  it('is read where the row names a positive whole number of ms, and is absent otherwise', () => {
+    const r = readCatalog({
+      commands: [
+        row('a.long', { timeoutMs: 360_000 }),
+        row('a.none'),
+        ...[0, -5, 1.5, '60000', Number.MAX_SAFE_INTEGER + 2].map((timeoutMs, i) =>
+          row(`a.bad${i}`, { timeoutMs }),
+        ),
+      ],
+    });
+    if (!r.ok) throw new Error('the listing should read');
+    expect(r.catalog.rows.map((x) => [x.name, x.timeoutMs])).toEqual([
+      ['a.long', 360_000],
+      ['a.none', undefined],
+      ['a.bad0', undefined],
+      ['a.bad1', undefined],
+      ['a.bad2', undefined],
+      ['a.bad3', undefined],
+      ['a.bad4', undefined],
+    ]);
+  });
+});

@@ -35,7 +35,7 @@ describe('public surface', () => {
   });
 
   it('pins the mcp subpath export list', async () => {
-    expect(Object.keys(await import('../src/mcp')).sort()).toEqual(['registerMcpTools']);
+    expect(Object.keys(await import('../src/mcp')).sort()).toEqual(['PROGRESS_META_KEY', 'registerMcpTools']);
   });
 
   it('reaches hosts only through the protocol: no dependency on the host side', async () => {

@@ -6,6 +6,7 @@ import { MAX_PENDING_REQUESTS } from '@harness/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthoringConfig } from '../src/config';
 import { createCliHostClient, hostEnvironment, listArgv, runArgv } from '../src/host/cli-client';
+import { callWaitMs, DEFAULT_HOST_TIMEOUT_MS, HOST_WAIT_MARGIN_MS } from '../src/host/defaults';
 import { createSocketHostClient } from '../src/host/socket-client';
 import { row, type Scenario, scenario } from './helpers/scenario';
 
@@ -70,6 +71,71 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     const p = sc.client.run({ command: 'a.b', args: {} }, { signal: ac.signal });
     setTimeout(() => ac.abort(), 100);
     expect((await p).kind).toBe('answer');
+    // The turn's signal alone never asks the host to stop a sent call.
+    expect(sc.log().filter((e) => e.op === 'cancel')).toEqual([]);
+  });
+
+  it('waits for a command’s own timeout plus the margin, past its configured wait; a row naming none keeps that wait [HC-115]', async () => {
+    // Configured to wait 300 ms; the host answers after 900 ms.
+    sc = await scenario(kind, { timeoutMs: 300 });
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 900 } } });
+    const long = await sc.client.run({ command: 'a.b', args: {} }, { commandTimeoutMs: 1_000 });
+    expect(long).toMatchObject({ kind: 'answer', answer: { ok: true } });
+    expect(await sc.client.run({ command: 'a.b', args: {} })).toEqual({ kind: 'lost' });
+  });
+});
+
+describe('how long a call waits (callWaitMs)', () => {
+  it('is the command’s timeout plus the margin, never less than the configured wait, never past a timer’s range', () => {
+    expect(HOST_WAIT_MARGIN_MS).toBe(30_000);
+    expect(callWaitMs(DEFAULT_HOST_TIMEOUT_MS, undefined)).toBe(120_000);
+    expect(callWaitMs(DEFAULT_HOST_TIMEOUT_MS, 30_000)).toBe(120_000);
+    expect(callWaitMs(DEFAULT_HOST_TIMEOUT_MS, 6 * 60_000)).toBe(390_000);
+    expect(callWaitMs(10_000, 24 * 3_600_000)).toBe(24 * 3_600_000 + 30_000);
+    expect(callWaitMs(10_000, Number.MAX_SAFE_INTEGER)).toBe(2 ** 31 - 1);
+  });
+});
+
+describe('the socket client, stopping and watching a call', () => {
+  let sc: Scenario;
+  afterEach(async () => sc?.close());
+
+  it('a stop signal aborted after sending asks the broker to cancel that call, which settles with the broker’s answer', async () => {
+    sc = await scenario('socket');
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 400 } } });
+    const ac = new AbortController();
+    const p = sc.client.run({ command: 'a.b', args: {} }, { stop: ac.signal });
+    for (let i = 0; i < 200 && sc.runs().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    expect((await p).kind).toBe('answer');
+    const cancels = sc.log().filter((e) => e.op === 'cancel');
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0]?.target).toEqual(expect.stringMatching(/^c\d+$/));
+  });
+
+  it('a stop signal aborted before sending sends nothing [LA-111]', async () => {
+    sc = await scenario('socket');
+    const ac = new AbortController();
+    ac.abort();
+    expect(await sc.client.run({ command: 'a.b', args: {} }, { stop: ac.signal })).toEqual({
+      kind: 'not_sent',
+      code: 'cancelled',
+    });
+    expect(sc.log()).toEqual([]);
+  });
+
+  it('hands the broker’s progress reports to onProgress, having asked for them', async () => {
+    sc = await scenario('socket');
+    const lines = [
+      { elapsedMs: 2000, outputBytes: 0 },
+      { elapsedMs: 4000, outputBytes: 512 },
+    ];
+    sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { progress: lines } } });
+    const seen: unknown[] = [];
+    const r = await sc.client.run({ command: 'a.b', args: {} }, { onProgress: (p) => seen.push(p) });
+    expect(r.kind).toBe('answer');
+    expect(seen).toEqual(lines);
+    expect(sc.runs()[0]?.progress).toBe(true);
   });
 });
 

@@ -40,6 +40,11 @@ export class OutputCollector {
     this.#tailBudget = ceiling - this.#headRemaining;
   }
 
+  /** Bytes of stdout + stderr taken so far, kept or not. */
+  get seen(): number {
+    return this.#total;
+  }
+
   /** True once stdout + stderr together passed the ceiling. */
   get exceeded(): boolean {
     return this.#total > this.#ceiling;

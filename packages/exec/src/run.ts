@@ -327,14 +327,19 @@ export async function run(options: RunOptions): Promise<RunResult> {
     abandonPipesAfter(limits.killGraceMs);
   };
 
-  subprocess.stdout?.on('data', (chunk: Buffer) => {
-    collector.push(0, chunk);
+  const onOutputBytes = options.onOutputBytes;
+  const take = (fd: 0 | 1, chunk: Buffer): void => {
+    collector.push(fd, chunk);
     if (limits.onExceed === 'fail' && collector.exceeded) startKill('output_exceeded');
-  });
-  subprocess.stderr?.on('data', (chunk: Buffer) => {
-    collector.push(1, chunk);
-    if (limits.onExceed === 'fail' && collector.exceeded) startKill('output_exceeded');
-  });
+    if (onOutputBytes === undefined) return;
+    try {
+      onOutputBytes(collector.seen);
+    } catch {
+      // An observer's failure must not end the run or lose its output.
+    }
+  };
+  subprocess.stdout?.on('data', (chunk: Buffer) => take(0, chunk));
+  subprocess.stderr?.on('data', (chunk: Buffer) => take(1, chunk));
   if (stdin !== undefined && subprocess.stdin) {
     // A child that exits without reading its input makes the write fail with EPIPE; its exit
     // status, not the broken pipe, is what the caller needs.

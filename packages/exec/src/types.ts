@@ -64,6 +64,12 @@ export interface RunOptions {
    */
   readonly onSpawn?: (info: SpawnInfo) => void;
   /**
+   * Called after each chunk of stdout or stderr with the bytes both streams have carried so far
+   * (what `outputBytes.seen` would say at that moment, kept or dropped): for progress reports while
+   * a long command runs. It runs on every chunk, so it must be cheap; a throw is ignored.
+   */
+  readonly onOutputBytes?: (seen: number) => void;
+  /**
    * Confine the program (bubblewrap on Linux, `sandbox-exec` on macOS): what it may read and write,
    * its network, its process count; on Linux every descendant lives in the run's pid namespace and
    * dies with it. Absent: unconfined. Throws `sandbox_unavailable` (nothing spawned) when asked for

@@ -314,3 +314,39 @@ describe('bounds: output ceiling (stdout + stderr combined)', () => {
     expect(r.stdout).toContain(truncationMarker(r.stdoutBytes.dropped));
   });
 });
+
+describe('onOutputBytes: output counted while the command runs', () => {
+  it('reports the bytes of both streams so far after each chunk, ending at the total seen', async () => {
+    const reports: number[] = [];
+    const r = await run({
+      argv: [
+        node,
+        '-e',
+        'process.stdout.write("o".repeat(300)); setTimeout(() => process.stderr.write("e".repeat(200)), 50)',
+      ],
+      env: {},
+      onOutputBytes: (seen) => reports.push(seen),
+    });
+    expect(r.ok).toBe(true);
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports).toEqual([...reports].sort((a, b) => a - b));
+    expect(reports.at(-1)).toBe(500);
+    expect(r.outputBytes.seen).toBe(500);
+  });
+
+  it('counts bytes past the ceiling too, and a throwing observer changes nothing', async () => {
+    let last = 0;
+    const r = await run({
+      argv: ['head', '-c', '3000', '/dev/zero'],
+      env,
+      maxOutputBytes: 1000,
+      onExceed: 'truncate',
+      onOutputBytes: (seen) => {
+        last = seen;
+        throw new Error('observer failed');
+      },
+    });
+    expect(r).toMatchObject({ outcome: 'exited', exitCode: 0, outputExceeded: true });
+    expect(last).toBe(3000);
+  });
+});

@@ -13,12 +13,14 @@ import {
   MAX_ANSWER_LINE_BYTES,
   MAX_INFLIGHT_PER_CONNECTION,
   MAX_REQUEST_LINE_BYTES,
+  PROGRESS_INTERVAL_MS,
   protocolMismatch,
 } from '@harness/protocol';
 import { HostError, HostErrorCode } from './errors';
 import type { CommandHost } from './host';
 import { findPeer, type PeerPolicy, peerRefusal } from './peer';
 import { ensurePrivateDir } from './private-dir';
+import { RunsInFlight } from './runs-in-flight';
 import { validateAgainst } from './validate';
 
 /** A running broker. */
@@ -138,6 +140,11 @@ export interface BrokerOptions {
   readonly peers?: PeerPolicy;
   /** Told, once, when a connection's peer cannot be looked up here (it is served). */
   readonly onPeerUnknown?: (reason: string) => void;
+  /**
+   * How often a run that asked for progress gets a progress line, the first once it has been in
+   * flight this long (default `PROGRESS_INTERVAL_MS`, 2 s). Tests lower it.
+   */
+  readonly progressEveryMs?: number;
 }
 
 const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
@@ -145,6 +152,19 @@ const DEFAULT_QUEUE_WAIT_MS = 1_000;
 // Bytes of complete request lines a connection may have queued (read, not started); past it the
 // socket is paused and the kernel holds the rest.
 const MAX_QUEUED_BYTES = 2 * MAX_REQUEST_LINE_BYTES;
+// A `cancel` line is short (its target is an id of at most 128 characters); only a line this short
+// is looked at before it queues, so a cancel is handled at once, never behind the runs it stops.
+const MAX_CANCEL_LINE_BYTES = 1024;
+
+/** True when `text` is a `cancel` request line (valid or not: `handle` judges it). */
+function isCancelLine(text: string): boolean {
+  if (text.length > MAX_CANCEL_LINE_BYTES || !text.includes('"cancel"')) return false;
+  try {
+    return (JSON.parse(text) as { op?: unknown } | null)?.op === 'cancel';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Serves `host` on a Unix socket at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/1).
@@ -161,12 +181,17 @@ export async function serveBroker(
   const highWater = options.outputHighWaterBytes ?? DEFAULT_OUTPUT_HIGH_WATER;
   const maxInflight = Math.max(1, options.maxInflightPerConnection ?? MAX_INFLIGHT_PER_CONNECTION);
   const queueWaitMs = options.queueWaitMs ?? DEFAULT_QUEUE_WAIT_MS;
+  const progressEveryMs = Math.max(1, options.progressEveryMs ?? PROGRESS_INTERVAL_MS);
   await claimSocketPath(socketPath);
   let stopping = false;
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
 
-  const handle = async (line: string): Promise<BrokerAnswer> => {
+  const handle = async (
+    line: string,
+    runs: RunsInFlight,
+    queued: (id: string) => boolean = () => false,
+  ): Promise<BrokerAnswer> => {
     let request: unknown;
     try {
       request = JSON.parse(line);
@@ -205,18 +230,28 @@ export async function serveBroker(
         });
         return 'forbidden' in listed ? envelopeError(id, 'forbidden', listed.forbidden) : ok(listed);
       }
+      case 'cancel':
+        return ok({ cancelled: runs.cancel(r.target as string, queued) });
       default: {
-        // Only these fields reach the host: an `actor` or `run` in the request is dropped here.
-        const answer = await host.run({
-          op: 'run',
-          command: r.command as string,
-          args: r.args as Record<string, unknown>,
-          ...(typeof r.loomId === 'string' ? { loomId: r.loomId } : {}),
-          ...(typeof r.expectedVersion === 'number' ? { expectedVersion: r.expectedVersion } : {}),
-          ...(r.readOnly === true ? { readOnly: true } : {}),
-          ...(typeof r.jobId === 'string' ? { jobId: r.jobId } : {}),
-        });
-        return ok(answer);
+        const call = runs.begin(id, r.progress === true);
+        try {
+          // Only these fields reach the host: an `actor` or `run` in the request is dropped here.
+          const answer = await host.run(
+            {
+              op: 'run',
+              command: r.command as string,
+              args: r.args as Record<string, unknown>,
+              ...(typeof r.loomId === 'string' ? { loomId: r.loomId } : {}),
+              ...(typeof r.expectedVersion === 'number' ? { expectedVersion: r.expectedVersion } : {}),
+              ...(r.readOnly === true ? { readOnly: true } : {}),
+              ...(typeof r.jobId === 'string' ? { jobId: r.jobId } : {}),
+            },
+            call.control,
+          );
+          return ok(answer);
+        } finally {
+          call.end();
+        }
       }
     }
   };
@@ -267,12 +302,26 @@ export async function serveBroker(
     // started or read (the kernel, not the broker, holds what the client keeps sending).
     // `writableNeedDrain` guarantees a 'drain' event will come to resume the connection.
     const outputBlocked = (): boolean => socket.writableNeedDrain && socket.writableLength > highWater;
+    // A progress line is dropped, not queued, while the client is not reading: the next one says more.
+    const runs = new RunsInFlight(progressEveryMs, (id, progress) => {
+      if (!socket.destroyed && !outputBlocked())
+        socket.write(encodeLine({ protocol: BROKER_PROTOCOL, id, progress }));
+    });
     const take = (): void => {
       while (queuedBytes <= MAX_QUEUED_BYTES) {
         const line = reader.next();
         if (!line) break;
         if (!line.ok) write(tooLarge());
-        else if (line.text.trim() !== '') {
+        else if (isCancelLine(line.text)) {
+          // Outside the in-flight slots: a cancel must reach the runs that fill them, and a run
+          // still waiting for one (a rare scan of the queue, parsing only the lines' ids).
+          const isQueued = (id: string): boolean => queue.some((q) => requestId(q.line) === id);
+          void handle(line.text, runs, isQueued)
+            .catch((error: unknown) =>
+              envelopeError('', 'internal', `the broker failed: ${(error as Error).message}`),
+            )
+            .then(write);
+        } else if (line.text.trim() !== '') {
           queue.push({ line: line.text, at: Date.now() });
           queuedBytes += line.text.length;
         }
@@ -288,6 +337,7 @@ export async function serveBroker(
         while (queue.length > 0 && (queue[0] as { at: number }).at + queueWaitMs <= now) {
           const { line } = queue.shift() as { line: string };
           queuedBytes -= line.length;
+          runs.forget(requestId(line));
           write(
             envelopeError(
               requestId(line),
@@ -311,7 +361,7 @@ export async function serveBroker(
         const { line } = queue.shift() as { line: string };
         queuedBytes -= line.length;
         running++;
-        const p = handle(line)
+        const p = handle(line, runs)
           .catch((error: unknown) =>
             envelopeError('', 'internal', `the broker failed: ${(error as Error).message}`),
           )

@@ -10,12 +10,12 @@ import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } fr
 import { checkArguments } from './command/arguments';
 import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/audit';
 import { dispatch } from './command/dispatch';
-import type { PackBackend, Transport } from './command/types';
+import type { PackBackend, RunControl, Transport } from './command/types';
 import type { ResolvedScope } from './scope';
 import { newId } from './store/ids';
 import type { AuditEventInput, Store } from './store/types';
 
-export type { PackBackend, PackCallContext, PackOutcome, Transport } from './command/types';
+export type { PackBackend, PackCallContext, PackOutcome, RunControl, Transport } from './command/types';
 
 /** How long a pending or decided approval stays usable (docs/host.md, "Approvals"): one hour. */
 export const APPROVAL_TTL_MS = 60 * 60 * 1000;
@@ -41,9 +41,11 @@ export interface CommandHost {
   /**
    * Runs one call as the scope's agent. Its `run` audit event is committed before the answer is
    * returned (a compose's inside the compose's transaction); a pack command that starts a process
-   * also has a `start` event committed before the process starts.
+   * also has a `start` event committed before the process starts. `control` lets the caller
+   * cancel the call (a pack command's process group is killed, the answer and the audit row say
+   * `cancelled`) and watch its output grow.
    */
-  run(request: Omit<RunRequest, 'protocol' | 'id'>): Promise<CommandAnswer>;
+  run(request: Omit<RunRequest, 'protocol' | 'id'>, control?: RunControl): Promise<CommandAnswer>;
 }
 
 /** Builds the command layer for one scope. */
@@ -102,7 +104,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       return { commands, etag: listing.etag };
     },
 
-    async run(request) {
+    async run(request, control = {}) {
       const id = request.command;
       const row = isBuiltin(id) ? BUILTIN_ROWS[id] : packRows().get(id);
       const base = callAuditBase(id, row, packs, request.args, transport);
@@ -151,7 +153,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       const checked = checkArguments(admitted.row, request);
       if ('refused' in checked) return done(checked.refused);
       const out = await dispatch(
-        { store, scope, packs, approvalTtlMs, eventOf, recordStart, callId },
+        { store, scope, packs, approvalTtlMs, eventOf, recordStart, callId, control },
         id,
         admitted.row,
         checked,

@@ -11,6 +11,7 @@ export type {
   PackBackend,
   PackCallContext,
   PackOutcome,
+  RunControl,
   Transport,
 } from './host';
 export { createCommandHost } from './host';

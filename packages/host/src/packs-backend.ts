@@ -89,6 +89,19 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   return credentialsFrom(values as Record<string, string>);
 }
 
+/** The answer of a call cancelled before its process was started: nothing ran. */
+function cancelledBeforeStart(id: string): CommandAnswer {
+  return {
+    ok: false,
+    id,
+    code: 'failed',
+    reason: 'cancelled',
+    mayHaveLanded: false,
+    completed: [],
+    body: { status: 'cancelled', message: `${id} was cancelled before it started; nothing ran` },
+  };
+}
+
 /** Loads a workspace file through @harness/packs and adapts it for the host. */
 export async function loadPackBackend(
   workspaceFile: string,
@@ -117,6 +130,7 @@ export async function loadPackBackend(
     outputs: [],
     effect: r.effect,
     scope: 'global',
+    timeoutMs: r.timeoutMs,
     ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
   }));
   for (const row of rows) {
@@ -201,6 +215,14 @@ export async function loadPackBackend(
         };
         return { answer, audit: auditOf() };
       }
+      let release: (() => void) | undefined;
+      const cancelled = (): PackOutcome => ({
+        answer: cancelledBeforeStart(id),
+        audit: { ...auditOf(), refused_before_run: 'cancelled' },
+        release,
+      });
+      // Cancelled while it waited or was decided: no start row, nothing started.
+      if (ctx.signal?.aborted) return cancelled();
       // From before the process starts until the host has recorded the call's end, the call is on
       // record in the instance, so a broker killed with SIGKILL (no exit hook, no timeout) leaves
       // nothing the next broker cannot reap and audit (docs/host.md, "Audit").
@@ -227,11 +249,15 @@ export async function loadPackBackend(
         };
         return { answer, audit: { ...auditOf(), refused_before_run: 'not_recorded' } };
       }
-      const release = track ? () => track.release() : undefined;
+      release = track ? () => track.release() : undefined;
+      // Cancelled while its start was recorded: nothing is started.
+      if (ctx.signal?.aborted) return cancelled();
       // A throw from the runner leaves the record: the next broker start turns it into an event.
       let session: number | undefined;
       const result = await runPackCommand(workspace, id, args, {
         ...(credentials ? { credentials } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.onOutputBytes ? { onOutputBytes: ctx.onOutputBytes } : {}),
         onSpawn: (info: { pid: number; pgid: number }) => {
           // Started detached: its own session, whose id is its pid.
           session = info.pgid;
@@ -243,6 +269,8 @@ export async function loadPackBackend(
         if (session !== undefined) sessions.delete(session);
       });
       if (!result.ok) {
+        // The signal aborted just before the spawn: the runner refused to start it.
+        if (ctx.signal?.aborted) return cancelled();
         // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).
         const first = result.issues[0];
         const code = first?.code;

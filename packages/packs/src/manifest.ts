@@ -20,6 +20,11 @@ export interface PackCommandRow {
   readonly help: string;
   readonly inputs: InputsSchema;
   readonly effect: Effects;
+  /**
+   * The timeout the runner enforces on this command, in ms: `timeout_overrides[command]`, else the
+   * pack's `timeout`, else 30 s. A client waits at least this long for the call's answer.
+   */
+  readonly timeoutMs: number;
   /** The command's label, else its pack's; absent when neither declares one. */
   readonly ifc?: Label;
 }
@@ -53,6 +58,7 @@ export function listCommands(
         help: command.description || command.title,
         inputs: inputsSchema(command),
         effect: command.effects,
+        timeoutMs: command.timeoutMs,
         ...(command.label ? { ifc: command.label } : {}),
       });
     }

@@ -84,7 +84,7 @@ describe('grants', () => {
     });
   });
 
-  it('a granted pack command is an ordinary manifest row (id, title, help, inputs, effect) [CP-72]', async () => {
+  it('a granted pack command is an ordinary manifest row (id, title, help, inputs, effect, timeoutMs) [CP-72]', async () => {
     const ws = await loadOk(packs);
     expect(listCommands(ws)[0]).toEqual({
       id: 'json-tools.query',
@@ -97,7 +97,35 @@ describe('grants', () => {
         additionalProperties: false,
       },
       effect: 'read',
+      timeoutMs: 30_000,
     });
+  });
+
+  it('a row carries the timeout the runner enforces: the override, else the pack’s, else 30 s [CP-43, CP-44, CP-45]', async () => {
+    const ws = await loadOk(`version: 1
+command_packs:
+  - id: build
+    timeout: 6m
+    timeout_overrides:
+      quick: 5s
+    commands:
+      - id: test
+        argv: [echo, test]
+        effects: read
+      - id: quick
+        argv: [echo, quick]
+        effects: read
+  - id: plain
+    commands:
+      - id: echo
+        argv: [echo, plain]
+        effects: read
+`);
+    expect(listCommands(ws).map((r) => [r.id, r.timeoutMs])).toEqual([
+      ['build.test', 360_000],
+      ['build.quick', 5_000],
+      ['plain.echo', 30_000],
+    ]);
   });
 
   it('an unknown agent id is an error listing the agents', async () => {

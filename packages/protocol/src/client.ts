@@ -5,7 +5,7 @@ import { createConnection, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { encodeLine, LineReader } from './framing';
 import { MAX_ANSWER_LINE_BYTES, MAX_PENDING_REQUESTS } from './limits';
-import type { CommandAnswer, HelloResult, ListParams, ListResult, RunParams } from './types';
+import type { CommandAnswer, HelloResult, ListParams, ListResult, RunParams, RunProgress } from './types';
 import { BROKER_PROTOCOL, protocolMismatch } from './version';
 
 /**
@@ -19,6 +19,8 @@ export type BrokerFailure =
   | { kind: 'incompatible'; message: string }
   /** The client already holds its bound of unanswered requests: nothing was sent. */
   | { kind: 'busy'; message: string }
+  /** The caller's signal aborted before the request could be sent: nothing was sent. */
+  | { kind: 'cancelled'; message: string }
   /** The request was sent and no readable answer came back: it may have been handled. */
   | { kind: 'lost'; message: string }
   /** The broker answered with an envelope error: the request itself could not be handled. */
@@ -40,10 +42,28 @@ export interface BrokerClientOptions {
   maxPending?: number;
 }
 
-/** Options of a one-shot request ({@link brokerRun} and its siblings). */
+/** Options of a one-shot request ({@link brokerRun} and its siblings), and of one request of a client. */
 export interface BrokerCallOptions {
-  /** Give up after this many ms (see {@link BrokerClientOptions.timeoutMs}). Default: wait. */
+  /**
+   * Give up after this many ms (see {@link BrokerClientOptions.timeoutMs}). Default: the client's
+   * `timeoutMs`, else wait.
+   */
   timeoutMs?: number;
+}
+
+/** Options of one `run` ({@link BrokerClient.run}, {@link brokerRun}). */
+export interface RunCallOptions extends BrokerCallOptions {
+  /**
+   * Aborted before the request is sent: nothing is sent (`cancelled`). Aborted after: the client
+   * sends `cancel` for it on the same connection and keeps waiting for its answer, which the broker
+   * still sends (a killed pack command answers `failed`, reason `cancelled`).
+   */
+  signal?: AbortSignal;
+  /**
+   * Receives the broker's progress lines while the run is in flight; giving it asks for them
+   * (`progress: true` on the request). A throw is ignored.
+   */
+  onProgress?: (progress: RunProgress) => void;
 }
 
 /** A client of one broker: one connection, greeted with `hello`, requests multiplexed by id. */
@@ -52,21 +72,28 @@ export interface BrokerClient {
   hello(): Promise<BrokerResult<HelloResult>>;
   /** The manifest rows the broker's scope admits. */
   list(params?: ListParams): Promise<BrokerResult<ListResult>>;
-  /** Runs one command as the broker's agent. */
-  run(params: RunParams): Promise<BrokerResult<CommandAnswer>>;
+  /** Runs one command as the broker's agent; see {@link RunCallOptions} for progress and cancelling. */
+  run(params: RunParams, options?: RunCallOptions): Promise<BrokerResult<CommandAnswer>>;
   /** Sends any op (`protocol` and `id` are filled in); for tools and tests that probe a broker. */
-  request<T>(body: Record<string, unknown>): Promise<BrokerResult<T>>;
+  request<T>(body: Record<string, unknown>, options?: RunCallOptions): Promise<BrokerResult<T>>;
   /** Drops the connection; requests still open read as `lost` (sent) or `unreachable`. Idempotent. */
   close(): Promise<void>;
 }
 
 type Settle = (result: BrokerResult<unknown>) => void;
 
+/** A request written on a connection and not yet answered. */
+interface Written {
+  settle: Settle;
+  /** Told each progress line addressed to it (a `run` that asked for them). */
+  onProgress?: ((progress: RunProgress) => void) | undefined;
+}
+
 interface Connection {
   socket: Socket;
   greeting: HelloResult;
   /** Requests written on this connection and not yet answered, by id. */
-  written: Map<string, Settle>;
+  written: Map<string, Written>;
 }
 
 const fail = (failure: BrokerFailure): { ok: false; failure: BrokerFailure } => ({ ok: false, failure });
@@ -92,14 +119,14 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
     else connection?.socket.unref();
   };
 
-  function lose(written: Map<string, Settle>, message: string): void {
-    for (const [id, settle] of written) {
+  function lose(written: Map<string, Written>, message: string): void {
+    for (const [id, w] of written) {
       written.delete(id);
-      settle(fail({ kind: 'lost', message }));
+      w.settle(fail({ kind: 'lost', message }));
     }
   }
 
-  function onLine(socket: Socket, written: Map<string, Settle>, text: string): void {
+  function onLine(socket: Socket, written: Map<string, Written>, text: string): void {
     if (text.trim() === '') return;
     let msg: unknown;
     try {
@@ -112,21 +139,46 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
     if (msg === null || typeof msg !== 'object') return;
     const answer = msg as Record<string, unknown>;
     const id = typeof answer.id === 'string' ? answer.id : undefined;
-    const settle = id === undefined ? undefined : written.get(id);
-    if (!settle || id === undefined) return;
+    const w = id === undefined ? undefined : written.get(id);
+    if (!w || id === undefined) return;
+    // A progress line carries no `ok`: it is about the request, never its answer.
+    if (!('ok' in answer) && 'progress' in answer) {
+      const progress = readProgress(answer);
+      if (progress !== undefined && w.onProgress !== undefined) {
+        try {
+          w.onProgress(progress);
+        } catch {
+          // The caller's observer must not cost it the answer.
+        }
+      }
+      return;
+    }
     written.delete(id);
-    settle(readEnvelope(answer));
+    w.settle(readEnvelope(answer));
   }
 
+  /** Writes one request on `socket`; returns the id it was given. */
   function write(
     socket: Socket,
-    written: Map<string, Settle>,
+    written: Map<string, Written>,
     body: Record<string, unknown>,
     settle: Settle,
-  ): void {
+    onProgress?: (progress: RunProgress) => void,
+  ): string {
     const id = `c${++nextId}`;
-    written.set(id, settle);
+    written.set(id, { settle, onProgress });
     socket.write(encodeLine({ ...body, protocol: BROKER_PROTOCOL, id }));
+    return id;
+  }
+
+  /**
+   * Asks the broker to stop request `target` of connection `c`. Not counted against the pending
+   * bound (a caller at its bound must still be able to cancel), and its answer is read and dropped:
+   * what the cancel did shows in the target's own answer.
+   */
+  function cancel(c: Connection, target: string): void {
+    if (c.socket.destroyed || !c.written.has(target)) return;
+    write(c.socket, c.written, { op: 'cancel', target }, () => {});
   }
 
   function connect(): Promise<Connection | BrokerFailure> {
@@ -148,7 +200,7 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
     return new Promise<Connection | BrokerFailure>((resolve) => {
       const socket = createConnection(path);
       const reader = new LineReader(MAX_ANSWER_LINE_BYTES);
-      const written = new Map<string, Settle>();
+      const written = new Map<string, Written>();
       let greeted = false;
       let lastError = '';
       socket.setEncoding('utf8');
@@ -198,8 +250,11 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
     });
   }
 
-  function request<T>(body: Record<string, unknown>): Promise<BrokerResult<T>> {
+  function request<T>(body: Record<string, unknown>, call: RunCallOptions = {}): Promise<BrokerResult<T>> {
     if (closed) return Promise.resolve(fail({ kind: 'unreachable', message: 'the client is closed' }));
+    const { signal, onProgress } = call;
+    if (signal?.aborted) return Promise.resolve(fail(cancelledBeforeSending));
+    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     if (open >= maxPending)
       return Promise.resolve(
         fail({
@@ -209,31 +264,41 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
       );
     open++;
     return new Promise<BrokerResult<T>>((resolve) => {
-      let sent = false;
+      let sent: { connection: Connection; id: string } | undefined;
       let done = false;
+      const onAbort = (): void => {
+        if (sent === undefined) finish(fail(cancelledBeforeSending));
+        else cancel(sent.connection, sent.id);
+      };
       const finish = (result: BrokerResult<unknown>): void => {
         if (done) return;
         done = true;
         if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         open--;
         holdProcess();
         resolve(result as BrokerResult<T>);
       };
       const timer =
-        options.timeoutMs === undefined
+        timeoutMs === undefined
           ? undefined
-          : setTimeout(() => {
-              finish(
-                fail(
-                  sent
-                    ? { kind: 'lost', message: `no answer from the broker within ${options.timeoutMs} ms` }
-                    : {
-                        kind: 'unreachable',
-                        message: `could not reach the broker within ${options.timeoutMs} ms`,
-                      },
-                ),
-              );
-            }, options.timeoutMs);
+          : setTimeout(
+              () => {
+                finish(
+                  fail(
+                    sent
+                      ? { kind: 'lost', message: `no answer from the broker within ${timeoutMs} ms` }
+                      : {
+                          kind: 'unreachable',
+                          message: `could not reach the broker within ${timeoutMs} ms`,
+                        },
+                  ),
+                );
+              },
+              // Node fires a longer timer at once; 24.8 days is "wait" in practice.
+              Math.min(timeoutMs, MAX_TIMER_MS),
+            );
+      signal?.addEventListener('abort', onAbort, { once: true });
       void connect().then((c) => {
         if (done) return;
         if (!('socket' in c)) {
@@ -244,16 +309,21 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
           finish({ ok: true, value: c.greeting });
           return;
         }
-        sent = true;
-        holdProcess();
         // A broker answering in another protocol after a good greeting had the request: lost.
-        write(c.socket, c.written, body, (r) =>
-          finish(
-            r.ok || r.failure.kind !== 'incompatible'
-              ? r
-              : fail({ kind: 'lost', message: r.failure.message }),
-          ),
+        const id = write(
+          c.socket,
+          c.written,
+          onProgress === undefined ? body : { ...body, progress: true },
+          (r) =>
+            finish(
+              r.ok || r.failure.kind !== 'incompatible'
+                ? r
+                : fail({ kind: 'lost', message: r.failure.message }),
+            ),
+          onProgress,
         );
+        sent = { connection: c, id };
+        holdProcess();
       });
     });
   }
@@ -261,7 +331,7 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
   return {
     hello: () => request<HelloResult>({ op: 'hello' }),
     list: (params = {}) => request<ListResult>({ ...params, op: 'list' }),
-    run: (params) => request<CommandAnswer>({ ...params, op: 'run' }),
+    run: (params, call) => request<CommandAnswer>({ ...params, op: 'run' }, call),
     request,
     async close() {
       closed = true;
@@ -271,6 +341,24 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
       if (c) lose(c.written, 'the client was closed before the answer came');
     },
   };
+}
+
+// The longest delay setTimeout takes (2^31 - 1 ms).
+const MAX_TIMER_MS = 2_147_483_647;
+
+const cancelledBeforeSending: BrokerFailure = {
+  kind: 'cancelled',
+  message: 'the request was cancelled before it was sent; nothing was sent',
+};
+
+/** The progress a progress line carries, or `undefined` when it carries none readable. */
+function readProgress(msg: Record<string, unknown>): RunProgress | undefined {
+  if (protocolMismatch(msg.protocol, 'the broker') !== undefined) return undefined;
+  const p = msg.progress;
+  if (p === null || typeof p !== 'object') return undefined;
+  const { elapsedMs, outputBytes } = p as Record<string, unknown>;
+  const count = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return count(elapsedMs) && count(outputBytes) ? { elapsedMs, outputBytes } : undefined;
 }
 
 /** Reads one answer line addressed to a request in flight. */
@@ -307,11 +395,15 @@ function greetingRefusal(r: BrokerResult<unknown>): BrokerFailure | undefined {
 export async function brokerRequest<T>(
   socketPath: string,
   body: Record<string, unknown>,
-  options: BrokerCallOptions = {},
+  options: RunCallOptions = {},
 ): Promise<BrokerResult<T>> {
-  const client = createBrokerClient({ socketPath, ...options });
+  const { signal, onProgress, ...clientOptions } = options;
+  const client = createBrokerClient({ socketPath, ...clientOptions });
   try {
-    return await client.request<T>(body);
+    return await client.request<T>(body, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(onProgress === undefined ? {} : { onProgress }),
+    });
   } finally {
     await client.close();
   }
@@ -338,7 +430,7 @@ export function brokerList(
 export function brokerRun(
   socketPath: string,
   params: RunParams,
-  options?: BrokerCallOptions,
+  options?: RunCallOptions,
 ): Promise<BrokerResult<CommandAnswer>> {
   return brokerRequest<CommandAnswer>(socketPath, { ...params, op: 'run' }, options);
 }

@@ -17,9 +17,11 @@ export {
   MAX_INFLIGHT_PER_CONNECTION,
   MAX_PENDING_REQUESTS,
   MAX_REQUEST_LINE_BYTES,
+  PROGRESS_INTERVAL_MS,
 } from './limits';
 export {
   brokerAnswerSchema,
+  brokerProgressSchema,
   brokerRequestSchema,
   commandAnswerSchema,
   manifestRowSchema,
@@ -27,6 +29,9 @@ export {
 export type {
   BrokerAnswer,
   BrokerRequest,
+  CancelParams,
+  CancelRequest,
+  CancelResult,
   CommandAnswer,
   EnvelopeError,
   HelloRequest,
@@ -36,7 +41,9 @@ export type {
   ListRequest,
   ListResult,
   ManifestRow,
+  ProgressLine,
   RunParams,
+  RunProgress,
   RunRequest,
 } from './types';
 export type { BrokerProtocol } from './version';

@@ -32,3 +32,9 @@ export const MAX_COMPOSE_COMPONENTS = 100;
 
 /** Most historical receipts `loom.authoring-context` returns (seed 001). */
 export const MAX_CONTEXT_RECEIPTS = 32;
+
+/**
+ * How often the broker sends a progress line for a `run` that asked for them: the first once the
+ * run has been in flight this long, then one each time this much more has passed (2 s).
+ */
+export const PROGRESS_INTERVAL_MS = 2_000;

@@ -38,7 +38,13 @@ export const brokerRequestSchema = {
         expectedVersion: { type: 'integer', minimum: 1 },
         readOnly: { type: 'boolean' },
         jobId: { type: 'string', minLength: 1, maxLength: 256 },
+        progress: { type: 'boolean' },
       },
+    },
+    {
+      type: 'object',
+      required: ['protocol', 'id', 'op', 'target'],
+      properties: { ...base, op: { const: 'cancel' }, target: id },
     },
   ],
 } as const;
@@ -80,6 +86,7 @@ export const manifestRowSchema = {
     scope: { type: 'string' },
     readOnlyGranted: { type: 'boolean' },
     ifc: label,
+    timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -113,4 +120,24 @@ export const brokerAnswerSchema = {
       },
     },
   ],
+} as const;
+
+/** JSON Schema of one progress line: sent only for a `run` that asked for `progress`, before its answer. */
+export const brokerProgressSchema = {
+  $id: 'https://harness.dev/schemas/loom-broker-1/progress.json',
+  title: 'loom-broker/1 progress',
+  type: 'object',
+  required: ['protocol', 'id', 'progress'],
+  properties: {
+    protocol: { const: BROKER_PROTOCOL },
+    id: { type: 'string' },
+    progress: {
+      type: 'object',
+      required: ['elapsedMs', 'outputBytes'],
+      properties: {
+        elapsedMs: { type: 'integer', minimum: 0 },
+        outputBytes: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
 } as const;

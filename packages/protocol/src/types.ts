@@ -19,6 +19,11 @@ export interface ManifestRow {
   scope?: string;
   readOnlyGranted?: boolean;
   ifc?: Label;
+  /**
+   * The timeout the host enforces on this command, in ms (a pack's `timeout`): a client waits for a
+   * call's answer at least this long plus a margin. Absent: the host states none.
+   */
+  timeoutMs?: number;
   origin?: string;
   developer?: boolean;
   actors?: string[];
@@ -73,6 +78,11 @@ export interface RunParams {
   expectedVersion?: number;
   readOnly?: boolean;
   jobId?: string;
+  /**
+   * Asks for {@link ProgressLine}s while the run is in flight: one every `PROGRESS_INTERVAL_MS`
+   * after the first `PROGRESS_INTERVAL_MS`. A client that does not ask never receives one.
+   */
+  progress?: boolean;
 }
 
 /** `run`: run one command as the broker's agent. */
@@ -80,8 +90,48 @@ export interface RunRequest extends Envelope, RunParams {
   op: 'run';
 }
 
+/** What a `cancel` asks for, without its envelope. */
+export interface CancelParams {
+  /** The `id` of a `run` request sent earlier on the same connection. */
+  target: string;
+}
+
+/**
+ * `cancel`: stop a run in flight on this connection. The broker kills a running pack command's
+ * process group; the run still gets its own answer (`failed`, reason `cancelled`), and its audit
+ * row says `cancelled`. A built-in runs to its end.
+ */
+export interface CancelRequest extends Envelope, CancelParams {
+  op: 'cancel';
+}
+
 /** Any request a broker accepts. */
-export type BrokerRequest = HelloRequest | ListRequest | RunRequest;
+export type BrokerRequest = HelloRequest | ListRequest | RunRequest | CancelRequest;
+
+/** The result of a `cancel` request. */
+export interface CancelResult {
+  /**
+   * `true` when a run of that id was in flight on this connection and has been told to stop (its
+   * own answer follows); `false` when none was (already answered, never sent, or not a run).
+   */
+  cancelled: boolean;
+}
+
+/** How far a run in flight has come, as a {@link ProgressLine} carries it. */
+export interface RunProgress {
+  /** Ms since the broker began handling the run. */
+  elapsedMs: number;
+  /** Bytes of stdout + stderr the command has written so far (0 for a built-in, or before it starts). */
+  outputBytes: number;
+}
+
+/**
+ * A line the broker sends about a `run` that asked for `progress` and has not been answered yet:
+ * the request's `id` and no `ok`, so it is never read as the answer.
+ */
+export interface ProgressLine extends Envelope {
+  progress: RunProgress;
+}
 
 /** The result of a `hello` request. */
 export interface HelloResult {
@@ -107,5 +157,5 @@ export interface EnvelopeError {
 
 /** One answer line of the broker. */
 export type BrokerAnswer =
-  | (Envelope & { ok: true; result: HelloResult | ListResult | CommandAnswer })
+  | (Envelope & { ok: true; result: HelloResult | ListResult | CommandAnswer | CancelResult })
   | (Envelope & { ok: false; error: EnvelopeError });

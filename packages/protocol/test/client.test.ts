@@ -216,6 +216,105 @@ describe('the socket client', () => {
   }, 90_000);
 });
 
+describe('progress and cancellation (docs/protocol.md, "Progress and cancellation")', () => {
+  const done = { ok: true, id: 'a.b', code: 'ok', mayHaveLanded: false, completed: [], body: 'done' };
+  const progressLine = (socket: Socket, id: unknown, progress: unknown): void => {
+    socket.write(`${JSON.stringify({ protocol: BROKER_PROTOCOL, id, progress })}\n`);
+  };
+
+  it('a run given onProgress asks for progress and is told each progress line; only the answer settles it', async () => {
+    const b = await fakeBroker((req, s) => {
+      greet()(req, s);
+      if (req.op !== 'run') return;
+      progressLine(s, req.id, { elapsedMs: 2000, outputBytes: 10 });
+      progressLine(s, req.id, { elapsedMs: 4000, outputBytes: 25 });
+      answer(s, req.id, done);
+    });
+    const seen: unknown[] = [];
+    const r = await brokerRun(b.path, { command: 'a.b', args: {} }, { onProgress: (p) => seen.push(p) });
+    expect(r).toEqual({ ok: true, value: done });
+    expect(seen).toEqual([
+      { elapsedMs: 2000, outputBytes: 10 },
+      { elapsedMs: 4000, outputBytes: 25 },
+    ]);
+    expect(b.received.find((q) => q.op === 'run')?.progress).toBe(true);
+  });
+
+  it('a run without onProgress does not ask; a stray or malformed progress line never settles a run', async () => {
+    const b = await fakeBroker((req, s) => {
+      greet()(req, s);
+      if (req.op !== 'run') return;
+      progressLine(s, req.id, { elapsedMs: 'soon', outputBytes: -1 });
+      progressLine(s, req.id, { elapsedMs: 2000, outputBytes: 1 });
+      answer(s, req.id, done);
+    });
+    const r = await brokerRun(b.path, { command: 'a.b', args: {} });
+    expect(r).toEqual({ ok: true, value: done });
+    expect(b.received.find((q) => q.op === 'run')).not.toHaveProperty('progress');
+    const thrown = await brokerRun(
+      b.path,
+      { command: 'a.b', args: {} },
+      {
+        onProgress: () => {
+          throw new Error('observer failed');
+        },
+      },
+    );
+    expect(thrown).toEqual({ ok: true, value: done });
+  });
+
+  it('a signal aborted after sending sends cancel naming the run on its connection, and the run still settles with its answer', async () => {
+    const held: { id: unknown; socket: Socket }[] = [];
+    const b = await fakeBroker((req, s) => {
+      greet()(req, s);
+      if (req.op === 'run') held.push({ id: req.id, socket: s });
+      if (req.op === 'cancel') {
+        answer(s, req.id, { cancelled: true });
+        const target = held.find((h) => h.id === req.target);
+        if (target)
+          answer(target.socket, target.id, { ...done, ok: false, code: 'failed', reason: 'cancelled' });
+      }
+    });
+    // A bound of one: the cancel is not a request the caller waits on, so it is sent at the bound.
+    const client = createBrokerClient({ socketPath: b.path, maxPending: 1 });
+    cleanups.push(() => client.close());
+    const ac = new AbortController();
+    const pending = client.run({ command: 'a.b', args: {} }, { signal: ac.signal });
+    await waitFor(() => held.length === 1);
+    ac.abort();
+    expect(await pending).toMatchObject({
+      ok: true,
+      value: { ok: false, code: 'failed', reason: 'cancelled' },
+    });
+    expect(b.received.map((r) => r.op)).toEqual(['hello', 'run', 'cancel']);
+    expect(b.received[2]).toMatchObject({ protocol: BROKER_PROTOCOL, target: held[0]?.id });
+    expect(b.sockets).toHaveLength(1);
+  });
+
+  it('a signal aborted before the request is sent sends nothing: cancelled [LA-111]', async () => {
+    const b = await fakeBroker(echoRun);
+    const ac = new AbortController();
+    ac.abort();
+    const r = await brokerRun(b.path, { command: 'a.b', args: {} }, { signal: ac.signal });
+    expect(r).toMatchObject({ ok: false, failure: { kind: 'cancelled' } });
+    expect(b.received).toEqual([]);
+  });
+
+  it('a call’s own timeoutMs replaces the client’s', async () => {
+    const b = await fakeBroker((req, s) => {
+      greet()(req, s);
+      if (req.op === 'run') setTimeout(() => answer(s, req.id, done), 300);
+    });
+    const client = createBrokerClient({ socketPath: b.path, timeoutMs: 100 });
+    cleanups.push(() => client.close());
+    // The client's 100 ms alone would read the answer that comes at 300 ms as lost.
+    expect(await client.run({ command: 'a.b', args: {} }, { timeoutMs: 10_000 })).toEqual({
+      ok: true,
+      value: done,
+    });
+  });
+});
+
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(check()).toBe(true);

@@ -31,6 +31,38 @@ export function findBinary(name: string): string | undefined {
   }
 }
 
+/**
+ * Pids of the live processes whose argv holds `marker`, found through /proc as any user of the
+ * machine would find them (a zombie counts as gone: it runs nothing). Linux only.
+ */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (state !== 'Z' && state !== 'X') found.push(Number(entry));
+    } catch {
+      // It exited while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * Resolves once `check()` holds, looking every 25 ms; rejects with `what` after `timeoutMs`. For a
+ * condition a test waits on (a process appearing or gone), never for time to pass.
+ */
+export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** One captured webhook delivery from `fixtures/webhooks/<scheme>/`. */
 export interface WebhookFixture {
   scheme: 'github' | 'gitea' | 'forgejo';

@@ -49,8 +49,15 @@ Transport:
   --max-sessions <n>   live MCP sessions at most (default ${DEFAULT_MAX_SESSIONS}); another initialize gets 503
   --session-idle <ms>  close a session nobody used for this long (default ${DEFAULT_SESSION_IDLE_MS})
   --heartbeat <ms>     while a single call runs, send the client a progress notification this
-                       often when it asked for progress (default 1000; 0 turns it off). A batch
-                       reports progress as its calls settle.
+                       often when it asked for progress (default 1000; 0 turns it off), until
+                       the broker reports the call's own progress (time in flight, bytes of
+                       output so far; every 2 s after the first 2 s), which is then sent
+                       instead. A batch reports progress as its calls settle.
+
+Cancellation:
+  A client that cancels a call (notifications/cancelled) stops it: the broker kills a running
+  pack command's process group, and the audit row of the call says cancelled. Calls of a batch
+  not yet sent are not sent. A built-in (loom_compose …) runs to its end.
 
 Approvals:
   --approvals <mode>   who decides a strict call the host holds for approval:
@@ -208,9 +215,10 @@ function httpTokenPath(session: Session): string {
 
 /**
  * Wraps a tool so a single call that runs longer than `everyMs` sends progress notifications while
- * it runs (the MCP adapter of @harness/commands reports progress only as calls settle). Every
- * report, the tool's own included, is renumbered to keep increasing, as MCP requires; a batch keeps
- * the tool's own reports.
+ * it runs, until its host reports progress of its own (a broker sends a call's time in flight and
+ * output so far every 2 s after the first 2 s): from then on those reports are the notifications.
+ * Every report, the tool's own included, is renumbered to keep increasing, as MCP requires; a batch
+ * keeps the tool's own reports.
  */
 export function withHeartbeat(tool: HarnessTool, everyMs: number): HarnessTool {
   return withExecute(tool, async (input, ctx) => {
@@ -218,7 +226,13 @@ export function withHeartbeat(tool: HarnessTool, everyMs: number): HarnessTool {
     if (report === undefined) return tool.execute(input, ctx);
     const batch = typeof input === 'object' && input !== null && 'calls' in input;
     let last = 0;
+    let timer: NodeJS.Timeout | undefined;
     const send = (p: ToolProgress) => {
+      // The host's own report says more than a heartbeat: the heartbeat stops.
+      if (p.elapsedMs !== undefined && timer !== undefined) {
+        clearInterval(timer);
+        timer = undefined;
+      }
       const progress = Math.max(p.progress, last + 1);
       last = progress;
       report({
@@ -228,16 +242,15 @@ export function withHeartbeat(tool: HarnessTool, everyMs: number): HarnessTool {
       });
     };
     const started = Date.now();
-    const timer = batch
-      ? undefined
-      : setInterval(() => {
-          const seconds = ((Date.now() - started) / 1000).toFixed(1);
-          send({ progress: last + 1, message: `${tool.name} still running (${seconds}s)` });
-        }, everyMs);
+    if (!batch)
+      timer = setInterval(() => {
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        send({ progress: last + 1, message: `${tool.name} still running (${seconds}s)` });
+      }, everyMs);
     try {
       return await tool.execute(input, { ...ctx, onProgress: send });
     } finally {
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
     }
   });
 }

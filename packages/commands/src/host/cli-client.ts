@@ -5,7 +5,7 @@ import { EXIT, MAX_ANSWER_LINE_BYTES } from '@harness/protocol';
 import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
-import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
+import { callWaitMs, DEFAULT_HOST_TIMEOUT_MS } from './defaults';
 import type { CallOptions, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
 
 // `loom command run` prints one answer line, which the protocol bounds: read it whole.
@@ -82,12 +82,13 @@ export function createCliHostClient(config: HostConfig): HostClient {
       if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
       let r: Awaited<ReturnType<typeof execRun>>;
       try {
-        // No signal: a started call settles even when the turn is cancelled (seed 001).
+        // No signal: a started call settles even when the turn is cancelled (seed 001). Killing the
+        // `loom` process would not stop the command either: the broker runs it for the connection.
         r = await execRun({
           argv: runArgv(config, req),
           env: hostEnvironment(config, opts.jobId),
           stdin: JSON.stringify(req.args),
-          timeoutMs,
+          timeoutMs: callWaitMs(timeoutMs, opts.commandTimeoutMs),
           maxOutputBytes: MAX_OUTPUT_BYTES,
           onExceed: 'fail',
         });

@@ -2,12 +2,24 @@
 import type { CallOptions, HostClient, RunRequest, SendOutcome } from './types';
 
 /**
- * Sends one call with the turn's job id and cancel signal. A client is not supposed to throw; if
- * one does, nobody can say whether the request went out, so the outcome reads as `lost`.
+ * Sends one call with the turn's job id, cancel signal and what else the caller passes (a stop
+ * signal, the command's timeout, a progress observer). A client is not supposed to throw; if one
+ * does, nobody can say whether the request went out, so the outcome reads as `lost`.
  */
-export async function sendRun(client: HostClient, req: RunRequest, ctx: CallOptions): Promise<SendOutcome> {
+export async function sendRun(
+  client: HostClient,
+  req: RunRequest,
+  ctx: Pick<CallOptions, 'jobId' | 'signal'>,
+  extra: Omit<CallOptions, 'jobId' | 'signal'> = {},
+): Promise<SendOutcome> {
   try {
-    return await client.run(req, { jobId: ctx.jobId, signal: ctx.signal });
+    return await client.run(req, {
+      jobId: ctx.jobId,
+      signal: ctx.signal,
+      ...(extra.stop === undefined ? {} : { stop: extra.stop }),
+      ...(extra.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: extra.commandTimeoutMs }),
+      ...(extra.onProgress === undefined ? {} : { onProgress: extra.onProgress }),
+    });
   } catch {
     return { kind: 'lost' };
   }

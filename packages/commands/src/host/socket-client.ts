@@ -2,14 +2,17 @@
 // client (docs/protocol.md), with the same outcomes the CLI client gives.
 import { type BrokerFailure, createBrokerClient } from '@harness/protocol/client';
 import { readAnswer } from './answer';
-import { DEFAULT_HOST_TIMEOUT_MS } from './defaults';
+import { callWaitMs, DEFAULT_HOST_TIMEOUT_MS } from './defaults';
 import type { CallOptions, HostAnswer, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
 
 /** Options of {@link createSocketHostClient}. */
 export interface SocketClientOptions {
   /** The broker's Unix socket. */
   socketPath: string;
-  /** Per request; a request unanswered by then reads as lost. Default 120 s. */
+  /**
+   * Per request; a request unanswered by then reads as lost. Default 120 s. A call whose command
+   * names its own timeout waits that plus a margin when longer (`callWaitMs`).
+   */
   timeoutMs?: number;
 }
 
@@ -23,10 +26,8 @@ export interface SocketClientOptions {
  * reached: the connection is dropped and no request waiting on it is sent.
  */
 export function createSocketHostClient(options: SocketClientOptions): HostClient {
-  const client = createBrokerClient({
-    socketPath: options.socketPath,
-    timeoutMs: options.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
-  });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HOST_TIMEOUT_MS;
+  const client = createBrokerClient({ socketPath: options.socketPath, timeoutMs });
   return {
     kind: 'socket',
     async list(opts: CallOptions & { ifNoneMatch?: string | undefined } = {}): Promise<ListOutcome> {
@@ -43,15 +44,22 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
       return { ok: true, listing: r.value, etag };
     },
     async run(req: RunRequest, opts: CallOptions = {}): Promise<SendOutcome> {
-      if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
-      const r = await client.run({
-        command: req.command,
-        args: req.args,
-        readOnly: req.readOnly === true,
-        ...(req.loomId !== undefined ? { loomId: req.loomId } : {}),
-        ...(req.expectedVersion !== undefined ? { expectedVersion: req.expectedVersion } : {}),
-        ...(opts.jobId !== undefined ? { jobId: opts.jobId } : {}),
-      });
+      if (opts.signal?.aborted || opts.stop?.aborted) return { kind: 'not_sent', code: 'cancelled' };
+      const r = await client.run(
+        {
+          command: req.command,
+          args: req.args,
+          readOnly: req.readOnly === true,
+          ...(req.loomId !== undefined ? { loomId: req.loomId } : {}),
+          ...(req.expectedVersion !== undefined ? { expectedVersion: req.expectedVersion } : {}),
+          ...(opts.jobId !== undefined ? { jobId: opts.jobId } : {}),
+        },
+        {
+          timeoutMs: callWaitMs(timeoutMs, opts.commandTimeoutMs),
+          ...(opts.stop !== undefined ? { signal: opts.stop } : {}),
+          ...(opts.onProgress !== undefined ? { onProgress: opts.onProgress } : {}),
+        },
+      );
       if (r.ok) {
         const answer = readAnswer(r.value);
         return answer ? { kind: 'answer', answer } : { kind: 'lost' };
@@ -65,6 +73,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
 /** What a failed request comes to for the harness. */
 function failureOutcome(f: BrokerFailure, command: string): SendOutcome {
   if (f.kind === 'busy') return { kind: 'not_sent', code: 'busy' };
+  if (f.kind === 'cancelled') return { kind: 'not_sent', code: 'cancelled' };
   if (f.kind === 'unreachable' || f.kind === 'incompatible')
     return { kind: 'not_sent', code: 'command_failed' };
   if (f.kind === 'lost') return { kind: 'lost' };

@@ -1,5 +1,5 @@
 // What a host client is and what its calls come to, whichever transport carries them.
-import type { CommandAnswer, RunParams } from '@harness/protocol';
+import type { CommandAnswer, RunParams, RunProgress } from '@harness/protocol';
 
 /**
  * One answer of a host's command layer as the harness read it (`CommandAnswer` of docs/protocol.md,
@@ -47,6 +47,20 @@ export interface CallOptions {
   jobId?: string | undefined;
   /** Checked before sending; a call already sent settles regardless (it is never rolled back). */
   signal?: AbortSignal | undefined;
+  /**
+   * Aborting it once the call was sent asks the host to stop it: the socket client sends the
+   * protocol's `cancel` (the broker kills a running pack command's process group, and the call
+   * settles with its `cancelled` answer). The CLI client cannot: the call runs on. Aborted before
+   * sending, nothing is sent.
+   */
+  stop?: AbortSignal | undefined;
+  /**
+   * The command's own timeout from its listing row, when the row names one: the client waits that
+   * long plus a margin (never less than its configured wait; see `callWaitMs`).
+   */
+  commandTimeoutMs?: number | undefined;
+  /** Told the host's progress reports while the call runs (the socket client only). */
+  onProgress?: ((progress: RunProgress) => void) | undefined;
 }
 
 /** A client of one Loom host. Both clients give the same outcomes for the same host behaviour. */

@@ -1,6 +1,7 @@
 // run_command and run_read_command: one call or a batch, from the model's input to the host and
 // back to one bounded result (seed 000 "run_command").
 import type { Measurement } from '@harness/ifc';
+import type { RunProgress } from '@harness/protocol';
 import { batchResult } from '../batch-result';
 import { readRunInput } from '../call-input';
 import { loneCallResult, type ShapedAnswer, shapeAnswer } from '../call-result';
@@ -101,10 +102,27 @@ async function runCalls(
 
   const { calls } = parsed;
   let done = 0;
+  // A single call reports its host's progress as it runs; a batch reports its calls settling.
+  let reported = 0;
+  const report = ctx.onProgress;
+  const runProgress =
+    report === undefined || parsed.batch
+      ? undefined
+      : (command: string, p: RunProgress) => {
+          reported++;
+          report({
+            progress: reported,
+            message: `${command} running for ${(p.elapsedMs / 1000).toFixed(1)}s, ${p.outputBytes} bytes of output so far`,
+            elapsedMs: p.elapsedMs,
+            outputBytes: p.outputBytes,
+          });
+        };
   const deliveries = await mapLimited(calls, LIMITS.maxInFlight, async (call) => {
-    const d = await deliverCall(call, readOnly, catalog, client, ctx);
+    const d = await deliverCall(call, readOnly, catalog, client, ctx, runProgress);
     done++;
-    ctx.onProgress?.({ progress: done, total: calls.length });
+    // Progress keeps increasing after a single call's own reports.
+    const progress = done + reported;
+    report?.({ progress, total: Math.max(calls.length, progress) });
     return d;
   });
 

@@ -113,8 +113,12 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
         expectedVersion: req.expectedVersion,
         readOnly: req.readOnly === true,
         concurrent: inflight,
+        ...(req.progress === true ? { progress: true } : {}),
       });
       const behaviour = script.behaviour?.[command] ?? {};
+      // `behaviour.progress` scripts the progress lines sent to a run that asked for them.
+      if (req.progress === true)
+        for (const progress of behaviour.progress ?? []) send(socket, { protocol: PROTOCOL, id, progress });
       if (behaviour.sleepMs) await new Promise((r) => setTimeout(r, behaviour.sleepMs));
       inflight--;
       switch (behaviour.mode) {
@@ -148,6 +152,11 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
         readOnly: req.readOnly === true,
       });
       return send(socket, { protocol: PROTOCOL, id, ok: true, result: answer });
+    }
+    if (req.op === 'cancel') {
+      log({ op: 'cancel', target: req.target });
+      // The fake stops nothing: the run it names answers as scripted.
+      return send(socket, { protocol: PROTOCOL, id, ok: true, result: { cancelled: false } });
     }
     send(socket, {
       protocol: PROTOCOL,

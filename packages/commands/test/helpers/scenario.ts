@@ -42,7 +42,7 @@ export interface Scenario {
 /** Creates a scenario; `script` may be changed at any time and is read on every host request. */
 export async function scenario(
   kind: 'cli' | 'socket',
-  options: { jobIdEnvVar?: string; noBroker?: boolean } = {},
+  options: { jobIdEnvVar?: string; noBroker?: boolean; timeoutMs?: number } = {},
 ): Promise<Scenario> {
   const t = tempDir('harness-commands-');
   const queuePath = join(t.path, 'queue.sock');
@@ -51,7 +51,7 @@ export async function scenario(
   const config: CommandsConfig = {
     cliPath: FAKE_LOOM,
     transport: { kind: 'broker', socketPath: queuePath, client: kind },
-    timeoutMs: 10_000,
+    timeoutMs: options.timeoutMs ?? 10_000,
     ...(options.jobIdEnvVar ? { jobIdEnvVar: options.jobIdEnvVar } : {}),
   };
   const broker = kind === 'socket' && !options.noBroker ? await startFakeBroker(queuePath) : undefined;

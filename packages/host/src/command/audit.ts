@@ -6,7 +6,7 @@ import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
 import type { PackBackend, Transport } from './types';
 
-/** The audit outcome of an answer. */
+/** The audit outcome of an answer: a call its caller cancelled is `cancelled`, not `failed`. */
 export const outcomeOf = (a: CommandAnswer): string => {
   if (a.ok) return 'ok';
   switch (a.code) {
@@ -14,7 +14,7 @@ export const outcomeOf = (a: CommandAnswer): string => {
     case 'refused':
       return 'refused';
     case 'failed':
-      return 'failed';
+      return a.reason === 'cancelled' ? 'cancelled' : 'failed';
     case 'internal':
       return 'error';
     default:

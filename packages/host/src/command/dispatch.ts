@@ -7,7 +7,7 @@ import type { ResolvedScope } from '../scope';
 import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
 import type { CheckedArgs } from './arguments';
-import type { PackBackend, PackCallContext, PackOutcome } from './types';
+import type { PackBackend, PackCallContext, PackOutcome, RunControl } from './types';
 
 /** What a dispatched call answered, with the audit detail it adds. */
 export interface Dispatched {
@@ -30,6 +30,8 @@ export interface DispatchContext {
   /** See {@link PackCallContext.recordStart}. */
   recordStart: () => Promise<void>;
   callId: string;
+  /** The caller's signal and output observer, passed to a pack command. */
+  control: RunControl;
 }
 
 function builtinAudit(
@@ -85,6 +87,8 @@ export async function dispatch(
         approvalTtlMs: ctx.approvalTtlMs,
         callId: ctx.callId,
         recordStart: ctx.recordStart,
+        signal: ctx.control.signal,
+        onOutputBytes: ctx.control.onOutputBytes,
       };
       const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
       out = {

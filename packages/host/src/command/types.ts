@@ -16,6 +16,21 @@ export interface PackCallContext {
    * starts none when it throws (the answer is then `failed`, nothing ran).
    */
   recordStart(): Promise<void>;
+  /** Aborted when the caller cancels the call: a running command's process group is killed. */
+  signal?: AbortSignal | undefined;
+  /** Told the bytes of output the command has written so far, as they grow (progress reports). */
+  onOutputBytes?: ((seen: number) => void) | undefined;
+}
+
+/**
+ * What the caller of one call may watch and stop while it runs (a broker connection that asked
+ * for progress, or cancelled the request).
+ */
+export interface RunControl {
+  /** Aborting it cancels the call: a pack command's process group is killed; a built-in runs to its end. */
+  signal?: AbortSignal | undefined;
+  /** Told the bytes of stdout + stderr a pack command has written so far, after each chunk. */
+  onOutputBytes?: ((seen: number) => void) | undefined;
 }
 
 /** The outcome of one pack call as the backend reports it; the host wraps it into the answer. */
