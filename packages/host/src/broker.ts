@@ -18,7 +18,7 @@ import {
 } from '@harness/protocol';
 import { HostError, HostErrorCode } from './errors';
 import type { CommandHost } from './host';
-import { findPeer, type PeerPolicy, peerRefusal } from './peer';
+import { connectionRefusal, type PeerPolicy } from './peer';
 import { ensurePrivateDir } from './private-dir';
 import { RunsInFlight } from './runs-in-flight';
 import { validateAgainst } from './validate';
@@ -257,23 +257,19 @@ export async function serveBroker(
   };
 
   let peerUnknownTold = false;
-  // Nothing of the connection is read until its peer is known and admitted.
+  // Nothing of the connection is read until its peer is admitted.
   const vet = (socket: Socket, policy: PeerPolicy): void => {
     socket.pause();
-    void findPeer(socket).then((lookup) => {
+    const unknown = (reason: string): void => {
+      if (peerUnknownTold) return;
+      peerUnknownTold = true;
+      options.onPeerUnknown?.(reason);
+    };
+    void connectionRefusal(socket, policy, unknown).then((refusal) => {
       if (socket.destroyed) return;
-      const refusal = lookup.found
-        ? peerRefusal(lookup.peer, policy)
-        : lookup.attributable
-          ? lookup.reason
-          : undefined;
       if (refusal !== undefined) {
         socket.end(answerLine(envelopeError('', 'forbidden', `connection refused: ${refusal}`)));
         return;
-      }
-      if (!lookup.found && !peerUnknownTold) {
-        peerUnknownTold = true;
-        options.onPeerUnknown?.(lookup.reason);
       }
       socket.resume();
     });

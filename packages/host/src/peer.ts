@@ -213,6 +213,54 @@ export async function findPeer(socket: Socket): Promise<PeerLookup> {
   return { found: true, peer };
 }
 
+/**
+ * Whether socket inode `inode` is one of this process's network namespace: `/proc/self/net/unix`
+ * lists exactly those (`undefined` where it cannot be read). The accepted end of a connection
+ * belongs to the namespace of the process that connected, so `false` means a sandbox's process.
+ */
+function inOwnNamespace(inode: string): boolean | undefined {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/net/unix', 'latin1');
+  } catch {
+    return undefined;
+  }
+  // `Num RefCount Protocol Flags Type St Inode Path`: the inode is the seventh field.
+  for (const line of text.split('\n')) {
+    if (line.split(/\s+/, 7)[6] === inode) return true;
+  }
+  return false;
+}
+
+/**
+ * Why the broker must not serve the connection on `socket`, or `undefined` to serve it. Cheap
+ * first: a connection from another network namespace is refused after one read of
+ * `/proc/self/net/unix`, and while the broker runs no command nothing else can be one of its
+ * commands, so the costlier lookup of the peer process (an `ss` run and a `/proc` scan) is made
+ * only while commands run. `unknown` is told when that lookup is unavailable here (served).
+ */
+export async function connectionRefusal(
+  socket: Socket,
+  policy: PeerPolicy,
+  unknown: (reason: string) => void,
+): Promise<string | undefined> {
+  if (process.platform !== 'linux') {
+    unknown(`no peer lookup on ${process.platform}`);
+    return undefined;
+  }
+  const own = socketInode(socket);
+  if (own === undefined) return 'the connection closed';
+  if (inOwnNamespace(own) === false) {
+    return 'the connecting process is in another network namespace (inside a sandbox)';
+  }
+  if (policy.runs().size === 0) return undefined;
+  const lookup = await findPeer(socket);
+  if (lookup.found) return peerRefusal(lookup.peer, policy);
+  if (lookup.attributable) return lookup.reason;
+  unknown(lookup.reason);
+  return undefined;
+}
+
 /** The broker's own identity, for {@link PeerPolicy}. */
 export function ownIdentity(): { uid: number; pidNamespace: string } | undefined {
   try {

@@ -1,9 +1,18 @@
 // Who may talk to a broker: the rule over a peer, and the lookup of a real one.
+
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
-import { attributionWorks, findPeer, ownIdentity, type Peer, peerRefusal } from '../src/peer';
+import {
+  attributionWorks,
+  connectionRefusal,
+  findPeer,
+  ownIdentity,
+  type Peer,
+  peerRefusal,
+} from '../src/peer';
 
 const self = ownIdentity() ?? { uid: 0, pidNamespace: 'pid:[1]' };
 const peer: Peer = {
@@ -58,6 +67,30 @@ describe.skipIf(process.platform !== 'linux')('findPeer', () => {
         found: true,
         peer: { pid: process.pid, uid: self.uid, pidNamespace: self.pidNamespace },
       });
+    } finally {
+      server.close();
+      dir.cleanup();
+    }
+  });
+
+  it('serves its own user unlooked-up while no command runs, and names the peer once one does [SEC-16]', async () => {
+    const dir = tempDir('host-peer-');
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve) => server.listen(join(dir.path, 's'), resolve));
+      const judge = async (runs: number[]) => {
+        const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+        const client = connect(join(dir.path, 's'));
+        const refusal = await connectionRefusal(await accepted, policy(runs), () => {});
+        client.destroy();
+        return refusal;
+      };
+      expect(await judge([])).toBeUndefined();
+      if (!(await attributionWorks())) return;
+      // This process's own session stands in for a running command's.
+      const stat = readFileSync('/proc/self/stat', 'latin1');
+      const sid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+      expect(await judge([sid])).toMatch(/belongs to a command this broker is running/);
     } finally {
       server.close();
       dir.cleanup();
