@@ -6,7 +6,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compare } from '@harness/bench-utils';
+import { sampleEach, writeResult } from '@harness/bench-utils';
+import { detectSandbox } from '@harness/exec';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { benchDir, bin, requireBin } from './fixture';
@@ -78,8 +79,45 @@ async function statusThroughServe(): Promise<void> {
 }
 
 function statusDirect(): Promise<void> {
+  return spawned('git', ['status', '--porcelain=v2']);
+}
+
+// The floor of a confined read: the same git status inside bubblewrap with a read command's flags.
+const detection = detectSandbox();
+const bwrapFlags = ['--die-with-parent', '--unshare-pid', '--as-pid-1', '--unshare-ipc', '--unshare-net'];
+function statusConfined(): Promise<void> {
+  if (!detection.available) return statusDirect();
+  // The repository is under the temp dir, which the sandbox's private /tmp hides: bound back, as a run's cwd is.
+  const mounts = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    repo,
+    repo,
+  ];
+  const gitPath = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  return spawned(detection.file, [
+    ...bwrapFlags,
+    ...mounts,
+    '--chdir',
+    repo,
+    '--',
+    gitPath,
+    'status',
+    '--porcelain=v2',
+  ]);
+}
+
+function spawned(file: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['status', '--porcelain=v2'], {
+    const child = spawn(file, args, {
       cwd: repo,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -88,27 +126,40 @@ function statusDirect(): Promise<void> {
     child.stdout.on('data', () => {});
     child.stderr.on('data', () => {});
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`git status exited ${code}`))));
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
 }
 
 try {
-  const result = await compare({
-    name: 'git-status',
+  const [subject, anchor, floor] = await sampleEach(
+    [{ fn: statusThroughServe }, { fn: statusDirect }, { fn: statusConfined }],
+    { rounds: 30, inner: 3, warmup: 3 },
+  );
+  const median = (stats: unknown) => (stats as { median: number }).median;
+  const ratio = median(subject) / median(anchor);
+  writeResult('git-status', {
+    unit: 'ms per call',
     subject: {
       label: `run_read_command git.status through harness serve, MCP stdio, ${FILES} files`,
-      fn: statusThroughServe,
+      ...(subject as object),
     },
-    anchor: { label: `git status --porcelain=v2 spawned directly, ${FILES} files`, fn: statusDirect },
-    rounds: 30,
-    inner: 3,
-    warmup: 3,
-    target: 1.3,
+    anchor: { label: `git status --porcelain=v2 spawned directly, ${FILES} files`, ...(anchor as object) },
+    ratio,
+    target: { ratioAtMost: 1.3 },
+    pass: ratio <= 1.3,
+    floor: {
+      label:
+        'the same git status inside bubblewrap with a read command’s flags, spawned directly (the sandbox’s own cost)',
+      ...(floor as object),
+      ratioToAnchor: median(floor) / median(anchor),
+    },
+    ratioToFloor: median(subject) / median(floor),
     notes:
-      'the standard git pack with its default read sandbox; the anchor runs git without the pack’s config overrides or sandbox',
+      'the standard git pack with its default read sandbox and its config guard (sh, one git config listing, then git); the anchor runs git alone',
   });
-  const anchor = (result as { anchor: { median: number } }).anchor.median;
-  process.stdout.write(`git-status: anchor (git status alone) ${anchor.toFixed(2)} ms at the median\n`);
+  process.stdout.write(
+    `git-status: ${median(subject).toFixed(2)} ms vs git status ${median(anchor).toFixed(2)} ms: ratio ${ratio.toFixed(3)} (target <= 1.3); confined floor ${median(floor).toFixed(2)} ms, ratio to the floor ${(median(subject) / median(floor)).toFixed(3)}\n`,
+  );
 } finally {
   await client.close();
   dir.cleanup();
