@@ -69,7 +69,12 @@ export async function claimSocketPath(socketPath: string): Promise<void> {
       `a live broker already listens at ${socketPath}; stop it first (SIGTERM) or choose another --socket path`,
     );
   }
-  unlinkSync(socketPath);
+  try {
+    unlinkSync(socketPath);
+  } catch (error) {
+    // Its broker removed it on closing, or another process starting here took the stale one first.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 const envelopeError = (id: string, code: EnvelopeErrorCode, message: string): BrokerAnswer => ({
