@@ -28,13 +28,12 @@ export function knownInstances(file: string = instanceRegistryFile()): string[] 
 }
 
 /**
- * Records `dir` (once). Best effort: a registry that cannot be written (a read-only home) costs
- * only the hiding of this instance from the confined commands of the others; the instance in use
- * is always hidden from its own.
+ * Records `dir` (once) and returns every recorded instance that exists, `dir` included. Best effort:
+ * a registry that cannot be written (a read-only home) costs only the hiding of this instance from
+ * the confined commands of the others; the instance in use is always hidden from its own.
  */
-export function recordInstance(dir: string, file: string = instanceRegistryFile()): void {
+export function recordInstance(dir: string, file: string = instanceRegistryFile()): string[] {
   const abs = resolve(dir);
-  if (abs.includes('\n')) return;
   let lines: string[] = [];
   try {
     lines = readFileSync(file, 'utf8')
@@ -44,16 +43,17 @@ export function recordInstance(dir: string, file: string = instanceRegistryFile(
     // No registry yet.
   }
   const live = [...new Set(lines)].filter((line) => existsSync(line));
-  if (live.includes(abs) && live.length === lines.length) return;
+  const known = [...live.filter((line) => line !== abs), abs];
+  if (abs.includes('\n') || (live.includes(abs) && live.length === lines.length)) return known;
   // Rewritten whole (dead entries pruned) beside the file and renamed over it: never half-written.
-  const next = `${[...live.filter((line) => line !== abs), abs].join('\n')}\n`;
   const staging = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(staging, next, { mode: 0o600 });
+    writeFileSync(staging, `${known.join('\n')}\n`, { mode: 0o600 });
     renameSync(staging, file);
   } catch {
     // See above: nothing the caller can do about it, nothing lost.
     rmSync(staging, { force: true });
   }
+  return known;
 }

@@ -1,6 +1,6 @@
 // Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createSpawner } from '@harness/exec';
 import {
   auditEvent,
@@ -109,8 +109,7 @@ export async function loadPackBackend(
 ): Promise<{ workspace: Workspace; backend: PackBackend; scopeWorkspace: ScopeWorkspace }> {
   const credentials = readCredentials(instanceDir);
   // Every instance of this user is hidden from confined commands, this one first.
-  if (instanceDir !== undefined) recordInstance(instanceDir);
-  const hide = [...(instanceDir === undefined ? [] : [resolve(instanceDir)]), ...knownInstances()];
+  const hide = instanceDir === undefined ? knownInstances() : recordInstance(instanceDir);
   const loaded = await loadWorkspace(
     { file: workspaceFile },
     { reservedCommandIds: [...BUILTIN_IDS], hide, ...(credentials ? { credentials } : {}) },

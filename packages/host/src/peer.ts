@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'no
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { procStatFields } from '@harness/exec/internal';
 
 /** The process at the other end of a connection. */
 export interface Peer {
@@ -46,13 +47,9 @@ export function peerRefusal(peer: Peer, policy: PeerPolicy): string | undefined 
 }
 
 function stat(pid: number): { ppid: number; sid: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), sid: Number(fields[3]) };
-  } catch {
-    return undefined;
-  }
+  // From the state on: ppid is field 4, the session field 6.
+  const fields = procStatFields(pid);
+  return fields === undefined ? undefined : { ppid: Number(fields[1]), sid: Number(fields[3]) };
 }
 
 function describe(pid: number): Peer | undefined {
