@@ -43,7 +43,7 @@ describe('harness packs check', () => {
     const r = await run(['packs', 'check', file]);
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n').filter((l) => l.startsWith(`${file}:`))).toEqual([
-      `${file}:3:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "bad.pack"; e.g. id: dev`,
+      `${file}:3:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "bad.pack"; e.g. id: dev`,
       `${file}:7:18: command_packs[0].commands[0].effects: expected effects read or write, found "sideways"; e.g. effects: read`,
     ]);
     expect(r.stdout).toContain(`2 error(s): ${file} does not load`);
@@ -128,7 +128,7 @@ describe('harness packs check: the first mistakes', () => {
     const r = await run(['packs', 'check', file]);
     expect(r.stdout).toBe(
       [
-        `${file}:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad_Id"; e.g. id: status`,
+        `${file}:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "Bad_Id"; e.g. id: status`,
         `${file}:5:17: command_packs[0].commands[0].output: expected a map, found "json"; e.g. output: { parse: json }`,
         `${file}:6:23: command_packs[0].commands[0].argv[1]: {{credential.t}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.t}}' })`,
         `3 error(s): ${file} does not load`,

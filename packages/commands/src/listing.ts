@@ -8,13 +8,27 @@ import type { ToolResult } from './tool';
 
 /** The notice every listing carries (seed 000 "list_commands"). */
 export const LIST_NOTICE =
-  "A command's effect is shown only where the host declares it, in the bracket that ends its signature; assume a command whose effect is not shown may change the person's data. The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom; a write changes data; a loom target acts on one loom, named by the call's loomId. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command.";
+  "A command's effect is shown only where the host declares it, in the bracket that ends its signature; assume a command whose effect is not shown may change the person's data. The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom; a write changes data; a loom target acts on one loom, named by the call's loomId. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command. A description ending in \" …\" continues in list_commands({ detail: [name] }).";
 
-/** `whole` adds the description; `detail` adds the sanitised argument schema. */
+/** What ends a description cut to its first paragraph. */
+const CONTINUED = ' …';
+
+/**
+ * A description as the plain listing shows it: its first paragraph (the text before the first line
+ * break), marked as continued when more follows. `detail` shows it whole.
+ */
+export function leadParagraph(description: string): string {
+  const end = description.indexOf('\n');
+  if (end === -1) return description;
+  const lead = description.slice(0, end).trimEnd();
+  return lead === '' ? description : `${lead}${CONTINUED}`;
+}
+
+/** `whole` adds the description (its lead paragraph); `detail` adds all of it and the sanitised argument schema. */
 function listEntry(row: CatalogRow, whole: boolean, detail: boolean): Record<string, unknown> {
   const e: Record<string, unknown> = { name: row.name, signature: row.signature };
   if (row.title !== undefined) e.title = row.title;
-  if (whole && row.description !== undefined) e.description = row.description;
+  if (whole && row.description !== undefined) e.description = detail ? row.description : leadParagraph(row.description);
   if (row.readOnlyGranted) e.readOnlyGranted = true;
   if (detail) e.inputSchema = sanitizeSchema(row.inputs);
   return e;
@@ -69,9 +83,10 @@ export function renderListing(
     }
     if (whole) {
       // The description's cost: `,"description":` plus its JSON text.
-      const extra = 15 + Buffer.byteLength(JSON.stringify(row.description));
+      const description = leadParagraph(row.description);
+      const extra = 15 + Buffer.byteLength(JSON.stringify(description));
       if (used + size + extra + (compactFrom[i + 1] ?? 0) <= bound) {
-        (entries[i] as Record<string, unknown>).description = row.description;
+        (entries[i] as Record<string, unknown>).description = description;
         used += size + extra;
         continue;
       }

@@ -108,6 +108,17 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.entries.find((x: R) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
     });
 
+
+    it('a description of several paragraphs lists its first, marked " …"; detail shows it whole', async () => {
+      const help = 'Show the working tree status.\nOne line per entry: "1 <XY> <path>" for a changed file.';
+      sc.script({ commands: [row('git.status', { effect: 'read', help }), row('git.log', { effect: 'read' })] });
+      const plain = await call('list_commands', {});
+      expect(plain.entries[0].description).toBe('Show the working tree status. …');
+      expect(plain.entries[1].description).toBe('Help of git.log');
+      expect(plain.notice).toContain('A description ending in " …" continues in list_commands({ detail: [name] }).');
+      const detailed = await call('list_commands', { detail: ['git.status'] });
+      expect(detailed.entries[0].description).toBe(help);
+    });
     it('inputSchema is true where the host schema is not an object or is past 16 KiB [HC-45, HC-46]', async () => {
       sc.script({
         commands: [

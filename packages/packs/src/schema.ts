@@ -5,7 +5,7 @@ import { STANDARD_PACK_IDS } from './standard/library';
 import { MAX_OUTPUT_CEILING_BYTES, MAX_TIMEOUT_MS, parseByteSize, parseDuration } from './units';
 
 /** Pattern of pack and command ids (no dots: the dot separates pack and command in manifest ids). */
-export const ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 /** Pattern of input names and credential names: one tmpl path segment. */
 export const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 /** Pattern of scopes: OIDC-style `noun:verb`. */
@@ -27,7 +27,7 @@ function strict<T extends z.ZodRawShape>(shape: T) {
 
 const id = (what: string) =>
   z.string({ error: `expected a ${what} id (a string)` }).regex(ID_PATTERN, {
-    error: `expected a ${what} id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes)`,
+    error: `expected a ${what} id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _)`,
   });
 
 const tier = z

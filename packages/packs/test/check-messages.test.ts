@@ -135,7 +135,7 @@ describe('an invalid command id', () => {
       onePack(`      - id: Bad_Id\n        argv: [echo, '{{x}}']\n        inputs: { y: {} }\n`),
     );
     expect(errors).toEqual([
-      'workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad_Id"; e.g. id: status',
+      'workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "Bad_Id"; e.g. id: status',
       'workspace.yaml:5:23: command_packs[0].commands[0].argv[1]: placeholder {{x}} names no declared input; expected one of y, or declare it: inputs: { x: { type: string } }',
       'workspace.yaml:6:19: input "y" is used by no argv placeholder; expected {{y}} in argv, or remove the input',
     ]);

@@ -98,15 +98,15 @@ describe('pack declaration', () => {
     `);
   });
 
-  it('D2: pack and command ids match [a-z0-9][a-z0-9-]* (no dots); the manifest id is <pack>.<command>', async () => {
+  it('D2: pack and command ids match [a-z0-9][a-z0-9_-]* (no dots); the manifest id is <pack>.<command>', async () => {
     expect(
       await loadErrors(
         `command_packs:\n  - id: json.tools\n    commands:\n      - id: Query\n        argv: [jq]\n`,
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "json.tools"; e.g. id: dev",
-        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Query"; e.g. id: status",
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "json.tools"; e.g. id: dev",
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "Query"; e.g. id: status",
       ]
     `);
     const ws = await loadOk(
@@ -438,7 +438,7 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Pack"; e.g. id: dev",
+        "workspace.yaml:2:9: command_packs[0].id: expected a pack id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "Bad.Pack"; e.g. id: dev",
         "workspace.yaml:5:18: command_packs[0].commands[0].effects: expected effects read or write, found "sometimes"; e.g. effects: read",
         "workspace.yaml:6:17: command_packs[0].commands[0].argv[0]: argv[0] names the executable and must be literal; found the placeholder {{exe}}",
         "workspace.yaml:6:28: command_packs[0].commands[0].argv[1]: {{untrusted x}} is not allowed in argv; expected {{name}} or {{name?}}",
@@ -464,7 +464,7 @@ describe('every load error in one pass', () => {
 `;
     expect(await loadErrors(text)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9-]* (lowercase, digits, dashes), found "Bad.Id"; e.g. id: status",
+        "workspace.yaml:4:13: command_packs[0].commands[0].id: expected a command id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _), found "Bad.Id"; e.g. id: status",
         "workspace.yaml:5:23: command_packs[0].commands[0].argv[1]: {{credential.x}} puts a credential in argv, where ps and audit logs can read it; expected credentials in the pack's env only (env: { TOKEN: '{{credential.x}}' })",
         "workspace.yaml:7:22: command_packs[0].commands[1].argv[1]: expected an argv element (a string), found number 3; e.g. argv: [git, log, -n, "{{count}}"]",
         "workspace.yaml:10:17: command_packs[0].commands[2].inputs: expected a map, found a list of 1; e.g. inputs: { count: { type: integer, minimum: 1 } }",

