@@ -34,9 +34,21 @@ function binaries(...names: string[]): boolean {
 /**
  * Whether `argv` runs and exits 0 (a module importable, a cargo component installed); else one skip
  * line. With `inCi: 'fail'` (default) CI=true runs the test anyway, so that it fails there; with
- * `'skip'` it skips in CI too, for a tool CI does not install (ruff and mypy are not Debian 12
- * packages the CI script installs, and the pack does not require them).
+ * `'skip'` it skips in CI too, for a tool CI cannot install (ruff: not a Debian 12 package, and PyPI
+ * is out of reach; the pack does not require it).
  */
+/** The first directory on PATH whose python3 imports `module`, if any. */
+function dirWithPython(module: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir === '' || !existsSync(join(dir, 'python3'))) continue;
+    try {
+      execFileSync(join(dir, 'python3'), ['-c', `import ${module}`], { stdio: 'ignore', timeout: 30_000 });
+      return dir;
+    } catch {}
+  }
+  return undefined;
+}
+
 function works(what: string, argv: string[], inCi: 'fail' | 'skip' = 'fail'): boolean {
   try {
     execFileSync(argv[0]!, argv.slice(1), { stdio: 'ignore', timeout: 30_000 });
@@ -581,16 +593,20 @@ describe.skipIf(!hasPytest)('standard pack python, on the real python3 and pytes
     },
   );
 
-  it.skipIf(!works('mypy for python3', ['python3', '-c', 'import mypy'], 'skip'))(
+  // Debian's mypy (which CI installs) is for /usr/bin/python3; a pyenv shim may come first on PATH.
+  // The pack runs the first python3 on the pack's PATH, so the test puts that one's directory first.
+  const mypyDir = dirWithPython('mypy');
+  it.skipIf(mypyDir === undefined && !works('mypy for python3', ['python3', '-c', 'import mypy']))(
     'mypy reports each type error on one line; errors found (exit 1) are the answer',
     async () => {
       const ws = await load(dir, text);
+      const path = mypyDir === undefined ? {} : { path: `${mypyDir}:${process.env.PATH ?? ''}` };
       tree(dir, { 'typed/a.py': 'def f() -> int:\n    return "s"\n' });
-      expect(await answer(ws, 'python.mypy', { path: 'typed' })).toMatchObject({
+      expect(await answer(ws, 'python.mypy', { path: 'typed' }, path)).toMatchObject({
         exitCode: 1,
         output: expect.stringContaining('typed/a.py:2: error: Incompatible return value type'),
       });
-      expect(await answer(ws, 'python.mypy', { path: 'tool' })).toMatchObject({
+      expect(await answer(ws, 'python.mypy', { path: 'tool' }, path)).toMatchObject({
         exitCode: 0,
         output: expect.stringContaining('Success: no issues found'),
       });
