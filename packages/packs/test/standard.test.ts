@@ -257,6 +257,22 @@ describe('the bundled standard packs', () => {
     expect(pkg.exports['./standard/*']).toBe('./standard/*');
   });
 
+  it('open each command description with one short sentence that is not the title, details after it', async () => {
+    // list_commands shows a description's first paragraph only: it must tell a model something the
+    // title does not, in few tokens (bench/standard-catalog); the output format and exit codes
+    // follow as one more paragraph, shown by list_commands({ detail }).
+    const commands = (await describeStandardPacks({ probe: false })).flatMap((p) => p.commands);
+    expect(commands.length).toBeGreaterThan(40);
+    for (const c of commands) {
+      const [lead = '', ...rest] = c.description.split('\n');
+      expect(lead, c.id).toMatch(/\S\.$/);
+      expect(lead.split(' ').length, `${c.id}: ${lead}`).toBeLessThanOrEqual(12);
+      expect(lead.toLowerCase(), c.id).not.toBe(`${c.title.toLowerCase()}.`);
+      expect(rest.length, c.id).toBeLessThanOrEqual(1);
+      for (const paragraph of rest) expect(paragraph.length, c.id).toBeGreaterThan(lead.length);
+    }
+  });
+
   it.each(files.map((f) => f.slice(0, -'.yaml'.length)))(
     'standard pack %s loads, each file named by its id, every command with examples that hold',
     async (name) => {
