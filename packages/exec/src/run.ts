@@ -4,11 +4,12 @@ import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { ExecError, ExecErrorCode } from './errors';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
-import { OutputCollector } from './output';
+import { AFTER_KILL_WAIT_MS, GroupWatch, POLL_MS } from './group-watch';
 import { checkCwd, resolveExecutable } from './resolve';
-import { planSandbox } from './sandbox/plan';
+import { planSandbox, type SandboxLaunch } from './sandbox/plan';
+import type { Confinement } from './sandbox/types';
 import { type StartedChild, type StartRequest, startThrough } from './spawner';
-import type { AppliedLimits, KillOutcome, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
+import type { AppliedLimits, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -16,16 +17,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 /** Built-in delay between SIGTERM and SIGKILL to the process group: 2 s. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
-
-// After the group was told to stop, how often to look whether it is gone.
-const POLL_MS = 10;
-// How long to wait for the group to vanish after SIGKILL before resolving anyway (a process in
-// uninterruptible sleep cannot be hurried).
-const AFTER_KILL_WAIT_MS = 2_000;
-// Once the group is gone, its end of the pipes closes at once; this margin lets the close arrive.
-const PIPE_CLOSE_MARGIN_MS = 200;
-
-type KillReason = KillOutcome | 'stray';
 
 function invalid(message: string): ExecError {
   return new ExecError(ExecErrorCode.invalid_option, message);
@@ -109,6 +100,50 @@ function checkStdin(stdin: unknown): Uint8Array | string | undefined {
   );
 }
 
+// A run's options, checked: what starts the child and what bounds it.
+interface CheckedRun {
+  readonly argv: readonly string[];
+  readonly env: Record<string, string>;
+  readonly limits: AppliedLimits;
+  readonly stdin: Uint8Array | string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly cwd: string;
+  readonly command: string;
+  readonly file: string;
+}
+
+/** Checks every option before anything starts; what cannot run is rejected with an {@link ExecError}. */
+function checkRun(options: RunOptions): CheckedRun {
+  const argv = checkArgv(options.argv);
+  const env = checkEnv(options.env);
+  const limits = checkLimits(options);
+  const stdin = checkStdin(options.stdin);
+  const signal = options.signal;
+  if (signal?.aborted) {
+    throw new ExecError(
+      ExecErrorCode.aborted,
+      'the run was cancelled before it started (signal already aborted); nothing ran.',
+    );
+  }
+  const cwd = checkCwd(options.cwd ?? process.cwd());
+  const command = argv[0] as string;
+  const file = resolveExecutable(command, env.PATH, cwd);
+  return { argv, env, limits, stdin, signal, cwd, command, file };
+}
+
+/** What to start: the program itself, or the confining mechanism with the program's argv after it. */
+function startRequest(checked: CheckedRun, launch: SandboxLaunch | undefined): StartRequest {
+  return {
+    file: launch?.file ?? checked.file,
+    args: launch?.args ?? checked.argv.slice(1),
+    argv0: launch === undefined ? checked.command : launch.file,
+    env: checked.env,
+    cwd: checked.cwd,
+    stdin: checked.stdin !== undefined,
+    ...(launch?.seccomp === undefined ? {} : { fd3: launch.seccomp.toString('base64') }),
+  };
+}
+
 function spawnError(error: unknown, command: string, file: string): ExecError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') {
@@ -140,10 +175,6 @@ interface ChildPipes {
 }
 
 /**
- * Runs the caller's spawn hook. The hook exists so the caller can track the group; a hook that
- * failed means the group is untracked, so it is killed rather than left running unrecorded.
- */
-/**
  * Starts `request` with child_process.spawn, detached (its own process group). The seccomp program,
  * when there is one, goes to the child on descriptor 3 through a pipe closed right after it starts.
  */
@@ -163,6 +194,25 @@ function spawnDirect(request: StartRequest, seccomp: Buffer | undefined): Starte
   return child;
 }
 
+/**
+ * A start that failed (ENOENT, EACCES, ...): the child process reports it as an 'error' event,
+ * which becomes the rejection.
+ */
+async function failedStart(
+  subprocess: StartedChild,
+  launch: SandboxLaunch | undefined,
+  command: string,
+  file: string,
+): Promise<never> {
+  launch?.cgroup?.remove();
+  const [error] = (await once(subprocess, 'error').catch((e: unknown) => [e])) as [unknown];
+  throw spawnError(error, command, file);
+}
+
+/**
+ * Runs the caller's spawn hook. The hook exists so the caller can track the group; a hook that
+ * failed means the group is untracked, so it is killed rather than left running unrecorded.
+ */
 function callOnSpawn(
   onSpawn: NonNullable<RunOptions['onSpawn']>,
   pid: number,
@@ -214,37 +264,16 @@ async function killAfterFailedHook(
  * if (!r.ok) console.error(r.outcome, r.exitCode, r.stderr);
  */
 export async function run(options: RunOptions): Promise<RunResult> {
-  const argv = checkArgv(options.argv);
-  const env = checkEnv(options.env);
-  const limits = checkLimits(options);
-  const stdin = checkStdin(options.stdin);
-  const signal = options.signal;
-  if (signal?.aborted) {
-    throw new ExecError(
-      ExecErrorCode.aborted,
-      'the run was cancelled before it started (signal already aborted); nothing ran.',
-    );
-  }
-  const cwd = checkCwd(options.cwd ?? process.cwd());
-  const command = argv[0] as string;
-  const file = resolveExecutable(command, env.PATH, cwd);
+  const checked = checkRun(options);
+  const { argv, env, cwd, command, file, signal } = checked;
   // Confined, the program is started by the mechanism (bwrap, sandbox-exec) with its argv after it.
   const launch =
     options.sandbox === undefined
       ? undefined
       : planSandbox(options.sandbox, { file, args: argv.slice(1), cwd, pwd: env.PWD });
 
-  const pidNamespace = launch?.confinement.pidNamespace === true;
   const started = performance.now();
-  const request = {
-    file: launch?.file ?? file,
-    args: launch?.args ?? argv.slice(1),
-    argv0: launch === undefined ? command : launch.file,
-    env,
-    cwd,
-    stdin: stdin !== undefined,
-    ...(launch?.seccomp === undefined ? {} : { fd3: launch.seccomp.toString('base64') }),
-  };
+  const request = startRequest(checked, launch);
   // Through the spawner when the caller gave one that is up; else child_process.spawn directly
   // (execa's per-stream machinery cost more than the rest of a run of a small program: docs/exec.md,
   // Performance), and run reads the pipes and the exit itself either way.
@@ -256,13 +285,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     launch?.cgroup?.remove();
     throw spawnError(error, command, file);
   }
-  const pid = subprocess.pid;
-  if (pid === undefined) {
-    // The start failed (ENOENT, EACCES, ...): the child process reports it as an 'error' event.
-    launch?.cgroup?.remove();
-    const [error] = (await once(subprocess, 'error').catch((e: unknown) => [e])) as [unknown];
-    throw spawnError(error, command, file);
-  }
+  const pid = subprocess.pid ?? (await failedStart(subprocess, launch, command, file));
   // A late 'error' (a failed kill, a pipe) must not go unhandled; the exit and pipes tell the result.
   subprocess.on('error', () => {});
   const exited =
@@ -276,124 +299,32 @@ export async function run(options: RunOptions): Promise<RunResult> {
     if (failed !== undefined) await failed;
   }
 
-  const collector = new OutputCollector(limits.maxOutputBytes);
-  let reason: KillReason | undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
-  let exitCode: number | null = null;
-  let exitSignal: string | null = null;
-
-  // A process that left the group (setsid) may hold our pipes open forever; no group signal
-  // reaches it. Once the group is told to stop (or is gone), the pipes get the kill grace to
-  // close; then we stop reading, close our ends and report the escape.
-  let escaped = false;
-  let closed = false;
-  let abandonTimer: NodeJS.Timeout | undefined;
-  let resolveClosed: () => void = () => {};
-  const pipesClosed = new Promise<void>((resolve) => {
-    resolveClosed = resolve;
-  });
-  // A member of the group still alive (SIGKILL not yet taken effect, a loaded machine) holds the
-  // pipes itself: wait for it, up to AFTER_KILL_WAIT_MS. Once the group is seen gone, the pipes'
-  // close still gets PIPE_CLOSE_MARGIN_MS to arrive; only then is whatever holds them an escapee.
-  let groupGoneSeen = false;
-  const abandonPipesAfter = (ms: number): void => {
-    if (abandonTimer !== undefined) return;
-    const hardDeadline = performance.now() + ms + AFTER_KILL_WAIT_MS;
-    const check = (): void => {
-      if (closed) return;
-      if (groupAlive(pid) && performance.now() < hardDeadline) {
-        abandonTimer = setTimeout(check, POLL_MS);
-        return;
-      }
-      if (!groupGoneSeen) {
-        groupGoneSeen = true;
-        abandonTimer = setTimeout(check, PIPE_CLOSE_MARGIN_MS);
-        return;
-      }
-      escaped = true;
-      subprocess.stdout?.destroy();
-      subprocess.stderr?.destroy();
-      subprocess.stdin?.destroy();
-      resolveClosed();
-    };
-    abandonTimer = setTimeout(check, ms);
-  };
-
-  const startKill = (why: KillReason): void => {
-    if (reason !== undefined) return;
-    reason = why;
-    signalGroup(pid, 'SIGTERM');
-    graceTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), limits.killGraceMs);
-    abandonPipesAfter(limits.killGraceMs);
-  };
-
-  const onOutputBytes = options.onOutputBytes;
-  const take = (fd: 0 | 1, chunk: Buffer): void => {
-    collector.push(fd, chunk);
-    if (limits.onExceed === 'fail' && collector.exceeded) startKill('output_exceeded');
-    if (onOutputBytes === undefined) return;
-    try {
-      onOutputBytes(collector.seen);
-    } catch {
-      // An observer's failure must not end the run or lose its output.
-    }
-  };
-  subprocess.stdout?.on('data', (chunk: Buffer) => take(0, chunk));
-  subprocess.stderr?.on('data', (chunk: Buffer) => take(1, chunk));
-  if (stdin !== undefined && subprocess.stdin) {
-    // A child that exits without reading its input makes the write fail with EPIPE; its exit
-    // status, not the broken pipe, is what the caller needs.
-    subprocess.stdin.on('error', () => {});
-    subprocess.stdin.end(stdin);
-  }
-
-  const timeoutTimer = Number.isFinite(limits.timeoutMs)
-    ? setTimeout(() => startKill('timed_out'), limits.timeoutMs)
-    : undefined;
-  const onAbort = (): void => startKill('cancelled');
-  signal?.addEventListener('abort', onAbort, { once: true });
-  // Aborted while the spawner was starting the child: the listener came too late to hear it.
-  if (signal?.aborted) onAbort();
-
-  const onExit = (code: number | null, sig: NodeJS.Signals | null): void => {
-    exitCode = code;
-    exitSignal = sig;
-    // The child is gone; anything of its group still running would outlive the run (and may
-    // hold the pipes open, which would otherwise keep us waiting until the timeout). In a pid
-    // namespace the kernel ends every member with the namespace's init, which bubblewrap ends with
-    // itself (--die-with-parent): nothing can outlive the run, so the costly /proc scan of
-    // groupAlive is skipped, and a member still being torn down is not mistaken for a stray.
-    if (reason === undefined && !pidNamespace && groupAlive(pid)) startKill('stray');
-    // Nothing of the group is left: whatever still holds the pipes escaped it.
-    else if (reason === undefined) abandonPipesAfter(limits.killGraceMs);
-  };
-  // A child started by the spawner may have exited while its pipes were on their way here.
-  if (subprocess.exitCode !== null || subprocess.signalCode !== null)
-    onExit(subprocess.exitCode, subprocess.signalCode);
-  else subprocess.once('exit', onExit);
-  subprocess.once('close', () => {
-    closed = true;
-    resolveClosed();
-  });
-  await pipesClosed;
-
-  if (reason !== undefined) {
-    // The pipes closed, but a member that ignores SIGTERM and let go of the pipes may live on.
-    const deadline = performance.now() + limits.killGraceMs + AFTER_KILL_WAIT_MS;
-    while (groupAlive(pid) && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
-  }
-  clearTimeout(graceTimer);
-  clearTimeout(timeoutTimer);
-  clearTimeout(abandonTimer);
-  signal?.removeEventListener('abort', onAbort);
+  const watch = new GroupWatch(subprocess, pid, checked.limits, launch?.confinement.pidNamespace === true);
+  watch.readOutput(options.onOutputBytes);
+  watch.writeStdin(checked.stdin);
+  watch.armTimeout();
+  watch.listenForAbort(signal);
+  watch.watchExit();
+  await watch.pipesClosed;
+  if (watch.reason !== undefined) await watch.outlastKill();
+  watch.stop(signal);
   untrackGroup(pid);
   // The pipes closed after the exit ('close' follows 'exit'), unless they were abandoned.
-  if (!escaped) await exited;
+  if (!watch.escaped) await exited;
   launch?.cgroup?.remove();
   const durationMs = performance.now() - started;
+  return runResult(checked, pid, watch, durationMs, launch?.confinement ?? { confined: false });
+}
 
+/** The result of a run whose group is gone, from its checked options and what its watch saw. */
+function runResult(
+  checked: CheckedRun,
+  pid: number,
+  watch: GroupWatch,
+  durationMs: number,
+  confinement: Confinement,
+): RunResult {
+  const { collector, reason, exitCode, exitSignal, escaped } = watch;
   const out = collector.result(0);
   const err = collector.result(1);
   const timedOut = reason === 'timed_out';
@@ -411,8 +342,8 @@ export async function run(options: RunOptions): Promise<RunResult> {
   return {
     ok: outcome === 'exited' && exitCode === 0 && !escaped,
     outcome,
-    argv,
-    file,
+    argv: checked.argv,
+    file: checked.file,
     pid,
     exitCode,
     signal: exitSignal,
@@ -431,7 +362,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     strayKilled: reason === 'stray',
     escaped,
     durationMs,
-    limits,
-    confinement: launch?.confinement ?? { confined: false },
+    limits: checked.limits,
+    confinement,
   };
 }

@@ -9,20 +9,16 @@ import {
   formatIssue,
   listCommands,
   loadWorkspace,
-  type PackRunOutcome,
-  PacksErrorCode,
-  previewPackCall,
   resolveGrants,
-  runPackCommand,
   type Workspace,
 } from '@harness/packs';
-import type { CommandAnswer, ManifestRow } from '@harness/protocol';
-import { decideWithApprovals } from './approval-gate';
+import type { ManifestRow } from '@harness/protocol';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
-import type { PackBackend, PackOutcome } from './host';
+import type { PackBackend } from './host';
 import { knownInstances, recordInstance } from './instance-registry';
-import { openRunningLog, type RunningTrack } from './running';
+import { type PackBackendState, runPackCall } from './pack-call';
+import { openRunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
 
 /**
@@ -89,52 +85,14 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   return credentialsFrom(values as Record<string, string>);
 }
 
-/** The answer of a call cancelled before its process was started: nothing ran. */
-function cancelledBeforeStart(id: string): CommandAnswer {
-  return {
-    ok: false,
-    id,
-    code: 'failed',
-    reason: 'cancelled',
-    mayHaveLanded: false,
-    completed: [],
-    body: { status: 'cancelled', message: `${id} was cancelled before it started; nothing ran` },
-  };
-}
-
 /** Loads a workspace file through @harness/packs and adapts it for the host. */
 export async function loadPackBackend(
   workspaceFile: string,
   instanceDir?: string,
 ): Promise<{ workspace: Workspace; backend: PackBackend; scopeWorkspace: ScopeWorkspace }> {
   const credentials = readCredentials(instanceDir);
-  // Every instance of this user is hidden from confined commands, this one first.
-  const hide = instanceDir === undefined ? knownInstances() : recordInstance(instanceDir);
-  const loaded = await loadWorkspace(
-    { file: workspaceFile },
-    { reservedCommandIds: [...BUILTIN_IDS], hide, ...(credentials ? { credentials } : {}) },
-  );
-  if (!loaded.ok) {
-    throw new HostError(
-      HostErrorCode.workspace_invalid,
-      `the workspace ${workspaceFile} does not load:\n${loaded.issues.map(formatIssue).join('\n')}`,
-    );
-  }
-  const workspace = loaded.workspace;
-  const rows: ManifestRow[] = listCommands(workspace).map((r) => ({
-    id: r.id,
-    title: r.title,
-    help: r.help,
-    inputs: r.inputs,
-    outputs: [],
-    effect: r.effect,
-    scope: 'global',
-    timeoutMs: r.timeoutMs,
-    ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
-  }));
-  for (const row of rows) {
-    if (row.outputs?.length === 0) delete row.outputs;
-  }
+  const workspace = await loadHostWorkspace(workspaceFile, instanceDir, credentials);
+  const rows = manifestRows(workspace);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const running = instanceDir ? openRunningLog(instanceDir) : undefined;
   // A broker's backend (one with an instance) starts its commands through a spawner, so the broker
@@ -143,6 +101,7 @@ export async function loadPackBackend(
 
   // The sessions of the commands running now, which their broker must not serve.
   const sessions = new Set<number>();
+  const state: PackBackendState = { workspace, credentials, byId, running, spawner, sessions };
   const backend: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
@@ -157,180 +116,56 @@ export async function loadPackBackend(
       const payload = auditEvent(workspace, id)?.payload;
       return payload ? { ...payload } : { provider: 'command', member: id };
     },
-    async run(id, args, ctx): Promise<PackOutcome> {
-      const decision = await decideWithApprovals(
-        workspace,
-        { commandId: id, caller: ctx.agent, args },
-        ctx,
-        () => {
-          const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
-          return { args: { ...shown.args }, argv: shown.argv === null ? null : [...shown.argv] };
-        },
-      );
-      const base = { id, completed: [] as string[] };
-      // Who decided the approval a call consumed (`person:…` from `loom approvals`, a console,
-      // `elicitation:…` from an MCP client), so the audit row names how the call was allowed.
-      const approvedBy =
-        decision.outcome === 'allow' && decision.approvalId !== undefined
-          ? ((await ctx.store.getApproval(decision.approvalId))?.decided_by ?? undefined)
-          : undefined;
-      const auditOf = (outcome?: PackRunOutcome) =>
-        ({
-          ...(auditEvent(workspace, id, {
-            agent: ctx.actor,
-            decision,
-            ...(outcome ? { outcome } : {}),
-            ...(credentials ? { credentials } : {}),
-          })?.payload ?? {}),
-          ...(approvedBy === undefined ? {} : { approved_by: approvedBy }),
-        }) as Record<string, unknown>;
-      if (decision.outcome === 'deny') {
-        const answer: CommandAnswer = {
-          ...base,
-          ok: false,
-          code: 'refused',
-          reason: decision.code,
-          mayHaveLanded: false,
-          body: { message: decision.reason },
-        };
-        return { answer, audit: auditOf() };
-      }
-      if (decision.outcome === 'approval_required') {
-        const record = decision.approvalId ? await ctx.store.getApproval(decision.approvalId) : undefined;
-        const denied = record?.status === 'denied';
-        const answer: CommandAnswer = {
-          ...base,
-          ok: false,
-          code: 'refused',
-          reason: denied ? 'approval_denied' : 'approval_required',
-          mayHaveLanded: false,
-          body: {
-            message: denied
-              ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
-              : `${decision.reason}; a person must approve it (loom approvals approve ${decision.approvalId}), then the identical call runs once`,
-            approval_id: decision.approvalId ?? null,
-            expires_at: record?.expires_at ?? null,
-          },
-        };
-        return { answer, audit: auditOf() };
-      }
-      let release: (() => void) | undefined;
-      const cancelled = (): PackOutcome => ({
-        answer: cancelledBeforeStart(id),
-        audit: { ...auditOf(), refused_before_run: 'cancelled' },
-        release,
-      });
-      // Cancelled while it waited or was decided: no start row, nothing started.
-      if (ctx.signal?.aborted) return cancelled();
-      // From before the process starts until the host has recorded the call's end, the call is on
-      // record in the instance, so a broker killed with SIGKILL (no exit hook, no timeout) leaves
-      // nothing the next broker cannot reap and audit (docs/host.md, "Audit").
-      let track: RunningTrack | undefined;
-      try {
-        if (running) {
-          track = running.record({
-            callId: ctx.callId,
-            commandId: id,
-            run: ctx.run,
-            actor: ctx.actor,
-          });
-        }
-        await ctx.recordStart();
-      } catch (error) {
-        track?.release();
-        const answer: CommandAnswer = {
-          ...base,
-          ok: false,
-          code: 'failed',
-          reason: 'not_recorded',
-          mayHaveLanded: false,
-          body: { message: `${id} was not started: ${(error as Error).message}` },
-        };
-        return { answer, audit: { ...auditOf(), refused_before_run: 'not_recorded' } };
-      }
-      release = track ? () => track.release() : undefined;
-      // Cancelled while its start was recorded: nothing is started.
-      if (ctx.signal?.aborted) return cancelled();
-      // A throw from the runner leaves the record: the next broker start turns it into an event.
-      let session: number | undefined;
-      const result = await runPackCommand(workspace, id, args, {
-        ...(credentials ? { credentials } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(ctx.onOutputBytes ? { onOutputBytes: ctx.onOutputBytes } : {}),
-        onSpawn: (info: { pid: number; pgid: number }) => {
-          // Started detached: its own session, whose id is its pid.
-          session = info.pgid;
-          sessions.add(session);
-          track?.spawned(info);
-        },
-        ...(spawner ? { spawner } : {}),
-      }).finally(() => {
-        if (session !== undefined) sessions.delete(session);
-      });
-      if (!result.ok) {
-        // The signal aborted just before the spawn: the runner refused to start it.
-        if (ctx.signal?.aborted) return cancelled();
-        // Nothing ran: the runner refused before spawning (arguments, render, credential, executable).
-        const first = result.issues[0];
-        const code = first?.code;
-        const answer: CommandAnswer =
-          code === PacksErrorCode.invalid_args
-            ? {
-                ...base,
-                ok: false,
-                code: 'bad-args',
-                mayHaveLanded: false,
-                body: {
-                  message: `the arguments do not fit ${id}`,
-                  errors: result.issues.map((i) => ({ path: `/${i.path.join('/')}`, message: i.message })),
-                },
-              }
-            : {
-                ...base,
-                ok: false,
-                code: code === PacksErrorCode.render_refused ? 'refused' : 'failed',
-                reason: code ?? 'failed',
-                mayHaveLanded: false,
-                body: { message: result.issues.map((i) => i.message).join('; ') },
-              };
-        return { answer, audit: { ...auditOf(), refused_before_run: code ?? 'unknown' }, release };
-      }
-      const outcome = result.outcome;
-      const ok = outcome.status === 'ok';
-      const body = ok
-        ? {
-            status: outcome.status,
-            output: outcome.output,
-            stderr: outcome.stderr,
-            exitCode: outcome.exitCode,
-            durationMs: outcome.durationMs,
-          }
-        : {
-            status: outcome.status,
-            message: outcome.message,
-            exitCode: outcome.exitCode,
-            signal: outcome.signal,
-            stdout: outcome.stdout,
-            stderr: outcome.stderr,
-            timedOut: outcome.timedOut,
-            outputExceeded: outcome.outputExceeded,
-            durationMs: outcome.durationMs,
-            ...(outcome.parseError === undefined ? {} : { parseError: outcome.parseError }),
-          };
-      const answer: CommandAnswer = {
-        ...base,
-        ok,
-        code: ok ? 'ok' : 'failed',
-        ...(ok ? {} : { reason: outcome.status }),
-        // A process ran: only a declared read is sure to have changed nothing.
-        mayHaveLanded: byId.get(id)?.effect !== 'read',
-        body,
-      };
-      return { answer, audit: auditOf(outcome), release };
+    run(id, args, ctx) {
+      return runPackCall(state, id, args, ctx);
     },
   };
+  return { workspace, backend, scopeWorkspace: scopeWorkspaceOf(workspace, byId) };
+}
 
-  const scopeWorkspace: ScopeWorkspace = {
+/** Loads the workspace file for the host; throws a `workspace_invalid` HostError listing its issues. */
+async function loadHostWorkspace(
+  workspaceFile: string,
+  instanceDir: string | undefined,
+  credentials: CredentialSource | undefined,
+): Promise<Workspace> {
+  // Every instance of this user is hidden from confined commands, this one first.
+  const hide = instanceDir === undefined ? knownInstances() : recordInstance(instanceDir);
+  const loaded = await loadWorkspace(
+    { file: workspaceFile },
+    { reservedCommandIds: [...BUILTIN_IDS], hide, ...(credentials ? { credentials } : {}) },
+  );
+  if (!loaded.ok) {
+    throw new HostError(
+      HostErrorCode.workspace_invalid,
+      `the workspace ${workspaceFile} does not load:\n${loaded.issues.map(formatIssue).join('\n')}`,
+    );
+  }
+  return loaded.workspace;
+}
+
+/** The manifest row of each pack command (global scope, no outputs). */
+function manifestRows(workspace: Workspace): ManifestRow[] {
+  const rows: ManifestRow[] = listCommands(workspace).map((r) => ({
+    id: r.id,
+    title: r.title,
+    help: r.help,
+    inputs: r.inputs,
+    outputs: [],
+    effect: r.effect,
+    scope: 'global',
+    timeoutMs: r.timeoutMs,
+    ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
+  }));
+  for (const row of rows) {
+    if (row.outputs?.length === 0) delete row.outputs;
+  }
+  return rows;
+}
+
+/** The workspace's agents, grants and effects as the host's scope checks read them. */
+function scopeWorkspaceOf(workspace: Workspace, byId: ReadonlyMap<string, ManifestRow>): ScopeWorkspace {
+  return {
     agentCommands: (agent) => workspace.agents.find((a) => a.id === agent)?.commands,
     agentIds: () => workspace.agents.map((a) => a.id),
     resolveGrants(grants) {
@@ -341,5 +176,4 @@ export async function loadPackBackend(
     },
     effectOf: (id) => byId.get(id)?.effect,
   };
-  return { workspace, backend, scopeWorkspace };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getCommand, unavailableFor, unknownCommandMessage } from './lookup';
-import type { Effects, Tier, Workspace } from './types';
+import type { Effects, PackCommand, Tier, Workspace } from './types';
 
 /** The four tiers, in the order the docs list them. */
 export const TIERS: readonly Tier[] = ['open', 'cautious', 'strict', 'readonly'];
@@ -202,56 +202,98 @@ export function decide(workspace: Workspace, input: DecideInput): Decision {
   const command = getCommand(workspace, commandId);
   const dot = commandId.indexOf('.');
   const action = actionLabel('command', commandId.slice(0, Math.max(dot, 0)), commandId.slice(dot + 1));
-  const none: readonly string[] = [];
-  if (!command) {
-    const gone = unavailableFor(workspace, commandId);
-    return {
-      outcome: 'deny',
-      code: gone ? 'requirement_unmet' : 'unknown_command',
-      reason: `${action} denied: ${unknownCommandMessage(workspace, commandId)}`,
-      commandId,
-      action,
-      scopesRequired: none,
-      scopesGranted: none,
-      scopesDenied: none,
-    };
-  }
+  if (!command) return unknownCommand(workspace, commandId, action);
   const base = { commandId, action, tier: command.tier, effects: command.effects } as const;
   const caller = input.caller;
-  let callerId: string;
-  let allowed: readonly string[];
-  let granted: readonly string[] | undefined;
+  const resolved = resolveCaller(workspace, caller);
+  // Only an agent id, a string, can name no one.
+  if (resolved === undefined) return unknownAgent(base, command, caller as string);
+  const scopesGranted = command.scopes.filter((s) => resolved.allowed.includes(s));
+  const scopesDenied = command.scopes.filter((s) => !resolved.allowed.includes(s));
+  const call: GateCall = {
+    command,
+    caller: resolved,
+    scoped: { ...base, scopesRequired: command.scopes, scopesGranted, scopesDenied },
+    tierText: `tier ${command.tier}, effects ${command.effects}`,
+  };
+  return refused(call) ?? allowedOutright(call, input.governance) ?? approvalStep(call, input);
+}
+
+// What a decision says of the call once its command is known: every field but the verdict.
+type ScopedFields = Pick<
+  Decision,
+  'commandId' | 'action' | 'tier' | 'effects' | 'scopesRequired' | 'scopesGranted' | 'scopesDenied'
+>;
+
+// The caller as the gate checks it: the id approvals are keyed on, the scopes it holds and, when
+// it is bounded by grants, the manifest ids it is granted.
+interface ResolvedCaller {
+  readonly id: string;
+  readonly allowed: readonly string[];
+  readonly granted: readonly string[] | undefined;
+}
+
+// One call past the lookups: what the policy, tier and approval steps read.
+interface GateCall {
+  readonly command: PackCommand;
+  readonly caller: ResolvedCaller;
+  readonly scoped: ScopedFields;
+  readonly tierText: string;
+}
+
+/** Step 1: deny a command the workspace does not offer, saying whether its pack was left out. */
+function unknownCommand(workspace: Workspace, commandId: string, action: string): Decision {
+  const none: readonly string[] = [];
+  const gone = unavailableFor(workspace, commandId);
+  return {
+    outcome: 'deny',
+    code: gone ? 'requirement_unmet' : 'unknown_command',
+    reason: `${action} denied: ${unknownCommandMessage(workspace, commandId)}`,
+    commandId,
+    action,
+    scopesRequired: none,
+    scopesGranted: none,
+    scopesDenied: none,
+  };
+}
+
+/** The caller's id, scopes and grants; `undefined` for an agent id the workspace does not declare. */
+function resolveCaller(workspace: Workspace, caller: Caller): ResolvedCaller | undefined {
   if (typeof caller === 'string') {
     const agent = workspace.agents.find((a) => a.id === caller);
-    if (!agent) {
-      return {
-        ...base,
-        outcome: 'deny',
-        code: 'unknown_agent',
-        reason: `${action} denied: unknown agent "${caller}"`,
-        scopesRequired: command.scopes,
-        scopesGranted: none,
-        scopesDenied: command.scopes,
-      };
-    }
-    callerId = agent.id;
-    allowed = agent.scopes;
-    granted = agent.commands;
-  } else {
-    callerId = caller.id ?? 'anonymous';
-    allowed = caller.scopes;
-    granted = caller.commands;
+    if (!agent) return undefined;
+    return { id: agent.id, allowed: agent.scopes, granted: agent.commands };
   }
-  const scopesGranted = command.scopes.filter((s) => allowed.includes(s));
-  const scopesDenied = command.scopes.filter((s) => !allowed.includes(s));
-  const scoped = { ...base, scopesRequired: command.scopes, scopesGranted, scopesDenied };
-  const tierText = `tier ${command.tier}, effects ${command.effects}`;
-  if (granted !== undefined && !granted.includes(commandId)) {
+  return { id: caller.id ?? 'anonymous', allowed: caller.scopes, granted: caller.commands };
+}
+
+/** Step 2: deny an agent id the workspace does not declare. */
+function unknownAgent(
+  base: Pick<Decision, 'commandId' | 'action' | 'tier' | 'effects'>,
+  command: PackCommand,
+  caller: string,
+): Decision {
+  const none: readonly string[] = [];
+  return {
+    ...base,
+    outcome: 'deny',
+    code: 'unknown_agent',
+    reason: `${base.action} denied: unknown agent "${caller}"`,
+    scopesRequired: command.scopes,
+    scopesGranted: none,
+    scopesDenied: command.scopes,
+  };
+}
+
+/** Steps 2 to 4: a command outside the grants, a write under `readonly`, or missing scopes; else `undefined`. */
+function refused({ command, caller, scoped, tierText }: GateCall): Decision | undefined {
+  const { commandId, action, scopesDenied } = scoped;
+  if (caller.granted !== undefined && !caller.granted.includes(commandId)) {
     return {
       ...scoped,
       outcome: 'deny',
       code: 'not_granted',
-      reason: `${action} denied: "${callerId}" holds no grant for ${commandId}`,
+      reason: `${action} denied: "${caller.id}" holds no grant for ${commandId}`,
     };
   }
   if (command.tier === 'readonly' && command.effects === 'write') {
@@ -267,9 +309,18 @@ export function decide(workspace: Workspace, input: DecideInput): Decision {
       ...scoped,
       outcome: 'deny',
       code: 'scope_denied',
-      reason: `${action} denied (${tierText}): missing scopes ${scopesDenied.join(', ')}; held: ${allowed.join(', ') || 'none'}`,
+      reason: `${action} denied (${tierText}): missing scopes ${scopesDenied.join(', ')}; held: ${caller.allowed.join(', ') || 'none'}`,
     };
   }
+  return undefined;
+}
+
+/** Step 5, without approval: the `open` tier, no governance, or a read below `strict`; else `undefined`. */
+function allowedOutright(
+  { command, scoped, tierText }: GateCall,
+  governance: boolean | undefined,
+): Decision | undefined {
+  const { action } = scoped;
   if (command.tier === 'open') {
     return {
       ...scoped,
@@ -278,7 +329,7 @@ export function decide(workspace: Workspace, input: DecideInput): Decision {
       reason: `${action} allowed: ${tierText}, open tier`,
     };
   }
-  if (input.governance === false) {
+  if (governance === false) {
     return {
       ...scoped,
       outcome: 'allow',
@@ -294,12 +345,18 @@ export function decide(workspace: Workspace, input: DecideInput): Decision {
       reason: `${action} allowed: ${tierText}, reads are auto-approved`,
     };
   }
+  return undefined;
+}
+
+/** Step 5, with approval: an approval taken from the store allows; else one is requested. */
+function approvalStep({ command, caller, scoped, tierText }: GateCall, input: DecideInput): Decision {
+  const { commandId, action } = scoped;
   const code = command.tier === 'strict' ? 'strict_tier' : 'write_needs_approval';
   const why =
     code === 'strict_tier'
       ? 'strict tier: every call needs explicit approval'
       : 'cautious tier: a write needs approval';
-  const key = approvalKey(commandId, callerId, input.args ?? {});
+  const key = approvalKey(commandId, caller.id, input.args ?? {});
   const taken = input.approvals?.take(key);
   if (taken) {
     return {

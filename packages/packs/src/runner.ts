@@ -12,7 +12,7 @@ import { parse as parseTemplate, render, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from './errors';
 import { findPackCommand, renderCallArgv } from './plan';
-import type { CredentialSource, PackCommand, Workspace } from './types';
+import type { CredentialSource, Pack, PackCommand, Workspace } from './types';
 
 /**
  * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
@@ -140,7 +140,50 @@ export async function runPackCommand(
   if (!found.ok) return found;
   const { command, pack } = found;
 
+  const secrets = configuredSecrets(pack, options.credentials);
+  // Arguments and render are checked before credentials: the caller's mistake is the one to report.
+  const rendered = renderCallArgv(command, args, pack.cwd, (m) => redact(m, secrets));
+  if (!rendered.ok) return rendered;
+  const { argv } = rendered;
+
+  const env = commandEnv(commandId, pack, options, secrets);
+  if (!env.ok) return env;
+
+  let result: ExecResult;
+  try {
+    result = await run(execOptions(argv, env.env, pack, command, options));
+  } catch (error) {
+    if (!(error instanceof ExecError)) throw error;
+    return startFailed(error, commandId, argv, pack.cwd, secrets);
+  }
+  return { ok: true, outcome: packRunOutcome(commandId, command, argv, result, secrets) };
+}
+
+type ExecResult = Awaited<ReturnType<typeof run>>;
+
+/** The values the source has of the credentials `pack` may use, so that even a refused render's message hides them. */
+function configuredSecrets(pack: Pack, credentials: CredentialSource | undefined): string[] {
   const secrets: string[] = [];
+  for (const name of pack.credentials) {
+    const v = credentials?.get(name);
+    if (typeof v === 'string' && v !== '') secrets.push(v);
+  }
+  return secrets;
+}
+
+/**
+ * The child's environment: the pack's `env` rendered with credentials from `options.credentials`
+ * (each value it renders is appended to `secrets`), then `PATH` and `PWD`. Not ok, and nothing runs,
+ * when a credential it names has no value.
+ */
+function commandEnv(
+  commandId: string,
+  pack: Pack,
+  options: RunPackOptions,
+  secrets: string[],
+):
+  | { readonly ok: true; readonly env: Record<string, string> }
+  | { readonly ok: false; readonly issues: PacksIssue[] } {
   const env: Record<string, string> = {};
   const missing: string[] = [];
   const credentialGetter = {
@@ -155,15 +198,6 @@ export async function runPackCommand(
       return value;
     },
   };
-  for (const name of pack.credentials) {
-    const v = options.credentials?.get(name);
-    if (typeof v === 'string' && v !== '') secrets.push(v);
-  }
-  // Arguments and render are checked before credentials: the caller's mistake is the one to report.
-  const rendered = renderCallArgv(command, args, pack.cwd, (m) => redact(m, secrets));
-  if (!rendered.ok) return rendered;
-  const { argv } = rendered;
-
   for (const [key, template] of Object.entries(pack.env)) {
     const t = parseTemplate(template);
     if (!t.ok) continue; // checked at load
@@ -173,62 +207,91 @@ export async function runPackCommand(
       if (!(error instanceof TmplError)) throw error;
     }
   }
-  if (missing.length > 0) {
-    const credentials = [...new Set(missing)];
-    return {
-      ok: false,
-      issues: [
-        packsIssue(
-          Code.credential_unavailable,
-          `${commandId}: credential ${credentials.map((m) => `"${m}"`).join(', ')} has no value in the credential source; nothing ran (a credential is never replaced by an empty string)`,
-          [],
-          { command: commandId, credentials },
-        ),
-      ],
-    };
-  }
+  if (missing.length > 0) return credentialUnavailable(commandId, missing);
   env.PATH ??= options.path ?? process.env.PATH ?? FALLBACK_PATH;
   // PWD names the working directory, as a shell would set it; confined or not, the program sees
   // the same environment (bubblewrap sets PWD itself, docs/exec.md).
   env.PWD ??= pack.cwd;
+  return { ok: true, env };
+}
 
-  let result: Awaited<ReturnType<typeof run>>;
-  try {
-    result = await run({
-      argv,
-      env,
-      cwd: pack.cwd,
-      timeoutMs: command.timeoutMs,
-      maxOutputBytes: command.maxOutputBytes,
-      onExceed: 'fail',
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
-      ...(options.onOutputBytes ? { onOutputBytes: options.onOutputBytes } : {}),
-      ...(options.spawner ? { spawner: options.spawner } : {}),
-      ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
-    });
-  } catch (error) {
-    if (!(error instanceof ExecError)) throw error;
-    const exe = argv[0] ?? '';
-    const message =
-      error.code === ExecErrorCode.executable_not_found || error.code === ExecErrorCode.no_path
-        ? `${commandId}: executable "${exe}" was not found on PATH; install it or fix the pack's argv`
-        : error.code === ExecErrorCode.cwd_not_found
-          ? `${commandId}: working directory ${pack.cwd} does not exist; fix the pack's cwd`
-          : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
-    return {
-      ok: false,
-      issues: [
-        packsIssue(Code.spawn_failed, redact(message, secrets), [], {
-          command: commandId,
-          executable: redact(exe, secrets),
-          reason: error.code,
-        }),
-      ],
-    };
-  }
+function credentialUnavailable(
+  commandId: string,
+  missing: readonly string[],
+): { readonly ok: false; readonly issues: PacksIssue[] } {
+  const credentials = [...new Set(missing)];
+  return {
+    ok: false,
+    issues: [
+      packsIssue(
+        Code.credential_unavailable,
+        `${commandId}: credential ${credentials.map((m) => `"${m}"`).join(', ')} has no value in the credential source; nothing ran (a credential is never replaced by an empty string)`,
+        [],
+        { command: commandId, credentials },
+      ),
+    ],
+  };
+}
 
+/** The bounded run of `argv`: the pack's cwd, the command's timeout, ceiling and sandbox, the caller's hooks. */
+function execOptions(
+  argv: readonly string[],
+  env: Record<string, string>,
+  pack: Pack,
+  command: PackCommand,
+  options: RunPackOptions,
+): Parameters<typeof run>[0] {
+  return {
+    argv,
+    env,
+    cwd: pack.cwd,
+    timeoutMs: command.timeoutMs,
+    maxOutputBytes: command.maxOutputBytes,
+    onExceed: 'fail',
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+    ...(options.onOutputBytes ? { onOutputBytes: options.onOutputBytes } : {}),
+    ...(options.spawner ? { spawner: options.spawner } : {}),
+    ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
+  };
+}
+
+/** Why nothing ran when `@harness/exec` refused to start `argv`, told in terms of the pack. */
+function startFailed(
+  error: ExecError,
+  commandId: string,
+  argv: readonly string[],
+  cwd: string,
+  secrets: readonly string[],
+): PackRunResult {
+  const exe = argv[0] ?? '';
+  const message =
+    error.code === ExecErrorCode.executable_not_found || error.code === ExecErrorCode.no_path
+      ? `${commandId}: executable "${exe}" was not found on PATH; install it or fix the pack's argv`
+      : error.code === ExecErrorCode.cwd_not_found
+        ? `${commandId}: working directory ${cwd} does not exist; fix the pack's cwd`
+        : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
+  return {
+    ok: false,
+    issues: [
+      packsIssue(Code.spawn_failed, redact(message, secrets), [], {
+        command: commandId,
+        executable: redact(exe, secrets),
+        reason: error.code,
+      }),
+    ],
+  };
+}
+
+/** The outcome of a command that ran, redacted: its status and message and, when ok, its parsed output. */
+function packRunOutcome(
+  commandId: string,
+  command: PackCommand,
+  argv: readonly string[],
+  result: ExecResult,
+  secrets: readonly string[],
+): PackRunOutcome {
   const truncated = result.outputExceeded;
   const stdout = redact(result.stdout, secrets, truncated);
   const stderr = redact(result.stderr, secrets, truncated);
@@ -246,93 +309,72 @@ export async function runPackCommand(
     durationMs: Math.round(result.durationMs),
     confinement: result.confinement,
   };
-  const secs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
-  if (result.escaped) {
-    return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'escaped',
-        message: `${commandId}: a process it started left its process group and kept the output open; reading stopped ${result.timedOut ? `at the timeout of ${secs(command.timeoutMs)}` : 'after the command exited'} (that process may still be running)`,
-      },
-    };
-  }
-  if (result.timedOut) {
-    return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'timed_out',
-        message: `${commandId} ran past its timeout of ${secs(command.timeoutMs)} and was killed`,
-      },
-    };
-  }
-  if (result.outputExceeded) {
-    return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'output_exceeded',
-        message: `${commandId} wrote more than ${command.maxOutputBytes} bytes of output (the pack's max_output) and was killed`,
-      },
-    };
-  }
-  if (result.cancelled) {
-    return {
-      ok: true,
-      outcome: { ...base, ok: false, status: 'cancelled', message: `${commandId} was cancelled` },
-    };
-  }
-  if (result.exitCode === null) {
-    return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'signaled',
-        message: `${commandId} was killed by ${result.signal ?? 'a signal'}`,
-      },
-    };
-  }
-  if (!command.okExitCodes.includes(result.exitCode)) {
-    const err = firstLine(stderr);
-    return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'exit_nonzero',
-        message: `${commandId} exited with code ${result.exitCode}${err ? `: ${err}` : ' (no stderr)'}`,
-      },
-    };
-  }
+  const failure = runFailure(commandId, command, result, stderr);
+  if (failure !== undefined) return { ...base, ok: false, ...failure };
   const parsed = parseOutput(command.output, stdout, command.sortLines);
   // A JSON string may spell a secret with escapes (`\u0074ok…`, `\/`) that the text sweep above
   // cannot see; the parsed value is swept again.
   if ('output' in parsed && command.output === 'json') parsed.output = redactDeep(parsed.output, secrets);
   if ('error' in parsed) {
     return {
-      ok: true,
-      outcome: {
-        ...base,
-        ok: false,
-        status: 'parse_failed',
-        parseError: parsed.error,
-        message: `${commandId}: ${parsed.error}`,
-      },
+      ...base,
+      ok: false,
+      status: 'parse_failed',
+      parseError: parsed.error,
+      message: `${commandId}: ${parsed.error}`,
     };
   }
   return {
+    ...base,
     ok: true,
-    outcome: {
-      ...base,
-      ok: true,
-      status: 'ok',
-      output: parsed.output,
-      message: `${commandId} exited with code ${result.exitCode}`,
-    },
+    status: 'ok',
+    output: parsed.output,
+    message: `${commandId} exited with code ${result.exitCode}`,
   };
+}
+
+function secs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * How a run that did not end well ended, most specific first (see {@link RunStatus}), with its
+ * message; `undefined` when it exited with one of the command's ok codes.
+ */
+function runFailure(
+  commandId: string,
+  command: PackCommand,
+  result: ExecResult,
+  stderr: string,
+): { readonly status: RunStatus; readonly message: string } | undefined {
+  if (result.escaped) {
+    return {
+      status: 'escaped',
+      message: `${commandId}: a process it started left its process group and kept the output open; reading stopped ${result.timedOut ? `at the timeout of ${secs(command.timeoutMs)}` : 'after the command exited'} (that process may still be running)`,
+    };
+  }
+  if (result.timedOut) {
+    return {
+      status: 'timed_out',
+      message: `${commandId} ran past its timeout of ${secs(command.timeoutMs)} and was killed`,
+    };
+  }
+  if (result.outputExceeded) {
+    return {
+      status: 'output_exceeded',
+      message: `${commandId} wrote more than ${command.maxOutputBytes} bytes of output (the pack's max_output) and was killed`,
+    };
+  }
+  if (result.cancelled) return { status: 'cancelled', message: `${commandId} was cancelled` };
+  if (result.exitCode === null) {
+    return { status: 'signaled', message: `${commandId} was killed by ${result.signal ?? 'a signal'}` };
+  }
+  if (!command.okExitCodes.includes(result.exitCode)) {
+    const err = firstLine(stderr);
+    return {
+      status: 'exit_nonzero',
+      message: `${commandId} exited with code ${result.exitCode}${err ? `: ${err}` : ' (no stderr)'}`,
+    };
+  }
+  return undefined;
 }

@@ -125,48 +125,148 @@ interface Verified {
   readonly delivery: string | null;
 }
 
-/** Creates the receiver's HTTP server (not listening yet). */
-export function createReceiver(options: ReceiverOptions): Server {
-  const { config, store, runnerDir } = options;
-  const auditFile = join(runnerDir, 'audit.log');
-  const claims = new BodyClaims();
-  const audit = (line: Omit<AuditLine, 'at'>): void => {
-    options.metrics.deliveries.inc({ source: line.source, outcome: line.outcome });
-    appendFileSync(auditFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`, {
-      mode: 0o600,
-    });
-  };
-  const about = (v: Verified) => ({
+/** What the audit log and the metrics say of a verified delivery, whatever its outcome. */
+function aboutDelivery(v: Verified) {
+  return {
     source: v.source.id,
     digest: v.digest,
     ...(v.delivery !== null ? { delivery: v.delivery } : {}),
+  };
+}
+
+/** Creates the receiver's HTTP server (not listening yet). */
+export function createReceiver(options: ReceiverOptions): Server {
+  const receiver = new DeliveryReceiver(options);
+  return createServer((req, res) => {
+    receiver.handle(req, res).catch(() => receiver.internalError(res));
   });
+}
+
+/**
+ * Handles each request to the receiver's server. What its deliveries share: the audit log they are
+ * written to and the claims that make deliveries of one body wait for each other.
+ */
+class DeliveryReceiver {
+  private readonly options: ReceiverOptions;
+  private readonly auditFile: string;
+  private readonly claims = new BodyClaims();
+
+  constructor(options: ReceiverOptions) {
+    this.options = options;
+    this.auditFile = join(options.runnerDir, 'audit.log');
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.url === '/metrics' && req.method === 'GET') {
+      const text = await this.options.metrics.text();
+      res.writeHead(200, { 'content-type': this.options.metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+    const source = this.hookSource(req, res);
+    if (source === undefined) return;
+    const { config, store } = this.options;
+    const body = await readBody(req, config.maxBodyBytes);
+    const v = this.verify(req, res, source, body);
+    if (v === undefined) return;
+    // Deliveries of the same body wait for each other, so two arriving together start one run.
+    const release = await this.claims.claim(`${source.id}\0${v.digest}`);
+    try {
+      const since = new Date(Date.now() - config.deliveryRetentionMs);
+      const prior = store.acceptedBody(source.id, v.digest, since);
+      if (prior !== undefined) {
+        const event = header(req, EVENT_HEADERS[source.scheme]);
+        return this.duplicate(res, v, prior.event_id, event === '' ? undefined : event);
+      }
+      await this.acceptNew(req, res, v);
+    } finally {
+      release();
+    }
+  }
+
+  /** Answers a request that failed unexpectedly: 500, unless an answer was already on its way. */
+  internalError(res: ServerResponse): void {
+    this.audit({ source: 'unknown', outcome: 'error', status: 500 });
+    if (!res.headersSent) answer(res, 500, { error: 'internal error; see the runner log' });
+  }
+
+  /** The source a POST to its hook is for, with a declared length within the cap; else answered and `undefined`. */
+  private hookSource(req: IncomingMessage, res: ServerResponse): Source | undefined {
+    const { config } = this.options;
+    // A source id is checked at load (@harness/config's SHORT_ID_PATTERN), so equality is the whole check.
+    const url = req.url ?? '';
+    const hook = url.startsWith('/hooks/') ? url.slice('/hooks/'.length) : undefined;
+    const source = config.sources.find((s) => s.id === hook);
+    if (source === undefined) {
+      answer(res, 404, { error: 'no such hook; POST to /hooks/<source id>' });
+      return undefined;
+    }
+    if (req.method !== 'POST') {
+      answer(res, 405, { error: 'use POST' });
+      return undefined;
+    }
+    const declared = Number(header(req, 'content-length') ?? '0');
+    if (declared > config.maxBodyBytes) {
+      this.audit({ source: source.id, outcome: 'too_large', status: 413 });
+      answer(res, 413, { error: `body over ${config.maxBodyBytes} bytes` });
+      return undefined;
+    }
+    return source;
+  }
+
+  /** The delivery, when its body was within the cap and its signature holds; else answered and `undefined`. */
+  private verify(
+    req: IncomingMessage,
+    res: ServerResponse,
+    source: Source,
+    body: Buffer | undefined,
+  ): Verified | undefined {
+    const { config } = this.options;
+    const secret = this.options.secrets.get(source.id) as string;
+    if (body === undefined) {
+      this.audit({ source: source.id, outcome: 'too_large', status: 413 });
+      answer(res, 413, { error: `body over ${config.maxBodyBytes} bytes` });
+      return undefined;
+    }
+    if (!verifySignature(source.scheme, secret, body, header(req, SIGNATURE_HEADERS[source.scheme]))) {
+      this.audit({ source: source.id, outcome: 'bad_signature', status: 401 });
+      answer(res, 401, { error: 'bad signature' });
+      return undefined;
+    }
+    const id = header(req, DELIVERY_HEADERS[source.scheme]);
+    return {
+      source,
+      body,
+      digest: bodyDigest(body),
+      delivery: id === undefined ? null : id.slice(0, DELIVERY_ID_MAX),
+    };
+  }
 
   /** Records and answers a delivery whose body was accepted already as `eventId`: 200, nothing runs. */
-  const duplicate = (res: ServerResponse, v: Verified, eventId: string, event?: string): void => {
-    store.recordDuplicate({ source: v.source.id, digest: v.digest, delivery: v.delivery, at: new Date() });
-    audit({ ...about(v), outcome: 'duplicate', status: 200, ...(event !== undefined ? { event } : {}) });
+  private duplicate(res: ServerResponse, v: Verified, eventId: string, event?: string): void {
+    this.options.store.recordDuplicate({
+      source: v.source.id,
+      digest: v.digest,
+      delivery: v.delivery,
+      at: new Date(),
+    });
+    this.audit({
+      ...aboutDelivery(v),
+      outcome: 'duplicate',
+      status: 200,
+      ...(event !== undefined ? { event } : {}),
+    });
     answer(res, 200, { duplicate: true, delivery: v.delivery, event_id: eventId });
-  };
+  }
 
   /** Parses, writes the envelope, commits; called with the body's claim held and the body new. */
-  const acceptNew = async (req: IncomingMessage, res: ServerResponse, v: Verified): Promise<void> => {
+  private async acceptNew(req: IncomingMessage, res: ServerResponse, v: Verified): Promise<void> {
+    const read = this.readEvent(req, res, v);
+    if (read === undefined) return;
+    const { parsed, event } = read;
+    const { config, store } = this.options;
     const { source } = v;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(v.body.toString('utf8'));
-    } catch {
-      audit({ ...about(v), outcome: 'not_json', status: 400 });
-      return answer(res, 400, {
-        error: 'the body is not JSON; set the webhook content type to application/json',
-      });
-    }
-    const event = header(req, EVENT_HEADERS[source.scheme]);
-    if (event === undefined || event === '') {
-      audit({ ...about(v), outcome: 'no_event', status: 400 });
-      return answer(res, 400, { error: `no ${EVENT_HEADERS[source.scheme]} header` });
-    }
-    const dir = join(runnerDir, 'events', source.id);
+    const dir = join(this.options.runnerDir, 'events', source.id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const eventId = eventIdFor(v.delivery ?? undefined);
     const file = await claimEnvelopeFile(dir, eventId);
@@ -180,14 +280,7 @@ export function createReceiver(options: ReceiverOptions): Server {
         body: parsed,
         trustedActors: source.trustedActors,
       });
-      const runs: NewRun[] = matches(config, source, event, loaded.envelope.typed.action).map((h) => ({
-        id: options.newRunId(),
-        harness: h.id,
-        status: 'pending',
-        trigger: 'webhook',
-        source: `webhook.${source.id}`,
-        event_file: file,
-      }));
+      const runs = this.newRuns(source, event, loaded.envelope.typed.action, file);
       const at = new Date();
       const since = new Date(at.getTime() - config.deliveryRetentionMs);
       committed = store.accept(
@@ -197,70 +290,60 @@ export function createReceiver(options: ReceiverOptions): Server {
       if (!committed) {
         // Another process on the same runs.db accepted this body between our check and our commit.
         const prior = store.acceptedBody(source.id, v.digest, since);
-        return duplicate(res, v, prior?.event_id ?? eventId, event);
+        return this.duplicate(res, v, prior?.event_id ?? eventId, event);
       }
       const ids = runs.map((r) => r.id);
-      audit({ ...about(v), outcome: 'accepted', status: 202, event, runs: ids });
+      this.audit({ ...aboutDelivery(v), outcome: 'accepted', status: 202, event, runs: ids });
       answer(res, 202, { accepted: true, delivery: v.delivery, event_id: eventId, runs: ids });
-      options.onAccepted(ids);
+      this.options.onAccepted(ids);
     } finally {
       // An envelope no committed delivery points to is removed, so none is left to be mistaken for one.
       if (!committed) await unlink(file).catch(() => undefined);
     }
-  };
+  }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.url === '/metrics' && req.method === 'GET') {
-      const text = await options.metrics.text();
-      res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
-      res.end(text);
-      return;
-    }
-    const m = /^\/hooks\/([a-z0-9][a-z0-9_-]{0,62})$/.exec(req.url ?? '');
-    const source = m ? config.sources.find((s) => s.id === m[1]) : undefined;
-    if (source === undefined) return answer(res, 404, { error: 'no such hook; POST to /hooks/<source id>' });
-    if (req.method !== 'POST') return answer(res, 405, { error: 'use POST' });
-    const secret = options.secrets.get(source.id) as string;
-    const declared = Number(header(req, 'content-length') ?? '0');
-    if (declared > config.maxBodyBytes) {
-      audit({ source: source.id, outcome: 'too_large', status: 413 });
-      return answer(res, 413, { error: `body over ${config.maxBodyBytes} bytes` });
-    }
-    const body = await readBody(req, config.maxBodyBytes);
-    if (body === undefined) {
-      audit({ source: source.id, outcome: 'too_large', status: 413 });
-      return answer(res, 413, { error: `body over ${config.maxBodyBytes} bytes` });
-    }
-    if (!verifySignature(source.scheme, secret, body, header(req, SIGNATURE_HEADERS[source.scheme]))) {
-      audit({ source: source.id, outcome: 'bad_signature', status: 401 });
-      return answer(res, 401, { error: 'bad signature' });
-    }
-    const id = header(req, DELIVERY_HEADERS[source.scheme]);
-    const v: Verified = {
-      source,
-      body,
-      digest: bodyDigest(body),
-      delivery: id === undefined ? null : id.slice(0, DELIVERY_ID_MAX),
-    };
-    // Deliveries of the same body wait for each other, so two arriving together start one run.
-    const release = await claims.claim(`${source.id}\0${v.digest}`);
+  /** The body's JSON and the event header naming it; else answered 400 and `undefined`. */
+  private readEvent(
+    req: IncomingMessage,
+    res: ServerResponse,
+    v: Verified,
+  ): { readonly parsed: unknown; readonly event: string } | undefined {
+    const { source } = v;
+    let parsed: unknown;
     try {
-      const since = new Date(Date.now() - config.deliveryRetentionMs);
-      const prior = store.acceptedBody(source.id, v.digest, since);
-      if (prior !== undefined) {
-        const event = header(req, EVENT_HEADERS[source.scheme]);
-        return duplicate(res, v, prior.event_id, event === '' ? undefined : event);
-      }
-      await acceptNew(req, res, v);
-    } finally {
-      release();
+      parsed = JSON.parse(v.body.toString('utf8'));
+    } catch {
+      this.audit({ ...aboutDelivery(v), outcome: 'not_json', status: 400 });
+      answer(res, 400, {
+        error: 'the body is not JSON; set the webhook content type to application/json',
+      });
+      return undefined;
     }
-  };
+    const event = header(req, EVENT_HEADERS[source.scheme]);
+    if (event === undefined || event === '') {
+      this.audit({ ...aboutDelivery(v), outcome: 'no_event', status: 400 });
+      answer(res, 400, { error: `no ${EVENT_HEADERS[source.scheme]} header` });
+      return undefined;
+    }
+    return { parsed, event };
+  }
 
-  return createServer((req, res) => {
-    handle(req, res).catch(() => {
-      audit({ source: 'unknown', outcome: 'error', status: 500 });
-      if (!res.headersSent) answer(res, 500, { error: 'internal error; see the runner log' });
+  /** One pending run for each harness the event triggers, all reading the envelope at `file`. */
+  private newRuns(source: Source, event: string, action: string | undefined, file: string): NewRun[] {
+    return matches(this.options.config, source, event, action).map((h) => ({
+      id: this.options.newRunId(),
+      harness: h.id,
+      status: 'pending',
+      trigger: 'webhook',
+      source: `webhook.${source.id}`,
+      event_file: file,
+    }));
+  }
+
+  private audit(line: Omit<AuditLine, 'at'>): void {
+    this.options.metrics.deliveries.inc({ source: line.source, outcome: line.outcome });
+    appendFileSync(this.auditFile, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`, {
+      mode: 0o600,
     });
-  });
+  }
 }

@@ -1,0 +1,306 @@
+// One call of a pack command through the backend: the governance decision (with the host's
+// approvals), then, when it is allowed, the start on record, the run through @harness/packs and the
+// answer built from its outcome.
+import type { Spawner } from '@harness/exec';
+import {
+  auditEvent,
+  type CredentialSource,
+  type Decision,
+  type PackRunOutcome,
+  PacksErrorCode,
+  type PacksIssue,
+  previewPackCall,
+  runPackCommand,
+  type Workspace,
+} from '@harness/packs';
+import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import { type ApprovalPreview, decideWithApprovals } from './approval-gate';
+import type { PackCallContext, PackOutcome } from './host';
+import type { RunningLog, RunningTrack } from './running';
+
+/** What every call of one pack backend shares. */
+export interface PackBackendState {
+  readonly workspace: Workspace;
+  readonly credentials: CredentialSource | undefined;
+  /** The manifest rows by command id. */
+  readonly byId: ReadonlyMap<string, ManifestRow>;
+  /** Where calls are recorded before their process starts (a broker's backend, with an instance). */
+  readonly running: RunningLog | undefined;
+  readonly spawner: Spawner | undefined;
+  /** The sessions of the commands running now, which their broker must not serve. */
+  readonly sessions: Set<number>;
+}
+
+/** Runs one validated call: governance, approvals, the runner. */
+export async function runPackCall(
+  backend: PackBackendState,
+  id: string,
+  args: Record<string, unknown>,
+  ctx: PackCallContext,
+): Promise<PackOutcome> {
+  const decision = await decideWithApprovals(
+    backend.workspace,
+    { commandId: id, caller: ctx.agent, args },
+    ctx,
+    () => approvalPreview(backend, id, args),
+  );
+  // Who decided the approval a call consumed (`person:…` from `loom approvals`, a console,
+  // `elicitation:…` from an MCP client), so the audit row names how the call was allowed.
+  const approvedBy =
+    decision.outcome === 'allow' && decision.approvalId !== undefined
+      ? ((await ctx.store.getApproval(decision.approvalId))?.decided_by ?? undefined)
+      : undefined;
+  const call = new PackCall(backend, id, args, ctx, decision, approvedBy);
+  if (decision.outcome === 'deny') return call.denied();
+  if (decision.outcome === 'approval_required') return call.awaitingApproval();
+  return call.start();
+}
+
+/** What a new approval request shows a person: the call's values and argv, credentials replaced. */
+function approvalPreview(
+  backend: PackBackendState,
+  id: string,
+  args: Record<string, unknown>,
+): ApprovalPreview {
+  const { workspace, credentials } = backend;
+  const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
+  return { args: { ...shown.args }, argv: shown.argv === null ? null : [...shown.argv] };
+}
+
+/** The answer of a call cancelled before its process was started: nothing ran. */
+function cancelledBeforeStart(id: string): CommandAnswer {
+  return {
+    ok: false,
+    id,
+    code: 'failed',
+    reason: 'cancelled',
+    mayHaveLanded: false,
+    completed: [],
+    body: { status: 'cancelled', message: `${id} was cancelled before it started; nothing ran` },
+  };
+}
+
+/**
+ * One decided call and the outcome each of its ends reports. What its steps share: the decision,
+ * who approved it, and, once its start is on record, the function that removes that record.
+ */
+class PackCall {
+  readonly #backend: PackBackendState;
+  readonly #id: string;
+  readonly #args: Record<string, unknown>;
+  readonly #ctx: PackCallContext;
+  readonly #decision: Decision;
+  readonly #approvedBy: string | undefined;
+  readonly #base: { id: string; completed: string[] };
+  #release: (() => void) | undefined;
+
+  constructor(
+    backend: PackBackendState,
+    id: string,
+    args: Record<string, unknown>,
+    ctx: PackCallContext,
+    decision: Decision,
+    approvedBy: string | undefined,
+  ) {
+    this.#backend = backend;
+    this.#id = id;
+    this.#args = args;
+    this.#ctx = ctx;
+    this.#decision = decision;
+    this.#approvedBy = approvedBy;
+    this.#base = { id, completed: [] as string[] };
+  }
+
+  /** Refused by the gate: nothing ran. */
+  denied(): PackOutcome {
+    const answer: CommandAnswer = {
+      ...this.#base,
+      ok: false,
+      code: 'refused',
+      reason: this.#decision.code,
+      mayHaveLanded: false,
+      body: { message: this.#decision.reason },
+    };
+    return { answer, audit: this.#audit() };
+  }
+
+  /** Waiting for a person's approval, or denied by one: nothing ran. */
+  async awaitingApproval(): Promise<PackOutcome> {
+    const decision = this.#decision;
+    const record = decision.approvalId ? await this.#ctx.store.getApproval(decision.approvalId) : undefined;
+    const denied = record?.status === 'denied';
+    const answer: CommandAnswer = {
+      ...this.#base,
+      ok: false,
+      code: 'refused',
+      reason: denied ? 'approval_denied' : 'approval_required',
+      mayHaveLanded: false,
+      body: {
+        message: denied
+          ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
+          : `${decision.reason}; a person must approve it (loom approvals approve ${decision.approvalId}), then the identical call runs once`,
+        approval_id: decision.approvalId ?? null,
+        expires_at: record?.expires_at ?? null,
+      },
+    };
+    return { answer, audit: this.#audit() };
+  }
+
+  /** Allowed: records the start, runs the command and answers with its outcome. */
+  async start(): Promise<PackOutcome> {
+    const ctx = this.#ctx;
+    const { running } = this.#backend;
+    // Cancelled while it waited or was decided: no start row, nothing started.
+    if (ctx.signal?.aborted) return this.#cancelled();
+    // From before the process starts until the host has recorded the call's end, the call is on
+    // record in the instance, so a broker killed with SIGKILL (no exit hook, no timeout) leaves
+    // nothing the next broker cannot reap and audit (docs/host.md, "Audit").
+    let track: RunningTrack | undefined;
+    try {
+      if (running) {
+        track = running.record({
+          callId: ctx.callId,
+          commandId: this.#id,
+          run: ctx.run,
+          actor: ctx.actor,
+        });
+      }
+      await ctx.recordStart();
+    } catch (error) {
+      track?.release();
+      return this.#notRecorded(error);
+    }
+    this.#release = track ? () => track.release() : undefined;
+    // Cancelled while its start was recorded: nothing is started.
+    if (ctx.signal?.aborted) return this.#cancelled();
+    // A throw from the runner leaves the record: the next broker start turns it into an event.
+    const result = await this.#runCommand(track);
+    if (!result.ok) return this.#refusedBeforeRun(result.issues);
+    return this.#ran(result.outcome);
+  }
+
+  /** Runs the command, its session on the backend's list from its spawn until its end. */
+  #runCommand(track: RunningTrack | undefined): ReturnType<typeof runPackCommand> {
+    const ctx = this.#ctx;
+    const { workspace, credentials, spawner, sessions } = this.#backend;
+    let session: number | undefined;
+    return runPackCommand(workspace, this.#id, this.#args, {
+      ...(credentials ? { credentials } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.onOutputBytes ? { onOutputBytes: ctx.onOutputBytes } : {}),
+      onSpawn: (info: { pid: number; pgid: number }) => {
+        // Started detached: its own session, whose id is its pid.
+        session = info.pgid;
+        sessions.add(session);
+        track?.spawned(info);
+      },
+      ...(spawner ? { spawner } : {}),
+    }).finally(() => {
+      if (session !== undefined) sessions.delete(session);
+    });
+  }
+
+  #cancelled(): PackOutcome {
+    return {
+      answer: cancelledBeforeStart(this.#id),
+      audit: { ...this.#audit(), refused_before_run: 'cancelled' },
+      release: this.#release,
+    };
+  }
+
+  /** The start could not be recorded: nothing was started. */
+  #notRecorded(error: unknown): PackOutcome {
+    const answer: CommandAnswer = {
+      ...this.#base,
+      ok: false,
+      code: 'failed',
+      reason: 'not_recorded',
+      mayHaveLanded: false,
+      body: { message: `${this.#id} was not started: ${(error as Error).message}` },
+    };
+    return { answer, audit: { ...this.#audit(), refused_before_run: 'not_recorded' } };
+  }
+
+  /** The runner refused before spawning (arguments, render, credential, executable): nothing ran. */
+  #refusedBeforeRun(issues: readonly PacksIssue[]): PackOutcome {
+    // The signal aborted just before the spawn: the runner refused to start it.
+    if (this.#ctx.signal?.aborted) return this.#cancelled();
+    const id = this.#id;
+    const first = issues[0];
+    const code = first?.code;
+    const answer: CommandAnswer =
+      code === PacksErrorCode.invalid_args
+        ? {
+            ...this.#base,
+            ok: false,
+            code: 'bad-args',
+            mayHaveLanded: false,
+            body: {
+              message: `the arguments do not fit ${id}`,
+              errors: issues.map((i) => ({ path: `/${i.path.join('/')}`, message: i.message })),
+            },
+          }
+        : {
+            ...this.#base,
+            ok: false,
+            code: code === PacksErrorCode.render_refused ? 'refused' : 'failed',
+            reason: code ?? 'failed',
+            mayHaveLanded: false,
+            body: { message: issues.map((i) => i.message).join('; ') },
+          };
+    return {
+      answer,
+      audit: { ...this.#audit(), refused_before_run: code ?? 'unknown' },
+      release: this.#release,
+    };
+  }
+
+  /** A process ran: the answer carries its output when ok, else how it ended. */
+  #ran(outcome: PackRunOutcome): PackOutcome {
+    const ok = outcome.status === 'ok';
+    const body = ok
+      ? {
+          status: outcome.status,
+          output: outcome.output,
+          stderr: outcome.stderr,
+          exitCode: outcome.exitCode,
+          durationMs: outcome.durationMs,
+        }
+      : {
+          status: outcome.status,
+          message: outcome.message,
+          exitCode: outcome.exitCode,
+          signal: outcome.signal,
+          stdout: outcome.stdout,
+          stderr: outcome.stderr,
+          timedOut: outcome.timedOut,
+          outputExceeded: outcome.outputExceeded,
+          durationMs: outcome.durationMs,
+          ...(outcome.parseError === undefined ? {} : { parseError: outcome.parseError }),
+        };
+    const answer: CommandAnswer = {
+      ...this.#base,
+      ok,
+      code: ok ? 'ok' : 'failed',
+      ...(ok ? {} : { reason: outcome.status }),
+      // A process ran: only a declared read is sure to have changed nothing.
+      mayHaveLanded: this.#backend.byId.get(this.#id)?.effect !== 'read',
+      body,
+    };
+    return { answer, audit: this.#audit(outcome), release: this.#release };
+  }
+
+  /** The audit detail of the call: its decision, its outcome when it ran, who approved it. */
+  #audit(outcome?: PackRunOutcome): Record<string, unknown> {
+    const { workspace, credentials } = this.#backend;
+    return {
+      ...(auditEvent(workspace, this.#id, {
+        agent: this.#ctx.actor,
+        decision: this.#decision,
+        ...(outcome ? { outcome } : {}),
+        ...(credentials ? { credentials } : {}),
+      })?.payload ?? {}),
+      ...(this.#approvedBy === undefined ? {} : { approved_by: this.#approvedBy }),
+    } as Record<string, unknown>;
+  }
+}
