@@ -1,3 +1,3 @@
 import { libraryConfig } from '@harness/tsup-config';
 
-export default libraryConfig(['src/index.ts', 'src/client.ts']);
+export default libraryConfig(['src/index.ts', 'src/client.ts', 'src/schema.ts', 'src/server.ts']);

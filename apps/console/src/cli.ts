@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTHORING_CONFIG_ENV, readAuthoringConfig, resolveConfigPath } from '@harness/commands';
-import { parseDuration } from '@harness/packs';
+import { parseDuration } from '@harness/config';
 import { ConsoleError, ConsoleErrorCode } from './server/errors';
 import { DEFAULT_LISTEN } from './server/listen';
 import { DEFAULT_SESSION_IDLE_MS, DEFAULT_SESSION_LIFETIME_MS } from './server/session-store';

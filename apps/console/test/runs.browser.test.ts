@@ -4,7 +4,7 @@
 // the argv changes only that (TM-127).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseYamlConfig } from '@harness/packs/internal';
+import { parseYamlConfig } from '@harness/config/yaml';
 import { RunStore, runnerPaths } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
 import type { Browser, Page } from 'playwright-core';

@@ -1,5 +1,6 @@
 // The operator's subcommands: broker, approvals, audit, init, migrate. They load the host (SQLite,
 // packs; the PostgreSQL client only for an instance on PostgreSQL).
+import { parseDuration, RETENTION_WINDOW } from '@harness/config';
 import { warnQueuePath } from '@harness/protocol';
 import { approvals } from './approvals';
 import { type Parsed, parseArgs, str } from './args';
@@ -121,17 +122,15 @@ function socketFlag(p: Parsed): string | undefined {
   return queue;
 }
 
-const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `--retention`: a duration (`30d`, `12h`, `90m`) in ms, the form `audit prune --before` reads. */
+/** `--retention`: a retention window (`30d`, `12h`, `90m`) in ms, the form `audit prune --before` reads. */
 export function readRetention(text: string): number {
-  const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
-  if (!duration)
+  const ms = parseDuration(text, RETENTION_WINDOW);
+  if (ms === undefined)
     throw new LoomError(
       LoomErrorCode.usage,
       `--retention must be a duration such as 30d, 12h or 90m, found '${text}'`,
     );
-  return Number(duration[1]) * RETENTION_UNIT_MS[duration[2] as 'm' | 'h' | 'd'];
+  return ms;
 }
 
 async function init(argv: readonly string[], out: Out): Promise<number> {

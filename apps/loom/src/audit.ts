@@ -1,4 +1,5 @@
 // `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
+import { parseDuration, RETENTION_WINDOW } from '@harness/config';
 import type { AuditEvent, AuditQuery } from '@harness/host';
 import { type Parsed, parseArgs, str } from './args';
 import { LoomError, LoomErrorCode } from './errors';
@@ -8,13 +9,10 @@ import { auditLine } from './show';
 
 type Out = (text: string) => void;
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** A time flag: a date or ISO time, or a duration (`30d`, `12h`, `90m`) counted back from `now`. */
+/** A time flag: a date or ISO time, or a retention window (`30d`, `12h`, `90m`) counted back from `now`. */
 export function readWhen(flag: string, text: string, now: Date = new Date()): Date {
-  const duration = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
-  if (duration)
-    return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2] as 'm' | 'h' | 'd']);
+  const ago = parseDuration(text, RETENTION_WINDOW);
+  if (ago !== undefined) return new Date(now.getTime() - ago);
   const date = /^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? new Date(text) : undefined;
   if (date === undefined || Number.isNaN(date.getTime()))
     throw new LoomError(

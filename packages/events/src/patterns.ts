@@ -1,5 +1,6 @@
 // The seed's "Validation patterns" table (seed 004, "Typed extraction happens once"). Every pattern
 // starts with an alphanumeric or is numeric, which is what keeps a leading `-` out of every typed value.
+import { utf8Length } from '@harness/config';
 
 /** `name` and `action`: `^[a-z][a-z_]{0,63}$`. */
 export const NAME_PATTERN = /^[a-z][a-z_]{0,63}$/;
@@ -80,10 +81,6 @@ export function checkNumber(value: unknown): Check<number> {
   if (!Number.isInteger(value)) return fail('number_fraction');
   if (value < 1 || value > NUMBER_MAX) return fail('number_range');
   return { ok: true, value };
-}
-
-function utf8Length(s: string): number {
-  return new TextEncoder().encode(s).length;
 }
 
 function hostOf(value: unknown): string | undefined {

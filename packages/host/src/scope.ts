@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlConfig } from '@harness/config/yaml';
 import { BUILTIN_IDS, type BuiltinId } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 
@@ -58,18 +58,20 @@ const bad = (file: string | undefined, message: string): HostError =>
     `${file === undefined ? 'scope' : `scope file ${file}`}: ${message}`,
   );
 
-/** Parses scope file text (YAML or JSON). Throws a `scope_invalid` HostError naming the problem. */
+/**
+ * Parses scope file text (YAML or JSON), the way every config file is read (@harness/config). Throws a
+ * `scope_invalid` HostError naming the problem, and for a syntax error its line and column.
+ */
 export function parseScope(text: string, file?: string): ScopeFile {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (cause) {
+  const parsed = parseYamlConfig(text);
+  if (!parsed.ok) {
+    const { reason, line, column } = parsed.errors[0]!;
     throw new HostError(
       HostErrorCode.scope_invalid,
-      `${file === undefined ? 'scope' : `scope file ${file}`} does not parse as YAML or JSON: ${(cause as Error).message.split('\n')[0]}`,
-      { cause },
+      `${file === undefined ? 'scope' : `scope file ${file}`} does not parse as YAML or JSON: ${reason} at line ${line}, column ${column}`,
     );
   }
+  const doc = parsed.data;
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw bad(
       file,

@@ -491,9 +491,19 @@ describe('the broker socket', () => {
     ];
     const out = await raw(b.socketPath, `${lines.join('\n')}\n`, 4);
     const byId = new Map(out.map((a) => [a.id, a]));
-    expect(byId.get('')).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(byId.get('')).toMatchObject({
+      ok: false,
+      error: { code: 'bad_request', message: 'the request line is not JSON' },
+    });
     expect(byId.get('v')).toMatchObject({ ok: false, error: { code: 'unsupported_protocol' } });
-    expect(byId.get('m')).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    // The message names the one field to fix (parseRequest of @harness/protocol).
+    expect(byId.get('m')).toMatchObject({
+      ok: false,
+      error: {
+        code: 'bad_request',
+        message: 'the request does not match loom-broker/1: /args is missing: it must be an object',
+      },
+    });
     expect(byId.get('h')).toMatchObject({ ok: true });
   });
 

@@ -5,7 +5,7 @@ import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { expect, it } from 'vitest';
-import { claimSocketPath } from '../src/broker';
+import { claimSocketPath } from '../src/broker-socket';
 
 it('frees a stale socket when two starts claim it at once, neither failing on the other’s removal', async () => {
   const dir = tempDir('host-claim-');

@@ -41,6 +41,18 @@ describe('the scope file', () => {
     expect(() => parseScope('- a\n')).toThrowError(HostError);
   });
 
+  it('reads YAML as every config file is read: a syntax error names its line and column, a duplicate key is refused', () => {
+    expect(() => parseScope('run: [x', 's.yaml')).toThrowErrorMatchingInlineSnapshot(
+      `[HostError: scope file s.yaml does not parse as YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 8]`,
+    );
+    expect(() => parseScope('run: r\nagent: a\nrun: s\n', 's.yaml')).toThrowErrorMatchingInlineSnapshot(
+      `[HostError: scope file s.yaml does not parse as YAML or JSON: Map keys must be unique at line 3, column 1]`,
+    );
+    expect(() => parseScope('run: r\nagent: *a\n')).toThrowErrorMatchingInlineSnapshot(
+      `[HostError: scope does not parse as YAML or JSON: Unresolved alias (the anchor must be set before the alias): a at line 2, column 8]`,
+    );
+  });
+
   it('names a scope given as a value "scope", never a placeholder file name', () => {
     expect(() => resolveScope({ run: 'r', agent: 'nobody' }, mockWorkspace)).toThrowError(
       'scope: agent "nobody" is not declared in the workspace; declared agents: reader, editor',

@@ -1,6 +1,6 @@
-// @harness/packs: the workspace file (zod schema, YAML with positions, JSON Schema for editors),
-// command packs, requirement probing, grants, tiers and the governance gate, the approvals
-// interface, audit events and the pack runner. Seed 003; docs/packs.md.
+// @harness/packs: the workspace file (zod schema, JSON Schema for editors), command packs,
+// requirement probing, grants, tiers and the governance gate, the approvals interface, audit events
+// and the pack runner. Seed 003; docs/packs.md. YAML, durations and sizes are read by @harness/config.
 export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload } from './audit';
 export { auditEvent } from './audit';
 export { credentialsFrom, REDACTED } from './credentials';
@@ -52,10 +52,4 @@ export type {
   UnavailablePack,
   Workspace,
 } from './types';
-export {
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  PROBE_TIMEOUT_MS,
-  parseByteSize,
-  parseDuration,
-} from './units';
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, PROBE_TIMEOUT_MS } from './units';

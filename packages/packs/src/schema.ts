@@ -1,11 +1,19 @@
 // The workspace file, defined once. Every other view of it (the JSON Schema shipped for editors,
 // the TypeScript input type) is derived from these definitions.
+import {
+  BYTE_SIZE_PATTERN,
+  DURATION,
+  ENV_NAME_PATTERN,
+  ID_PATTERN,
+  MAX_BYTE_SIZE,
+  MAX_DURATION_MS,
+  parseByteSize,
+  parseDuration,
+} from '@harness/config';
+import { id as idOf, strict } from '@harness/config/zod';
 import { z } from 'zod';
 import { STANDARD_PACK_IDS } from './standard/library';
-import { MAX_OUTPUT_CEILING_BYTES, MAX_TIMEOUT_MS, parseByteSize, parseDuration } from './units';
 
-/** Pattern of pack and command ids (no dots: the dot separates pack and command in manifest ids). */
-export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 /** Pattern of input names and credential names: one tmpl path segment. */
 export const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 /** Pattern of scopes: OIDC-style `noun:verb`. */
@@ -14,21 +22,8 @@ export const SCOPE_PATTERN = /^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$/;
 export const CONSTRAINT_PATTERN =
   /^\s*(>=|<=|==|>|<)\s*\d+(\.\d+){0,2}\s*(,\s*(>=|<=|==|>|<)\s*\d+(\.\d+){0,2}\s*)*$/;
 
-// A strict object whose unknown-key message lists the keys it does accept.
-function strict<T extends z.ZodRawShape>(shape: T) {
-  const known = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `expected only the keys ${known}; unknown key ${iss.keys.map((k) => `"${k}"`).join(', ')}`
-        : undefined,
-  });
-}
-
-const id = (what: string) =>
-  z.string({ error: `expected a ${what} id (a string)` }).regex(ID_PATTERN, {
-    error: `expected a ${what} id matching [a-z0-9][a-z0-9_-]* (lowercase letters, digits, - and _)`,
-  });
+// Pack and command ids have no dots: the dot separates pack and command in manifest ids.
+const id = (what: string) => idOf(what, ID_PATTERN);
 
 const tier = z
   .enum(['open', 'cautious', 'strict', 'readonly'], {
@@ -38,20 +33,20 @@ const tier = z
 
 const duration = z
   .string({ error: 'expected a duration such as 30s, 5m or 500ms' })
-  .regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, { error: 'expected a duration such as 30s, 5m or 500ms', abort: true })
+  .regex(DURATION.pattern, { error: 'expected a duration such as 30s, 5m or 500ms', abort: true })
   .refine((s) => parseDuration(s) !== undefined, {
-    error: `expected a duration above 0 and at most 24h (${MAX_TIMEOUT_MS} ms)`,
+    error: `expected a duration above 0 and at most 24h (${MAX_DURATION_MS} ms)`,
   })
   .meta({ description: 'A duration: a number and ms, s, m or h.', examples: ['30s', '5m'] });
 
 const size = z
   .string({ error: 'expected a size such as 10MB, 512KB or 10MiB' })
-  .regex(/^\d+(\.\d+)?\s*(B|KB|kB|MB|GB|KiB|MiB|GiB)$/, {
+  .regex(BYTE_SIZE_PATTERN, {
     error: 'expected a size such as 10MB, 512KB or 10MiB',
     abort: true,
   })
   .refine((s) => parseByteSize(s) !== undefined, {
-    error: `expected a size above 0 and at most 1GiB (${MAX_OUTPUT_CEILING_BYTES} bytes)`,
+    error: `expected a size above 0 and at most 1GiB (${MAX_BYTE_SIZE} bytes)`,
   })
   .meta({
     description: 'A byte size: KB/MB/GB are powers of 10, KiB/MiB/GiB powers of 2.',
@@ -420,7 +415,7 @@ const packShape = {
   cwd: z.string().optional().meta({ description: 'Working directory, relative to the workspace file.' }),
   env: z
     .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name' }),
+      z.string().regex(ENV_NAME_PATTERN, { error: 'expected an environment variable name' }),
       z.string({ error: 'expected an env value (a string)' }),
     )
     .optional()

@@ -27,8 +27,6 @@ describe('public API', () => {
       'inputsSchema',
       'listCommands',
       'loadWorkspace',
-      'parseByteSize',
-      'parseDuration',
       'previewPackCall',
       'renderPackCommand',
       'resolveGrants',
@@ -38,8 +36,15 @@ describe('public API', () => {
     ]);
   });
 
-  it('keeps what other packages of the repository share under ./internal, an unstable entry', async () => {
-    expect(Object.keys(await import('../src/internal')).sort()).toEqual(['locator', 'parseYamlConfig']);
+  it('has these entries and no ./internal one: what config loaders share is in @harness/config', async () => {
+    const { readFileSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(Object.keys(pkg.exports)).toEqual([
+      '.',
+      './workspace.schema.json',
+      './standard/*',
+      './package.json',
+    ]);
   });
 
   it('pins the main signatures', () => {

@@ -5,34 +5,11 @@ import {
   DEFAULT_TIMEOUT_MS,
   PacksError,
   PacksErrorCode,
-  parseByteSize,
-  parseDuration,
   REDACTED,
 } from '../src/index';
 
-describe('human units', () => {
-  it.each([
-    ['500ms', 500],
-    ['30s', 30_000],
-    ['1.5s', 1500],
-    ['5m', 300_000],
-    ['24h', 86_400_000],
-  ])('parses the duration %s', (text, ms) => expect(parseDuration(text)).toBe(ms));
-
-  it.each(['30', '0s', '25h', '5 minutes', '-1s', ''])('refuses the duration %j', (text) =>
-    expect(parseDuration(text)).toBeUndefined(),
-  );
-
-  it('MB is 10^6 bytes and MiB 2^20 (decided); KB/KiB, GB/GiB likewise [CP-43]', () => {
-    expect(parseByteSize('10MB')).toBe(10_000_000);
-    expect(parseByteSize('10MiB')).toBe(10_485_760);
-    expect(parseByteSize('512KB')).toBe(512_000);
-    expect(parseByteSize('4KiB')).toBe(4096);
-    expect(parseByteSize('1GiB')).toBe(1024 ** 3);
-    expect(parseByteSize('100B')).toBe(100);
-    for (const bad of ['10', '0MB', '2GB', '10mb', '1 TB']) expect(parseByteSize(bad)).toBeUndefined();
-  });
-
+// How a pack writes its bounds (`5m`, `10MB`) is @harness/config's (its test/units.test.ts).
+describe('built-in bounds', () => {
   it('the built-in defaults are 30 s and 10 MiB [CP-45, CP-46]', () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
     expect(DEFAULT_MAX_OUTPUT_BYTES).toBe(10 * 1024 * 1024);

@@ -1,7 +1,10 @@
 // Keeping every answer line under the answer cap (docs/protocol.md, "Limits").
 
+import type { EnvelopeErrorCode } from './codes';
+import { encodeLine, exceedsBytes } from './framing';
 import { MAX_ANSWER_LINE_BYTES } from './limits';
-import type { CommandAnswer } from './types';
+import type { BrokerAnswer, CommandAnswer } from './types';
+import { BROKER_PROTOCOL } from './version';
 
 /** The `reason` of a run answer replaced because its line would pass the answer cap. */
 export const ANSWER_TOO_LARGE = 'answer_too_large';
@@ -25,4 +28,29 @@ export function answerTooLarge(answer: CommandAnswer): CommandAnswer {
     },
     ...(answer.ifc === undefined ? {} : { ifc: answer.ifc }),
   };
+}
+
+/** An answer line carrying an envelope error: the request itself could not be handled. */
+export function envelopeAnswer(id: string, code: EnvelopeErrorCode, message: string): BrokerAnswer {
+  return { protocol: BROKER_PROTOCOL, id, ok: false, error: { code, message } };
+}
+
+/**
+ * The line of one answer, never over {@link MAX_ANSWER_LINE_BYTES}, so one oversized answer fails
+ * only its own call: a run answer becomes a failed answer with reason `answer_too_large` (keeping
+ * `mayHaveLanded`, `completed` and the label), any other an `answer_too_large` envelope error.
+ */
+export function answerLine(answer: BrokerAnswer): string {
+  const line = encodeLine(answer);
+  // The cap excludes the newline.
+  if (!exceedsBytes(line, MAX_ANSWER_LINE_BYTES + 1)) return line;
+  if (answer.ok && 'mayHaveLanded' in answer.result)
+    return encodeLine({ ...answer, result: answerTooLarge(answer.result) });
+  return encodeLine(
+    envelopeAnswer(
+      answer.id,
+      'answer_too_large',
+      `the answer is over the ${MAX_ANSWER_LINE_BYTES}-byte answer limit`,
+    ),
+  );
 }

@@ -1,6 +1,8 @@
 // Public surface of @harness/protocol: the loom-broker/1 wire protocol shared by the broker
-// (`@harness/host`), the `loom` CLI and the harness (`@harness/commands`). Node-free; the socket
-// client is the `@harness/protocol/client` subpath.
+// (`@harness/host`), the `loom` CLI and the harness (`@harness/commands`). Node-free, and free of zod
+// at run time (its types are inferred from the zod schemas, which load only behind the subpaths):
+// parsing and the JSON Schema are `@harness/protocol/schema`, the line server
+// `@harness/protocol/server`, the socket client `@harness/protocol/client`.
 
 export { ANSWER_TOO_LARGE, answerTooLarge } from './bounds';
 export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
@@ -19,15 +21,9 @@ export {
   MAX_REQUEST_LINE_BYTES,
   PROGRESS_INTERVAL_MS,
 } from './limits';
-export {
-  brokerAnswerSchema,
-  brokerProgressSchema,
-  brokerRequestSchema,
-  commandAnswerSchema,
-  manifestRowSchema,
-} from './schema';
 export type {
   BrokerAnswer,
+  BrokerReply,
   BrokerRequest,
   CancelParams,
   CancelRequest,
@@ -42,6 +38,7 @@ export type {
   ListResult,
   ManifestRow,
   ProgressLine,
+  ReceivedAnswer,
   RunParams,
   RunProgress,
   RunRequest,

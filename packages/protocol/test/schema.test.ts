@@ -1,45 +1,179 @@
-// The wire shapes are written twice, as TypeScript types (types.ts) and as JSON Schema (schema.ts);
-// these checks fail the typecheck and the run when one names a field the other does not.
+// The wire shapes are defined once, as zod schemas (src/wire.ts): the types are inferred from them
+// and the JSON Schema is generated from them. These checks pin what a peer in another language reads
+// in the JSON Schema, that it judges a value exactly as the parsers do, and the inferred types.
+import { fc, test } from '@fast-check/vitest';
+import { fcRuns } from '@harness/test-utils';
+import { Ajv2020 } from 'ajv/dist/2020';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { CommandAnswer, ListParams, ReceivedAnswer, RunParams, RunProgress } from '../src/index';
 import {
   brokerProgressSchema,
   brokerRequestSchema,
-  type CancelRequest,
-  type ListRequest,
-  type ManifestRow,
+  commandAnswerSchema,
   manifestRowSchema,
-  type RunProgress,
-  type RunRequest,
-} from '../src/index';
+  parseRequest,
+} from '../src/schema';
+import { commandAnswer } from '../src/wire';
 
-type Branch<I extends number> = (typeof brokerRequestSchema)['oneOf'][I]['properties'];
-// Fields a manifest row may carry that only hide it from agents: presentation, not validated.
-type HidingFields = 'origin' | 'developer' | 'actors' | 'origins_refused' | 'origins_required' | 'grant';
+const ajv = new Ajv2020({ allErrors: true });
+const validRequest = ajv.compile(brokerRequestSchema);
+const validAnswer = ajv.compile(commandAnswerSchema);
 
-describe('the types and the JSON Schema name the same fields', () => {
-  it('a manifest row, timeoutMs included', () => {
-    expectTypeOf<keyof typeof manifestRowSchema.properties>().toEqualTypeOf<
-      Exclude<keyof ManifestRow, HidingFields>
-    >();
-    expect(manifestRowSchema.properties.timeoutMs).toEqual({ type: 'integer', minimum: 1 });
-  });
+type Branch = { properties: { op: { const: string } }; required: string[] };
 
-  it('the list, run and cancel requests', () => {
-    expectTypeOf<keyof Branch<1>>().toEqualTypeOf<keyof ListRequest>();
-    expectTypeOf<keyof Branch<2>>().toEqualTypeOf<keyof RunRequest>();
-    expectTypeOf<keyof Branch<3>>().toEqualTypeOf<keyof CancelRequest>();
-    expect(brokerRequestSchema.oneOf.map((b) => b.properties.op.const)).toEqual([
-      'hello',
-      'list',
-      'run',
-      'cancel',
+describe('the generated JSON Schema', () => {
+  it('lists the four ops, each with the fields it requires', () => {
+    const branches = brokerRequestSchema.oneOf as Branch[];
+    expect(branches.map((b) => [b.properties.op.const, b.required])).toEqual([
+      ['hello', ['protocol', 'id', 'op']],
+      ['list', ['protocol', 'id', 'op']],
+      ['run', ['protocol', 'id', 'op', 'command', 'args']],
+      ['cancel', ['protocol', 'id', 'op', 'target']],
     ]);
+    expect(brokerRequestSchema.$id).toBe('https://harness.dev/schemas/loom-broker-1/request.json');
   });
 
-  it('a progress line', () => {
-    expectTypeOf<keyof typeof brokerProgressSchema.properties.progress.properties>().toEqualTypeOf<
-      keyof RunProgress
-    >();
+  it('states the bounds of the request fields as the parser checks them', () => {
+    const run = (brokerRequestSchema.oneOf as { properties: Record<string, unknown> }[])[2]?.properties;
+    expect(run).toMatchObject({
+      id: { type: 'string', minLength: 1, maxLength: 128 },
+      command: { type: 'string', minLength: 1, maxLength: 256 },
+      args: { type: 'object' },
+      expectedVersion: { type: 'integer', minimum: 1 },
+    });
+  });
+
+  it("states a manifest row's timeoutMs as a whole number of at least 1", () => {
+    expect((manifestRowSchema.properties as Record<string, unknown>).timeoutMs).toEqual({
+      type: 'integer',
+      minimum: 1,
+    });
+  });
+
+  it('states the fields of a progress line', () => {
     expect(brokerProgressSchema.required).toEqual(['protocol', 'id', 'progress']);
+    expect(brokerProgressSchema.properties).toMatchObject({
+      progress: { required: ['elapsedMs', 'outputBytes'] },
+    });
+  });
+
+  it('leaves objects open, since every peer ignores fields it does not know', () => {
+    expect(JSON.stringify(brokerRequestSchema)).not.toContain('additionalProperties');
+    expect(JSON.stringify(commandAnswerSchema)).not.toContain('additionalProperties');
+  });
+});
+
+// Values near a request: each field well-formed or not, present or not.
+const json = fc.oneof(
+  fc.string({ maxLength: 4 }),
+  fc.integer({ min: -2, max: 3 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+);
+// Mostly within bounds; else at an edge (empty, one code point short of or past the cap, astral
+// characters counting one each).
+const text = (max: number) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }) },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: max - 1, maxLength: max + 1 }) },
+    { weight: 1, arbitrary: fc.constantFrom('', '😀'.repeat(max), '😀'.repeat(max + 1)) },
+  );
+const field = <T>(good: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 5, arbitrary: good }, { weight: 1, arbitrary: json });
+const requestish = fc.record(
+  {
+    protocol: field(fc.constantFrom('loom-broker/1', 'loom-broker/1', 'loom-broker/1', 'loom-broker/2')),
+    id: field(text(128)),
+    op: field(fc.constantFrom('hello', 'list', 'run', 'run', 'cancel', 'approve')),
+    command: field(text(256)),
+    args: field(fc.dictionary(fc.string({ maxLength: 3 }), json, { maxKeys: 3 })),
+    target: field(text(128)),
+    loomId: field(text(128)),
+    expectedVersion: field(
+      fc.oneof(fc.integer({ min: -1, max: 3 }), fc.double({ min: 0, max: 3, noNaN: true })),
+    ),
+    readOnly: field(fc.boolean()),
+    jobId: field(text(256)),
+    ifNoneMatch: field(text(128)),
+    progress: field(fc.boolean()),
+  },
+  // The envelope is always there (its fields well-formed or not), so that many values are requests.
+  { requiredKeys: ['protocol', 'id', 'op'] },
+);
+
+const answerish = fc.record(
+  {
+    ok: field(fc.boolean()),
+    id: field(fc.string()),
+    code: field(fc.constantFrom('ok', 'failed', 'bad-args', 'weird')),
+    reason: field(fc.string()),
+    mayHaveLanded: field(fc.boolean()),
+    completed: field(fc.array(fc.string(), { maxLength: 2 })),
+    body: json,
+    ifc: field(fc.record({ confidentiality: field(fc.array(fc.string())) }, { requiredKeys: [] })),
+  },
+  { requiredKeys: [] },
+);
+
+describe('one definition, two forms', () => {
+  test.prop([requestish], { numRuns: fcRuns(2000) })(
+    'the request JSON Schema admits exactly the lines parseRequest admits',
+    (request) => {
+      expect(validRequest(request)).toBe(parseRequest(request).ok);
+    },
+  );
+
+  test.prop([answerish], { numRuns: fcRuns(1000) })(
+    'the command answer JSON Schema admits exactly the answers its schema admits',
+    (answer) => {
+      expect(validAnswer(answer)).toBe(commandAnswer.safeParse(answer).success);
+    },
+  );
+});
+
+describe('the types inferred from the schemas', () => {
+  it('a run states its optional fields as absent, never as undefined', () => {
+    expectTypeOf<RunParams>().toEqualTypeOf<{
+      command: string;
+      args: Record<string, unknown>;
+      loomId?: string;
+      expectedVersion?: number;
+      readOnly?: boolean;
+      jobId?: string;
+      progress?: boolean;
+    }>();
+    expectTypeOf<ListParams>().toEqualTypeOf<{ jobId?: string; ifNoneMatch?: string }>();
+  });
+
+  it('a command answer carries a code of the protocol', () => {
+    expectTypeOf<CommandAnswer['code']>().toEqualTypeOf<
+      | 'ok'
+      | 'forbidden'
+      | 'refused'
+      | 'bad-args'
+      | 'unknown_command'
+      | 'not_found'
+      | 'version_conflict'
+      | 'request_conflict'
+      | 'failed'
+      | 'internal'
+    >();
+    expectTypeOf<RunProgress>().toEqualTypeOf<{ elapsedMs: number; outputBytes: number }>();
+  });
+
+  it('an answer as a client reads it carries any code, and every field but reason and ifc', () => {
+    expectTypeOf<ReceivedAnswer>().branded.toEqualTypeOf<{
+      ok: boolean;
+      id: string;
+      code: string;
+      reason?: string;
+      mayHaveLanded: boolean;
+      completed: string[];
+      body: unknown;
+      ifc?: unknown;
+    }>();
   });
 });

@@ -3,10 +3,10 @@
 // skip" rules (TM-83). Never throws for a bad file: every problem is an issue naming file:line:column.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { parseByteSize, parseDuration, RETENTION_WINDOW } from '@harness/config';
+import { type Locator, parseYamlConfig } from '@harness/config/yaml';
 import { describeFound as describe, valueAt as get, showPath } from '@harness/errors';
 import { parseRunTemplate } from '@harness/events';
-import { parseByteSize, parseDuration } from '@harness/packs';
-import { type Locator, parseYamlConfig } from '@harness/packs/internal';
 import { parse as parseTemplate, type Template, type TemplateIssue } from '@harness/tmpl';
 import { Cron } from 'croner';
 import type { z } from 'zod';
@@ -18,7 +18,6 @@ import {
   type AgentKind,
   type HarnessEntry,
   type PromptDelivery,
-  parseRetention,
   runnerFileSchema,
 } from './schema';
 import type { Harness, HarnessTools, PromptSpec, RunnerConfig, Source, When } from './types';
@@ -203,7 +202,7 @@ function build(raw: z.output<typeof runnerFileSchema>, ctx: Ctx): RunnerConfig |
     deliveryRetentionMs:
       raw.delivery_retention === undefined
         ? DEFAULT_DELIVERY_RETENTION_MS
-        : (parseRetention(raw.delivery_retention) as number),
+        : (parseDuration(raw.delivery_retention, RETENTION_WINDOW) as number),
     concurrency: raw.concurrency ?? DEFAULT_CONCURRENCY,
     sources,
     harnesses,

@@ -1,7 +1,14 @@
 // The runner file, defined once. The JSON Schema shipped for editors (schema/runner.schema.json) and
 // the TypeScript input type are derived from these definitions; the per-kind rules (the validation
 // matrix of docs/runner.md) are checked after the schema, in load.ts, so each gets its own message.
-import { parseByteSize, parseDuration } from '@harness/packs';
+import {
+  ENV_NAME_PATTERN,
+  parseByteSize,
+  parseDuration,
+  RETENTION_WINDOW,
+  SHORT_ID_PATTERN,
+} from '@harness/config';
+import { id, strict } from '@harness/config/zod';
 import { z } from 'zod';
 
 /** Kinds of harness: `command` runs any argv; five agent adapters; `generic` is the `sh -c` escape hatch. */
@@ -19,27 +26,11 @@ export const PROMPT_DELIVERIES = ['argv', 'stdin', 'file'] as const;
 /** One of {@link PROMPT_DELIVERIES}. */
 export type PromptDelivery = (typeof PROMPT_DELIVERIES)[number];
 
-/** Pattern of harness and source ids (they appear in paths, URLs and `webhook.<id>` source names). */
-export const RUNNER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** Pattern of an environment variable name. */
-export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Pattern of a webhook event name (`X-GitHub-Event`) and of an action. */
 export const EVENT_NAME_PATTERN = /^[a-z][a-z_]{0,63}$/;
 
-function strict<T extends z.ZodRawShape>(shape: T) {
-  const known = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `expected only the keys ${known}; unknown key ${iss.keys.map((k) => `"${k}"`).join(', ')}`
-        : undefined,
-  });
-}
-
-const id = (what: string) =>
-  z.string({ error: `expected a ${what} id (a string)` }).regex(RUNNER_ID_PATTERN, {
-    error: `expected a ${what} id matching ${RUNNER_ID_PATTERN.source} (lowercase, digits, - and _)`,
-  });
+// Harness and source ids appear in paths, URLs and `webhook.<id>` source names: short ones.
+const runnerId = (what: string) => id(what, SHORT_ID_PATTERN);
 
 const envName = z
   .string({ error: 'expected an environment variable name (a string)' })
@@ -68,26 +59,15 @@ const size = z
     examples: ['10MB'],
   });
 
-const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/**
- * A retention window written as a whole number of minutes, hours or days (`90m`, `12h`, `30d`, the
- * syntax of `loom broker start --retention`), in ms; `undefined` when the text is not one.
- */
-export function parseRetention(text: string): number | undefined {
-  const m = /^([1-9][0-9]{0,5})([mhd])$/.exec(text.trim());
-  return m ? Number(m[1]) * RETENTION_UNIT_MS[m[2] as keyof typeof RETENTION_UNIT_MS] : undefined;
-}
-
 const retention = z
   .string({ error: 'expected a retention window such as 30d, 12h or 90m' })
-  .refine((s) => parseRetention(s) !== undefined, {
+  .refine((s) => parseDuration(s, RETENTION_WINDOW) !== undefined, {
     error: 'expected a retention window: a whole number of minutes, hours or days, such as 30d, 12h or 90m',
   })
   .meta({ description: 'A window: a whole number and m, h or d.', examples: ['30d', '12h'] });
 
 const source = strict({
-  id: id('source'),
+  id: runnerId('source'),
   scheme: z.enum(SCHEMES, { error: 'expected a scheme: github, gitea or forgejo' }),
   secret_env: envName.meta({
     description: 'Name of the environment variable that holds the HMAC secret (never the secret itself).',
@@ -99,7 +79,7 @@ const source = strict({
 });
 
 const trigger = strict({
-  source: id('source'),
+  source: runnerId('source'),
   events: z
     .array(eventName, { error: 'expected a list of event names such as [pull_request]' })
     .min(1, { error: 'expected at least one event name' }),
@@ -107,7 +87,7 @@ const trigger = strict({
 });
 
 const harness = strict({
-  id: id('harness'),
+  id: runnerId('harness'),
   kind: z.enum(HARNESS_KINDS, {
     error: `expected a kind: ${HARNESS_KINDS.join(', ')}`,
   }),

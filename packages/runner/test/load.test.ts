@@ -254,6 +254,15 @@ describe('the command kind at load', () => {
     const colour = result.issues.find((i) => i.path.at(-1) === 'colour');
     expect(colour).toMatchObject({ line: 5, column: 5 });
   });
+
+  it('refuses a harness id that is not short and lowercase, saying what an id is, as the workspace file does', () => {
+    const { result } = loadDoc({
+      harnesses: [{ id: 'Nightly.build', kind: 'command', argv: ['/bin/true'] }],
+    });
+    expect(result.ok ? [] : result.issues.map((i) => i.message)).toContain(
+      'harnesses[0].id: expected a harness id matching [a-z0-9][a-z0-9_-]{0,62} (lowercase letters, digits, - and _), found "Nightly.build"',
+    );
+  });
 });
 
 describe('verbatim and templated prompts at load', () => {

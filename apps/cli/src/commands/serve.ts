@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
+import { parseDuration, RETENTION_WINDOW } from '@harness/config';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { version } from '../../package.json';
 import { parse } from '../args';
@@ -181,14 +182,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
   process.exit(0);
 }
 
-const RETENTION_UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `--retention`: a duration such as `30d`, `12h` or `90m` (the syntax of `loom audit prune --before`). */
+/** `--retention`: a retention window (`30d`, `12h`, `90m`), the syntax of `loom audit prune --before`. */
 export function parseRetention(text: string): number {
-  const m = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
-  if (!m)
+  const ms = parseDuration(text, RETENTION_WINDOW);
+  if (ms === undefined)
     throw new CliError('usage', `--retention must be a duration such as 30d, 12h or 90m, found '${text}'`);
-  return Number(m[1]) * RETENTION_UNIT_MS[m[2] as 'm' | 'h' | 'd'];
+  return ms;
 }
 
 // How long calls in flight may still finish after the stdio client went away.
@@ -292,9 +291,14 @@ function parseListen(value: string): { host: string; port: number } {
 
 // The tools/list answer, built once per session: the SDK would convert every tool's input schema
 // from zod back to JSON Schema on each request, and the tools are declared in JSON Schema already.
+// Each tool's outputSchema is the one registerMcpTools checks results with, generated from the
+// tool's outcome schema (`toolOutputSchema` of @harness/commands/mcp).
 const toolLists = new WeakMap<Session, { tools: Record<string, unknown>[] }>();
 
-function toolList(session: Session): { tools: Record<string, unknown>[] } {
+function toolList(
+  session: Session,
+  outputSchema: (tool: string) => Record<string, unknown>,
+): { tools: Record<string, unknown>[] } {
   let list = toolLists.get(session);
   if (list === undefined) {
     list = {
@@ -303,6 +307,7 @@ function toolList(session: Session): { tools: Record<string, unknown>[] } {
         title: t.annotations.title,
         description: t.description,
         inputSchema: t.inputSchema,
+        outputSchema: outputSchema(t.name),
         annotations: { ...t.annotations },
       })),
     };
@@ -339,7 +344,7 @@ async function sharedValidator(): Promise<jsonSchemaValidator> {
 async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const { registerMcpTools } = await import('@harness/commands/mcp');
+  const { registerMcpTools, toolOutputSchema } = await import('@harness/commands/mcp');
   const server = new McpServer(
     { name: 'harness', version },
     { capabilities: { tools: {} }, jsonSchemaValidator: await sharedValidator() },
@@ -361,7 +366,7 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving
     return session.context(signal, run);
   });
   // Only this session's tools are on this server, and they never change while it serves.
-  server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(session) as never);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(session, toolOutputSchema) as never);
   return server;
 }
 

@@ -1,15 +1,13 @@
 // What a host client is and what its calls come to, whichever transport carries them.
-import type { CommandAnswer, RunParams, RunProgress } from '@harness/protocol';
+import type { ReceivedAnswer, RunParams, RunProgress } from '@harness/protocol';
 
 /**
- * One answer of a host's command layer as the harness read it (`CommandAnswer` of docs/protocol.md,
- * read leniently: any host may send a code of its own, and `ifc` stays raw until `@harness/ifc`
+ * One answer of a host's command layer as the harness read it: the protocol's `ReceivedAnswer`
+ * (`CommandAnswer` of docs/protocol.md read leniently: any host may send a code of its own, and
+ * `ifc`, present when the answer carries a label of its own, stays raw until `@harness/ifc`
  * `readLabel` reads it).
  */
-export interface HostAnswer extends Omit<CommandAnswer, 'code' | 'ifc'> {
-  code: string;
-  /** Present when the answer carries a label of its own. */
-  ifc?: unknown;
+export interface HostAnswer extends ReceivedAnswer {
   /** True when the answer carried an `ifc` field at all, readable or not. */
   hasLabel: boolean;
 }

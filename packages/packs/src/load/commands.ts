@@ -3,6 +3,7 @@
 // required list derived from the argv, and the pack's defaults (tier, timeout, output ceiling,
 // label) applied.
 
+import { parseDuration } from '@harness/config';
 import { showPath } from '@harness/errors';
 import { labelWithCredentials } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
@@ -10,7 +11,6 @@ import { listForMessage } from '../lookup';
 import { PATH_ESCAPE_WORDS, pathEscape } from '../paths';
 import { checkValue, type RenderableCommand } from '../plan';
 import type { CommandExample, Effects, InputSchema, Label, PackCommand, Requirement, Tier } from '../types';
-import { parseDuration } from '../units';
 import { checkExamples } from './command-examples';
 import { checkCommandTemplates } from './templates';
 import type { CheckContext, Path, RawPack } from './types';

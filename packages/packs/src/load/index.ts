@@ -2,8 +2,8 @@
 // schema, then build it (./build). A file the schema rejects still gets the template checks of its
 // well-formed entries (./well-formed), so one pass reports every load error.
 import { readFile } from 'node:fs/promises';
+import { parseYamlConfig } from '@harness/config/yaml';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from '../errors';
-import { parseYamlConfig } from '../positions';
 import { workspaceSchema } from '../schema';
 import { STANDARD_PACKS } from '../standard/library';
 import { build } from './build';

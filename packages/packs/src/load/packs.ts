@@ -2,11 +2,12 @@
 // command, env templates and credentials, then each command (./commands). Issues are pushed; the
 // packs are returned for the requirement probes, which run only when no issue was found.
 import { isAbsolute, resolve } from 'node:path';
+import { parseByteSize, parseDuration } from '@harness/config';
 import { credentialsReceived } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import type { Label, Pack } from '../types';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, parseByteSize, parseDuration } from '../units';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
 import { resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';

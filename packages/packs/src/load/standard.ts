@@ -2,10 +2,10 @@
 // by the bundled pack of that name with the entry's own keys over it (docs/standard-packs.md,
 // "Overriding a standard pack"). The merged entry keeps its index in the list, so every issue about
 // it is positioned in the workspace file: at the key the entry overrides, or else at the entry itself.
+import { parseYamlConfig } from '@harness/config/yaml';
 import { describeFound, showPath } from '@harness/errors';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
-import { parseYamlConfig } from '../positions';
 import { STANDARD_ENTRY_KEYS } from '../schema';
 import type { PositionedIssue } from './types';
 

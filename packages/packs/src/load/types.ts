@@ -1,8 +1,8 @@
 // The types shared by the workspace loader's modules: what a caller passes and gets back, and the
 // context each check is given to position its issues.
+import type { Locator } from '@harness/config/yaml';
 import type { DetailsOf } from '@harness/errors';
 import type { PacksErrorCode, PacksIssue, PacksIssueDetails } from '../errors';
-import type { Locator } from '../positions';
 import type { WorkspaceFile } from '../schema';
 import type { CredentialSource, Workspace } from '../types';
 

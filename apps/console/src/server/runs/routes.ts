@@ -3,7 +3,7 @@
 // written (what the harness editor starts from and gives back unchanged but for what was edited).
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { parseYamlConfig } from '@harness/packs/internal';
+import { parseYamlConfig } from '@harness/config/yaml';
 import {
   describeHarness,
   formatRunnerIssue,

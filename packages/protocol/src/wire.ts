@@ -1,0 +1,233 @@
+// The wire shapes of loom-broker/1 (docs/protocol.md), each defined once as a zod schema: the types
+// are inferred from these, the JSON Schema is generated from these (schema.ts), and both ends parse
+// with these (parse.ts). The schemas stay inside the package; its surface is the types, the JSON
+// Schema and the parsers.
+import { z } from 'zod';
+import { ANSWER_CODES, ENVELOPE_ERROR_CODES } from './codes';
+import { BROKER_PROTOCOL } from './version';
+
+// Code points, as JSON Schema's minLength and maxLength count them (not UTF-16 units, which a
+// string's `length` counts): the generated schema and the parser then agree on every string.
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** A string of `min` to `max` characters (code points); the JSON Schema states the same bounds. */
+function chars(min: number, max: number) {
+  const span = min === 0 ? `at most ${max}` : `${min} to ${max}`;
+  return z
+    .string()
+    .refine((s) => codePoints(s) >= min && codePoints(s) <= max, `must hold ${span} characters`)
+    .meta(min === 0 ? { maxLength: max } : { minLength: min, maxLength: max });
+}
+
+/**
+ * A whole number of at least `min`, as JSON Schema's `integer` reads one (no bound above: a
+ * version past 2^53 is as whole to the wire as any other).
+ */
+function whole(min: number) {
+  return z
+    .number()
+    .refine((n) => Number.isInteger(n) && n >= min, `must be a whole number of at least ${min}`)
+    .meta({ type: 'integer', minimum: min });
+}
+
+/** True for a JSON object: not `null`, not an array. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// The same object, never a copy: a copy would drop an own `__proto__` key, and the host validates
+// the arguments exactly as they were sent.
+const jsonObject = z.custom<Record<string, unknown>>(isObject, 'must be an object').meta({ type: 'object' });
+
+const protocol = z.literal(BROKER_PROTOCOL);
+const requestId = chars(1, 128);
+const jobId = chars(1, 256);
+
+/** The fields every request line carries. */
+export const requestEnvelope = z.object({ protocol, id: requestId });
+
+/** A confidentiality/integrity label as `@harness/ifc` reads it; the protocol carries it as data. */
+export const label = z.object({
+  confidentiality: z.array(z.unknown()).exactOptional(),
+  integrity: z.array(z.unknown()).exactOptional(),
+});
+
+/** One command as `list` and `loom command list --json` show it (docs/protocol.md, "Manifest rows"). */
+export const manifestRow = z.object({
+  id: z.string(),
+  title: z.string(),
+  help: z.string(),
+  /** The arguments' JSON Schema (usually an object schema); may carry `x-*` keywords. */
+  inputs: z.unknown(),
+  /** Names of the fields the answer body declares. */
+  outputs: z.array(z.string()).exactOptional(),
+  /** Absent: unknown, treated as a write. */
+  effect: z.enum(['read', 'write']).exactOptional(),
+  /** The target as the host writes it: `global` (default) or `loom`. */
+  scope: z.string().exactOptional(),
+  /** Broker stamp: true only where this scope grants read-only execution. */
+  readOnlyGranted: z.boolean().exactOptional(),
+  ifc: label.exactOptional(),
+  /**
+   * The timeout the host enforces on this command, in ms (a pack's `timeout`): a client waits for a
+   * call's answer at least this long plus a margin. Absent: the host states none.
+   */
+  timeoutMs: whole(1).exactOptional(),
+  // Hiding fields: presentation only (the broker's scope decides what runs); a harness hides a row
+  // that carries them from agents.
+  origin: z.string().exactOptional(),
+  developer: z.boolean().exactOptional(),
+  actors: z.array(z.string()).exactOptional(),
+  origins_refused: z.array(z.string()).exactOptional(),
+  origins_required: z.array(z.string()).exactOptional(),
+  grant: z.unknown().exactOptional(),
+});
+
+/** The one JSON answer of `loom command run` and of a broker `run` request. */
+export const commandAnswer = z.object({
+  ok: z.boolean(),
+  /** The command id that was asked for. */
+  id: z.string(),
+  code: z.enum(ANSWER_CODES),
+  /** A finer machine code for refusals (e.g. `approval_required`). */
+  reason: z.string().exactOptional(),
+  /** False only when the host is sure nothing took effect. */
+  mayHaveLanded: z.boolean(),
+  /** Ids of operations committed by this call (empty for pack commands). */
+  completed: z.array(z.string()),
+  /** The command's result. */
+  body: z.unknown(),
+  /** The answer's own label, where the host declares one. */
+  ifc: label.exactOptional(),
+});
+
+/**
+ * A {@link commandAnswer} as a client reads it. Under the compatibility rule every peer ignores what
+ * it does not know, so another host's code is kept as sent and a `reason` that is not a string is
+ * dropped; an answer that does not say whether it may have landed is read as having landed (the
+ * conservative reading), one without `completed` as having committed nothing, one without a body
+ * as `body: null`; `ifc` stays raw (its reader is `@harness/ifc`).
+ */
+export const receivedAnswer = z
+  .object({
+    ...commandAnswer.shape,
+    code: z.string(),
+    reason: z.string().optional().catch(undefined),
+    mayHaveLanded: z.boolean().default(true),
+    completed: z.array(z.string()).default([]),
+    body: z.unknown().default(null),
+    ifc: z.unknown().exactOptional(),
+  })
+  .transform(({ reason, ...answer }): typeof answer & { reason?: string } =>
+    reason === undefined ? answer : { ...answer, reason },
+  );
+
+/** `hello`: who this broker is. */
+export const helloRequest = requestEnvelope.extend({ op: z.literal('hello') });
+
+/** What a `list` asks for, without its envelope. */
+export const listParams = z.object({
+  jobId: jobId.exactOptional(),
+  /**
+   * The `etag` of the listing the client holds (`""` when it holds none). A broker answers with the
+   * listing's `etag`, and with `unchanged: true` and no rows when it equals this one.
+   */
+  ifNoneMatch: chars(0, 128).exactOptional(),
+});
+
+/** `list`: the rows this broker's scope admits. */
+export const listRequest = requestEnvelope.extend({ op: z.literal('list'), ...listParams.shape });
+
+/** What a `run` asks for, without its envelope. */
+export const runParams = z.object({
+  command: chars(1, 256),
+  args: jsonObject,
+  loomId: chars(1, 128).exactOptional(),
+  expectedVersion: whole(1).exactOptional(),
+  readOnly: z.boolean().exactOptional(),
+  jobId: jobId.exactOptional(),
+  /**
+   * Asks for progress lines while the run is in flight: one every `PROGRESS_INTERVAL_MS` after the
+   * first `PROGRESS_INTERVAL_MS`. A client that does not ask never receives one.
+   */
+  progress: z.boolean().exactOptional(),
+});
+
+/** `run`: run one command as the broker's agent. */
+export const runRequest = requestEnvelope.extend({ op: z.literal('run'), ...runParams.shape });
+
+/** What a `cancel` asks for, without its envelope. */
+export const cancelParams = z.object({
+  /** The `id` of a `run` request sent earlier on the same connection. */
+  target: requestId,
+});
+
+/**
+ * `cancel`: stop a run in flight on this connection. The broker kills a running pack command's
+ * process group; the run still gets its own answer (`failed`, reason `cancelled`), and its audit
+ * row says `cancelled`. A built-in runs to its end.
+ */
+export const cancelRequest = requestEnvelope.extend({ op: z.literal('cancel'), ...cancelParams.shape });
+
+/** Any request a broker accepts, told apart by `op`. */
+export const brokerRequest = z.discriminatedUnion('op', [
+  helloRequest,
+  listRequest,
+  runRequest,
+  cancelRequest,
+]);
+
+/** The fields every answer and progress line carries. */
+const answerEnvelope = { protocol, id: z.string() };
+
+/** The result of a `hello` request. */
+export const helloResult = z.object({ protocol, run: z.string(), agent: z.string() });
+
+/** The result of a `list` request. */
+export const listResult = z.object({
+  commands: z.array(manifestRow),
+  /** The listing's version, present when the request sent `ifNoneMatch`. */
+  etag: z.string().exactOptional(),
+  /** The listing equals the one the request's `ifNoneMatch` names; `commands` is then empty. */
+  unchanged: z.literal(true).exactOptional(),
+});
+
+/** The result of a `cancel` request. */
+export const cancelResult = z.object({
+  /**
+   * `true` when a run of that id was in flight on this connection and has been told to stop (its
+   * own answer follows); `false` when none was (already answered, never sent, or not a run).
+   */
+  cancelled: z.boolean(),
+});
+
+/** An envelope-level error: the request itself could not be handled. */
+export const envelopeError = z.object({ code: z.enum(ENVELOPE_ERROR_CODES), message: z.string() });
+
+/** One answer line of the broker. */
+export const brokerAnswer = z.discriminatedUnion('ok', [
+  z.object({
+    ...answerEnvelope,
+    ok: z.literal(true),
+    result: z.union([helloResult, listResult, commandAnswer, cancelResult]),
+  }),
+  z.object({ ...answerEnvelope, ok: z.literal(false), error: envelopeError }),
+]);
+
+/** How far a run in flight has come, as a progress line carries it. */
+export const runProgress = z.object({
+  /** Ms since the broker began handling the run. */
+  elapsedMs: whole(0),
+  /** Bytes of stdout + stderr the command has written so far (0 for a built-in, or before it starts). */
+  outputBytes: whole(0),
+});
+
+/**
+ * A line the broker sends about a `run` that asked for `progress` and has not been answered yet:
+ * the request's `id` and no `ok`, so it is never read as the answer.
+ */
+export const progressLine = z.object({ ...answerEnvelope, progress: runProgress });
