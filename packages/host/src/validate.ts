@@ -71,7 +71,3 @@ export function validateArgs(schema: unknown, args: unknown): ArgError[] {
   return out;
 }
 
-/** Validates a value against an arbitrary JSON Schema (used for the broker's request schema). */
-export function validateAgainst(schema: object, value: unknown): ArgError[] {
-  return validateArgs(schema, value);
-}
