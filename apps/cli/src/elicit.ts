@@ -4,7 +4,7 @@
 // exact arguments), and the identical call is then made again once, so the host's answer to it is
 // what the model reads. A client without elicitation, a cancelled request or one nobody answers
 // leaves the approval pending for the console or `loom approvals`, exactly as without the flag.
-import type { HarnessTool, ToolContext, ToolResult } from '@harness/commands';
+import type { CallOutcome, HarnessTool, ToolContext, ToolResult } from '@harness/commands';
 
 /** Who decides a pending approval of `harness serve`: the console or CLI (`queue`), or the client too. */
 export const APPROVAL_MODES = ['queue', 'elicit'] as const;
@@ -116,15 +116,15 @@ export function withElicitation(tool: HarnessTool, channel: PersonChannel, api: 
       const lone = heldApproval(result);
       if (lone !== undefined) return settle(result, lone, () => tool.execute(input, ctx), ctx);
       const calls = (input as { calls?: unknown } | null)?.calls;
-      const results = result.results;
-      if (result.status !== 'batch' || !Array.isArray(calls) || !Array.isArray(results)) return result;
-      const settled = [...results] as ToolResult[];
+      if (result.status !== 'batch' || !Array.isArray(calls)) return result;
+      const settled: ToolResult[] = [...result.results];
       for (let i = 0; i < settled.length; i++) {
         const id = heldApproval(settled[i]);
         if (id === undefined || calls[i] === undefined) continue;
         settled[i] = await settle(settled[i] as ToolResult, id, () => tool.execute(calls[i], ctx), ctx);
       }
-      return { ...result, results: settled };
+      // A call made again alone answers with one call's result: a batch entry's type.
+      return { ...result, results: settled as CallOutcome[] };
     },
   };
 }

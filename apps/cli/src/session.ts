@@ -9,6 +9,7 @@ import type {
   PromptSlot,
   RunState,
   ToolContext,
+  ToolOutcome,
 } from '@harness/commands';
 import {
   brokerAnswers,
@@ -75,7 +76,7 @@ export interface Session {
   /** A fresh run with this session's mode and ceiling (one per MCP session over HTTP). */
   newRun(id: string): RunState;
   context(signal?: AbortSignal, run?: RunState): ToolContext;
-  call(name: string, input: unknown, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  call(name: string, input: unknown, signal?: AbortSignal): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
 
@@ -320,7 +321,7 @@ export async function openSession(
   ];
   if (startHost !== undefined) {
     const onHost = startHost;
-    tools = tools.map((tool) => onEmbeddedHost(tool, onHost, commands.failedToDeliver));
+    tools = tools.map((tool) => onEmbeddedHost(tool, onHost, commands));
   }
   if (resolved.allowTools !== undefined) {
     const allowed = new Set(resolved.allowTools);
@@ -391,19 +392,52 @@ function logEmbedded(embedded: EmbeddedHost, log: ((line: string) => void) | und
 function onEmbeddedHost(
   tool: HarnessTool,
   startHost: () => Promise<boolean>,
-  failedToDeliver: (run: RunState, code: string, message: string) => Record<string, unknown>,
+  commands: Pick<
+    typeof import('@harness/commands'),
+    'DeliveryCode' | 'failedToDeliver' | 'Landed' | 'OutcomeStatus'
+  >,
 ): HarnessTool {
+  const { DeliveryCode, failedToDeliver } = commands;
   return withExecute(tool, async (input, ctx) => {
     try {
       await startHost();
     } catch (error) {
       const line = describeFailure(error, false).lines[0] ?? '';
-      return failedToDeliver(ctx.run, 'host_unavailable', line.replace(/^harness: /, ''));
+      return failedToDeliver(ctx.run, DeliveryCode.host_unavailable, line.replace(/^harness: /, ''));
     }
     const result = await tool.execute(input, ctx);
-    if (result.landed !== 'no' || !(await startHost().catch(() => false))) return result;
+    if (!sentNothing(result, commands) || !(await startHost().catch(() => false))) return result;
     return tool.execute(input, ctx);
   });
+}
+
+/**
+ * Whether a result says that nothing reached the host (`landed: "no"`), so the same call may be made
+ * again. A batch never does: its calls landed or not one by one.
+ */
+function sentNothing(
+  result: ToolOutcome,
+  { Landed, OutcomeStatus: status }: Pick<typeof import('@harness/commands'), 'Landed' | 'OutcomeStatus'>,
+): boolean {
+  switch (result.status) {
+    case status.failed_to_deliver:
+    case status.failed:
+      return result.landed === Landed.no;
+    case status.not_granted:
+    case status.cancelled:
+      return true;
+    case status.ok:
+    case status.executed:
+    case status.batch:
+    case status.unknown_command:
+    case status.refused:
+    case status.uncertain:
+      return false;
+    default:
+      // The compiler proves no status is left; a value built past the types is never made again.
+      result satisfies never;
+      return false;
+  }
 }
 
 function unwrap<T>(

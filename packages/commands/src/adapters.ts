@@ -1,7 +1,10 @@
 // The function-calling adapter: harness tools as plain JSON-Schema function tools and a dispatcher.
+import { notDelivered } from './failed-to-deliver';
 import { textNestsDeeperThan } from './json';
 import { LIMITS } from './limits';
-import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from './tool';
+import type { ToolOutcome } from './outcome';
+import { DeliveryCode } from './outcome-codes';
+import type { HarnessTool, JsonSchema, ToolContext } from './tool';
 import { tooDeep } from './tool-input';
 
 /** An OpenAI-style function tool (`tools: [{ type: 'function', function: {...} }]`). */
@@ -17,13 +20,13 @@ export interface FunctionTools {
   /** AI-SDK-style definitions keyed by name: `{ description, parameters, execute }`. */
   aiSdk: Record<
     string,
-    { description: string; parameters: JsonSchema; execute(args: unknown): Promise<ToolResult> }
+    { description: string; parameters: JsonSchema; execute(args: unknown): Promise<ToolOutcome> }
   >;
   /**
    * Runs one model tool call by name with the JSON text (or value) of its arguments. An unknown name
    * or unparseable arguments come back as a result the model can read, never a throw.
    */
-  call(name: string, args: string | unknown): Promise<ToolResult>;
+  call(name: string, args: string | unknown): Promise<ToolOutcome>;
 }
 
 /**
@@ -32,15 +35,9 @@ export interface FunctionTools {
  */
 export function toFunctionTools(tools: readonly HarnessTool[], context: () => ToolContext): FunctionTools {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const call = async (name: string, args: string | unknown): Promise<ToolResult> => {
+  const call = async (name: string, args: string | unknown): Promise<ToolOutcome> => {
     const tool = byName.get(name);
-    if (!tool)
-      return {
-        status: 'failed_to_deliver',
-        landed: 'no',
-        code: 'unknown_tool',
-        message: `No tool is named ${name.slice(0, 64)}.`,
-      };
+    if (!tool) return notDelivered(DeliveryCode.unknown_tool, `No tool is named ${name.slice(0, 64)}.`);
     let input: unknown = args;
     if (typeof args === 'string') {
       // Bounded before parsing: the text never becomes a value too deep to walk.
@@ -48,12 +45,7 @@ export function toFunctionTools(tools: readonly HarnessTool[], context: () => To
       try {
         input = args.trim() === '' ? {} : JSON.parse(args);
       } catch {
-        return {
-          status: 'failed_to_deliver',
-          landed: 'no',
-          code: 'invalid_input',
-          message: 'The tool arguments are not valid JSON.',
-        };
+        return notDelivered(DeliveryCode.invalid_input, 'The tool arguments are not valid JSON.');
       }
     }
     return tool.execute(input, context());

@@ -1,6 +1,7 @@
 // Reading the model's run_command / run_read_command input: one call, or a batch of calls.
 import { isRecord } from './json';
 import { LIMITS } from './limits';
+import { DeliveryCode } from './outcome-codes';
 import { cutId, jsonBytes } from './shape';
 
 /** One call as the model wrote it, checked. */
@@ -20,7 +21,11 @@ export type CallParse = { ok: true; call: ParsedCall } | { ok: false; message: s
  */
 export type RunInput =
   | { ok: true; batch: boolean; calls: CallParse[] }
-  | { ok: false; code: 'invalid_input' | 'batch_too_large'; message: string };
+  | {
+      ok: false;
+      code: typeof DeliveryCode.invalid_input | typeof DeliveryCode.batch_too_large;
+      message: string;
+    };
 
 const CALL_KEYS = new Set(['command', 'args', 'loomId', 'expectedVersion']);
 
@@ -32,35 +37,35 @@ export function readRunInput(input: unknown): RunInput {
   if (!isRecord(input))
     return {
       ok: false,
-      code: 'invalid_input',
+      code: DeliveryCode.invalid_input,
       message: 'Give one call { command, args } or a batch { calls: [...] }.',
     };
   if (!('calls' in input)) {
     const lone = parseCall(input);
-    if (!lone.ok) return { ok: false, code: 'invalid_input', message: lone.message };
+    if (!lone.ok) return { ok: false, code: DeliveryCode.invalid_input, message: lone.message };
     return { ok: true, batch: false, calls: [lone] };
   }
   if ('command' in input)
     return {
       ok: false,
-      code: 'invalid_input',
+      code: DeliveryCode.invalid_input,
       message: 'Give either command (one call) or calls (a batch), not both.',
     };
   if (Object.keys(input).some((k) => k !== 'calls'))
-    return { ok: false, code: 'invalid_input', message: 'A batch takes only "calls".' };
+    return { ok: false, code: DeliveryCode.invalid_input, message: 'A batch takes only "calls".' };
   const calls = input.calls;
   if (!Array.isArray(calls))
-    return { ok: false, code: 'invalid_input', message: 'calls must be a list of calls.' };
+    return { ok: false, code: DeliveryCode.invalid_input, message: 'calls must be a list of calls.' };
   if (calls.length === 0)
     return {
       ok: false,
-      code: 'invalid_input',
+      code: DeliveryCode.invalid_input,
       message: `A batch carries 1 to ${LIMITS.maxBatchCalls} calls (found none).`,
     };
   if (calls.length > LIMITS.maxBatchCalls) {
     return {
       ok: false,
-      code: 'batch_too_large',
+      code: DeliveryCode.batch_too_large,
       message: `A batch carries at most ${LIMITS.maxBatchCalls} calls (found ${calls.length}); split it. Nothing was sent.`,
     };
   }

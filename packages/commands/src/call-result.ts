@@ -6,31 +6,34 @@ import type { Delivery } from './deliver-call';
 import type { HostAnswer } from './host/types';
 import { isRecord } from './json';
 import { LIMITS } from './limits';
+import type { AdmittedEntry, CallSummary, Entry, ExecutedOutcome, WithheldSummary } from './outcome';
+import { EntryStatus, HOST_REFUSALS, OutcomeStatus, RefusalCode } from './outcome-codes';
 import type { RunState } from './run';
 import { boundStrings, cutId, jsonBytes } from './shape';
-import type { ToolResult } from './tool';
+
+/** `{ outputId, status: "executed", command, outcome }`: the smallest whole result of an answered call. */
+export type ExecutedSummary = Pick<ExecutedOutcome, 'outputId' | 'status' | 'command' | 'outcome'>;
 
 /** One answered call, in every form the lone-call and batch results choose between. */
 export interface ShapedAnswer {
-  /** `{ outputId, status: "executed", command, outcome }`: the smallest whole result. */
-  summary: Record<string, unknown>;
+  summary: ExecutedSummary;
   /** What the command layer said, cut to identifiers: never the body itself. */
-  outcome: Record<string, unknown>;
+  outcome: CallSummary;
   /** The command's signature, given back after `bad-args` so the model can fix its arguments. */
   signature: string | undefined;
   hint: string | undefined;
   measurement: Measurement<Record<string, unknown>>;
   /** The entry without the answer's value: its admission status and referent id. */
-  entryStub: Record<string, unknown>;
+  entryStub: Entry;
   /** The entry with the bounded value, for an admitted answer only. */
-  entryFull: Record<string, unknown> | undefined;
+  entryFull: AdmittedEntry | undefined;
 }
 
 /** The hint beside each refusal code (`approval_required` has none: the host's message is the one sentence). */
 const REFUSAL_HINTS = {
-  not_granted:
+  [RefusalCode.not_granted]:
     'The host did not grant this command to this run. Do not retry it: say in your result that the command needs the person to grant it, and offer it to them.',
-  render_refused:
+  [RefusalCode.render_refused]:
     'The host refused an argument value before running anything (see the message). Change that value and call again.',
 } as const;
 
@@ -46,33 +49,33 @@ export function shapeAnswer(
   outputId: string,
 ): ShapedAnswer {
   const { answer, row, call } = delivered;
-  const outcome: Record<string, unknown> = {
+  const hostCode = HOST_REFUSALS.find((c) => c === answer.code);
+  // Three refusals a model must tell apart: ask a person, fix the value, or leave it.
+  const refusal =
+    hostCode === undefined
+      ? undefined
+      : answer.reason === RefusalCode.approval_required || answer.reason === RefusalCode.render_refused
+        ? answer.reason
+        : RefusalCode.not_granted;
+  const outcome: CallSummary = {
     ok: answer.ok,
     id: cutId(answer.id),
-    code: cutId(answer.code),
+    code: refusal ?? cutId(answer.code),
     mayHaveLanded: answer.mayHaveLanded,
     completed: answer.completed.slice(0, LIMITS.maxCompleted).map((c) => cutId(c)),
     bodyBytes: jsonBytes(answer.body),
+    ...(hostCode === undefined ? {} : { hostCode }),
+    ...(answer.reason === undefined ? {} : { reason: cutId(answer.reason) }),
   };
-  let hint: string | undefined;
-  if (answer.code === 'forbidden' || answer.code === 'refused') {
-    // Three refusals a model must tell apart: ask a person, fix the value, or leave it.
-    const refusal =
-      answer.reason === 'approval_required' || answer.reason === 'render_refused'
-        ? answer.reason
-        : 'not_granted';
-    outcome.code = refusal;
-    outcome.hostCode = answer.code;
-    // The host's own message already says how an approval goes; one sentence, said once.
-    hint = refusal === 'approval_required' ? undefined : REFUSAL_HINTS[refusal];
-  }
-  if (answer.reason !== undefined) outcome.reason = cutId(answer.reason);
+  // The host's own message already says how an approval goes; one sentence, said once.
+  const hint =
+    refusal === undefined || refusal === RefusalCode.approval_required ? undefined : REFUSAL_HINTS[refusal];
   const signature = answer.code === 'bad-args' ? row.signature : undefined;
 
   const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });
-  let entryStub: Record<string, unknown>;
-  let entryFull: Record<string, unknown> | undefined;
-  if (measurement.status === 'admitted') {
+  let entryStub: Entry;
+  let entryFull: AdmittedEntry | undefined;
+  if (measurement.status === EntryStatus.admitted) {
     const body = answer.body;
     const named = isRecord(body) && typeof body.handle === 'string' ? body.handle : undefined;
     const version = reportedVersion(body);
@@ -96,15 +99,25 @@ export function shapeAnswer(
       // An answer naming a held referent by its handle was derived from it.
       ...(parent === 'held' && named !== undefined ? { derivedFrom: named } : {}),
     });
-    entryStub = { status: 'admitted', labelSource: measurement.labelSource, referent: referent.id };
-    entryFull = { ...entryStub, value: boundStrings(body) };
+    const admitted: AdmittedEntry = {
+      status: EntryStatus.admitted,
+      labelSource: measurement.labelSource,
+      referent: referent.id,
+    };
+    entryStub = admitted;
+    entryFull = { ...admitted, value: boundStrings(body) };
   } else {
-    entryStub = { status: 'withheld', reasonCode: measurement.reasonCode };
+    entryStub = { status: EntryStatus.withheld, reasonCode: measurement.reasonCode };
     // Nothing that depends on the answer may pass a withheld answer: not ok, the code, the reason,
     // the sizes (a `grep -c` turned them into a yes/no oracle on the content). Whether it may have
     // landed comes from the catalog's effect, never from the answer.
     const withheld = withheldOutcome(row);
-    const summary = { outputId, status: 'executed', command: row.name, outcome: withheld };
+    const summary: ExecutedSummary = {
+      outputId,
+      status: OutcomeStatus.executed,
+      command: row.name,
+      outcome: withheld,
+    };
     return {
       summary,
       outcome: withheld,
@@ -115,7 +128,7 @@ export function shapeAnswer(
       entryFull,
     };
   }
-  const summary: Record<string, unknown> = { outputId, status: 'executed', command: row.name, outcome };
+  const summary: ExecutedSummary = { outputId, status: OutcomeStatus.executed, command: row.name, outcome };
   return { summary, outcome, signature, hint, measurement, entryStub, entryFull };
 }
 
@@ -123,21 +136,22 @@ export function shapeAnswer(
  * The result of a lone call: the whole summary with its entry, the answer's value left out
  * (`truncated: true`) when the whole would pass `outputBound`.
  */
-export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ToolResult {
-  const result = shaped.summary;
-  if (shaped.hint !== undefined) result.hint = shaped.hint;
-  if (shaped.signature !== undefined) result.signature = shaped.signature;
-  result.entry = shaped.entryFull ?? shaped.entryStub;
-  result.truncated = false;
-  if (shaped.entryFull && jsonBytes(result) > outputBound) {
-    result.entry = shaped.entryStub;
-    result.truncated = true;
-  }
+export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ExecutedOutcome {
+  const result: ExecutedOutcome = {
+    ...shaped.summary,
+    ...(shaped.hint === undefined ? {} : { hint: shaped.hint }),
+    ...(shaped.signature === undefined ? {} : { signature: shaped.signature }),
+    entry: shaped.entryFull ?? shaped.entryStub,
+    truncated: false,
+  };
+  // Spread over itself, each key keeps its place: the serialized result differs only in these two.
+  if (shaped.entryFull && jsonBytes(result) > outputBound)
+    return { ...result, entry: shaped.entryStub, truncated: true };
   return result;
 }
 
 /** The outcome of a withheld answer: the same for every answer of the command. */
-function withheldOutcome(row: CatalogRow): Record<string, unknown> {
+function withheldOutcome(row: CatalogRow): WithheldSummary {
   return { withheld: true, mayHaveLanded: row.effect !== 'read' };
 }
 

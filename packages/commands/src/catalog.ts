@@ -2,6 +2,7 @@
 import { renderSignature } from '@harness/signature';
 import { isRecord, isStringArray } from './json';
 import { LIMITS } from './limits';
+import { DeliveryCode } from './outcome-codes';
 
 /** One command the catalog shows: a manifest row an agent may call. */
 export interface CatalogRow {
@@ -119,8 +120,9 @@ function readRow(raw: unknown): CatalogRow | 'omit' | 'hide' {
 export function readCatalog(
   listing: unknown,
   limit: number = LIMITS.catalogRows,
-): { ok: true; catalog: Catalog } | { ok: false; code: 'malformed_payload' } {
-  if (!isRecord(listing) || !Array.isArray(listing.commands)) return { ok: false, code: 'malformed_payload' };
+): { ok: true; catalog: Catalog } | { ok: false; code: typeof DeliveryCode.malformed_payload } {
+  if (!isRecord(listing) || !Array.isArray(listing.commands))
+    return { ok: false, code: DeliveryCode.malformed_payload };
   const rows: CatalogRow[] = [];
   const byName = new Map<string, CatalogRow>();
   let hidden = 0;

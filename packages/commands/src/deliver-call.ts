@@ -4,16 +4,29 @@ import type { RunProgress } from '@harness/protocol';
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
-import type { HostAnswer, HostClient, RunRequest } from './host/types';
+import type { HostAnswer, HostClient, RunRequest, SendOutcome } from './host/types';
+import type { FailedToDeliverOutcome, NotGrantedOutcome, UnknownCommandOutcome } from './outcome';
+import { DeliveryCode, Landed, OutcomeStatus, ReadRefusal, RefusalCode } from './outcome-codes';
 import { cutId } from './shape';
 import type { ToolContext } from './tool';
+
+/** A result before its output id is minted (ids are minted in the calls' order once all settled). */
+type Unnumbered<T> = T extends unknown ? Omit<T, 'outputId'> : never;
+
+/** The result of a call that got no answer to shape, its output id minted. */
+export type UnansweredOutcome = (UnknownCommandOutcome | FailedToDeliverOutcome | NotGrantedOutcome) & {
+  outputId: string;
+};
+
+/** {@link UnansweredOutcome} before its output id is minted. */
+export type FinalCall = Unnumbered<UnknownCommandOutcome | FailedToDeliverOutcome | NotGrantedOutcome>;
 
 /**
  * How one call came back: `final` is the call's whole result already (it got no answer to shape,
  * and has no output id yet); `answered` carries the command layer's answer to shape.
  */
 export type Delivery =
-  | { kind: 'final'; result: Record<string, unknown> }
+  | { kind: 'final'; result: FinalCall }
   | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: HostAnswer };
 
 const UNKNOWN_HINT =
@@ -25,11 +38,13 @@ const LOST_HINT =
 
 /** Why a call the host client did not send was not sent, as the model reads it. */
 const NOT_SENT_MESSAGES = {
-  cancelled: 'The turn was cancelled before this call was sent.',
-  invalid_input: 'The host refused the call before running it (malformed or oversized arguments).',
-  command_failed: 'The host could not be reached; nothing was sent.',
-  busy: 'The host connection already carries its limit of calls in flight; nothing was sent. Retry once earlier calls have answered.',
-} as const;
+  [DeliveryCode.cancelled]: 'The turn was cancelled before this call was sent.',
+  [DeliveryCode.invalid_input]:
+    'The host refused the call before running it (malformed or oversized arguments).',
+  [DeliveryCode.command_failed]: 'The host could not be reached; nothing was sent.',
+  [DeliveryCode.busy]:
+    'The host connection already carries its limit of calls in flight; nothing was sent. Retry once earlier calls have answered.',
+} as const satisfies Record<Extract<SendOutcome, { kind: 'not_sent' }>['code'], string>;
 
 /**
  * Delivers one call. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
@@ -47,35 +62,35 @@ export async function deliverCall(
 ): Promise<Delivery> {
   if (!parsed.ok)
     return final({
-      status: 'failed_to_deliver',
-      landed: 'no',
-      code: 'invalid_input',
+      status: OutcomeStatus.failed_to_deliver,
+      landed: Landed.no,
+      code: DeliveryCode.invalid_input,
       message: parsed.message,
     });
   const call = parsed.call;
   if (ctx.signal?.aborted)
     return final({
-      status: 'failed_to_deliver',
-      landed: 'no',
-      code: 'cancelled',
+      status: OutcomeStatus.failed_to_deliver,
+      landed: Landed.no,
+      code: DeliveryCode.cancelled,
       command: cutId(call.command),
       message: NOT_SENT_MESSAGES.cancelled,
     });
   const row = catalog.byName.get(call.command);
   if (!row)
     return final({
-      status: 'unknown_command',
+      status: OutcomeStatus.unknown_command,
       command: cutId(call.command),
       suggestions: suggest(catalog, call.command),
       hint: UNKNOWN_HINT,
     });
   if (readOnly && (row.effect !== 'read' || !row.readOnlyGranted))
     return final({
-      status: 'not_granted',
-      landed: 'no',
-      code: 'not_granted',
+      status: OutcomeStatus.not_granted,
+      landed: Landed.no,
+      code: RefusalCode.not_granted,
       command: row.name,
-      reasonCode: row.effect !== 'read' ? 'effect_not_read' : 'read_only_not_granted',
+      reasonCode: row.effect !== 'read' ? ReadRefusal.effect_not_read : ReadRefusal.read_only_not_granted,
       hint: READ_NOT_GRANTED_HINT,
     });
 
@@ -92,21 +107,21 @@ export async function deliverCall(
   if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer };
   if (outcome.kind === 'lost')
     return final({
-      status: 'failed_to_deliver',
-      landed: 'unknown',
-      code: 'answer_lost',
+      status: OutcomeStatus.failed_to_deliver,
+      landed: Landed.unknown,
+      code: DeliveryCode.answer_lost,
       command: row.name,
       hint: LOST_HINT,
     });
   return final({
-    status: 'failed_to_deliver',
-    landed: 'no',
+    status: OutcomeStatus.failed_to_deliver,
+    landed: Landed.no,
     code: outcome.code,
     command: row.name,
     message: NOT_SENT_MESSAGES[outcome.code],
   });
 }
 
-function final(result: Record<string, unknown>): Delivery {
+function final(result: FinalCall): Delivery {
   return { kind: 'final', result };
 }

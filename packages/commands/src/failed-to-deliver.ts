@@ -1,16 +1,36 @@
-// The `failed_to_deliver` results of the host command tools: a whole tool call that sent nothing.
+// The `failed_to_deliver` results of the tools: a whole tool call that sent nothing.
+import type { CodeOf } from '@harness/errors';
+import type { NotDeliveredOutcome } from './outcome';
+import { DeliveryCode, Landed, OutcomeStatus } from './outcome-codes';
 import { authorizeTool } from './policy';
 import type { RunState } from './run';
-import type { ToolContext, ToolResult } from './tool';
+import type { ToolContext } from './tool';
+
+/** A code of a call that sent nothing: every {@link DeliveryCode} but `answer_lost`. */
+export type NotSentCode = Exclude<CodeOf<typeof DeliveryCode>, typeof DeliveryCode.answer_lost>;
 
 /** A tool call that stopped before anything reached the host (`landed: "no"`). */
-export function failedToDeliver(run: RunState, code: string, message: string): ToolResult {
-  return { outputId: run.mintOutputId(), status: 'failed_to_deliver', landed: 'no', code, message };
+export function failedToDeliver(run: RunState, code: NotSentCode, message: string): NotDeliveredOutcome {
+  return notDelivered(code, message, run.mintOutputId());
+}
+
+/**
+ * The same without an output id: for a call refused before any run is at hand (an unknown tool, a
+ * text that is not JSON, an input nested too deep).
+ */
+export function notDelivered(code: NotSentCode, message: string, outputId?: string): NotDeliveredOutcome {
+  return {
+    ...(outputId === undefined ? {} : { outputId }),
+    status: OutcomeStatus.failed_to_deliver,
+    landed: Landed.no,
+    code,
+    message,
+  };
 }
 
 /** The result of a tool built without a host configuration (`alwaysRegister`). */
-export function notConfigured(run: RunState): ToolResult {
-  return failedToDeliver(run, 'not_configured', 'No host configuration is available to this run.');
+export function notConfigured(run: RunState): NotDeliveredOutcome {
+  return failedToDeliver(run, DeliveryCode.not_configured, 'No host configuration is available to this run.');
 }
 
 /**
@@ -22,14 +42,14 @@ export function policyRefusal(
   tool: string,
   ctx: ToolContext,
   effect: 'read' | 'write',
-): ToolResult | undefined {
+): NotDeliveredOutcome | undefined {
   const decision = authorizeTool(run, tool, effect, ctx);
   if (decision.allowed) return undefined;
   return {
     outputId: run.mintOutputId(),
-    status: 'failed_to_deliver',
-    landed: 'no',
-    code: 'not_authorized',
+    status: OutcomeStatus.failed_to_deliver,
+    landed: Landed.no,
+    code: DeliveryCode.not_authorized,
     reasonCode: decision.reasonCode,
     message: `The run's policy does not let this task call ${tool}; nothing was sent.`,
   };

@@ -48,6 +48,40 @@ export { createLoomAuthoringTools } from './loom-authoring-tools';
 export type { AuthoringContext } from './loom-call';
 export { directSessionRunId } from './loom-call';
 export type {
+  AdmittedEntry,
+  AnsweredSummary,
+  AnswerLostOutcome,
+  BatchOutcome,
+  CallOutcome,
+  CallSummary,
+  CancelledOutcome,
+  Entry,
+  ExecutedOutcome,
+  FailedOutcome,
+  FailedToDeliverOutcome,
+  ListCommandsOutcome,
+  ListEntry,
+  ListingOutcome,
+  LoomAuthoringContextOutcome,
+  LoomComposedOutcome,
+  LoomComposeOutcome,
+  LoomContextOutcome,
+  LoomInspectedOutcome,
+  LoomInspectOutcome,
+  LoomReceipt,
+  LoomView,
+  NotDeliveredOutcome,
+  NotGrantedOutcome,
+  RefusedOutcome,
+  RunCommandOutcome,
+  UncertainOutcome,
+  UnknownCommandOutcome,
+  WithheldEntry,
+  WithheldSummary,
+} from './outcome';
+export { TOOL_OUTCOMES, ToolOutcome } from './outcome';
+export { DeliveryCode, EntryStatus, Landed, OutcomeStatus, RefusalCode } from './outcome-codes';
+export type {
   FabricSession,
   LocalPatternResolverOptions,
   PatternHandle,

@@ -2,9 +2,10 @@
 import { sanitizeSchema } from '@harness/signature';
 import type { Catalog, CatalogRow } from './catalog';
 import { LIMITS } from './limits';
+import type { ListEntry, ListingOutcome } from './outcome';
+import { OutcomeStatus } from './outcome-codes';
 import type { RunState } from './run';
 import { jsonBytes } from './shape';
-import type { ToolResult } from './tool';
 
 /** The notice every listing carries (seed 000 "list_commands"). */
 export const LIST_NOTICE =
@@ -25,10 +26,11 @@ export function leadParagraph(description: string): string {
 }
 
 /** `whole` adds the description (its lead paragraph); `detail` adds all of it and the sanitised argument schema. */
-function listEntry(row: CatalogRow, whole: boolean, detail: boolean): Record<string, unknown> {
-  const e: Record<string, unknown> = { name: row.name, signature: row.signature };
+function listEntry(row: CatalogRow, whole: boolean, detail: boolean): ListEntry {
+  const e: ListEntry = { name: row.name, signature: row.signature };
   if (row.title !== undefined) e.title = row.title;
-  if (whole && row.description !== undefined) e.description = detail ? row.description : leadParagraph(row.description);
+  if (whole && row.description !== undefined)
+    e.description = detail ? row.description : leadParagraph(row.description);
   if (row.readOnlyGranted) e.readOnlyGranted = true;
   if (detail) e.inputSchema = sanitizeSchema(row.inputs);
   return e;
@@ -44,11 +46,11 @@ export function renderListing(
   catalog: Catalog,
   detail: readonly string[] = [],
   bound: number = LIMITS.listBound,
-): ToolResult {
+): ListingOutcome {
   const wanted = new Set(detail);
   const rows = catalog.rows;
   const n = rows.length;
-  const entries = new Array<Record<string, unknown>>(n);
+  const entries = new Array<ListEntry>(n);
   const compactSize = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     const row = rows[i] as CatalogRow;
@@ -61,9 +63,9 @@ export function renderListing(
   // What every entry from i on costs in its compact form: the room an earlier entry must leave.
   const compactFrom = new Array<number>(n + 1).fill(0);
   for (let i = n - 1; i >= 0; i--) compactFrom[i] = (compactFrom[i + 1] ?? 0) + (compactSize[i] ?? 0);
-  const head = {
+  const head: ListingOutcome = {
     outputId: 'out-',
-    status: 'ok',
+    status: OutcomeStatus.ok,
     notice: LIST_NOTICE,
     entries: [],
     hidden: catalog.hidden,
@@ -86,7 +88,7 @@ export function renderListing(
       const description = leadParagraph(row.description);
       const extra = 15 + Buffer.byteLength(JSON.stringify(description));
       if (used + size + extra + (compactFrom[i + 1] ?? 0) <= bound) {
-        (entries[i] as Record<string, unknown>).description = description;
+        (entries[i] as ListEntry).description = description;
         used += size + extra;
         continue;
       }
@@ -98,7 +100,7 @@ export function renderListing(
   }
   return {
     outputId: run.mintOutputId(),
-    status: 'ok',
+    status: OutcomeStatus.ok,
     notice: LIST_NOTICE,
     entries,
     hidden: catalog.hidden,

@@ -1,10 +1,11 @@
 // Reading the host's Loom answers (receipts, loom views) into what the model may see: documented
 // fields only, identifiers cut short, no references or renderer internals.
 import { isRecord, isStringArray } from './json';
+import type { LoomReceipt, LoomView } from './outcome';
 import { cutId } from './shape';
 
 /** Reads a compose receipt, keeping only its documented fields; `undefined` when malformed. */
-export function readReceipt(v: unknown): Record<string, unknown> | undefined {
+export function readReceipt(v: unknown): LoomReceipt | undefined {
   if (
     !isRecord(v) ||
     typeof v.loom_id !== 'string' ||
@@ -17,7 +18,7 @@ export function readReceipt(v: unknown): Record<string, unknown> | undefined {
   ) {
     return undefined;
   }
-  const r: Record<string, unknown> = {
+  const r: LoomReceipt = {
     loom_id: cutId(v.loom_id),
     request_id: cutId(v.request_id),
     version: v.version,
@@ -31,7 +32,7 @@ export function readReceipt(v: unknown): Record<string, unknown> | undefined {
 }
 
 /** A loom view without references or renderer internals; `piece` reads as `pattern`. */
-export function readView(v: unknown): Record<string, unknown> | undefined {
+export function readView(v: unknown): LoomView | undefined {
   if (
     !isRecord(v) ||
     typeof v.loom_id !== 'string' ||
@@ -41,7 +42,7 @@ export function readView(v: unknown): Record<string, unknown> | undefined {
     return undefined;
   const components = v.components.filter(isRecord).map((c) => {
     const kind = typeof c.kind === 'string' ? (c.kind === 'piece' ? 'pattern' : c.kind) : 'unknown';
-    const out: Record<string, unknown> = { id: typeof c.id === 'string' ? cutId(c.id) : null, kind };
+    const out: LoomView['components'][number] = { id: typeof c.id === 'string' ? cutId(c.id) : null, kind };
     if (typeof c.title === 'string') out.title = c.title.slice(0, 200);
     if (typeof c.stage === 'string') out.stage = cutId(c.stage);
     if (typeof c.position === 'number') out.position = c.position;

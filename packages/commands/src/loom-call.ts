@@ -5,9 +5,11 @@ import type { AuthoringConfig } from './config';
 import { createHostClient } from './host/client';
 import type { HostClient } from './host/types';
 import { notConfigured, refused } from './loom-failures';
+import type { FailedOutcome, RefusedOutcome } from './outcome';
+import { LoomRefusalCode } from './outcome-codes';
 import type { PatternResolver } from './pattern';
 import { authorizeTool } from './policy';
-import type { ToolContext, ToolResult } from './tool';
+import type { ToolContext } from './tool';
 
 /** Context the authoring tools read beyond {@link ToolContext}. */
 export interface AuthoringContext extends ToolContext {
@@ -45,13 +47,18 @@ export function startLoomCall(
   effect: 'read' | 'write',
   ctx: AuthoringContext,
   setup: LoomToolSetup,
-): { ok: true; client: HostClient } | { ok: false; result: ToolResult } {
+): { ok: true; client: HostClient } | { ok: false; result: RefusedOutcome | FailedOutcome } {
   const run = ctx.run;
   const decision = authorizeTool(run, tool, effect, ctx);
   if (!decision.allowed) {
-    const result = refused(run, 'not_authorized', `The run's policy does not let this task call ${tool}.`, {
-      reasonCode: decision.reasonCode,
-    });
+    const result = refused(
+      run,
+      LoomRefusalCode.not_authorized,
+      `The run's policy does not let this task call ${tool}.`,
+      {
+        reasonCode: decision.reasonCode,
+      },
+    );
     return { ok: false, result };
   }
   const client = clientFor(setup, ctx);

@@ -2,8 +2,12 @@
 // entry imports it, so embedders without MCP never load it.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { outcomeSchemaOf, type ToolOutcome } from './outcome';
+import { toolOutputSchema } from './output-schema';
 import { isErrorResult, resultText } from './result-text';
-import type { HarnessTool, ToolContext, ToolProgress, ToolResult } from './tool';
+import type { HarnessTool, ToolContext, ToolProgress } from './tool';
+
+export { toolOutputSchema };
 
 /** What the adapter needs per call besides the MCP request: the run, slot and job id. */
 export type McpContextFactory = (extra: {
@@ -37,12 +41,39 @@ function progressParams(p: ToolProgress): Omit<ToolProgress, 'elapsedMs' | 'outp
   };
 }
 
+// One per outcome schema, built at the first registration that needs it.
+const envelopes = new Map<z.ZodType<ToolOutcome>, z.ZodObject>();
+
 /**
- * Registers harness tools on an MCP server: JSON Schema inputs, annotations that are true for each
- * tool, the whole result as `structuredContent` beside the text a model reads (the command's output
- * and one status line, {@link resultText}), progress notifications when the client asked for them,
- * and the request's abort signal as the cancel signal. Every result that is not a success is marked
- * `isError`.
+ * The tool's outcome in the form the SDK takes an output schema: a zod object, whose JSON Schema it
+ * lists and with which it checks each success's `structuredContent`. An outcome is a union, so the
+ * SDK gets an envelope: any object, refined by the outcome schema, carrying the union's JSON Schema
+ * ({@link toolOutputSchema}) as metadata, which zod's generator merges into the object's own.
+ */
+function sdkOutputSchema(tool: string): z.ZodObject {
+  const schema = outcomeSchemaOf(tool);
+  let envelope = envelopes.get(schema);
+  if (envelope === undefined) {
+    const { type: _object, ...union } = toolOutputSchema(tool);
+    envelope = z
+      .looseObject({})
+      .superRefine((value, ctx) => {
+        const read = schema.safeParse(value);
+        if (!read.success) ctx.addIssue({ code: 'custom', message: z.prettifyError(read.error) });
+      })
+      .meta(union);
+    envelopes.set(schema, envelope);
+  }
+  return envelope;
+}
+
+/**
+ * Registers harness tools on an MCP server: JSON Schema inputs, each tool's outcome as its
+ * `outputSchema` (generated from its zod schema, {@link toolOutputSchema}), annotations that are
+ * true for each tool, the whole result as `structuredContent` beside the text a model reads (the
+ * command's output and one status line, {@link resultText}), progress notifications when the client
+ * asked for them, and the request's abort signal as the cancel signal. Every result that is not a
+ * success is marked `isError`.
  */
 export function registerMcpTools(
   server: McpServer,
@@ -58,6 +89,7 @@ export function registerMcpTools(
         // Lenient by design: bounds are enforced by the tool, which answers with data the model
         // can act on (batch_too_large, invalid_input) rather than a protocol error.
         inputSchema: z.fromJSONSchema(tool.inputSchema) as z.ZodObject,
+        outputSchema: sdkOutputSchema(tool.name),
         annotations: { ...tool.annotations },
       },
       async (args: unknown, extra) => {
@@ -67,7 +99,7 @@ export function registerMcpTools(
           sessionId: extra.sessionId,
           requestId: extra.requestId,
         });
-        const result: ToolResult = await tool.execute(args, {
+        const result: ToolOutcome = await tool.execute(args, {
           // An MCP cancellation names this one call: it stops calls already sent too.
           stopStarted: true,
           ...base,

@@ -1,4 +1,7 @@
 // Pattern Instance tokens: resolving the handles a session holds, and the checks they must pass.
+import type { CodeOf } from '@harness/errors';
+import { PatternRefusalCode } from './outcome-codes';
+
 /** A complete Fabric binding: the session Pattern Instance tokens are resolved in. */
 export interface FabricSession {
   /** `--fabric-api-url` / `CF_HARNESS_FABRIC_API_URL`. */
@@ -47,14 +50,7 @@ export interface PatternResolver {
 }
 
 /** Why a pattern token was refused (before any host write). */
-export type PatternRefusal =
-  | 'pattern_token_unknown'
-  | 'pattern_token_restricted'
-  | 'pattern_token_subpath'
-  | 'pattern_token_foreign_space'
-  | 'pattern_token_not_space_scope'
-  | 'pattern_token_not_instance'
-  | 'pattern_resolver_missing';
+export type PatternRefusal = CodeOf<typeof PatternRefusalCode>;
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
@@ -67,14 +63,15 @@ export function checkPatternHandle(
   handle: PatternHandle,
   session: FabricSession,
 ): { ok: true; ref: string } | { ok: false; code: PatternRefusal } {
-  if (handle.kind !== 'general') return { ok: false, code: 'pattern_token_restricted' };
-  if (handle.path.length > 0) return { ok: false, code: 'pattern_token_subpath' };
+  if (handle.kind !== 'general') return { ok: false, code: PatternRefusalCode.pattern_token_restricted };
+  if (handle.path.length > 0) return { ok: false, code: PatternRefusalCode.pattern_token_subpath };
   if (handle.space !== session.space || handle.apiUrl !== session.apiUrl)
-    return { ok: false, code: 'pattern_token_foreign_space' };
-  if (handle.scope !== 'space') return { ok: false, code: 'pattern_token_not_space_scope' };
-  if (handle.target !== 'pattern-instance') return { ok: false, code: 'pattern_token_not_instance' };
+    return { ok: false, code: PatternRefusalCode.pattern_token_foreign_space };
+  if (handle.scope !== 'space') return { ok: false, code: PatternRefusalCode.pattern_token_not_space_scope };
+  if (handle.target !== 'pattern-instance')
+    return { ok: false, code: PatternRefusalCode.pattern_token_not_instance };
   if (!SEGMENT.test(handle.space) || !SEGMENT.test(handle.instanceId))
-    return { ok: false, code: 'pattern_token_not_instance' };
+    return { ok: false, code: PatternRefusalCode.pattern_token_not_instance };
   return { ok: true, ref: `pattern:${handle.space}/${handle.instanceId}` };
 }
 
@@ -83,9 +80,9 @@ export async function resolvePatternToken(
   resolver: PatternResolver | undefined,
   token: string,
 ): Promise<{ ok: true; ref: string } | { ok: false; code: PatternRefusal }> {
-  if (!resolver) return { ok: false, code: 'pattern_resolver_missing' };
+  if (!resolver) return { ok: false, code: PatternRefusalCode.pattern_resolver_missing };
   const handle = await resolver.lookup(token);
-  if (!handle || handle.token !== token) return { ok: false, code: 'pattern_token_unknown' };
+  if (!handle || handle.token !== token) return { ok: false, code: PatternRefusalCode.pattern_token_unknown };
   return checkPatternHandle(handle, resolver.session);
 }
 

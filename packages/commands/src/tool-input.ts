@@ -1,16 +1,17 @@
 // The guard every tool's input passes before anything reads it.
+import { notDelivered } from './failed-to-deliver';
 import { valueNestsDeeperThan } from './json';
 import { LIMITS } from './limits';
-import type { ToolContext, ToolResult } from './tool';
+import type { NotDeliveredOutcome } from './outcome';
+import { DeliveryCode } from './outcome-codes';
+import type { ToolContext } from './tool';
 
 /** What a model reads for a text or value nested past {@link LIMITS.maxInputDepth}. */
-export function tooDeep(): ToolResult {
-  return {
-    status: 'failed_to_deliver',
-    landed: 'no',
-    code: 'invalid_input',
-    message: `The tool input nests arrays and objects deeper than ${LIMITS.maxInputDepth} levels; flatten it. Nothing was sent.`,
-  };
+export function tooDeep(): NotDeliveredOutcome {
+  return notDelivered(
+    DeliveryCode.invalid_input,
+    `The tool input nests arrays and objects deeper than ${LIMITS.maxInputDepth} levels; flatten it. Nothing was sent.`,
+  );
 }
 
 /**
@@ -18,9 +19,9 @@ export function tooDeep(): ToolResult {
  * the tool walks it: recursive code (validation, `JSON.stringify`) would otherwise throw a
  * `RangeError`, and `execute` never throws for what a model sends.
  */
-export function guardInput(
-  execute: (input: unknown, context: ToolContext) => Promise<ToolResult>,
-): (input: unknown, context: ToolContext) => Promise<ToolResult> {
+export function guardInput<O>(
+  execute: (input: unknown, context: ToolContext) => Promise<O>,
+): (input: unknown, context: ToolContext) => Promise<O | NotDeliveredOutcome> {
   return (input, context) =>
     valueNestsDeeperThan(input, LIMITS.maxInputDepth) ? Promise.resolve(tooDeep()) : execute(input, context);
 }

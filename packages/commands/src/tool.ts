@@ -1,4 +1,5 @@
 // The framework-neutral tool shape every adapter consumes.
+import type { ToolOutcome } from './outcome';
 import type { RunState } from './run';
 
 /** The prompt slot the run's task is bound to; `undefined` when it is bound to none. */
@@ -51,8 +52,11 @@ export interface ToolAnnotations {
 /** A JSON Schema object (draft 2020-12 subset) describing a tool's input. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A tool's structured result: plain JSON, shown to the model as text and as structured content. */
-export type ToolResult = Record<string, unknown>;
+/**
+ * A tool's structured result.
+ * @deprecated Use {@link ToolOutcome}, the typed union every tool returns; this alias goes in the next major.
+ */
+export type ToolResult = ToolOutcome;
 
 /**
  * A framework-neutral tool definition. Adapters (`@harness/commands/mcp`, `toFunctionTools`) turn
@@ -66,5 +70,6 @@ export interface HarnessTool {
   /** The effect class policy judges the tool by. */
   readonly effect: 'read' | 'write';
   readonly annotations: ToolAnnotations;
-  execute(input: unknown, context: ToolContext): Promise<ToolResult>;
+  /** Every result is a {@link ToolOutcome}: plain JSON, shown to the model as text and as structured content. */
+  execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
 }

@@ -4,12 +4,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runArtifacts } from '../src/artifacts';
 import { toolsForCommentThread } from '../src/comment-thread';
 import type { AuthoringConfig } from '../src/config';
-import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
+import {
+  createLoomAuthoringTools as createTools,
+  type LoomAuthoringToolsOptions,
+} from '../src/loom-authoring-tools';
 import { directSessionRunId } from '../src/loom-call';
 import { createLocalPatternResolver, type PatternHandle } from '../src/pattern';
 import { createRun, type RunState } from '../src/run';
 import type { HarnessTool } from '../src/tool';
+import { checkedTools, outcomeLog } from './helpers/outcomes';
 import { row, type Scenario, scenario } from './helpers/scenario';
+
+// Every result of the tools below is checked against its tool's outcome schema (see the last test).
+const createLoomAuthoringTools = (options: LoomAuthoringToolsOptions) => checkedTools(createTools(options));
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
 type R = Record<string, any>;
@@ -586,5 +593,15 @@ describe('Loom authoring tools', () => {
     expect(directSessionRunId('weaver-console', 'session-1')).toBe(a);
     expect(directSessionRunId('weaver-console', 'session-2')).not.toBe(a);
     expect(directSessionRunId('r'.repeat(128), 's').length).toBeLessThanOrEqual(128);
+  });
+});
+
+describe('the typed outcome (ToolOutcome)', () => {
+  it('every result the tests above produced parses with its tool’s outcome schema and with ToolOutcome', () => {
+    // checkedTools asserted each result as it came back; this says the assertions ran, and over what.
+    expect(outcomeLog.checked).toBeGreaterThan(50);
+    expect([...outcomeLog.statuses]).toEqual(
+      expect.arrayContaining(['ok', 'refused', 'failed', 'uncertain', 'cancelled']),
+    );
   });
 });

@@ -8,8 +8,15 @@ describe('public surface', () => {
         'COMMANDS_CONFIG_ENV',
         'CommandsError',
         'CommandsErrorCode',
+        'DeliveryCode',
+        'EntryStatus',
         'LIMITS',
+        'Landed',
+        'OutcomeStatus',
         'QUEUE_PATH_DEPRECATION',
+        'RefusalCode',
+        'TOOL_OUTCOMES',
+        'ToolOutcome',
         'checkPatternHandle',
         'createHostClient',
         'createHostCommandTools',
@@ -35,7 +42,11 @@ describe('public surface', () => {
   });
 
   it('pins the mcp subpath export list', async () => {
-    expect(Object.keys(await import('../src/mcp')).sort()).toEqual(['PROGRESS_META_KEY', 'registerMcpTools']);
+    expect(Object.keys(await import('../src/mcp')).sort()).toEqual([
+      'PROGRESS_META_KEY',
+      'registerMcpTools',
+      'toolOutputSchema',
+    ]);
   });
 
   it('reaches hosts only through the protocol: no dependency on the host side', async () => {

@@ -3,11 +3,19 @@
 // the same script, so every behaviour below must be identical through either path.
 import { renderSignature } from '@harness/signature';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHostCommandTools } from '../src/host-command-tools';
+import {
+  createHostCommandTools as createTools,
+  type HostCommandToolsOptions,
+} from '../src/host-command-tools';
 import { LIMITS } from '../src/limits';
+import type { ToolOutcome } from '../src/outcome';
 import { createRun, type RunState } from '../src/run';
-import type { HarnessTool, ToolContext, ToolResult } from '../src/tool';
+import type { HarnessTool, ToolContext } from '../src/tool';
+import { checkedTools, outcomeLog } from './helpers/outcomes';
 import { row, type Scenario, scenario } from './helpers/scenario';
+
+// Every result of the tools below is checked against its tool's outcome schema (see the last test).
+const createHostCommandTools = (options: HostCommandToolsOptions) => checkedTools(createTools(options));
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
 type R = Record<string, any>;
@@ -108,14 +116,17 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(r.entries.find((x: R) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
     });
 
-
     it('a description of several paragraphs lists its first, marked " …"; detail shows it whole', async () => {
       const help = 'Show the working tree status.\nOne line per entry: "1 <XY> <path>" for a changed file.';
-      sc.script({ commands: [row('git.status', { effect: 'read', help }), row('git.log', { effect: 'read' })] });
+      sc.script({
+        commands: [row('git.status', { effect: 'read', help }), row('git.log', { effect: 'read' })],
+      });
       const plain = await call('list_commands', {});
       expect(plain.entries[0].description).toBe('Show the working tree status. …');
       expect(plain.entries[1].description).toBe('Help of git.log');
-      expect(plain.notice).toContain('A description ending in " …" continues in list_commands({ detail: [name] }).');
+      expect(plain.notice).toContain(
+        'A description ending in " …" continues in list_commands({ detail: [name] }).',
+      );
       const detailed = await call('list_commands', { detail: ['git.status'] });
       expect(detailed.entries[0].description).toBe(help);
     });
@@ -1065,7 +1076,7 @@ describe('configuration presence', () => {
     expect(tools.map((t) => t.name)).toEqual(['list_commands', 'run_command', 'run_read_command']);
     const run = createRun({ mode: 'disabled' });
     for (const t of tools) {
-      expect((await t.execute({ command: 'x' }, { run })) as ToolResult).toMatchObject({
+      expect((await t.execute({ command: 'x' }, { run })) as ToolOutcome).toMatchObject({
         status: 'failed_to_deliver',
         landed: 'no',
         code: 'not_configured',
@@ -1080,5 +1091,25 @@ describe('configuration presence', () => {
     const r = (await list?.execute({}, { run: createRun({ mode: 'disabled' }) })) as R;
     expect(r.entries).toEqual([]);
     await sc.close();
+  });
+});
+
+describe('the typed outcome (ToolOutcome)', () => {
+  it('every result the tests above produced parses with its tool’s outcome schema and with ToolOutcome', () => {
+    // checkedTools asserted each result as it came back; this says the assertions ran, and over what.
+    expect(outcomeLog.checked).toBeGreaterThan(500);
+    expect([...outcomeLog.statuses]).toEqual(
+      expect.arrayContaining([
+        'ok',
+        'executed',
+        'unknown_command',
+        'failed_to_deliver',
+        'not_granted',
+        'batch',
+        'batch:executed',
+        'batch:unknown_command',
+        'batch:failed_to_deliver',
+      ]),
+    );
   });
 });

@@ -10,6 +10,7 @@ import { createHostCommandTools } from '../src/host-command-tools';
 import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { createRun } from '../src/run';
 import type { HarnessTool } from '../src/tool';
+import { checkedTools } from './helpers/outcomes';
 import { LOOM_JS, type RealBroker, realHostMissing, startRealBroker } from './helpers/real-host';
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
@@ -37,8 +38,9 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
       const c = client(b);
       return Object.fromEntries(
         [
-          ...createHostCommandTools({ config: config(b), client: c }),
-          ...createLoomAuthoringTools({ config: config(b), client: c }),
+          // Every result through the real host is checked against its tool's outcome schema.
+          ...checkedTools(createHostCommandTools({ config: config(b), client: c })),
+          ...checkedTools(createLoomAuthoringTools({ config: config(b), client: c })),
         ].map((t) => [t.name, t]),
       );
     };

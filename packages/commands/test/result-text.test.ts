@@ -1,8 +1,11 @@
 // The text a model reads for a result, and which results an MCP client sees as errors.
 import { describe, expect, it } from 'vitest';
+import type { ToolOutcome } from '../src/outcome';
 import { isErrorResult, resultText } from '../src/result-text';
 import { jsonBytes } from '../src/shape';
-import type { ToolResult } from '../src/tool';
+
+/** A hand-written result holding only the fields a case reads. */
+const loose = (value: Record<string, unknown>) => value as unknown as ToolOutcome;
 
 const executed = (outcome: Record<string, unknown>, value: unknown, extra: Record<string, unknown> = {}) =>
   ({
@@ -21,7 +24,7 @@ const executed = (outcome: Record<string, unknown>, value: unknown, extra: Recor
     entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', value },
     truncated: false,
     ...extra,
-  }) as ToolResult;
+  }) as ToolOutcome;
 
 const ok = executed(
   {},
@@ -159,7 +162,7 @@ describe('resultText', () => {
         },
       ],
       truncated: false,
-    } as ToolResult;
+    } as ToolOutcome;
     expect(resultText(batch)).toBe(
       [
         '[1/3 repo.log: ok, exit 0]',
@@ -172,22 +175,24 @@ describe('resultText', () => {
   });
 
   it('reads any other result as its JSON', () => {
-    const listing = { outputId: 'out-1', status: 'ok', entries: [] } as ToolResult;
+    const listing = loose({ outputId: 'out-1', status: 'ok', entries: [] });
     expect(resultText(listing)).toBe(JSON.stringify(listing));
   });
 });
 
 describe('isErrorResult', () => {
   it('is false for a success: a listing, a command that exited 0, a batch of successes', () => {
-    expect(isErrorResult({ status: 'ok' })).toBe(false);
+    expect(isErrorResult(loose({ status: 'ok' }))).toBe(false);
     expect(isErrorResult(ok)).toBe(false);
-    expect(isErrorResult({ status: 'batch', results: [ok, ok] })).toBe(false);
+    expect(isErrorResult(loose({ status: 'batch', results: [ok, ok] }))).toBe(false);
   });
 
   it('is true for bad arguments, an unknown command, not granted, a non-zero exit, a timeout, a batch with one failure', () => {
-    expect(isErrorResult({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' })).toBe(true);
-    expect(isErrorResult({ status: 'unknown_command', command: 'x' })).toBe(true);
-    expect(isErrorResult({ status: 'not_granted', landed: 'no' })).toBe(true);
+    expect(isErrorResult(loose({ status: 'failed_to_deliver', landed: 'no', code: 'invalid_input' }))).toBe(
+      true,
+    );
+    expect(isErrorResult(loose({ status: 'unknown_command', command: 'x' }))).toBe(true);
+    expect(isErrorResult(loose({ status: 'not_granted', landed: 'no' }))).toBe(true);
     expect(isErrorResult(grepNothing)).toBe(true);
     expect(
       isErrorResult(executed({ ok: false, code: 'failed', reason: 'timed_out' }, { timedOut: true })),
@@ -195,6 +200,6 @@ describe('isErrorResult', () => {
     expect(
       isErrorResult(executed({ ok: false, code: 'bad-args' }, { message: 'the arguments do not fit' })),
     ).toBe(true);
-    expect(isErrorResult({ status: 'batch', results: [ok, grepNothing] })).toBe(true);
+    expect(isErrorResult(loose({ status: 'batch', results: [ok, grepNothing] }))).toBe(true);
   });
 });

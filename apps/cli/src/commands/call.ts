@@ -1,6 +1,7 @@
 // `harness call <tool> [json | -]`: one tool call through the same session `serve` opens, the result
 // printed as JSON. The batch CLI: a script's way to reach the same tools a model does.
 import { readFileSync } from 'node:fs';
+import { OutcomeStatus, type ToolOutcome } from '@harness/commands';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
@@ -11,20 +12,11 @@ const help = `Usage: harness call <tool> [<json> | -] [configuration]
 
 Calls one tool once and prints its result as JSON on stdout. The input is a JSON object given
 inline, or read from stdin with '-'; none means {}. Exit 0 when the result's status is a success
-(ok, batch, executed, authored), 1 otherwise.
+(ok, batch, executed), 1 otherwise.
 
 Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
 
 ${sessionFlagsHelp}`;
-
-const FAILED = new Set([
-  'failed_to_deliver',
-  'refused',
-  'not_granted',
-  'unknown_command',
-  'failed',
-  'withheld',
-]);
 
 /** Runs `harness call`. */
 export async function callCommand(argv: string[]): Promise<number> {
@@ -51,8 +43,33 @@ export async function callCommand(argv: string[]): Promise<number> {
   try {
     const result = await session.call(tool, input);
     printJson(result);
-    return FAILED.has(String(result.status)) ? 1 : 0;
+    return exitCodeOf(result);
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * 0 when the result's status is a success, 1 otherwise. A batch and an executed call are successes
+ * here whatever their calls' commands answered: the result says that in its own fields.
+ */
+function exitCodeOf(result: ToolOutcome): 0 | 1 {
+  switch (result.status) {
+    case OutcomeStatus.ok:
+    case OutcomeStatus.batch:
+    case OutcomeStatus.executed:
+      return 0;
+    case OutcomeStatus.failed_to_deliver:
+    case OutcomeStatus.unknown_command:
+    case OutcomeStatus.not_granted:
+    case OutcomeStatus.refused:
+    case OutcomeStatus.failed:
+    case OutcomeStatus.uncertain:
+    case OutcomeStatus.cancelled:
+      return 1;
+    default:
+      // The compiler proves no status is left; a value built past the types is not a success.
+      result satisfies never;
+      return 1;
   }
 }

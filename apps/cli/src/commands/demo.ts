@@ -6,6 +6,19 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import {
+  EntryStatus,
+  type ExecutedOutcome,
+  type ListCommandsOutcome,
+  type ListEntry,
+  type LoomComposedOutcome,
+  type LoomComposeOutcome,
+  OutcomeStatus,
+  RefusalCode,
+  type RunCommandOutcome,
+  TOOL_OUTCOMES,
+} from '@harness/commands';
+import { z } from 'zod';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import { bundledLoomCli, exampleWorkspace } from '../embedded';
@@ -20,19 +33,80 @@ Exit 0 only if every step behaved as expected. --keep leaves the instance direct
 Where jq is absent, the jq steps run over packs whose binaries every machine has, and the
 transcript says so.`;
 
-type Result = Record<string, unknown>;
+type Args = Record<string, unknown>;
 interface Step {
   title: string;
   ok: boolean;
   why?: string;
 }
 
-const get = (value: unknown, ...path: (string | number)[]): unknown => {
-  let v: unknown = value;
-  for (const k of path)
-    v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
-  return v;
-};
+/** The entries of a listing; none for a listing that failed. */
+function entriesOf(result: ListCommandsOutcome): ListEntry[] {
+  switch (result.status) {
+    case OutcomeStatus.ok:
+      return result.entries;
+    case OutcomeStatus.failed_to_deliver:
+      return [];
+    default:
+      result satisfies never;
+      return [];
+  }
+}
+
+/** The executed call a result is; `undefined` for any other. */
+function executedOf(result: RunCommandOutcome): ExecutedOutcome | undefined {
+  switch (result.status) {
+    case OutcomeStatus.executed:
+      return result;
+    case OutcomeStatus.batch:
+    case OutcomeStatus.unknown_command:
+    case OutcomeStatus.failed_to_deliver:
+    case OutcomeStatus.not_granted:
+      return undefined;
+    default:
+      result satisfies never;
+      return undefined;
+  }
+}
+
+/** The composition a result reports; `undefined` for a refusal or failure. */
+function composedOf(result: LoomComposeOutcome): LoomComposedOutcome | undefined {
+  switch (result.status) {
+    case OutcomeStatus.ok:
+      return result;
+    case OutcomeStatus.refused:
+    case OutcomeStatus.failed:
+    case OutcomeStatus.uncertain:
+    case OutcomeStatus.cancelled:
+    case OutcomeStatus.failed_to_deliver:
+      return undefined;
+    default:
+      result satisfies never;
+      return undefined;
+  }
+}
+
+// The parts of a command's answer the demo reads: an approval's id, a pack command's output.
+const Answer = z.object({
+  approval_id: z.string().optional().catch(undefined),
+  stderr: z.string().optional().catch(undefined),
+  output: z.unknown().optional(),
+});
+
+/** What an executed call answered, as far as the demo reads it; nothing for a withheld answer. */
+function answerOf(executed: ExecutedOutcome | undefined): z.infer<typeof Answer> {
+  const entry = executed?.entry;
+  const read = Answer.safeParse(entry?.status === EntryStatus.admitted ? entry.value : undefined);
+  return read.success ? read.data : {};
+}
+
+/** The code an executed call's command answered; `undefined` for a withheld answer or another result. */
+const codeOf = (executed: ExecutedOutcome | undefined): string | undefined =>
+  executed === undefined || executed.outcome.withheld === true ? undefined : executed.outcome.code;
+
+/** Whether an executed call's command answered ok. */
+const answeredOk = (executed: ExecutedOutcome | undefined, ok: boolean): boolean =>
+  executed !== undefined && executed.outcome.withheld !== true && executed.outcome.ok === ok;
 
 function hasJq(): boolean {
   try {
@@ -42,6 +116,152 @@ function hasJq(): boolean {
     return false;
   }
 }
+
+/** What every step of the demo uses: the MCP client, the instance, and the transcript. */
+interface Demo {
+  client: import('@modelcontextprotocol/sdk/client/index.js').Client;
+  instance: string;
+  jq: boolean;
+  /** Calls a tool; its structuredContent, for the caller to parse with the tool's outcome schema. */
+  call(name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown>;
+  runCommand(name: 'run_command' | 'run_read_command', args: Args): Promise<RunCommandOutcome>;
+  check(title: string, ok: boolean, why: string): void;
+  show(label: string, value: unknown): void;
+}
+
+async function catalogStep({ client, call, check, jq }: Demo): Promise<void> {
+  out(bold('\n1. The catalog as the model sees it (tools/list, then list_commands)'));
+  const tools = await client.listTools();
+  for (const t of tools.tools) out(`    tool ${t.name}  readOnlyHint=${String(t.annotations?.readOnlyHint)}`);
+  const listing = TOOL_OUTCOMES.list_commands.parse(await call('list_commands', {}));
+  const entries = entriesOf(listing);
+  for (const e of entries) out(`    ${e.signature}`);
+  const names = new Set(entries.map((e) => e.name));
+  check(
+    'catalog',
+    listing.status === OutcomeStatus.ok &&
+      names.has('repo.log') &&
+      names.has('loom.compose') &&
+      names.has('json-tools.query') === jq,
+    `listing ${JSON.stringify(listing).slice(0, 300)}`,
+  );
+}
+
+async function readStep({ runCommand, check, show, jq }: Demo): Promise<void> {
+  out(bold('\n2. A read command runs unattended (run_read_command)'));
+  const readCall = jq
+    ? { command: 'json-tools.query', args: { filter: '.[0].name', file: 'data/people.json' } }
+    : { command: 'repo.grep', args: { pattern: 'name' } };
+  out(`    run_read_command ${JSON.stringify(readCall)}`);
+  const readResult = await runCommand('run_read_command', readCall);
+  const read = executedOf(readResult);
+  show('outcome', read?.outcome);
+  show('entry', read?.entry);
+  check(
+    'read',
+    answeredOk(read, true) && read?.entry.status === EntryStatus.admitted,
+    JSON.stringify(readResult).slice(0, 300),
+  );
+}
+
+async function approvalStep({ runCommand, check, show, jq, instance }: Demo): Promise<void> {
+  out(bold('\n3. A write stops at a governance decision, then runs once a person approves it'));
+  const writeCall = jq
+    ? {
+        command: 'json-tools.edit-in-place',
+        args: { filter: '.[0].name = "Ada L."', file: 'data/people.json' },
+      }
+    : { command: 'notes.append', args: { line: 'approved by a person' } };
+  out(`    run_command ${JSON.stringify(writeCall)}`);
+  const heldResult = await runCommand('run_command', writeCall);
+  const held = executedOf(heldResult);
+  show('outcome', held?.outcome);
+  const approvalId = answerOf(held).approval_id;
+  const heldOk = codeOf(held) === RefusalCode.approval_required && approvalId !== undefined;
+  check('approval required', heldOk, JSON.stringify(heldResult).slice(0, 1200));
+  if (approvalId === undefined) return;
+  out(`    $ loom approvals approve ${approvalId} --instance ${instance}`);
+  const approved = execFileSync(
+    process.execPath,
+    [bundledLoomCli(), 'approvals', 'approve', approvalId, '--instance', instance],
+    { encoding: 'utf8' },
+  );
+  out(dim(`    ${approved.trim()}`));
+  const ranResult = await runCommand('run_command', writeCall);
+  const ran = executedOf(ranResult);
+  show('outcome', ran?.outcome);
+  check('approved write runs', answeredOk(ran, true), JSON.stringify(ranResult).slice(0, 300));
+}
+
+async function refusalStep({ runCommand, check, show }: Demo): Promise<void> {
+  out(bold('\n4. A readonly pack refuses a declared write, with its reason'));
+  const tagResult = await runCommand('run_command', { command: 'repo.tag', args: { name: 'demo' } });
+  const tag = executedOf(tagResult);
+  show('outcome', tag?.outcome);
+  check(
+    'readonly refusal',
+    codeOf(tag) === RefusalCode.not_granted &&
+      tag?.outcome.withheld !== true &&
+      tag?.outcome.reason !== undefined,
+    JSON.stringify(tagResult).slice(0, 300),
+  );
+}
+
+async function injectionStep({ runCommand, check, show, jq }: Demo): Promise<void> {
+  out(bold('\n5. Injection: a filter of "; rm -rf /" reaches the program as one argument'));
+  if (jq) {
+    const injResult = await runCommand('run_read_command', {
+      command: 'json-tools.query',
+      args: { filter: '; rm -rf /', file: 'data/people.json' },
+    });
+    const inj = executedOf(injResult);
+    show('outcome', inj?.outcome);
+    const stderr = answerOf(inj).stderr ?? '';
+    show('jq said', stderr.trim().split('\n')[0]);
+    check(
+      'injection is an ordinary jq error',
+      answeredOk(inj, false) && /jq: error/.test(stderr),
+      JSON.stringify(injResult).slice(0, 400),
+    );
+    return;
+  }
+  out(dim('    (jq absent: echo.argv prints the argv it received)'));
+  const injResult = await runCommand('run_read_command', {
+    command: 'echo.argv',
+    args: { value: '; rm -rf /' },
+  });
+  const inj = executedOf(injResult);
+  const printed = answerOf(inj).output;
+  show('argv received', printed);
+  check(
+    'injection stays one argument',
+    inj !== undefined && JSON.stringify(printed) === JSON.stringify(['; rm -rf /']),
+    JSON.stringify(injResult).slice(0, 400),
+  );
+}
+
+async function composeStep({ call, check, show }: Demo): Promise<void> {
+  out(bold('\n6. A loom compose, and its identical retry returning the original receipt'));
+  const compose = {
+    request_id: 'demo-compose-1',
+    components: [{ ref: 'url:https://example.org/spec', title: 'The spec' }, { ref: 'person:ada' }],
+  };
+  const firstResult = TOOL_OUTCOMES.loom_compose.parse(await call('loom_compose', compose));
+  const first = composedOf(firstResult);
+  show('receipt', first?.receipt);
+  const againResult = TOOL_OUTCOMES.loom_compose.parse(await call('loom_compose', compose));
+  const again = composedOf(againResult);
+  show('retry', { replayed: again?.replayed, current_version: again?.current_version });
+  check(
+    'compose is idempotent',
+    first?.replayed === false &&
+      again?.replayed === true &&
+      JSON.stringify(first.receipt) === JSON.stringify(again.receipt),
+    `${JSON.stringify(firstResult).slice(0, 300)} / ${JSON.stringify(againResult).slice(0, 300)}`,
+  );
+}
+
+const STEPS = [catalogStep, readStep, approvalStep, refusalStep, injectionStep, composeStep];
 
 /** Runs `harness demo`. */
 export async function demoCommand(argv: string[]): Promise<number> {
@@ -71,15 +291,21 @@ export async function demoCommand(argv: string[]): Promise<number> {
     serveLog = (serveLog + chunk.toString('utf8')).slice(-4000);
   });
   const client = new Client({ name: 'harness-demo', version });
-  const call = async (name: string, args: Result): Promise<Result> => {
-    const res = await client.callTool({ name, arguments: args });
-    return (res.structuredContent ?? JSON.parse(String(get(res, 'content', 0, 'text')))) as Result;
+  // Each result is parsed at this edge with its tool's outcome schema: the steps read typed fields.
+  const call = async (name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown> =>
+    (await client.callTool({ name, arguments: args })).structuredContent;
+  const demo: Demo = {
+    client,
+    instance,
+    jq,
+    call,
+    runCommand: async (name, args) => TOOL_OUTCOMES[name].parse(await call(name, args)),
+    check: (title, ok, why) => {
+      steps.push({ title, ok, ...(ok ? {} : { why }) });
+      out(`${ok ? green('  ✓') : red('  ✗')} ${ok ? 'as expected' : `NOT as expected: ${why}`}`);
+    },
+    show: (label, value) => out(dim(`    ${label}: ${JSON.stringify(value)}`)),
   };
-  const check = (title: string, ok: boolean, why: string) => {
-    steps.push({ title, ok, ...(ok ? {} : { why }) });
-    out(`${ok ? green('  ✓') : red('  ✗')} ${ok ? 'as expected' : `NOT as expected: ${why}`}`);
-  };
-  const show = (label: string, value: unknown) => out(dim(`    ${label}: ${JSON.stringify(value)}`));
 
   out(bold('harness demo: a real MCP client talking to harness serve over stdio'));
   out(dim(`  instance ${instance}`));
@@ -96,125 +322,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     } finally {
       starting.stop();
     }
-
-    out(bold('\n1. The catalog as the model sees it (tools/list, then list_commands)'));
-    const tools = await client.listTools();
-    for (const t of tools.tools)
-      out(`    tool ${t.name}  readOnlyHint=${String(t.annotations?.readOnlyHint)}`);
-    const listing = await call('list_commands', {});
-    const entries = (get(listing, 'entries') as { name: string; signature: string }[] | undefined) ?? [];
-    for (const e of entries) out(`    ${e.signature}`);
-    const names = new Set(entries.map((e) => e.name));
-    check(
-      'catalog',
-      listing.status === 'ok' &&
-        names.has('repo.log') &&
-        names.has('loom.compose') &&
-        names.has('json-tools.query') === jq,
-      `listing ${JSON.stringify(listing).slice(0, 300)}`,
-    );
-
-    out(bold('\n2. A read command runs unattended (run_read_command)'));
-    const readCall = jq
-      ? { command: 'json-tools.query', args: { filter: '.[0].name', file: 'data/people.json' } }
-      : { command: 'repo.grep', args: { pattern: 'name' } };
-    out(`    run_read_command ${JSON.stringify(readCall)}`);
-    const read = await call('run_read_command', readCall);
-    show('outcome', get(read, 'outcome'));
-    show('entry', get(read, 'entry'));
-    check(
-      'read',
-      read.status === 'executed' &&
-        get(read, 'outcome', 'ok') === true &&
-        get(read, 'entry', 'status') === 'admitted',
-      JSON.stringify(read).slice(0, 300),
-    );
-
-    out(bold('\n3. A write stops at a governance decision, then runs once a person approves it'));
-    const writeCall = jq
-      ? {
-          command: 'json-tools.edit-in-place',
-          args: { filter: '.[0].name = "Ada L."', file: 'data/people.json' },
-        }
-      : { command: 'notes.append', args: { line: 'approved by a person' } };
-    out(`    run_command ${JSON.stringify(writeCall)}`);
-    const held = await call('run_command', writeCall);
-    show('outcome', get(held, 'outcome'));
-    const approvalId = get(held, 'entry', 'value', 'approval_id');
-    const heldOk = get(held, 'outcome', 'code') === 'approval_required' && typeof approvalId === 'string';
-    check('approval required', heldOk, JSON.stringify(held).slice(0, 1200));
-    if (typeof approvalId === 'string') {
-      out(`    $ loom approvals approve ${approvalId} --instance ${instance}`);
-      const approved = execFileSync(
-        process.execPath,
-        [bundledLoomCli(), 'approvals', 'approve', approvalId, '--instance', instance],
-        { encoding: 'utf8' },
-      );
-      out(dim(`    ${approved.trim()}`));
-      const ran = await call('run_command', writeCall);
-      show('outcome', get(ran, 'outcome'));
-      check(
-        'approved write runs',
-        ran.status === 'executed' && get(ran, 'outcome', 'ok') === true,
-        JSON.stringify(ran).slice(0, 300),
-      );
-    }
-
-    out(bold('\n4. A readonly pack refuses a declared write, with its reason'));
-    const tag = await call('run_command', { command: 'repo.tag', args: { name: 'demo' } });
-    show('outcome', get(tag, 'outcome'));
-    check(
-      'readonly refusal',
-      get(tag, 'outcome', 'code') === 'not_granted' && typeof get(tag, 'outcome', 'reason') === 'string',
-      JSON.stringify(tag).slice(0, 300),
-    );
-
-    out(bold('\n5. Injection: a filter of "; rm -rf /" reaches the program as one argument'));
-    if (jq) {
-      const inj = await call('run_read_command', {
-        command: 'json-tools.query',
-        args: { filter: '; rm -rf /', file: 'data/people.json' },
-      });
-      show('outcome', get(inj, 'outcome'));
-      const stderr = String(get(inj, 'entry', 'value', 'stderr') ?? '');
-      show('jq said', stderr.trim().split('\n')[0]);
-      check(
-        'injection is an ordinary jq error',
-        inj.status === 'executed' && get(inj, 'outcome', 'ok') === false && /jq: error/.test(stderr),
-        JSON.stringify(inj).slice(0, 400),
-      );
-    } else {
-      out(dim('    (jq absent: echo.argv prints the argv it received)'));
-      const inj = await call('run_read_command', { command: 'echo.argv', args: { value: '; rm -rf /' } });
-      const printed = get(inj, 'entry', 'value', 'output');
-      show('argv received', printed);
-      check(
-        'injection stays one argument',
-        inj.status === 'executed' &&
-          Array.isArray(printed) &&
-          printed.length === 1 &&
-          printed[0] === '; rm -rf /',
-        JSON.stringify(inj).slice(0, 400),
-      );
-    }
-
-    out(bold('\n6. A loom compose, and its identical retry returning the original receipt'));
-    const compose = {
-      request_id: 'demo-compose-1',
-      components: [{ ref: 'url:https://example.org/spec', title: 'The spec' }, { ref: 'person:ada' }],
-    };
-    const first = await call('loom_compose', compose);
-    show('receipt', get(first, 'receipt'));
-    const again = await call('loom_compose', compose);
-    show('retry', { replayed: get(again, 'replayed'), current_version: get(again, 'current_version') });
-    check(
-      'compose is idempotent',
-      first.status === 'ok' &&
-        get(first, 'replayed') === false &&
-        get(again, 'replayed') === true &&
-        JSON.stringify(get(first, 'receipt')) === JSON.stringify(get(again, 'receipt')),
-      `${JSON.stringify(first).slice(0, 300)} / ${JSON.stringify(again).slice(0, 300)}`,
-    );
+    for (const step of STEPS) await step(demo);
   } catch (error) {
     steps.push({ title: 'demo', ok: false, why: (error as Error).message });
     out(red(`  ✗ the demo stopped: ${(error as Error).message}`));

@@ -4,10 +4,12 @@ import type { HostClient } from '../host/types';
 import { isRecord, isStringArray } from '../json';
 import { LIMITS } from '../limits';
 import { renderListing } from '../listing';
+import type { ListCommandsOutcome, NotDeliveredOutcome } from '../outcome';
+import { DeliveryCode } from '../outcome-codes';
 import type { RunState } from '../run';
 import { catalogFailure, freshCatalog } from '../run-catalog';
 import { cutId } from '../shape';
-import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from '../tool';
+import type { HarnessTool, JsonSchema, ToolContext } from '../tool';
 import { guardInput } from '../tool-input';
 
 const inputSchema: JsonSchema = {
@@ -48,41 +50,37 @@ async function listCommands(
   ctx: ToolContext,
   client: HostClient | undefined,
   listBound: number,
-): Promise<ToolResult> {
+): Promise<ListCommandsOutcome> {
   const run = ctx.run;
   const refused = policyRefusal(run, 'list_commands', ctx, 'read');
   if (refused) return refused;
   if (!client) return notConfigured(run);
   const detail = readDetail(run, input);
-  if (!Array.isArray(detail)) return detail;
+  if (!detail.ok) return detail.refused;
   if (ctx.signal?.aborted)
-    return failedToDeliver(run, 'cancelled', 'The turn was cancelled; nothing was read.');
-  const catalog = await freshCatalog(run, client, ctx);
-  if ('code' in catalog) return catalogFailure(run, catalog.code);
-  return renderListing(run, catalog, detail, listBound);
+    return failedToDeliver(run, DeliveryCode.cancelled, 'The turn was cancelled; nothing was read.');
+  const read = await freshCatalog(run, client, ctx);
+  if (!read.ok) return catalogFailure(run, read.code);
+  return renderListing(run, read.catalog, detail.names, listBound);
 }
 
 /** The names the model asked to see in detail, or the `invalid_input` result for a bad input. */
-function readDetail(run: RunState, input: unknown): string[] | ToolResult {
+function readDetail(
+  run: RunState,
+  input: unknown,
+): { ok: true; names: string[] } | { ok: false; refused: NotDeliveredOutcome } {
+  const refuse = (message: string) =>
+    ({ ok: false, refused: failedToDeliver(run, DeliveryCode.invalid_input, message) }) as const;
   const raw = input ?? {};
-  if (!isRecord(raw))
-    return failedToDeliver(run, 'invalid_input', 'list_commands takes an object: { detail?: string[] }.');
+  if (!isRecord(raw)) return refuse('list_commands takes an object: { detail?: string[] }.');
   const extra = Object.keys(raw).filter((k) => k !== 'detail');
   if (extra.length > 0)
-    return failedToDeliver(
-      run,
-      'invalid_input',
-      `list_commands takes only "detail" (found "${cutId(extra[0] ?? '')}").`,
-    );
+    return refuse(`list_commands takes only "detail" (found "${cutId(extra[0] ?? '')}").`);
   const detail = raw.detail ?? [];
-  if (!isStringArray(detail))
-    return failedToDeliver(run, 'invalid_input', 'detail must be a list of command names.');
-  if (detail.length > LIMITS.maxDetail) {
-    return failedToDeliver(
-      run,
-      'invalid_input',
+  if (!isStringArray(detail)) return refuse('detail must be a list of command names.');
+  if (detail.length > LIMITS.maxDetail)
+    return refuse(
       `detail names at most ${LIMITS.maxDetail} commands (found ${detail.length}); ask in several calls.`,
     );
-  }
-  return detail;
+  return { ok: true, names: detail };
 }

@@ -11,8 +11,10 @@ import { LIMITS } from '../limits';
 import { readReceipt, readView } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
+import type { LoomAuthoringContextOutcome, LoomContextOutcome, LoomReceipt } from '../outcome';
+import { DeliveryCode, LoomFailureCode, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import { cutId } from '../shape';
-import type { HarnessTool, ToolResult } from '../tool';
+import type { HarnessTool } from '../tool';
 import { guardInput } from '../tool-input';
 
 const HISTORY_NOTE =
@@ -46,7 +48,7 @@ async function authoringContext(
   input: unknown,
   ctx: AuthoringContext,
   setup: LoomToolSetup,
-): Promise<ToolResult> {
+): Promise<LoomAuthoringContextOutcome> {
   const run = ctx.run;
   const start = startLoomCall('loom_authoring_context', 'read', ctx, setup);
   if (!start.ok) return start.result;
@@ -56,7 +58,7 @@ async function authoringContext(
     Object.keys(raw).some((k) => k !== 'loom_id') ||
     (raw.loom_id !== undefined && !isLoomId(raw.loom_id))
   ) {
-    return refused(run, 'invalid_input', 'loom_authoring_context takes { loom_id? } only.');
+    return refused(run, LoomRefusalCode.invalid_input, 'loom_authoring_context takes { loom_id? } only.');
   }
   // An explicit loom_id is a request (missing: an error); the bound target is implicit (missing:
   // reported unavailable). An interactive turn binds its own loomId and clears the configured one.
@@ -64,27 +66,27 @@ async function authoringContext(
   const req: RunRequest = { command: 'loom.authoring-context', args: {} };
   if (typeof raw.loom_id === 'string') req.args.loom_id = raw.loom_id;
   else if (bound !== undefined) req.loomId = bound;
-  if (ctx.signal?.aborted) return notSent(run, 'cancelled');
+  if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
   const outcome = await sendRun(start.client, req, ctx);
   if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
   if (outcome.kind === 'lost')
-    return failed(run, 'answer_lost', 'The answer could not be read; asking again is safe.');
+    return failed(run, LoomFailureCode.answer_lost, 'The answer could not be read; asking again is safe.');
   if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
   const body = outcome.answer.body;
   if (!isRecord(body) || !Array.isArray(body.receipts))
     return failed(
       run,
-      'malformed_payload',
+      LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; asking again is safe.',
     );
 
   const receipts = body.receipts
     .slice(0, LIMITS.maxReceipts)
     .map(readReceipt)
-    .filter((r): r is Record<string, unknown> => r !== undefined);
-  const result: ToolResult = {
+    .filter((r): r is LoomReceipt => r !== undefined);
+  const result: LoomContextOutcome = {
     outputId: run.mintOutputId(),
-    status: 'ok',
+    status: OutcomeStatus.ok,
     receipts,
     target: body.target === null || body.target === undefined ? null : (readView(body.target) ?? null),
     note: HISTORY_NOTE,
@@ -105,7 +107,7 @@ async function authoringContext(
     result.deployed_patterns = tokens;
     recordArtifact(run, {
       tool: 'loom_authoring_context',
-      outputId: result.outputId as string,
+      outputId: result.outputId,
       runId: run.id,
       data: { canonicalRefs: links },
     });

@@ -8,9 +8,11 @@ import { LIMITS } from '../limits';
 import { readReceipt } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { notSent, refusalOf, refused, uncertain } from '../loom-failures';
+import type { LoomComposedOutcome, LoomComposeOutcome } from '../outcome';
+import { DeliveryCode, LOOM_AUTHORED, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import { resolvePatternToken } from '../pattern';
 import { cutId } from '../shape';
-import type { HarnessTool, JsonSchema, ToolResult } from '../tool';
+import type { HarnessTool, JsonSchema } from '../tool';
 import { guardInput } from '../tool-input';
 
 const inputSchema: JsonSchema = {
@@ -66,12 +68,16 @@ export function loomComposeTool(setup: LoomToolSetup): HarnessTool {
   };
 }
 
-async function compose(input: unknown, ctx: AuthoringContext, setup: LoomToolSetup): Promise<ToolResult> {
+async function compose(
+  input: unknown,
+  ctx: AuthoringContext,
+  setup: LoomToolSetup,
+): Promise<LoomComposeOutcome> {
   const run = ctx.run;
   const start = startLoomCall('loom_compose', 'write', ctx, setup);
   if (!start.ok) return start.result;
   const parsed = readComposeInput(input);
-  if (!parsed.ok) return refused(run, 'invalid_input', parsed.message);
+  if (!parsed.ok) return refused(run, LoomRefusalCode.invalid_input, parsed.message);
   const p = parsed.value;
   // Every token is resolved and checked before anything is written.
   const components: Record<string, unknown>[] = [];
@@ -98,7 +104,7 @@ async function compose(input: unknown, ctx: AuthoringContext, setup: LoomToolSet
     if (c.focus !== undefined) out.focus = c.focus;
     components.push(out);
   }
-  if (ctx.signal?.aborted) return notSent(run, 'cancelled');
+  if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
   const args: Record<string, unknown> = { request_id: p.requestId, components };
   if (p.loomId !== undefined) args.loom_id = p.loomId;
   if (p.expectedVersion !== undefined) args.expected_version = p.expectedVersion;
@@ -122,10 +128,10 @@ async function compose(input: unknown, ctx: AuthoringContext, setup: LoomToolSet
     return uncertain(run);
   }
   const replayed = body.replayed;
-  const result: ToolResult = {
+  const result: LoomComposedOutcome = {
     outputId: run.mintOutputId(),
-    status: 'ok',
-    kind: 'loom-authored',
+    status: OutcomeStatus.ok,
+    kind: LOOM_AUTHORED,
     receipt,
     replayed,
     current_version: body.current_version,
@@ -137,7 +143,7 @@ async function compose(input: unknown, ctx: AuthoringContext, setup: LoomToolSet
   if (cancelledDuring) result.turnCancelled = true;
   recordArtifact(run, {
     tool: 'loom_compose',
-    outputId: result.outputId as string,
+    outputId: result.outputId,
     runId: run.id,
     data: { receipt, replayed, canonicalRefs: canonical },
   });

@@ -7,7 +7,9 @@ import { isRecord } from '../json';
 import { readView } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
-import type { HarnessTool, ToolResult } from '../tool';
+import type { LoomInspectOutcome } from '../outcome';
+import { DeliveryCode, LoomFailureCode, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
+import type { HarnessTool } from '../tool';
 import { guardInput } from '../tool-input';
 
 /** The `loom_inspect` tool (host command `loom.inspect`). */
@@ -29,14 +31,18 @@ export function loomInspectTool(setup: LoomToolSetup): HarnessTool {
   };
 }
 
-async function inspect(input: unknown, ctx: AuthoringContext, setup: LoomToolSetup): Promise<ToolResult> {
+async function inspect(
+  input: unknown,
+  ctx: AuthoringContext,
+  setup: LoomToolSetup,
+): Promise<LoomInspectOutcome> {
   const run = ctx.run;
   const start = startLoomCall('loom_inspect', 'read', ctx, setup);
   if (!start.ok) return start.result;
   if (!isRecord(input) || !isLoomId(input.loom_id) || Object.keys(input).length !== 1) {
-    return refused(run, 'invalid_input', 'loom_inspect takes { loom_id }.');
+    return refused(run, LoomRefusalCode.invalid_input, 'loom_inspect takes { loom_id }.');
   }
-  if (ctx.signal?.aborted) return notSent(run, 'cancelled');
+  if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
   const outcome = await sendRun(
     start.client,
     { command: 'loom.inspect', args: { loom_id: input.loom_id } },
@@ -44,14 +50,18 @@ async function inspect(input: unknown, ctx: AuthoringContext, setup: LoomToolSet
   );
   if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
   if (outcome.kind === 'lost')
-    return failed(run, 'answer_lost', 'The answer could not be read; inspecting again is safe.');
+    return failed(
+      run,
+      LoomFailureCode.answer_lost,
+      'The answer could not be read; inspecting again is safe.',
+    );
   if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
   const view = readView(outcome.answer.body);
   if (!view)
     return failed(
       run,
-      'malformed_payload',
+      LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; inspecting again is safe.',
     );
-  return { outputId: run.mintOutputId(), status: 'ok', ...view };
+  return { outputId: run.mintOutputId(), status: OutcomeStatus.ok, ...view };
 }

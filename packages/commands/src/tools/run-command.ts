@@ -2,16 +2,18 @@
 // back to one bounded result (seed 000 "run_command").
 import type { Measurement } from '@harness/ifc';
 import type { RunProgress } from '@harness/protocol';
-import { batchResult } from '../batch-result';
+import { batchResult, type SettledCall } from '../batch-result';
 import { readRunInput } from '../call-input';
-import { loneCallResult, type ShapedAnswer, shapeAnswer } from '../call-result';
+import { loneCallResult, shapeAnswer } from '../call-result';
 import { deliverCall } from '../deliver-call';
 import { failedToDeliver, notConfigured, policyRefusal } from '../failed-to-deliver';
 import type { HostClient } from '../host/types';
 import { LIMITS } from '../limits';
 import { mapLimited } from '../map-limited';
+import type { RunCommandOutcome } from '../outcome';
+import { DeliveryCode } from '../outcome-codes';
 import { catalogFailure, freshCatalog, heldCatalog } from '../run-catalog';
-import type { HarnessTool, JsonSchema, ToolContext, ToolResult } from '../tool';
+import type { HarnessTool, JsonSchema, ToolContext } from '../tool';
 import { guardInput } from '../tool-input';
 
 const callSchema: JsonSchema = {
@@ -84,7 +86,7 @@ async function runCalls(
   ctx: ToolContext,
   client: HostClient | undefined,
   outputBound: number,
-): Promise<ToolResult> {
+): Promise<RunCommandOutcome> {
   const run = ctx.run;
   const readOnly = tool === 'run_read_command';
   const refused = policyRefusal(run, tool, ctx, readOnly ? 'read' : 'write');
@@ -93,12 +95,13 @@ async function runCalls(
   const parsed = readRunInput(input);
   if (!parsed.ok) return failedToDeliver(run, parsed.code, parsed.message);
   if (ctx.signal?.aborted)
-    return failedToDeliver(run, 'cancelled', 'The turn was cancelled; nothing was sent.');
+    return failedToDeliver(run, DeliveryCode.cancelled, 'The turn was cancelled; nothing was sent.');
   // The label of the whole input: what the model had seen when it wrote these arguments.
   const queryLabel = run.observations.context;
   // A read-only run is judged against the host's grants as they are now, never a held listing.
-  const catalog = readOnly ? await freshCatalog(run, client, ctx) : await heldCatalog(run, client, ctx);
-  if ('code' in catalog) return catalogFailure(run, catalog.code);
+  const read = readOnly ? await freshCatalog(run, client, ctx) : await heldCatalog(run, client, ctx);
+  if (!read.ok) return catalogFailure(run, read.code);
+  const { catalog } = read;
 
   const { calls } = parsed;
   let done = 0;
@@ -128,26 +131,23 @@ async function runCalls(
 
   // Output ids are minted in the calls' order (the batch's own first), whatever order calls settled in.
   const batchId = parsed.batch ? run.mintOutputId() : undefined;
-  const results: Record<string, unknown>[] = [];
-  const shaped: (ShapedAnswer | undefined)[] = [];
+  const settled: SettledCall[] = [];
   const measurements: Measurement<unknown>[] = [];
   for (const d of deliveries) {
     const outputId = run.mintOutputId();
     if (d.kind === 'final') {
-      results.push({ outputId, ...d.result });
-      shaped.push(undefined);
+      settled.push({ kind: 'final', result: { outputId, ...d.result } });
       continue;
     }
-    const s = shapeAnswer(run, d, queryLabel, outputId);
-    measurements.push(s.measurement);
-    shaped.push(s);
-    results.push(s.summary);
+    const shaped = shapeAnswer(run, d, queryLabel, outputId);
+    measurements.push(shaped.measurement);
+    settled.push({ kind: 'answered', shaped });
   }
   // One observation for the whole batch: each answer was measured against the label the model had
   // when it wrote the calls, never one raised by a sibling answer.
   run.observations.observeBatch(measurements);
 
-  if (batchId !== undefined) return batchResult(batchId, results, shaped, outputBound);
-  const lone = shaped[0];
-  return lone ? loneCallResult(lone, outputBound) : (results[0] as ToolResult);
+  if (batchId !== undefined) return batchResult(batchId, settled, outputBound);
+  const lone = settled[0] as SettledCall;
+  return lone.kind === 'answered' ? loneCallResult(lone.shaped, outputBound) : lone.result;
 }
