@@ -89,6 +89,7 @@ interface Written {
   onProgress?: ((progress: RunProgress) => void) | undefined;
 }
 
+/** One greeted socket to the broker. */
 interface Connection {
   socket: Socket;
   greeting: HelloResult;
@@ -106,66 +107,75 @@ const fail = (failure: BrokerFailure): { ok: false; failure: BrokerFailure } => 
  * does not.
  */
 export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
-  const maxPending = Math.max(1, options.maxPending ?? MAX_PENDING_REQUESTS);
-  const path = options.socketPath;
-  let connection: Connection | undefined;
-  let opening: Promise<Connection | BrokerFailure> | undefined;
-  let open = 0;
-  let nextId = 0;
-  let closed = false;
-
-  const holdProcess = (): void => {
-    if (open > 0) connection?.socket.ref();
-    else connection?.socket.unref();
+  const link = new BrokerLink(options.socketPath, Math.max(1, options.maxPending ?? MAX_PENDING_REQUESTS));
+  const request = <T>(body: Record<string, unknown>, call: RunCallOptions = {}): Promise<BrokerResult<T>> =>
+    sendRequest<T>(link, options, body, call);
+  return {
+    hello: () => request<HelloResult>({ op: 'hello' }),
+    list: (params = {}) => request<ListResult>({ ...params, op: 'list' }),
+    run: (params, call) => request<CommandAnswer>({ ...params, op: 'run' }, call),
+    request,
+    async close() {
+      link.close();
+    },
   };
+}
 
-  function lose(written: Map<string, Written>, message: string): void {
-    for (const [id, w] of written) {
-      written.delete(id);
-      w.settle(fail({ kind: 'lost', message }));
-    }
+/**
+ * The state one client holds across its requests: the connection open now (or the one being
+ * opened), the requests counted against the pending bound, the next request id, and whether the
+ * client is closed. A connection that drops is forgotten, so the next request opens a new one.
+ */
+class BrokerLink {
+  readonly path: string;
+  /** Unanswered requests held at once; one more is refused `busy`. */
+  readonly maxPending: number;
+  #connection: Connection | undefined;
+  #opening: Promise<Connection | BrokerFailure> | undefined;
+  #open = 0;
+  #nextId = 0;
+  #closed = false;
+
+  constructor(path: string, maxPending: number) {
+    this.path = path;
+    this.maxPending = maxPending;
   }
 
-  function onLine(socket: Socket, written: Map<string, Written>, text: string): void {
-    if (text.trim() === '') return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      // A line we cannot read could be the answer to any request in flight: none can be trusted.
-      socket.destroy(new Error('the broker sent a line that is not JSON'));
-      return;
-    }
-    if (msg === null || typeof msg !== 'object') return;
-    const answer = msg as Record<string, unknown>;
-    const id = typeof answer.id === 'string' ? answer.id : undefined;
-    const w = id === undefined ? undefined : written.get(id);
-    if (!w || id === undefined) return;
-    // A progress line carries no `ok`: it is about the request, never its answer.
-    if (!('ok' in answer) && 'progress' in answer) {
-      const progress = readProgress(answer);
-      if (progress !== undefined && w.onProgress !== undefined) {
-        try {
-          w.onProgress(progress);
-        } catch {
-          // The caller's observer must not cost it the answer.
-        }
-      }
-      return;
-    }
-    written.delete(id);
-    w.settle(readEnvelope(answer));
+  /** Requests from their call until they settle, sent or not. */
+  get open(): number {
+    return this.#open;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Counts a request as open until {@link BrokerLink.end}. */
+  begin(): void {
+    this.#open++;
+  }
+
+  /** Stops counting a settled request. */
+  end(): void {
+    this.#open--;
+    this.holdProcess();
+  }
+
+  /** Lets the socket keep the process alive while requests are open, and not while idle. */
+  holdProcess(): void {
+    if (this.#open > 0) this.#connection?.socket.ref();
+    else this.#connection?.socket.unref();
   }
 
   /** Writes one request on `socket`; returns the id it was given. */
-  function write(
+  write(
     socket: Socket,
     written: Map<string, Written>,
     body: Record<string, unknown>,
     settle: Settle,
     onProgress?: (progress: RunProgress) => void,
   ): string {
-    const id = `c${++nextId}`;
+    const id = `c${++this.#nextId}`;
     written.set(id, { settle, onProgress });
     socket.write(encodeLine({ ...body, protocol: BROKER_PROTOCOL, id }));
     return id;
@@ -176,70 +186,69 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
    * bound (a caller at its bound must still be able to cancel), and its answer is read and dropped:
    * what the cancel did shows in the target's own answer.
    */
-  function cancel(c: Connection, target: string): void {
+  cancel(c: Connection, target: string): void {
     if (c.socket.destroyed || !c.written.has(target)) return;
-    write(c.socket, c.written, { op: 'cancel', target }, () => {});
+    this.write(c.socket, c.written, { op: 'cancel', target }, () => {});
   }
 
-  function connect(): Promise<Connection | BrokerFailure> {
-    if (connection && !connection.socket.destroyed) return Promise.resolve(connection);
+  /** The greeted connection, opening one when there is none; a failure when none can be had. */
+  connect(): Promise<Connection | BrokerFailure> {
+    if (this.#connection && !this.#connection.socket.destroyed) return Promise.resolve(this.#connection);
     // Checked before every connect, so a socket swapped after an earlier connection is caught too.
-    opening ??= socketProblem(path)
+    this.#opening ??= socketProblem(this.path)
       .then((unsafe) =>
         unsafe === undefined
-          ? openConnection()
-          : { kind: 'unreachable' as const, message: `refusing to connect to ${path}: ${unsafe}` },
+          ? this.#openConnection()
+          : { kind: 'unreachable' as const, message: `refusing to connect to ${this.path}: ${unsafe}` },
       )
       .finally(() => {
-        opening = undefined;
+        this.#opening = undefined;
       });
-    return opening;
+    return this.#opening;
   }
 
-  function openConnection(): Promise<Connection | BrokerFailure> {
+  /** Drops the connection; requests still open on it read as `lost`. */
+  close(): void {
+    this.#closed = true;
+    const c = this.#connection;
+    this.#connection = undefined;
+    c?.socket.destroy();
+    if (c) lose(c.written, 'the client was closed before the answer came');
+  }
+
+  /** Opens a socket and greets the broker; the connection once the greeting admits it. */
+  #openConnection(): Promise<Connection | BrokerFailure> {
     return new Promise<Connection | BrokerFailure>((resolve) => {
-      const socket = createConnection(path);
+      const socket = createConnection(this.path);
       const reader = new LineReader(MAX_ANSWER_LINE_BYTES);
       const written = new Map<string, Written>();
       let greeted = false;
       let lastError = '';
       socket.setEncoding('utf8');
       socket.once('connect', () => {
-        write(socket, written, { op: 'hello' }, (r) => {
+        this.write(socket, written, { op: 'hello' }, (r) => {
           const refused = greetingRefusal(r);
-          if (refused || closed) {
+          if (refused || this.#closed) {
             socket.destroy();
             resolve(refused ?? { kind: 'unreachable', message: 'the client is closed' });
             return;
           }
           greeted = true;
-          connection = { socket, written, greeting: (r as { ok: true; value: HelloResult }).value };
-          holdProcess();
-          resolve(connection);
+          this.#connection = { socket, written, greeting: (r as { ok: true; value: HelloResult }).value };
+          this.holdProcess();
+          resolve(this.#connection);
         });
       });
-      socket.on('data', (chunk: string) => {
-        if (!reader.push(chunk)) {
-          socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
-          return;
-        }
-        for (let line = reader.next(); line; line = reader.next()) {
-          if (!line.ok) {
-            socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
-            return;
-          }
-          onLine(socket, written, line.text);
-        }
-      });
+      socket.on('data', (chunk: string) => readAnswers(socket, reader, written, chunk));
       socket.on('error', (error: NodeJS.ErrnoException) => {
         lastError = error.code ?? error.message;
       });
       socket.on('close', () => {
-        if (connection?.socket === socket) connection = undefined;
+        if (this.#connection?.socket === socket) this.#connection = undefined;
         if (!greeted) {
           resolve({
             kind: 'unreachable',
-            message: `no broker answers at ${path}${lastError ? ` (${lastError})` : ''}; start one with \`loom broker start\``,
+            message: `no broker answers at ${this.path}${lastError ? ` (${lastError})` : ''}; start one with \`loom broker start\``,
           });
         }
         lose(
@@ -249,98 +258,152 @@ export function createBrokerClient(options: BrokerClientOptions): BrokerClient {
       });
     });
   }
+}
 
-  function request<T>(body: Record<string, unknown>, call: RunCallOptions = {}): Promise<BrokerResult<T>> {
-    if (closed) return Promise.resolve(fail({ kind: 'unreachable', message: 'the client is closed' }));
-    const { signal, onProgress } = call;
-    if (signal?.aborted) return Promise.resolve(fail(cancelledBeforeSending));
-    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
-    if (open >= maxPending)
-      return Promise.resolve(
-        fail({
-          kind: 'busy',
-          message: `${open} requests to the broker are still open (the bound is ${maxPending}); nothing was sent. Retry once some are answered.`,
-        }),
+/** Why a request cannot start, checked in this order: the client is closed, cancelled, at its bound. */
+function refusal(link: BrokerLink, signal: AbortSignal | undefined): BrokerFailure | undefined {
+  if (link.closed) return { kind: 'unreachable', message: 'the client is closed' };
+  if (signal?.aborted) return cancelledBeforeSending;
+  if (link.open >= link.maxPending)
+    return {
+      kind: 'busy',
+      message: `${link.open} requests to the broker are still open (the bound is ${link.maxPending}); nothing was sent. Retry once some are answered.`,
+    };
+  return undefined;
+}
+
+/**
+ * Sends one request over `link` and settles once: with its answer, or a failure when it times out,
+ * is cancelled before it is sent, or cannot be sent.
+ */
+function sendRequest<T>(
+  link: BrokerLink,
+  options: BrokerClientOptions,
+  body: Record<string, unknown>,
+  call: RunCallOptions,
+): Promise<BrokerResult<T>> {
+  const { signal, onProgress } = call;
+  const refused = refusal(link, signal);
+  if (refused !== undefined) return Promise.resolve(fail(refused));
+  const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+  link.begin();
+  return new Promise<BrokerResult<T>>((resolve) => {
+    let sent: { connection: Connection; id: string } | undefined;
+    let done = false;
+    const onAbort = (): void => {
+      if (sent === undefined) finish(fail(cancelledBeforeSending));
+      else link.cancel(sent.connection, sent.id);
+    };
+    const finish = (result: BrokerResult<unknown>): void => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      link.end();
+      resolve(result as BrokerResult<T>);
+    };
+    const timer = startTimer(timeoutMs, (ms) =>
+      finish(
+        fail(
+          sent
+            ? { kind: 'lost', message: `no answer from the broker within ${ms} ms` }
+            : { kind: 'unreachable', message: `could not reach the broker within ${ms} ms` },
+        ),
+      ),
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void link.connect().then((c) => {
+      if (done) return;
+      if (!('socket' in c)) {
+        finish(fail(c));
+        return;
+      }
+      if (body.op === 'hello') {
+        finish({ ok: true, value: c.greeting });
+        return;
+      }
+      // A broker answering in another protocol after a good greeting had the request: lost.
+      const id = link.write(
+        c.socket,
+        c.written,
+        onProgress === undefined ? body : { ...body, progress: true },
+        (r) =>
+          finish(
+            r.ok || r.failure.kind !== 'incompatible'
+              ? r
+              : fail({ kind: 'lost', message: r.failure.message }),
+          ),
+        onProgress,
       );
-    open++;
-    return new Promise<BrokerResult<T>>((resolve) => {
-      let sent: { connection: Connection; id: string } | undefined;
-      let done = false;
-      const onAbort = (): void => {
-        if (sent === undefined) finish(fail(cancelledBeforeSending));
-        else cancel(sent.connection, sent.id);
-      };
-      const finish = (result: BrokerResult<unknown>): void => {
-        if (done) return;
-        done = true;
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        open--;
-        holdProcess();
-        resolve(result as BrokerResult<T>);
-      };
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(
-              () => {
-                finish(
-                  fail(
-                    sent
-                      ? { kind: 'lost', message: `no answer from the broker within ${timeoutMs} ms` }
-                      : {
-                          kind: 'unreachable',
-                          message: `could not reach the broker within ${timeoutMs} ms`,
-                        },
-                  ),
-                );
-              },
-              // Node fires a longer timer at once; 24.8 days is "wait" in practice.
-              Math.min(timeoutMs, MAX_TIMER_MS),
-            );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      void connect().then((c) => {
-        if (done) return;
-        if (!('socket' in c)) {
-          finish(fail(c));
-          return;
-        }
-        if (body.op === 'hello') {
-          finish({ ok: true, value: c.greeting });
-          return;
-        }
-        // A broker answering in another protocol after a good greeting had the request: lost.
-        const id = write(
-          c.socket,
-          c.written,
-          onProgress === undefined ? body : { ...body, progress: true },
-          (r) =>
-            finish(
-              r.ok || r.failure.kind !== 'incompatible'
-                ? r
-                : fail({ kind: 'lost', message: r.failure.message }),
-            ),
-          onProgress,
-        );
-        sent = { connection: c, id };
-        holdProcess();
-      });
+      sent = { connection: c, id };
+      link.holdProcess();
     });
-  }
+  });
+}
 
-  return {
-    hello: () => request<HelloResult>({ op: 'hello' }),
-    list: (params = {}) => request<ListResult>({ ...params, op: 'list' }),
-    run: (params, call) => request<CommandAnswer>({ ...params, op: 'run' }, call),
-    request,
-    async close() {
-      closed = true;
-      const c = connection;
-      connection = undefined;
-      c?.socket.destroy();
-      if (c) lose(c.written, 'the client was closed before the answer came');
-    },
-  };
+/** Calls `onTimeout` with `timeoutMs` once that many ms have passed; never when it is undefined. */
+function startTimer(
+  timeoutMs: number | undefined,
+  onTimeout: (timeoutMs: number) => void,
+): ReturnType<typeof setTimeout> | undefined {
+  if (timeoutMs === undefined) return undefined;
+  // Node fires a longer timer at once; 24.8 days is "wait" in practice.
+  return setTimeout(() => onTimeout(timeoutMs), Math.min(timeoutMs, MAX_TIMER_MS));
+}
+
+/** Settles every request written on a connection as `lost`: it may have been handled. */
+function lose(written: Map<string, Written>, message: string): void {
+  for (const [id, w] of written) {
+    written.delete(id);
+    w.settle(fail({ kind: 'lost', message }));
+  }
+}
+
+/** Feeds one chunk to the connection's line reader and hands on each complete line. */
+function readAnswers(socket: Socket, reader: LineReader, written: Map<string, Written>, chunk: string): void {
+  if (!reader.push(chunk)) {
+    socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
+    return;
+  }
+  for (let line = reader.next(); line; line = reader.next()) {
+    if (!line.ok) {
+      socket.destroy(new Error(`the broker sent an answer line over ${MAX_ANSWER_LINE_BYTES} bytes`));
+      return;
+    }
+    takeLine(socket, written, line.text);
+  }
+}
+
+/** Hands one line to the request it addresses: a progress line to its observer, an answer settles it. */
+function takeLine(socket: Socket, written: Map<string, Written>, text: string): void {
+  if (text.trim() === '') return;
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    // A line we cannot read could be the answer to any request in flight: none can be trusted.
+    socket.destroy(new Error('the broker sent a line that is not JSON'));
+    return;
+  }
+  if (msg === null || typeof msg !== 'object') return;
+  const answer = msg as Record<string, unknown>;
+  const id = typeof answer.id === 'string' ? answer.id : undefined;
+  const w = id === undefined ? undefined : written.get(id);
+  if (!w || id === undefined) return;
+  // A progress line carries no `ok`: it is about the request, never its answer.
+  if (!('ok' in answer) && 'progress' in answer) {
+    const progress = readProgress(answer);
+    if (progress !== undefined && w.onProgress !== undefined) {
+      try {
+        w.onProgress(progress);
+      } catch {
+        // The caller's observer must not cost it the answer.
+      }
+    }
+    return;
+  }
+  written.delete(id);
+  w.settle(readEnvelope(answer));
 }
 
 // The longest delay setTimeout takes (2^31 - 1 ms).

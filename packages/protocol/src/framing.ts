@@ -1,25 +1,12 @@
 // Newline framing: one JSON value per line, UTF-8, each line bounded (docs/protocol.md, "Framing").
 
+import { utf8Length } from '@harness/config';
+
+// Public here too, as part of the framing a peer needs; the one copy lives in @harness/config.
+export { utf8Length };
+
 /** One line taken from a {@link LineReader}: its text, or the fact that it was over the cap. */
 export type Line = { ok: true; text: string } | { ok: false; reason: 'too_long' };
-
-/** Bytes of `text` encoded as UTF-8 (a lone surrogate counts as the 3-byte replacement character). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
 
 /** True when `text` holds more than `max` bytes of UTF-8, without counting when the length decides. */
 export function exceedsBytes(text: string, max: number): boolean {

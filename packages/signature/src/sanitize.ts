@@ -1,6 +1,7 @@
 // The schema the model sees under `detail`: the host's with its `x-*` extension keywords removed, or
 // `true` (open) where it is not an object or is larger than 16 KiB once they are gone (seed 000,
 // "list_commands").
+import { utf8Length } from '@harness/config';
 import traverse from 'json-schema-traverse';
 import { isObject } from './format';
 
@@ -64,21 +65,4 @@ function stripExtensions(root: Record<string, unknown>): void {
       else pending.push(value);
     }
   }
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }

@@ -9,7 +9,7 @@ import { bundledLoomCli, describeServes, embeddedFailure, planEmbedded, scopeOf 
 import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
 import { runnerChecks } from '../runner-doctor';
-import { resolveOptions } from '../session';
+import { resolveOptions, type SessionOptions } from '../session';
 import { sandboxCheck } from './doctor-sandbox';
 
 const help = `Usage: harness doctor [--json] [configuration]
@@ -45,6 +45,20 @@ function version(binary: string, args = ['--version']): string | undefined {
   }
 }
 
+type Add = (name: string, status: Status, detail: string) => void;
+
+/** What the configuration check learned that the later checks need. */
+interface Found {
+  /** The broker socket to probe. */
+  socketPath: string | undefined;
+  /** The instance whose store to check. */
+  instanceDir: string | undefined;
+  /** The embedded default's workspace file, whose sandbox_mode the sandbox check reads. */
+  workspaceFile: string | undefined;
+  /** The host's own checks already covered the store. */
+  storeChecked: boolean;
+}
+
 /** Runs `harness doctor`. */
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parse(
@@ -57,77 +71,136 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const checks: Check[] = [];
-  const add = (name: string, status: Status, detail: string) => checks.push({ name, status, detail });
+  const add: Add = (name, status, detail) => {
+    checks.push({ name, status, detail });
+  };
+  checkNode(add);
+  const found = await checkConfiguration(values, add);
+  checkBinaries(add);
+  const sandbox = await sandboxCheck(found.workspaceFile);
+  add('sandbox', sandbox.status, sandbox.detail);
+  if (found.socketPath !== undefined) await checkBrokerSocket(found.socketPath, found, add);
+  if (found.instanceDir !== undefined && !found.storeChecked) await checkStore(found.instanceDir, add);
+  if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'loom.db'))) {
+    add('store size', 'ok', storeSize(found.instanceDir));
+  }
+  if (values['runner-config'] !== undefined) {
+    for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
+  }
+  return report(checks, values.json === true);
+}
 
+/** Prints the checks (one line each, or JSON) and the verdict; the exit code. */
+function report(checks: readonly Check[], json: boolean): number {
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  if (json) printJson({ ok: failed === 0, checks });
+  else {
+    for (const c of checks) {
+      const mark = c.status === 'ok' ? green('ok  ') : c.status === 'warn' ? dim('warn') : red('FAIL');
+      out(`${mark} ${c.name.padEnd(26)} ${c.detail}`);
+    }
+    out(failed === 0 ? green('verdict: healthy') : red(`verdict: ${failed} check(s) failed`));
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+/** The Node.js version: 20 or newer. */
+function checkNode(add: Add): void {
   const major = Number(process.versions.node.split('.')[0]);
   add(
     'node',
     major >= 20 ? 'ok' : 'fail',
     `Node.js ${process.versions.node}${major >= 20 ? '' : ' (20 or newer is required)'}`,
   );
+}
 
-  let socketPath: string | undefined;
-  let instanceDir: string | undefined;
-  let storeChecked = false;
-  let workspaceFile: string | undefined;
+/**
+ * The host configuration files, or for the embedded default what serve checks before it starts. A
+ * failure part way keeps the rows and the places found before it.
+ */
+async function checkConfiguration(
+  values: Record<string, string | boolean | string[] | undefined>,
+  add: Add,
+): Promise<Found> {
+  const found: Found = {
+    socketPath: undefined,
+    instanceDir: undefined,
+    workspaceFile: undefined,
+    storeChecked: false,
+  };
   try {
     const resolved = await resolveOptions(sessionOptions(values));
-    if (resolved.embedded) {
-      const options = sessionOptions(values);
-      const plan = await planEmbedded(options);
-      instanceDir = plan.location.instanceDir;
-      workspaceFile = plan.workspaceFile;
-      socketPath = plan.location.socketPath;
-      add(
-        'configuration',
-        'ok',
-        `no host configuration: the embedded default (instance ${instanceDir}, chosen by ${plan.location.chosenBy}; serves ${describeServes(plan.serves)})`,
-      );
-      // Exactly what serve runs before its broker listens, through the host's own checks.
-      const host = await import('@harness/host');
-      if (plan.exists) {
-        for (const c of await host.checkBroker({ instanceDir, scope: scopeOf(plan.serves) })) {
-          add(c.name, c.ok ? 'ok' : 'fail', c.detail);
-        }
-        storeChecked = true;
-      } else {
-        add('instance', 'warn', `no instance at ${instanceDir} yet (serve creates it)`);
-        try {
-          await host.checkServes(plan.workspaceFile, plan.serves);
-          add('workspace', 'ok', `${plan.workspaceFile} (serves ${describeServes(plan.serves)})`);
-        } catch (error) {
-          add('workspace', 'fail', embeddedFailure(error, plan, options).message);
-        }
-      }
-    } else {
-      const commands = await import('@harness/commands');
-      for (const [label, path, read] of [
-        ['commands config', resolved.commandsPath, commands.readCommandsConfig],
-        ['authoring config', resolved.authoringPath, commands.readAuthoringConfig],
-      ] as const) {
-        if (path === undefined) continue;
-        const result = read(path);
-        if (!result.ok)
-          add(label, 'fail', `${path}: ${result.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
-        else {
-          add(label, 'ok', path);
-          const t = result.value.transport;
-          if (t.kind === 'broker') socketPath ??= t.socketPath;
-          else instanceDir ??= t.instanceDir;
-          const cli = result.value.cliPath;
-          const executable = existsSync(cli) && canExecute(cli);
-          add(
-            `${label} cliPath`,
-            executable ? 'ok' : 'fail',
-            `${cli}${executable ? '' : ' is missing or not executable'}`,
-          );
-        }
-      }
-    }
+    if (resolved.embedded) await checkEmbedded(sessionOptions(values), found, add);
+    else await checkHostConfigs(resolved, found, add);
   } catch (error) {
     add('configuration', 'fail', (error as Error).message);
   }
+  return found;
+}
 
+/** The embedded default: its instance, and exactly what serve runs before its broker listens. */
+async function checkEmbedded(options: SessionOptions, found: Found, add: Add): Promise<void> {
+  const plan = await planEmbedded(options);
+  const instanceDir = plan.location.instanceDir;
+  found.instanceDir = instanceDir;
+  found.workspaceFile = plan.workspaceFile;
+  found.socketPath = plan.location.socketPath;
+  add(
+    'configuration',
+    'ok',
+    `no host configuration: the embedded default (instance ${instanceDir}, chosen by ${plan.location.chosenBy}; serves ${describeServes(plan.serves)})`,
+  );
+  // Exactly what serve runs before its broker listens, through the host's own checks.
+  const host = await import('@harness/host');
+  if (plan.exists) {
+    for (const c of await host.checkBroker({ instanceDir, scope: scopeOf(plan.serves) })) {
+      add(c.name, c.ok ? 'ok' : 'fail', c.detail);
+    }
+    found.storeChecked = true;
+  } else {
+    add('instance', 'warn', `no instance at ${instanceDir} yet (serve creates it)`);
+    try {
+      await host.checkServes(plan.workspaceFile, plan.serves);
+      add('workspace', 'ok', `${plan.workspaceFile} (serves ${describeServes(plan.serves)})`);
+    } catch (error) {
+      add('workspace', 'fail', embeddedFailure(error, plan, options).message);
+    }
+  }
+}
+
+/** Each host configuration file given: it reads, and its cliPath is executable. */
+async function checkHostConfigs(
+  resolved: Pick<Awaited<ReturnType<typeof resolveOptions>>, 'commandsPath' | 'authoringPath'>,
+  found: Found,
+  add: Add,
+): Promise<void> {
+  const commands = await import('@harness/commands');
+  for (const [label, path, read] of [
+    ['commands config', resolved.commandsPath, commands.readCommandsConfig],
+    ['authoring config', resolved.authoringPath, commands.readAuthoringConfig],
+  ] as const) {
+    if (path === undefined) continue;
+    const result = read(path);
+    if (!result.ok)
+      add(label, 'fail', `${path}: ${result.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    else {
+      add(label, 'ok', path);
+      const t = result.value.transport;
+      if (t.kind === 'broker') found.socketPath ??= t.socketPath;
+      else found.instanceDir ??= t.instanceDir;
+      const cli = result.value.cliPath;
+      const executable = existsSync(cli) && canExecute(cli);
+      add(
+        `${label} cliPath`,
+        executable ? 'ok' : 'fail',
+        `${cli}${executable ? '' : ' is missing or not executable'}`,
+      );
+    }
+  }
+}
+
+/** The bundled loom CLI, and the binaries the example packs use, with their versions. */
+function checkBinaries(add: Add): void {
   const loom = bundledLoomCli();
   add(
     'loom',
@@ -142,77 +215,58 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     jq ? 'ok' : 'warn',
     jq ?? 'not found: the example json-tools pack is left out (apt-get install jq / brew install jq)',
   );
+}
 
-  const sandbox = await sandboxCheck(workspaceFile);
-  add('sandbox', sandbox.status, sandbox.detail);
+/** The broker socket: there, mode 0600, and answering `hello`. */
+async function checkBrokerSocket(socketPath: string, found: Found, add: Add): Promise<void> {
+  if (!existsSync(socketPath)) {
+    add(
+      'broker',
+      'warn',
+      `no socket at ${socketPath} (harness serve starts one; loom broker start runs one)`,
+    );
+    return;
+  }
+  // Asynchronous on purpose: on Node 20 a synchronous stat of a socket leaves later ESM
+  // resolution of better-sqlite3 un-realpathed, which breaks the store check below.
+  const mode = (await stat(socketPath)).mode & 0o777;
+  add(
+    'socket permissions',
+    mode === 0o600 ? 'ok' : 'fail',
+    `${socketPath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
+  );
+  const { brokerHello } = await import('@harness/protocol/client');
+  const hello = await brokerHello(socketPath, { timeoutMs: 3000 });
+  // A dead socket of the embedded default is what a crashed serve leaves; the next serve
+  // replaces it, so it does not fail the instance.
+  add(
+    'broker',
+    hello.ok ? 'ok' : found.storeChecked || found.instanceDir !== undefined ? 'warn' : 'fail',
+    hello.ok
+      ? `reachable: ${JSON.stringify(hello.value)}`
+      : `not reachable: ${JSON.stringify(hello.failure)}${found.instanceDir !== undefined ? ' (a stale socket; serve replaces it)' : ''}`,
+  );
+}
 
-  if (socketPath !== undefined) {
-    if (!existsSync(socketPath)) {
-      add(
-        'broker',
-        'warn',
-        `no socket at ${socketPath} (harness serve starts one; loom broker start runs one)`,
-      );
-    } else {
-      // Asynchronous on purpose: on Node 20 a synchronous stat of a socket leaves later ESM
-      // resolution of better-sqlite3 un-realpathed, which breaks the store check below.
-      const mode = (await stat(socketPath)).mode & 0o777;
-      add(
-        'socket permissions',
-        mode === 0o600 ? 'ok' : 'fail',
-        `${socketPath} mode ${mode.toString(8)}${mode === 0o600 ? '' : ' (expected 600)'}`,
-      );
-      const { brokerHello } = await import('@harness/protocol/client');
-      const hello = await brokerHello(socketPath, { timeoutMs: 3000 });
-      // A dead socket of the embedded default is what a crashed serve leaves; the next serve
-      // replaces it, so it does not fail the instance.
-      add(
-        'broker',
-        hello.ok ? 'ok' : storeChecked || instanceDir !== undefined ? 'warn' : 'fail',
-        hello.ok
-          ? `reachable: ${JSON.stringify(hello.value)}`
-          : `not reachable: ${JSON.stringify(hello.failure)}${instanceDir !== undefined ? ' (a stale socket; serve replaces it)' : ''}`,
-      );
-    }
+/** The instance's store: which one, and that it opens (SQLite) or answers at this host's schema. */
+async function checkStore(instanceDir: string, add: Add): Promise<void> {
+  if (!existsSync(join(instanceDir, 'instance.json'))) {
+    add('store', 'warn', `no instance at ${instanceDir} yet (created on first harness serve)`);
+    return;
   }
-  if (instanceDir !== undefined && !storeChecked) {
-    if (!existsSync(join(instanceDir, 'instance.json'))) {
-      add('store', 'warn', `no instance at ${instanceDir} yet (created on first harness serve)`);
-    } else {
-      try {
-        const { describeStoreTarget, openStore, readInstance } = await import('@harness/host');
-        const target = readInstance(instanceDir).store;
-        const store = await openStore(instanceDir);
-        await store.close();
-        add(
-          'store',
-          'ok',
-          `${describeStoreTarget(target)} ${target.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,
-        );
-      } catch (error) {
-        add('store', 'fail', (error as Error).message);
-      }
-    }
+  try {
+    const { describeStoreTarget, openStore, readInstance } = await import('@harness/host');
+    const target = readInstance(instanceDir).store;
+    const store = await openStore(instanceDir);
+    await store.close();
+    add(
+      'store',
+      'ok',
+      `${describeStoreTarget(target)} ${target.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,
+    );
+  } catch (error) {
+    add('store', 'fail', (error as Error).message);
   }
-
-  if (instanceDir !== undefined && existsSync(join(instanceDir, 'loom.db'))) {
-    add('store size', 'ok', storeSize(instanceDir));
-  }
-
-  if (values['runner-config'] !== undefined) {
-    for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
-  }
-
-  const failed = checks.filter((c) => c.status === 'fail').length;
-  if (values.json) printJson({ ok: failed === 0, checks });
-  else {
-    for (const c of checks) {
-      const mark = c.status === 'ok' ? green('ok  ') : c.status === 'warn' ? dim('warn') : red('FAIL');
-      out(`${mark} ${c.name.padEnd(26)} ${c.detail}`);
-    }
-    out(failed === 0 ? green('verdict: healthy') : red(`verdict: ${failed} check(s) failed`));
-  }
-  return failed === 0 ? 0 : 1;
 }
 
 function loomVersion(): string {

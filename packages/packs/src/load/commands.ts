@@ -81,7 +81,42 @@ export function buildCommand(
     );
   }
   const declared = declaredInputs(rc);
-  const raw = rc.variants
+  const building: Building = { rc, cPath, manifestId, declared, ctx, issues };
+  let inputs = declared.inputs;
+  const forms: CommandForm[] = [];
+  for (const raw of rawForms(rc, cPath)) {
+    const built = buildForm(building, raw, inputs);
+    inputs = built.inputs;
+    forms.push(built.form);
+  }
+  if (rc.values) checkValues(rc.values, inputs, [...cPath, 'values'], manifestId, ctx, issues);
+  checkDefaults(inputs, declared.withinCwd, cPath, manifestId, ctx, issues);
+  const listed = defaults.openListedValues === true ? [] : declared.fromWorkspace;
+  inputs = applyInputOverrides(rp, rc.id, inputs, listed, pPath, manifestId, ctx, issues);
+  // A default an override gives makes its input optional too.
+  const final = forms.map((f) =>
+    Object.freeze({
+      ...f,
+      required: Object.freeze(f.required.filter((n) => inputs[n]?.default === undefined)),
+    }),
+  );
+  const command = commandOf(rp, building, inputs, final[0]!, defaults);
+  return rc.variants ? { command, variants: Object.freeze(final) } : { command };
+}
+
+/** The command being built, as each step of {@link buildCommand} reads it. */
+interface Building {
+  readonly rc: RawCommand;
+  readonly cPath: Path;
+  readonly manifestId: string;
+  readonly declared: DeclaredInputs;
+  readonly ctx: CheckContext;
+  readonly issues: PacksIssue[];
+}
+
+/** Each way to run the command as written (its variants, or its one argv), with where its parts sit. */
+function rawForms(rc: RawCommand, cPath: Path) {
+  return rc.variants
     ? rc.variants.map((v, vi) => ({
         argv: v.argv,
         at: [...cPath, 'variants', vi] as Path,
@@ -102,61 +137,74 @@ export function buildCommand(
           requires: [],
         },
       ];
-  let inputs = declared.inputs;
-  const forms: CommandForm[] = [];
-  for (const form of raw) {
-    const refs = checkCommandTemplates({ argv: form.argv, inputs: rc.inputs }, form.at, ctx, issues);
-    if (!rc.inputs) {
-      inputs = {};
-      for (const ref of refs) inputs[ref.path] = { type: 'string' };
-    }
-    const required = [
-      ...new Set(
-        refs.filter((r) => r.form === 'required' && inputs[r.path]?.default === undefined).map((r) => r.path),
-      ),
-    ];
-    if (form.valuesAt) checkValues(form.values, inputs, form.valuesAt, manifestId, ctx, issues);
-    const values = Object.freeze({ ...(form.values ?? {}) });
-    const renderable: RenderableCommand = {
-      manifestId,
-      argv: form.argv,
-      inputs,
-      required,
-      leadingDash: declared.leadingDash,
-      withinCwd: declared.withinCwd,
-      values,
-    };
-    // The command's own examples hold for every variant; a variant's, for that variant.
-    const listed = [
-      ...(rc.examples ?? []).map((e, i) => ({
-        example: asExample(e),
-        at: [...cPath, 'examples', i],
-        index: i,
-      })),
-      ...form.examples.map((e, i) => ({ example: asExample(e), at: [...form.at, 'examples', i], index: i })),
-    ];
-    checkExamples(renderable, listed, form.variant, ctx, issues);
-    forms.push({
+}
+
+type RawForm = ReturnType<typeof rawForms>[number];
+
+/**
+ * One form checked and built: its templates, values and examples. A command that declares no
+ * inputs takes them from the form's templates, so the inputs it returns replace `inputs`.
+ */
+function buildForm(
+  b: Building,
+  form: RawForm,
+  given: Record<string, InputSchema>,
+): { form: CommandForm; inputs: Record<string, InputSchema> } {
+  const { rc, cPath, manifestId, declared, ctx, issues } = b;
+  const refs = checkCommandTemplates({ argv: form.argv, inputs: rc.inputs }, form.at, ctx, issues);
+  let inputs = given;
+  if (!rc.inputs) {
+    inputs = {};
+    for (const ref of refs) inputs[ref.path] = { type: 'string' };
+  }
+  const required = [
+    ...new Set(
+      refs.filter((r) => r.form === 'required' && inputs[r.path]?.default === undefined).map((r) => r.path),
+    ),
+  ];
+  if (form.valuesAt) checkValues(form.values, inputs, form.valuesAt, manifestId, ctx, issues);
+  const values = Object.freeze({ ...(form.values ?? {}) });
+  const renderable: RenderableCommand = {
+    manifestId,
+    argv: form.argv,
+    inputs,
+    required,
+    leadingDash: declared.leadingDash,
+    withinCwd: declared.withinCwd,
+    values,
+  };
+  // The command's own examples hold for every variant; a variant's, for that variant.
+  const listed = [
+    ...(rc.examples ?? []).map((e, i) => ({
+      example: asExample(e),
+      at: [...cPath, 'examples', i],
+      index: i,
+    })),
+    ...form.examples.map((e, i) => ({ example: asExample(e), at: [...form.at, 'examples', i], index: i })),
+  ];
+  checkExamples(renderable, listed, form.variant, ctx, issues);
+  return {
+    inputs,
+    form: {
       argv: Object.freeze([...form.argv]),
       required: Object.freeze(required),
       values,
       examples: Object.freeze(listed.map((l) => l.example)),
       requires: Object.freeze(form.requires.map(requirementOf)),
       ...(form.variant === undefined ? {} : { at: form.at }),
-    });
-  }
-  if (rc.values) checkValues(rc.values, inputs, [...cPath, 'values'], manifestId, ctx, issues);
-  checkDefaults(inputs, declared.withinCwd, cPath, manifestId, ctx, issues);
-  const listed = defaults.openListedValues === true ? [] : declared.fromWorkspace;
-  inputs = applyInputOverrides(rp, rc.id, inputs, listed, pPath, manifestId, ctx, issues);
-  // A default an override gives makes its input optional too.
-  const final = forms.map((f) =>
-    Object.freeze({
-      ...f,
-      required: Object.freeze(f.required.filter((n) => inputs[n]?.default === undefined)),
-    }),
-  );
-  const first = final[0]!;
+    },
+  };
+}
+
+/** The command as served: its first form, its final inputs, and the pack's defaults applied. */
+function commandOf(
+  rp: RawPack,
+  b: Building,
+  inputs: Record<string, InputSchema>,
+  first: CommandForm,
+  defaults: PackDefaults,
+): BuiltCommand['command'] {
+  const { rc, manifestId, declared } = b;
   const effects: Effects = rc.effects ?? 'write';
   const overrideTimeout = rp.timeout_overrides?.[rc.id];
   // What it prints may be a credential in another form: its output carries each one's atom.
@@ -166,7 +214,7 @@ export function buildCommand(
     rc.credential_output_unlabeled,
   );
   const description = rc.description?.trim() ?? '';
-  const command = Object.freeze({
+  return Object.freeze({
     id: rc.id,
     manifestId,
     pack: rp.id,
@@ -190,7 +238,6 @@ export function buildCommand(
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
     ...(label ? { label } : {}),
   });
-  return rc.variants ? { command, variants: Object.freeze(final) } : { command };
 }
 
 /** What an `invalid_args` issue says the input expected. */
@@ -199,6 +246,8 @@ const expectedOf = (issue: PacksIssue): string =>
 
 const requirementOf = (r: { binary: string; version?: string | undefined }): Requirement =>
   r.version === undefined ? { binary: r.binary } : { binary: r.binary, version: r.version };
+
+type DeclaredInputs = ReturnType<typeof declaredInputs>;
 
 /** The inputs as the model sees them, and the pack's own decisions about them (never shown to the model). */
 function declaredInputs(rc: RawCommand): {
