@@ -248,7 +248,9 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
     (exec) => exec.detectSandboxAsync(),
     () => undefined,
   );
-  const { HostError, describeStoreTarget, readInstance, startBroker } = await import('@harness/host');
+  const { HostError, StoreError, describeStoreTarget, readInstance, startBroker } = await import(
+    '@harness/host'
+  );
   const { plan, created } = await openOrCreate(options);
   const { location, workspaceFile, serves } = plan;
   const store = describeStoreTarget(readInstance(location.instanceDir).store);
@@ -269,7 +271,8 @@ export async function startEmbeddedHost(options: EmbeddedOptions): Promise<Embed
       });
       return { ...base, shared: false, close: () => broker.close() };
     } catch (error) {
-      if (!(error instanceof HostError)) throw error;
+      // A store that cannot be opened (unreachable, another schema version) is configuration too.
+      if (!(error instanceof HostError || error instanceof StoreError)) throw error;
       if (error.code === 'queue_busy' && attempt < SOCKET_CLAIM_ATTEMPTS) continue;
       throw new CliError(
         error.code === 'queue_busy' ? 'host_unavailable' : 'config',

@@ -1,7 +1,7 @@
 // The shapes of the console API's answers, one definition for the server that sends them and the
-// page that reads them. Types only: the host's records come from `@harness/host/records`, a module
-// that imports nothing, so the page's bundle holds none of the host.
-import type { ApprovalRecord, AuditEvent, LoomSummary, LoomView, Receipt } from '@harness/host/records';
+// page that reads them. Types only: the host's records come from `@harness/store/records`, a module
+// that imports nothing, so the page's bundle holds none of the host or its store.
+import type { ApprovalRecord, AuditEvent, LoomSummary, LoomView, Receipt } from '@harness/store/records';
 
 export type { RunRecord } from '@harness/runner/records';
 
@@ -14,7 +14,7 @@ export type {
   LoomSummary,
   LoomView,
   Receipt,
-} from '@harness/host/records';
+} from '@harness/store/records';
 
 /** What the page shows of the run an approval allowed. */
 export interface ApprovalOutcome {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuditEventInput, openStoreTarget, type Store } from '@harness/host';
+import { type AuditEventInput, openStoreTarget, type Store } from '@harness/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalOutcomes } from '../src/server/approvals/outcome';
 

@@ -1,6 +1,6 @@
 // An approval whose command line cannot be shown cannot be approved; it can still be denied. Real
 // HTTP against a running console, approvals recorded in the instance's real store.
-import type { ApprovalRecord } from '@harness/host';
+import type { ApprovalRecord } from '@harness/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { type ApiClient, apiClient } from './helpers/api';

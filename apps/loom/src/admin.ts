@@ -1,5 +1,5 @@
-// The operator's subcommands: broker, approvals, audit, init, migrate. They load the host (SQLite,
-// packs; the PostgreSQL client only for an instance on PostgreSQL).
+// The operator's subcommands: broker, approvals, audit, init, migrate. They load the host and its
+// store (SQLite, packs; the PostgreSQL client only for an instance on PostgreSQL).
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
 import { warnQueuePath } from '@harness/protocol';
 import { approvals } from './approvals';
@@ -40,7 +40,9 @@ export async function adminMain(cmd: string, argv: readonly string[], out: Out):
       return LOOM_ERROR_EXIT[error.code];
     }
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && (error as Error).name === 'HostError') {
+    // The host's and the store's errors carry a message written for the operator.
+    const name = (error as Error).name;
+    if (typeof code === 'string' && (name === 'HostError' || name === 'StoreError')) {
       err(`loom ${cmd}: ${(error as Error).message}\n`);
       return 1;
     }
@@ -155,15 +157,18 @@ async function init(argv: readonly string[], out: Out): Promise<number> {
       LoomErrorCode.usage,
       '--pg-schema names the schema of a PostgreSQL store; add --store postgres',
     );
-  const host = await import('@harness/host');
+  const [host, { describeStoreTarget, postgresTargetFromEnv }] = await Promise.all([
+    import('@harness/host'),
+    import('@harness/store'),
+  ]);
   // The connection comes from the libpq environment (DATABASE_URL, PGHOST, …); no password is kept.
   const store =
-    kind === 'postgres' ? host.postgresTargetFromEnv(schema === undefined ? {} : { schema }) : undefined;
+    kind === 'postgres' ? postgresTargetFromEnv(schema === undefined ? {} : { schema }) : undefined;
   const info = await host.initInstance(dir, workspace, store === undefined ? {} : { store });
   if (p.flags.json) out(`${JSON.stringify(info)}\n`);
   else
     out(
-      `initialised ${info.dir} (workspace ${info.workspaceFile}; store ${host.describeStoreTarget(info.store)})\n`,
+      `initialised ${info.dir} (workspace ${info.workspaceFile}; store ${describeStoreTarget(info.store)})\n`,
     );
   return 0;
 }
@@ -177,10 +182,13 @@ async function migrate(argv: readonly string[], out: Out): Promise<number> {
   }
   if (p.positional.length > 0)
     throw new LoomError(LoomErrorCode.usage, `migrate takes no arguments, found ${p.positional.join(' ')}`);
-  const host = await import('@harness/host');
+  const [host, { describeStoreTarget, migrateStoreTarget }] = await Promise.all([
+    import('@harness/host'),
+    import('@harness/store'),
+  ]);
   const { store } = host.readInstance(instanceOf(str(p, 'instance')));
-  const { from, to } = await host.migrateStoreTarget(store);
-  const where = host.describeStoreTarget(store);
+  const { from, to } = await migrateStoreTarget(store);
+  const where = describeStoreTarget(store);
   if (p.flags.json) out(`${JSON.stringify({ store: where, from, to })}\n`);
   else
     out(

@@ -1,6 +1,7 @@
 // `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
-import type { AuditEvent, AuditQuery } from '@harness/host';
+import type { AuditEvent, AuditQuery } from '@harness/store';
+import { AUDIT_PAGE_MAX } from '@harness/store/records';
 import { type Parsed, parseArgs, str } from './args';
 import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
@@ -83,7 +84,7 @@ async function tail(
     throw new LoomError(LoomErrorCode.usage, `-n must be a positive count, found ${nText}`);
   const query = queryOf(p);
   const host = await import('@harness/host');
-  const limit = Math.min(Number(nText), host.AUDIT_PAGE_MAX);
+  const limit = Math.min(Number(nText), AUDIT_PAGE_MAX);
   const dir = instanceOf(str(p, 'instance'));
   // One line per call: a `start` row is left out of the human view, since every one has a `run` row
   // or a `reap` event with its call_id (docs/host.md, "Audit"); `--json` and `--status started` keep it.
@@ -104,7 +105,7 @@ async function tail(
   const events: AuditEvent[] = [];
   let before: number | undefined;
   do {
-    const want = Math.min(Number(nText) - events.length, host.AUDIT_PAGE_MAX);
+    const want = Math.min(Number(nText) - events.length, AUDIT_PAGE_MAX);
     const page = await host.queryAudit(dir, {
       ...query,
       limit: want,

@@ -1,7 +1,7 @@
 // How approvals and audit events read for a person in a terminal. Values come from an agent, so
 // every one is shown quoted where it could be misread, with control and direction characters
 // escaped (a value must not repaint the line that shows it), and cut when long (`--json` is whole).
-import type { ApprovalRecord, AuditEvent } from '@harness/host';
+import type { ApprovalRecord, AuditEvent } from '@harness/store/records';
 
 /** Characters of a value shown before it is cut. */
 export const SHOWN_CHARS = 80;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { summarize, writeResult } from '@harness/bench-utils';
-import { type AuditQuery, openStoreTarget, type Store } from '@harness/host';
+import { type AuditQuery, openStoreTarget, type Store } from '@harness/store';
 import Database from 'better-sqlite3';
 
 const EVENTS = 100_000;

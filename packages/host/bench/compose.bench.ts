@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStoreTarget } from '@harness/host';
+import { openStoreTarget } from '@harness/store';
 import Database from 'better-sqlite3';
 import { composeThroughput } from './helpers';
 

@@ -2,7 +2,7 @@
 // interleaved rounds that time a subject beside its anchor, and the store-against-raw compose run.
 import { connect } from 'node:net';
 import { summarize, writeResult } from '@harness/bench-utils';
-import type { Store } from '@harness/host';
+import type { Store } from '@harness/store';
 
 /** The PostgreSQL settings the benchmarks use: PGHOST … from the environment, else 127.0.0.1:5432, database test, user postgres. */
 export const PG_ENV = {

@@ -4,7 +4,7 @@
 // transaction each, in the same run. Target: store throughput ≥ 0.5 × raw.
 // Needs PostgreSQL (PGHOST … or 127.0.0.1:5432, database test, user postgres); without it, it says so.
 import { randomBytes } from 'node:crypto';
-import { migrateStoreTarget, openStoreTarget, postgresTargetFromEnv } from '@harness/host';
+import { migrateStoreTarget, openStoreTarget, postgresTargetFromEnv } from '@harness/store';
 import pg from 'pg';
 import { composeThroughput, PG_ENV, requirePostgres } from './helpers';
 

@@ -1,6 +1,17 @@
 // The host's embedding API: what `loom` and the harness CLI call.
 
 import { type CommandAnswer, type ListResult, type RunRequest, warnQueuePath } from '@harness/protocol';
+import {
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type AuditEvent,
+  type AuditPage,
+  type AuditQuery,
+  describeStoreTarget,
+  openStoreTarget,
+  type PruneResult,
+  type StoreFactory,
+} from '@harness/store';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
@@ -10,16 +21,6 @@ import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-back
 import { ownIdentity } from './peer';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
-import { describeStoreTarget, openStoreTarget } from './store/open';
-import type {
-  ApprovalRecord,
-  ApprovalStatus,
-  AuditEvent,
-  AuditPage,
-  AuditQuery,
-  PruneResult,
-  StoreFactory,
-} from './store/types';
 
 /** What starting a broker takes besides its socket path. */
 export interface BrokerStartSettings {

@@ -8,14 +8,14 @@ import {
   type ManifestRow,
   REF_KINDS,
 } from '@harness/protocol';
-import { canonicalJson, sha256 } from './canonical';
 import {
   type AuditEventInput,
   type ComponentInput,
   type ComposeOutcome,
   STAGE_CAPACITY,
   type Store,
-} from './store/types';
+} from '@harness/store';
+import { canonicalJson, sha256 } from './canonical';
 
 /** Ids of the built-in commands. */
 export const BUILTIN_IDS = ['loom.compose', 'loom.inspect', 'loom.authoring-context'] as const;

@@ -19,25 +19,6 @@ export const HostErrorCode = defineCodes({
   queue_unsafe: 'queue_unsafe',
   /** `startBroker` was given no socket path, or both `socketPath` and its old name `queuePath`. */
   socket_invalid: 'socket_invalid',
-  /** The store could not be opened or a statement failed unexpectedly. */
-  store: 'store',
-  /**
-   * The store's server could not be reached, or the connection was lost before anything was
-   * committed (after the retries): nothing was written.
-   */
-  store_unavailable: 'store_unavailable',
-  /**
-   * The connection to the store's server was lost while a write was committing: it may have
-   * landed. A compose retried with the same request id settles it; other writes say what to check.
-   */
-  store_outcome_unknown: 'store_outcome_unknown',
-  /**
-   * The store's schema version is not the one this host reads: older (run `loom migrate`) or
-   * newer (written by a newer host: upgrade this one).
-   */
-  store_schema: 'store_schema',
-  /** An approval id is unknown or no longer pending. */
-  approval_not_found: 'approval_not_found',
   /** Direct transport settings are missing or malformed. */
   direct_invalid: 'direct_invalid',
   /** A running command's record (`<instance>/running/<pgid>.json`) could not be written; it was killed. */
@@ -49,7 +30,11 @@ export const HostErrorCode = defineCodes({
 /** One of the {@link HostErrorCode} values. */
 export type HostErrorCode = CodeOf<typeof HostErrorCode>;
 
-/** The one error class of `@harness/host`. Messages never carry a credential or raw arguments. */
+/**
+ * The one error class of `@harness/host`. Messages never carry a credential or raw arguments. What
+ * the store raises (a `store…` code, `approval_not_found`) is `@harness/store`'s `StoreError`, which
+ * the host's functions pass on as it is.
+ */
 export class HostError extends CodedError<HostErrorCode> {
   override readonly name = 'HostError';
 }

@@ -1,8 +1,8 @@
 // Following an instance's store as it changes: new pending approvals, new audit events. The store
 // has no change feed (SQLite in a file, several writers), so each follower polls one open store.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApprovalRecord, AuditEvent, AuditQuery } from '@harness/store';
 import { openStore } from './instance';
-import type { ApprovalRecord, AuditEvent, AuditQuery } from './store/types';
 
 /** Options of {@link followApprovals} and {@link followAudit}. */
 export interface FollowOptions {

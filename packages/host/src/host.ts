@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
+import { type AuditEventInput, newId, type Store } from '@harness/store';
 import { BUILTIN_ROWS } from './builtins';
 import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
 import { checkArguments } from './command/arguments';
@@ -12,8 +13,6 @@ import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/
 import { dispatch } from './command/dispatch';
 import type { PackBackend, RunControl, Transport } from './command/types';
 import type { ResolvedScope } from './scope';
-import { newId } from './store/ids';
-import type { AuditEventInput, Store } from './store/types';
 
 export type { PackBackend, PackCallContext, PackOutcome, RunControl, Transport } from './command/types';
 

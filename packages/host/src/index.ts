@@ -1,5 +1,9 @@
 // The public API of @harness/host. The wire protocol and its socket client are `@harness/protocol`.
 
+// The store is `@harness/store`; these of its names are part of what the host's own API takes and
+// throws (a target in `initInstance`, the StoreError of every store failure), so an embedder of
+// the host needs no second import for them.
+export { describeStoreTarget, postgresTargetFromEnv, StoreError, StoreErrorCode } from '@harness/store';
 export type {
   BrokerCheck,
   BrokerStartSettings,
@@ -27,28 +31,3 @@ export { APPROVAL_TTL_MS } from './host';
 export type { InstanceInfo, InstanceServes } from './instance';
 export { checkServes, initInstance, openStore, readInstance } from './instance';
 export type { ResolvedScope, ScopeFile } from './scope';
-export { describeStoreTarget, migrateStoreTarget, openStoreTarget } from './store/open';
-export { DEFAULT_PG_SCHEMA, postgresTargetFromEnv } from './store/postgres/target';
-export type {
-  ApprovalRecord,
-  ApprovalRequest,
-  ApprovalStatus,
-  AuditEvent,
-  AuditEventInput,
-  AuditPage,
-  AuditQuery,
-  ComponentInput,
-  ComponentView,
-  ComposeInput,
-  ComposeOutcome,
-  LoomSummary,
-  LoomView,
-  PostgresTarget,
-  PruneResult,
-  Receipt,
-  SqliteTarget,
-  Store,
-  StoreFactory,
-  StoreTarget,
-} from './store/types';
-export { AUDIT_PAGE_MAX, STAGE_CAPACITY } from './store/types';

@@ -11,12 +11,20 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+import {
+  embeddedStoreTarget,
+  migrateStoreTarget,
+  openStoreTarget,
+  type PostgresTarget,
+  readPostgresRecord,
+  STORE_FILE,
+  type Store,
+  type StoreFactory,
+  type StoreTarget,
+} from '@harness/store';
 import { HostError, HostErrorCode } from './errors';
 import { loadPackBackend } from './packs-backend';
 import { readScopeFile, resolveScope } from './scope';
-import { embeddedStoreTarget, migrateStoreTarget, openStoreTarget, STORE_FILE } from './store/open';
-import { readPostgresRecord } from './store/postgres/target';
-import type { PostgresTarget, Store, StoreFactory, StoreTarget } from './store/types';
 
 /** The file in an instance directory that records what the instance is. */
 export const INSTANCE_FILE = 'instance.json';

@@ -18,9 +18,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { groupAlive, procStatFields } from '@harness/exec/internal';
+import type { AuditEventInput, Store } from '@harness/store';
 import Database from 'better-sqlite3';
 import { HostError, HostErrorCode } from './errors';
-import type { AuditEventInput, Store } from './store/types';
 
 /** The directory inside an instance that holds the records of running pack commands. */
 export const RUNNING_DIR = 'running';

@@ -6,9 +6,9 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerHello, brokerRun } from '@harness/protocol/client';
+import { StoreError } from '@harness/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker, tailAudit } from '../src/api';
-import { HostError } from '../src/errors';
 import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
@@ -217,7 +217,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
     brokers.push(b);
     const id = await pendingFor(b, { message: 'late' });
     await new Promise((r) => setTimeout(r, 5));
-    await expect(decideApproval(env.instance, id, 'approved', 'person:test')).rejects.toThrow(HostError);
+    await expect(decideApproval(env.instance, id, 'approved', 'person:test')).rejects.toThrow(StoreError);
     const r = await run(b, 'text.shout', { message: 'late' });
     expect(r.reason).toBe('approval_required');
     expect((await listApprovals(env.instance, { status: 'all' })).some((a) => a.status === 'consumed')).toBe(

@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
+import type { Store } from '@harness/store';
+import { openStoreTarget } from '@harness/store';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker, tailAudit } from '../src/api';
@@ -15,8 +17,6 @@ import { initInstance, openStore, readInstance } from '../src/instance';
 import { loadPackBackend } from '../src/packs-backend';
 import { listRunning } from '../src/running';
 import { resolveScope } from '../src/scope';
-import { openStoreTarget } from '../src/store/open';
-import type { Store } from '../src/store/types';
 import { startBrokerProcess } from './broker-process';
 import { writeLedgerWorkspace } from './ledger';
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerHello, brokerList, brokerRequest, brokerRun } from '@harness/protocol/client';
+import { openStoreTarget, StoreError } from '@harness/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   decideApproval,
@@ -11,9 +12,7 @@ import {
   startBroker,
   tailAudit,
 } from '../src/api';
-import { HostError } from '../src/errors';
 import { openStore } from '../src/instance';
-import { openStoreTarget } from '../src/store/open';
 import { freshInstance, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
@@ -370,7 +369,7 @@ describe('approvals (strict tier)', () => {
       const later = new Date(t0.getTime() + 61_000);
       await expect(
         store.decideApproval(rec.id, 'approved', 'person:owner', 60_000, later),
-      ).rejects.toThrowError(HostError);
+      ).rejects.toThrowError(StoreError);
       expect((await store.listApprovals({ status: 'all', now: later }))[0]?.status).toBe('expired');
       const approved = await store.requestApproval({
         key: 'k2',

@@ -5,12 +5,12 @@ import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brokerHello, brokerRun } from '@harness/protocol/client';
+import type { Store } from '@harness/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker } from '../src/api';
 import { type BrokerServer, serveBroker } from '../src/broker';
 import { HostError } from '../src/errors';
 import { initInstance } from '../src/instance';
-import type { Store } from '../src/store/types';
 import { freshInstance, hostFor, rawLines } from './helpers';
 
 let env: Awaited<ReturnType<typeof freshInstance>>;

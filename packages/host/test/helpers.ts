@@ -2,13 +2,12 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { openStoreTarget, type Store } from '@harness/store';
 import { tempDir } from '@harness/test-utils';
 import { type CommandHost, createCommandHost } from '../src/host';
 import { initInstance, readInstance } from '../src/instance';
 import { loadPackBackend } from '../src/packs-backend';
 import { resolveScope, type ScopeFile } from '../src/scope';
-import { openStoreTarget } from '../src/store/open';
-import type { Store } from '../src/store/types';
 
 /** A workspace with read, write, strict and labelled commands, and two agents. */
 export const WORKSPACE_YAML = `version: 1
@@ -83,6 +82,15 @@ export async function hostFor(
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
   });
   return { host, store };
+}
+
+/**
+ * An in-process command host over a store a test opened, serving the packs of `workspaceFile`. No
+ * instance: its pack commands would run without a running log (the Loom built-ins need none).
+ */
+export async function hostOver(store: Store, scope: ScopeFile, workspaceFile: string): Promise<CommandHost> {
+  const { backend, scopeWorkspace } = await loadPackBackend(workspaceFile);
+  return createCommandHost({ store, scope: resolveScope(scope, scopeWorkspace), packs: backend });
 }
 
 /**

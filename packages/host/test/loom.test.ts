@@ -1,21 +1,36 @@
 // The Loom built-ins through the command layer, against both stores (a real SQLite file, a real
 // PostgreSQL schema): compose, idempotency, the stage model, atomic commit, inspect, context.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { REF_KINDS } from '@harness/protocol';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Receipt, STAGE_CAPACITY, type Store } from '@harness/store';
+import { tempDir } from '@harness/test-utils';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandHost } from '../src/host';
-import type { Receipt, Store } from '../src/store/types';
-import { STAGE_CAPACITY } from '../src/store/types';
-import { hostFor } from './helpers';
+import type { ScopeFile } from '../src/scope';
+import { hostOver, WORKSPACE_YAML } from './helpers';
 import { describeStores } from './stores';
 
 describeStores('the Loom built-ins', (kind) => {
-  let env: { instance: string };
+  let dir: ReturnType<typeof tempDir>;
+  let workspace: string;
   let host: CommandHost;
   let store: Store;
 
+  /** A command host for `scope` over a store of its own on this test's store (file or schema). */
+  const hostFor = async (scope: ScopeFile): Promise<{ host: CommandHost; store: Store }> => {
+    const opened = await kind.open();
+    return { host: await hostOver(opened, scope, workspace), store: opened };
+  };
+
+  beforeAll(() => {
+    dir = tempDir('host-loom-');
+    workspace = join(dir.path, 'workspace.yaml');
+    writeFileSync(workspace, WORKSPACE_YAML);
+  });
+  afterAll(() => dir.cleanup());
   beforeEach(async () => {
-    env = await kind.instance();
-    ({ host, store } = await hostFor(env.instance, { run: 'run-1', agent: 'editor' }));
+    ({ host, store } = await hostFor({ run: 'run-1', agent: 'editor' }));
   });
   afterEach(async () => {
     await store.close();
@@ -262,7 +277,7 @@ describeStores('the Loom built-ins', (kind) => {
     });
 
     it('request ids are scoped to the broker’s run and agent namespace [LA-117]', async () => {
-      const other = await hostFor(env.instance, { run: 'run-2', agent: 'editor' });
+      const other = await hostFor({ run: 'run-2', agent: 'editor' });
       try {
         const args = { request_id: 'same', components: [{ ref: 'page:a' }] };
         const mine = body(await compose(args));
@@ -429,7 +444,7 @@ describeStores('the Loom built-ins', (kind) => {
 
     it('receipts come only from this run’s actor namespace [LA-46]', async () => {
       await compose({ request_id: 'mine', components: [{ ref: 'page:a' }] });
-      const other = await hostFor(env.instance, { run: 'run-1', agent: 'reader' });
+      const other = await hostFor({ run: 'run-1', agent: 'reader' });
       try {
         await other.host.run({
           op: 'run',

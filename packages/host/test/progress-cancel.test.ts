@@ -4,11 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { Store } from '@harness/store';
 import { processesWith, tempDir, until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BrokerServer, serveBroker } from '../src/broker';
 import { initInstance } from '../src/instance';
-import type { Store } from '../src/store/types';
 import { hostFor } from './helpers';
 
 // `long.hold` prints `bytes` bytes, starts a child carrying `<marker>-child` (so the whole process

@@ -8,12 +8,12 @@ import { dirname, join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { BROKER_PROTOCOL } from '@harness/protocol';
 import { brokerRun } from '@harness/protocol/client';
+import { openStoreTarget } from '@harness/store';
 import { findBinary, tempDir } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBroker, startBroker } from '../src/api';
 import { initInstance, readInstance } from '../src/instance';
 import { instanceRegistryFile, knownInstances } from '../src/instance-registry';
-import { openStoreTarget } from '../src/store/open';
 
 const sandboxed = detectSandbox().available || process.env.CI === 'true';
 

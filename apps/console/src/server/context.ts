@@ -1,6 +1,6 @@
 // What every route module is given: the instance, its store (reads), the live feed, the options.
 
-import type { Store } from '@harness/host';
+import type { Store } from '@harness/store';
 import type { Hono } from 'hono';
 import type { SecurityVariables } from './security';
 import type { Sessions } from './session-store';

@@ -7,9 +7,12 @@ export function apiError(c: Context, status: 400 | 404 | 409 | 503, code: ApiErr
   return c.json({ error: { code, message } }, status);
 }
 
-/** Answers a `HostError` with its message (written for people, never holding a secret), else rethrows. */
+/**
+ * Answers a `HostError` or a `StoreError` with its message (written for people, never holding a
+ * secret), else rethrows.
+ */
 export function hostErrorAnswer(c: Context, error: unknown) {
-  if (error instanceof Error && error.name === 'HostError') {
+  if (error instanceof Error && (error.name === 'HostError' || error.name === 'StoreError')) {
     const code = (error as { code?: unknown }).code;
     if (code === 'approval_not_found') {
       return apiError(

@@ -1,8 +1,8 @@
 // The audit of the command layer: one event per listing, a call's events (docs/host.md, "Audit"),
 // never an argument value.
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import type { AuditEventInput, Store } from '@harness/store';
 import type { ResolvedScope } from '../scope';
-import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
 import type { PackBackend, Transport } from './types';
 

@@ -1,10 +1,9 @@
 // Dispatch: one admitted, validated call to a built-in or to the pack backend.
 
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import { type AuditEventInput, type Store, StoreError, StoreErrorCode } from '@harness/store';
 import { type BuiltinContext, runBuiltin } from '../builtins';
-import { HostError, HostErrorCode } from '../errors';
 import type { ResolvedScope } from '../scope';
-import type { AuditEventInput, Store } from '../store/types';
 import { isBuiltin } from './admission';
 import type { CheckedArgs } from './arguments';
 import type { PackBackend, PackCallContext, PackOutcome, RunControl } from './types';
@@ -100,7 +99,7 @@ export async function dispatch(
   } catch (error) {
     // A store write whose COMMIT answer was lost may have landed (a compose is retried with its
     // request id first, so this is what is left when that retry could not settle it either).
-    const unknown = error instanceof HostError && error.code === HostErrorCode.store_outcome_unknown;
+    const unknown = error instanceof StoreError && error.code === StoreErrorCode.store_outcome_unknown;
     out = {
       answer: {
         ok: false,

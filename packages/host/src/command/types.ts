@@ -1,6 +1,6 @@
 // The types the command layer shares with its embedders and with the pack backend.
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
-import type { Store } from '../store/types';
+import type { Store } from '@harness/store';
 
 /** What a pack backend needs to know about the caller of one pack command. */
 export interface PackCallContext {

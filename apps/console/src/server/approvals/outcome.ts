@@ -1,5 +1,5 @@
 // The outcome of an approved call once it ran: the audit event of the run its approval allowed.
-import type { ApprovalRecord, AuditEvent, Store } from '@harness/host';
+import type { ApprovalRecord, AuditEvent, Store } from '@harness/store';
 import type { ApprovalOutcome } from '../../answers';
 
 /** Events of one command read per page while looking for an approval's run. */

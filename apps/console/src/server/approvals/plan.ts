@@ -2,7 +2,7 @@
 // made (rendered from the command's frozen template, credentials replaced). The console shows it
 // and approves only what it can show; it cannot render one again, since the recorded argument
 // values have their credentials replaced.
-import type { ApprovalRecord } from '@harness/host/records';
+import type { ApprovalRecord } from '@harness/store/records';
 import type { ApprovalPlan } from '../../answers';
 
 const NOT_RECORDED =

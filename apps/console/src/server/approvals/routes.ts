@@ -1,7 +1,8 @@
 // Approvals: the pending queue (and the history), and a person's decision on one pending call,
 // through the same host API as `loom approvals approve|deny` (single use, exact arguments). A call
 // whose command line cannot be shown (./plan.ts) can be denied, never approved.
-import { type ApprovalRecord, decideApproval } from '@harness/host';
+import { decideApproval } from '@harness/host';
+import type { ApprovalRecord } from '@harness/store';
 import type { ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';

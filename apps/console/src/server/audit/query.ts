@@ -1,6 +1,6 @@
 // One page of the audit, newest first, filtered by agent, command, status (outcome) and time, read
 // through the store's paged query (the one `loom audit tail` uses).
-import type { AuditEvent, AuditQuery, Store } from '@harness/host';
+import type { AuditEvent, AuditQuery, Store } from '@harness/store';
 
 /** What the page asks for. Every field is optional; `before` is a seq (exclusive) for paging. */
 export interface AuditFilter {

@@ -2,7 +2,7 @@
 // transaction. The single use is a conditional UPDATE of a row locked FOR UPDATE: of two hosts
 // taking one approval at once, the second waits for the first, then finds the row no longer
 // `approved` and takes nothing.
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
 import { type ApprovalRow, approvalView } from '../view';
@@ -92,8 +92,8 @@ export function pgApprovals(db: PgDb): ApprovalPart {
     const due = found !== undefined && ['pending', 'approved', 'denied'].includes(found.status);
     const status = due && found.expires_at <= now.toISOString() ? 'expired' : found?.status;
     if (status !== 'pending') {
-      throw new HostError(
-        HostErrorCode.approval_not_found,
+      throw new StoreError(
+        StoreErrorCode.approval_not_found,
         found
           ? `approval ${id} is ${status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
           : `no approval has the id ${id}; see \`loom approvals list\``,

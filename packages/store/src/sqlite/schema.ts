@@ -1,6 +1,6 @@
 // The SQLite schema and how a database file is opened.
 import Database from 'better-sqlite3';
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 
 // The tables as version 1 made them. A file is brought to the current version by MIGRATIONS, so a
 // new file and an old one take the same path and end the same.
@@ -71,8 +71,8 @@ function migrate(db: Database.Database, file: string): void {
     const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema'").get();
     const from = row === undefined ? 1 : Number(row.value);
     if (!Number.isInteger(from) || from < 1 || from > SQLITE_SCHEMA_VERSION) {
-      throw new HostError(
-        HostErrorCode.store_schema,
+      throw new StoreError(
+        StoreErrorCode.store_schema,
         `the store at ${file} has schema version ${row?.value}, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
       );
     }
@@ -117,9 +117,9 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     return db;
   } catch (cause) {
     db?.close();
-    if (cause instanceof HostError) throw cause;
-    throw new HostError(
-      HostErrorCode.store,
+    if (cause instanceof StoreError) throw cause;
+    throw new StoreError(
+      StoreErrorCode.store,
       `could not open the store at ${file}: ${(cause as Error).message}. Check the instance directory exists and is writable (create one with \`loom init\`).`,
       { cause },
     );

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/store/sqlite/index';
-import { openDatabase, STORE_CACHE_KIB } from '../src/store/sqlite/schema';
-import type { AuditEventInput } from '../src/store/types';
+import { openSqliteStore } from '../src/sqlite/index';
+import { openDatabase, STORE_CACHE_KIB } from '../src/sqlite/schema';
+import type { AuditEventInput } from '../src/types';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {

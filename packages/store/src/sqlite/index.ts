@@ -1,5 +1,5 @@
 // The SQLite store: one file per instance, better-sqlite3, every method one transaction.
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 import type { Store } from '../types';
 import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
@@ -10,7 +10,7 @@ import type { SyncStore } from './sync';
 /**
  * Makes the synchronous methods the store's asynchronous ones: each still runs its whole
  * transaction synchronously, so nothing interleaves inside it; a driver error becomes a `store`
- * HostError naming what failed.
+ * StoreError naming what failed.
  */
 function guarded(store: SyncStore): Omit<Store, 'close'> {
   const what: Record<keyof Omit<Store, 'close'>, string> = {
@@ -35,9 +35,9 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
       try {
         return fn(...args);
       } catch (cause) {
-        if (cause instanceof HostError) throw cause;
-        throw new HostError(
-          HostErrorCode.store,
+        if (cause instanceof StoreError) throw cause;
+        throw new StoreError(
+          StoreErrorCode.store,
           `the store failed to ${what[name]}: ${(cause as Error).message}`,
           {
             cause,

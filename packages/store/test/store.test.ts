@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HostError } from '../src/errors';
-import { openSqliteStore } from '../src/store/sqlite/index';
-import { SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/schema';
-import type { AuditEventInput, Store } from '../src/store/types';
+import { StoreError } from '../src/errors';
+import { openSqliteStore } from '../src/sqlite/index';
+import { SQLITE_SCHEMA_VERSION } from '../src/sqlite/schema';
+import type { AuditEventInput, Store } from '../src/types';
 import { describeStores } from './stores';
 
 let dir: ReturnType<typeof tempDir>;
@@ -241,8 +241,8 @@ describe('migration of a SQLite store written by an older version', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(HostError);
-    expect((thrown as HostError).message).toBe(
+    expect(thrown).toBeInstanceOf(StoreError);
+    expect((thrown as StoreError).message).toBe(
       `the store at ${file} has schema version 99, and this version of the host reads 1 to ${SQLITE_SCHEMA_VERSION}; use the newer host that wrote it`,
     );
   });

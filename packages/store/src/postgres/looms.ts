@@ -1,5 +1,6 @@
 // Looms in PostgreSQL: compose (components, operations, receipt and audit event in one
-// transaction), inspect, receipts, listings.
+// transaction), inspect, receipts, listings. The compose algorithm is ../compose.ts; this file
+// holds its statements.
 //
 // Concurrency. A compose first takes an advisory lock on its namespace and request id, so the same
 // request sent to two hosts at once runs one after the other and the second replays the first's
@@ -7,15 +8,8 @@
 // composes into one loom serialize there, a stale `expectedVersion` matches no row
 // (`version_conflict`), and without one each compose bumps the version the last one left.
 import { randomBytes } from 'node:crypto';
-import { newId } from '../ids';
-import {
-  type ComposeInput,
-  type ComposeOutcome,
-  type LoomSummary,
-  type Receipt,
-  STAGE_CAPACITY,
-  type Store,
-} from '../types';
+import { type ComposeDialect, composeAsync, type Layout, type Plan } from '../compose';
+import type { ComposeInput, LoomSummary, Store } from '../types';
 import {
   type ComponentRow,
   type LoomRow,
@@ -34,105 +28,8 @@ interface ReceiptRow extends StoredReceipt {
 const RECEIPT_COLUMNS =
   'r.request_id, r.args_hash, r.loom_id, r.version, r.created, r.component_ids, r.operation_ids, r.displaced, r.committed_at, r.attempt';
 
-/** What a compose writes, worked out before the one statement that writes it. */
-interface Plan {
-  loomId: string;
-  version: number;
-  created: boolean;
-  components: {
-    id: string;
-    position: number;
-    ref: string;
-    title: string | null;
-    stage: string | null;
-    seq: number;
-  }[];
-  operations: { id: string; kind: string; componentId: string }[];
-  /** Components that were on a stage before this compose and go to the shelf. */
-  shelved: string[];
-  displaced: string[];
-  focus: string | null;
-}
-
-/**
- * Places the components as SQLite's store does: each on its stage or the shelf; a full stage gives
- * up its longest-placed component (a `displace` operation before the component's `add`).
- * `occupants` are the components on a stage now, longest placed first, per stage.
- */
-function plan(
-  input: ComposeInput,
-  target: { loomId: string; version: number; created: boolean },
-  start: { position: number; seq: number },
-  occupants: Map<string, string[]>,
-): Plan {
-  const out: Plan = { ...target, components: [], operations: [], shelved: [], displaced: [], focus: null };
-  const added = new Map<string, Plan['components'][number]>();
-  let { position, seq } = start;
-  for (const c of input.components) {
-    const id = newId('cmp');
-    if (c.stage !== undefined) {
-      const on = occupants.get(c.stage) ?? [];
-      while (on.length >= STAGE_CAPACITY) {
-        const gone = on.shift() as string;
-        const mine = added.get(gone);
-        if (mine) mine.stage = null;
-        else out.shelved.push(gone);
-        out.displaced.push(gone);
-        out.operations.push({ id: newId('op'), kind: 'displace', componentId: gone });
-      }
-      on.push(id);
-      occupants.set(c.stage, on);
-    }
-    const row = {
-      id,
-      position: position++,
-      ref: c.ref,
-      title: c.title ?? null,
-      stage: c.stage ?? null,
-      seq: seq++,
-    };
-    added.set(id, row);
-    out.components.push(row);
-    out.operations.push({ id: newId('op'), kind: 'add', componentId: id });
-    if (c.focus === true) {
-      out.focus = id;
-      out.operations.push({ id: newId('op'), kind: 'focus', componentId: id });
-    }
-  }
-  return out;
-}
-
-/** Claims the loom a compose extends (bumping its version) or names a new one. */
-async function claim(
-  tx: Tx,
-  input: ComposeInput,
-  now: string,
-): Promise<{ loomId: string; version: number; created: boolean } | ComposeOutcome> {
-  if (input.loomId === undefined) return { loomId: newId('loom'), version: 1, created: true };
-  const [bumped] = await tx.query<{ version: number }>(
-    'UPDATE looms SET version = version + 1, updated_at = $2 WHERE id = $1 AND ($3::int IS NULL OR version = $3) RETURNING version',
-    [input.loomId, now, input.expectedVersion ?? null],
-  );
-  if (bumped) return { loomId: input.loomId, version: bumped.version, created: false };
-  const [current] = await tx.query<{ version: number }>('SELECT version FROM looms WHERE id = $1', [
-    input.loomId,
-  ]);
-  if (!current) return { kind: 'not_found', loomId: input.loomId };
-  return {
-    kind: 'version_conflict',
-    loomId: input.loomId,
-    expectedVersion: input.expectedVersion as number,
-    currentVersion: current.version,
-  };
-}
-
 /** Where the next components go, and who is on the stages they name (longest placed first). */
-async function layout(
-  tx: Tx,
-  loomId: string,
-  input: ComposeInput,
-): Promise<{ start: { position: number; seq: number }; occupants: Map<string, string[]> }> {
-  const stages = [...new Set(input.components.flatMap((c) => (c.stage === undefined ? [] : [c.stage])))];
+async function layout(tx: Tx, loomId: string, stages: string[]): Promise<Layout> {
   const [row] = await tx.query<{ p: number; s: number; ids: string[]; stages: string[] }>(
     `SELECT COALESCE(MAX(position), -1) AS p, COALESCE(MAX(placed_seq), -1) AS s,
        COALESCE(array_agg(id ORDER BY placed_seq) FILTER (WHERE stage = ANY($2::text[])), '{}') AS ids,
@@ -200,63 +97,38 @@ async function write(tx: Tx, input: ComposeInput, p: Plan, now: string, attempt:
 }
 
 /**
- * The writes of one compose. `attempt` names this call across its retries: a receipt that carries
- * it was committed by an earlier try of this very call, whose COMMIT answer was lost, so this call
- * committed it (and its audit row) and reports that, not a replay.
+ * The compose statements of PostgreSQL, inside one transaction. `attempt` names this call across
+ * its retries: a receipt that carries it was committed by an earlier try of this very call, whose
+ * COMMIT answer was lost, so this call committed it (and its audit row) and reports that, not a
+ * replay.
  */
-async function compose(tx: Tx, input: ComposeInput, attempt: string): Promise<ComposeOutcome> {
-  const [prior] = await tx.query<ReceiptRow & { current: number }>(
-    `SELECT ${RECEIPT_COLUMNS}, l.version AS current FROM receipts r JOIN looms l ON l.id = r.loom_id
+function composeDialect(tx: Tx, attempt: string): ComposeDialect<true> {
+  return {
+    prior: async (namespace, requestId) => {
+      const [row] = await tx.query<ReceiptRow & { current: number }>(
+        `SELECT ${RECEIPT_COLUMNS}, l.version AS current FROM receipts r JOIN looms l ON l.id = r.loom_id
      WHERE r.namespace = $1 AND r.request_id = $2`,
-    [input.namespace, input.requestId],
-  );
-  if (prior) {
-    const receipt = receiptView(prior);
-    if (prior.attempt === attempt) {
-      return { kind: 'committed', receipt, currentVersion: prior.current, displaced: receipt.displaced };
-    }
-    const outcome: ComposeOutcome =
-      prior.args_hash === input.argsHash
-        ? { kind: 'replayed', receipt, currentVersion: prior.current }
-        : {
-            kind: 'request_conflict',
-            requestId: input.requestId,
-            loomId: prior.loom_id,
-            version: prior.version,
-          };
-    if (input.audit !== undefined) await insertAudit(tx, input.audit(outcome));
-    return outcome;
-  }
-  const now = new Date().toISOString();
-  const claimed = await claim(tx, input, now);
-  if ('kind' in claimed) {
-    if (input.audit !== undefined) await insertAudit(tx, input.audit(claimed));
-    return claimed;
-  }
-  const where = claimed.created
-    ? { start: { position: 0, seq: 0 }, occupants: new Map<string, string[]>() }
-    : await layout(tx, claimed.loomId, input);
-  const p = plan(input, claimed, where.start, where.occupants);
-  await write(tx, input, p, now, attempt);
-  const receipt: Receipt = {
-    loom_id: p.loomId,
-    request_id: input.requestId,
-    version: p.version,
-    created: p.created,
-    component_ids: p.components.map((c) => c.id),
-    operation_ids: p.operations.map((o) => o.id),
-    displaced: p.displaced,
-    committed_at: now,
+        [namespace, requestId],
+      );
+      return row && { ...row, ownCommit: row.attempt === attempt };
+    },
+    bump: async (loomId, expected, now) => {
+      const [bumped] = await tx.query<{ version: number }>(
+        'UPDATE looms SET version = version + 1, updated_at = $2 WHERE id = $1 AND ($3::int IS NULL OR version = $3) RETURNING version',
+        [loomId, now, expected ?? null],
+      );
+      return bumped?.version;
+    },
+    version: async (loomId) => {
+      const [current] = await tx.query<{ version: number }>('SELECT version FROM looms WHERE id = $1', [
+        loomId,
+      ]);
+      return current?.version;
+    },
+    layout: (loomId, stages) => layout(tx, loomId, stages),
+    write: (input, p, now) => write(tx, input, p, now, attempt),
+    audit: (event) => insertAudit(tx, event),
   };
-  const outcome: ComposeOutcome = {
-    kind: 'committed',
-    receipt,
-    currentVersion: p.version,
-    displaced: p.displaced,
-  };
-  // Last before COMMIT: the audit append holds the audit order until this transaction ends.
-  if (input.audit !== undefined) await insertAudit(tx, input.audit(outcome));
-  return outcome;
 }
 
 /** The looms part of the PostgreSQL store. */
@@ -281,7 +153,7 @@ export function pgLooms(
   return {
     compose: (input) => {
       const attempt = randomBytes(8).toString('hex');
-      return db.tx('commit a compose', (tx) => compose(tx, input, attempt), {
+      return db.tx('commit a compose', (tx) => composeAsync(composeDialect(tx, attempt), input), {
         idempotent: true,
         lock: lockKey(`compose:${input.namespace}\n${input.requestId}`),
         unknownHint:

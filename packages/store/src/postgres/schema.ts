@@ -1,7 +1,7 @@
 // The PostgreSQL schema: versioned migrations, applied by `loom init --store postgres` and
 // `loom migrate`, and the check every store open makes (a host never runs on a schema it does not
 // know). Several hosts share one database, so no host migrates on its own at start.
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 import type { PostgresTarget } from '../types';
 import { lockKey, type PgDb, type Tx } from './client';
 import { describePostgres } from './target';
@@ -71,9 +71,9 @@ async function versionIn(tx: Tx): Promise<number> {
   return row === undefined ? 0 : Number(row.value);
 }
 
-function newerError(target: PostgresTarget, found: number): HostError {
-  return new HostError(
-    HostErrorCode.store_schema,
+function newerError(target: PostgresTarget, found: number): StoreError {
+  return new StoreError(
+    StoreErrorCode.store_schema,
     `the store ${describePostgres(target)} has schema version ${found}, and this host needs version ${PG_SCHEMA_VERSION}; a newer host migrated it: upgrade this host (every host on one database runs a release that knows its schema)`,
   );
 }
@@ -111,8 +111,8 @@ export async function checkPostgresSchema(db: PgDb): Promise<number> {
   const found = await db.tx('read the schema version', versionIn, { idempotent: true, readOnly: true });
   if (found === PG_SCHEMA_VERSION) return found;
   if (Number.isInteger(found) && found > PG_SCHEMA_VERSION) throw newerError(db.target, found);
-  throw new HostError(
-    HostErrorCode.store_schema,
+  throw new StoreError(
+    StoreErrorCode.store_schema,
     `the store ${describePostgres(db.target)} has schema version ${found}, and this host needs version ${PG_SCHEMA_VERSION}; migrate it with \`loom migrate --instance <dir>\` (the instance naming this database)`,
   );
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 import type { PostgresTarget } from '../types';
 import { describePostgres, passwordFor } from './target';
 
@@ -126,6 +126,147 @@ function poolConfig(target: PostgresTarget, options: PgOptions): PoolConfig {
   };
 }
 
+/** How the failures of one store's transactions are told: naming the store, never its password. */
+interface Failures {
+  /** The driver's message with the password taken out. */
+  reason(error: Error): string;
+  unavailable(what: string, error: Error): StoreError;
+  unknown(what: string, error: Error, how: TxHow): StoreError;
+}
+
+function failuresOf(target: PostgresTarget, password: string | undefined): Failures {
+  const where = describePostgres(target);
+  const reason = (error: Error): string => scrub(error.message, password);
+  return {
+    reason,
+    unavailable: (what, error) =>
+      new StoreError(
+        StoreErrorCode.store_unavailable,
+        `the store could not ${what}: ${where} did not answer (${reason(error)}); nothing was written. Check that the server answers (pg_isready -h ${target.host} -p ${target.port}) and the credentials (PGPASSWORD or ~/.pgpass)`,
+        { cause: error },
+      ),
+    unknown: (what, error, how) =>
+      new StoreError(
+        StoreErrorCode.store_outcome_unknown,
+        `the connection to ${where} was lost while committing (${what}): it may have landed${how.unknownHint ? `; ${how.unknownHint}` : ''}`,
+        { cause: error },
+      ),
+  };
+}
+
+/** A checked-out client as a {@link Tx}: a statement's rejection is marked as the driver's. */
+function wrap(client: PoolClient): Tx {
+  return {
+    async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+      try {
+        return (await client.query(sql, params as unknown[] | undefined)).rows as R[];
+      } catch (error) {
+        throw new DriverError(error as Error);
+      }
+    },
+  };
+}
+
+/** One attempt: `done` with the value, or what went wrong and whether COMMIT had been sent. */
+async function attempt<T>(
+  pool: Pool,
+  body: (tx: Tx) => Promise<T>,
+  how: TxHow,
+): Promise<{ done: T } | { failure: Failure; error: Error; atCommit: boolean }> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    return { failure: 'lost', error: error as Error, atCommit: false };
+  }
+  // A connection that breaks while checked out is also reported as an event on its client; the
+  // statement's own rejection is what this code acts on, so the event is only swallowed.
+  const ignore = () => {};
+  client.on('error', ignore);
+  const release = (error?: Error) => {
+    client.off('error', ignore);
+    client.release(error);
+  };
+  let atCommit = false;
+  try {
+    if (how.single) {
+      const done = await body(wrap(client));
+      release();
+      return { done };
+    }
+    const begin = how.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN';
+    // One round trip; the key is a number this module computed, never text from a caller.
+    await client.query(
+      how.lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${how.lock})`,
+    );
+    const done = await body(wrap(client));
+    atCommit = true;
+    await client.query('COMMIT');
+    release();
+    return { done };
+  } catch (thrown) {
+    const error = thrown instanceof DriverError ? thrown.original : (thrown as Error);
+    const failure: Failure = thrown instanceof DriverError || atCommit ? classify(error) : 'sql';
+    if (failure === 'lost') {
+      // The server rolls back what it did not commit when the connection goes; nothing to undo.
+      release(error);
+    } else if (how.single) {
+      release();
+    } else {
+      // A COMMIT the server refused has rolled back already; ROLLBACK then only warns.
+      await client.query('ROLLBACK').then(
+        () => release(),
+        (e: Error) => release(e),
+      );
+    }
+    const caller = !(thrown instanceof DriverError) && !atCommit;
+    return { failure: caller ? 'caller' : failure, error, atCommit };
+  }
+}
+
+/**
+ * Runs one transaction of {@link PgDb.tx}: attempts it again where that is safe, and turns what
+ * failed into the StoreError that says whether anything may have landed.
+ */
+async function runTx<T>(
+  pool: Pool,
+  bounds: { retries: number; failures: Failures },
+  what: string,
+  body: (tx: Tx) => Promise<T>,
+  how: TxHow,
+): Promise<T> {
+  const { retries, failures } = bounds;
+  let mayHaveLanded = false;
+  let last: { failure: Failure; error: Error } | undefined;
+  for (let n = 0; n <= retries; n++) {
+    if (n > 0) await sleep(BACKOFF_MS[n - 1] ?? 1_000);
+    const result = await attempt(pool, body, how);
+    if ('done' in result) return result.done;
+    const { failure, error, atCommit } = result;
+    if (failure === 'caller' && error instanceof StoreError) throw error;
+    if (failure === 'sql' || failure === 'caller') {
+      throw new StoreError(StoreErrorCode.store, `the store failed to ${what}: ${failures.reason(error)}`, {
+        cause: error,
+      });
+    }
+    last = { failure, error };
+    if (failure === 'lost' && atCommit) {
+      if (!how.idempotent && !how.readOnly) throw failures.unknown(what, error, how);
+      mayHaveLanded ||= !how.readOnly;
+    }
+  }
+  const error = last?.error ?? new Error('no attempt');
+  if (mayHaveLanded) throw failures.unknown(what, error, how);
+  if (last?.failure === 'retry') {
+    throw new StoreError(
+      StoreErrorCode.store,
+      `the store failed to ${what}: it conflicted with other writers ${retries + 1} times (${failures.reason(error)}); nothing was written, try again`,
+      { cause: error },
+    );
+  }
+  throw failures.unavailable(what, error);
+}
+
 /** Opens the pool of a PostgreSQL store (no connection is made until the first transaction). */
 export async function connectPostgres(target: PostgresTarget, options: PgOptions = {}): Promise<PgDb> {
   const pg = (await import('pg')).default;
@@ -134,122 +275,13 @@ export async function connectPostgres(target: PostgresTarget, options: PgOptions
   // A connection the server ends while it sits idle in the pool is dropped from it; the next
   // transaction takes another. Without a listener the error would end the process.
   pool.on('error', () => {});
-  const retries = options.retries ?? DEFAULTS.retries;
-  const where = describePostgres(target);
-  const reason = (error: Error): string => scrub(error.message, config.password as string | undefined);
-
-  const unavailable = (what: string, error: Error) =>
-    new HostError(
-      HostErrorCode.store_unavailable,
-      `the store could not ${what}: ${where} did not answer (${reason(error)}); nothing was written. Check that the server answers (pg_isready -h ${target.host} -p ${target.port}) and the credentials (PGPASSWORD or ~/.pgpass)`,
-      { cause: error },
-    );
-  const unknown = (what: string, error: Error, how: TxHow) =>
-    new HostError(
-      HostErrorCode.store_outcome_unknown,
-      `the connection to ${where} was lost while committing (${what}): it may have landed${how.unknownHint ? `; ${how.unknownHint}` : ''}`,
-      { cause: error },
-    );
-
-  const wrap = (client: PoolClient): Tx => ({
-    async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
-      try {
-        return (await client.query(sql, params as unknown[] | undefined)).rows as R[];
-      } catch (error) {
-        throw new DriverError(error as Error);
-      }
-    },
-  });
-
-  /** One attempt: `done` with the value, or what went wrong and whether COMMIT had been sent. */
-  async function attempt<T>(
-    body: (tx: Tx) => Promise<T>,
-    how: TxHow,
-  ): Promise<{ done: T } | { failure: Failure; error: Error; atCommit: boolean }> {
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      return { failure: 'lost', error: error as Error, atCommit: false };
-    }
-    // A connection that breaks while checked out is also reported as an event on its client; the
-    // statement's own rejection is what this code acts on, so the event is only swallowed.
-    const ignore = () => {};
-    client.on('error', ignore);
-    const release = (error?: Error) => {
-      client.off('error', ignore);
-      client.release(error);
-    };
-    let atCommit = false;
-    try {
-      if (how.single) {
-        const done = await body(wrap(client));
-        release();
-        return { done };
-      }
-      const begin = how.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN';
-      // One round trip; the key is a number this module computed, never text from a caller.
-      await client.query(
-        how.lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${how.lock})`,
-      );
-      const done = await body(wrap(client));
-      atCommit = true;
-      await client.query('COMMIT');
-      release();
-      return { done };
-    } catch (thrown) {
-      const error = thrown instanceof DriverError ? thrown.original : (thrown as Error);
-      const failure: Failure = thrown instanceof DriverError || atCommit ? classify(error) : 'sql';
-      if (failure === 'lost') {
-        // The server rolls back what it did not commit when the connection goes; nothing to undo.
-        release(error);
-      } else if (how.single) {
-        release();
-      } else {
-        // A COMMIT the server refused has rolled back already; ROLLBACK then only warns.
-        await client.query('ROLLBACK').then(
-          () => release(),
-          (e: Error) => release(e),
-        );
-      }
-      const caller = !(thrown instanceof DriverError) && !atCommit;
-      return { failure: caller ? 'caller' : failure, error, atCommit };
-    }
-  }
-
+  const bounds = {
+    retries: options.retries ?? DEFAULTS.retries,
+    failures: failuresOf(target, config.password as string | undefined),
+  };
   return {
     target,
-    async tx(what, body, how) {
-      let mayHaveLanded = false;
-      let last: { failure: Failure; error: Error } | undefined;
-      for (let n = 0; n <= retries; n++) {
-        if (n > 0) await sleep(BACKOFF_MS[n - 1] ?? 1_000);
-        const result = await attempt(body, how);
-        if ('done' in result) return result.done;
-        const { failure, error, atCommit } = result;
-        if (failure === 'caller' && error instanceof HostError) throw error;
-        if (failure === 'sql' || failure === 'caller') {
-          throw new HostError(HostErrorCode.store, `the store failed to ${what}: ${reason(error)}`, {
-            cause: error,
-          });
-        }
-        last = { failure, error };
-        if (failure === 'lost' && atCommit) {
-          if (!how.idempotent && !how.readOnly) throw unknown(what, error, how);
-          mayHaveLanded ||= !how.readOnly;
-        }
-      }
-      const error = last?.error ?? new Error('no attempt');
-      if (mayHaveLanded) throw unknown(what, error, how);
-      if (last?.failure === 'retry') {
-        throw new HostError(
-          HostErrorCode.store,
-          `the store failed to ${what}: it conflicted with other writers ${retries + 1} times (${reason(error)}); nothing was written, try again`,
-          { cause: error },
-        );
-      }
-      throw unavailable(what, error);
-    },
+    tx: (what, body, how) => runTx(pool, bounds, what, body, how),
     async close() {
       await pool.end();
     },

@@ -1,7 +1,7 @@
 // Where a PostgreSQL store lives: read from the libpq environment when an instance is made, recorded
 // in instance.json without a password, described without one. Nothing here loads the client.
 import { userInfo } from 'node:os';
-import { HostError, HostErrorCode } from '../../errors';
+import { StoreError, StoreErrorCode } from '../errors';
 import type { PostgresTarget } from '../types';
 
 /** The PostgreSQL schema an instance uses when none is named. */
@@ -24,7 +24,7 @@ interface UrlParts {
   password?: string;
 }
 
-const bad = (message: string): HostError => new HostError(HostErrorCode.store, message);
+const bad = (message: string): StoreError => new StoreError(StoreErrorCode.store, message);
 
 /** Parses `DATABASE_URL`; an error names the variable, never its value (it may hold a password). */
 function parseUrl(text: string): UrlParts {

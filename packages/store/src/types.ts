@@ -1,5 +1,5 @@
 // The store interface. SQLite (./sqlite/) and PostgreSQL (./postgres/) fill it; a store is opened
-// from a target by ./open.ts, so nothing outside this folder names either.
+// from a target by ./open.ts, so nothing outside this package names either.
 
 /** How many components a stage holds at once (docs/host.md, "The stage model"). */
 export const STAGE_CAPACITY = 8;

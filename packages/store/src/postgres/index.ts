@@ -12,7 +12,7 @@ export { PG_SCHEMA_VERSION };
 
 /**
  * Opens the store of a PostgreSQL target: connects (the server must answer), and refuses a schema
- * that is not at {@link PG_SCHEMA_VERSION} (a `store_schema` HostError naming both versions). It
+ * that is not at {@link PG_SCHEMA_VERSION} (a `store_schema` StoreError naming both versions). It
  * never migrates: that is `loom init --store postgres` and `loom migrate`.
  */
 export async function openPostgresStore(target: PostgresTarget, options: PgOptions = {}): Promise<Store> {

@@ -1,7 +1,7 @@
 // A compose and its audit event commit in one transaction: both are there, or neither is. Both
 // stores: real SQLite files and a real PostgreSQL schema.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AuditEventInput, ComposeInput, ComposeOutcome, Store } from '../src/store/types';
+import type { AuditEventInput, ComposeInput, ComposeOutcome, Store } from '../src/types';
 import { describeStores } from './stores';
 
 const eventOf = (outcome: ComposeOutcome): AuditEventInput => ({
