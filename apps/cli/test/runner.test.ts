@@ -3,7 +3,7 @@
 // (packages/runner/test/fakes/fake-agent.mjs) recording what the run got.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RunStore, runnerPaths, signBody } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';

@@ -70,4 +70,3 @@ export function validateArgs(schema: unknown, args: unknown): ArgError[] {
   }
   return out;
 }
-
