@@ -1,7 +1,8 @@
 // A compose and its audit event commit in one transaction: both are there, or neither is. Both
 // stores: real SQLite files and a real PostgreSQL schema.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { AuditEventInput, ComposeInput, ComposeOutcome, Store } from '../src/types';
+import type { AuditEventInput, ComposeOutcome, Store } from '../src/types';
+import { composeInput } from './inputs';
 import { describeStores } from './stores';
 
 const eventOf = (outcome: ComposeOutcome): AuditEventInput => ({
@@ -17,15 +18,7 @@ const eventOf = (outcome: ComposeOutcome): AuditEventInput => ({
   payload: { kind: outcome.kind, loom_id: 'receipt' in outcome ? outcome.receipt.loom_id : null },
 });
 
-const compose = (over: Partial<ComposeInput>): ComposeInput => ({
-  namespace: 'r1/agent:me',
-  actor: 'agent:me',
-  run: 'r1',
-  requestId: 'req-1',
-  components: [{ ref: 'note:a' }],
-  argsHash: 'h1',
-  ...over,
-});
+const compose = composeInput;
 
 describeStores('a compose and its audit event', (kind) => {
   let store: Store;

@@ -3,17 +3,10 @@
 // files and a real PostgreSQL schema.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type ComposeInput, type ComposeOutcome, STAGE_CAPACITY, type Store } from '../src/types';
+import { composeInput } from './inputs';
 import { describeStores } from './stores';
 
-const compose = (over: Partial<ComposeInput>): ComposeInput => ({
-  namespace: 'r1/agent:me',
-  actor: 'agent:me',
-  run: 'r1',
-  requestId: 'req-1',
-  components: [{ ref: 'note:a' }],
-  argsHash: 'h1',
-  ...over,
-});
+const compose = composeInput;
 
 const committed = (outcome: ComposeOutcome) => {
   if (outcome.kind !== 'committed') throw new Error(`expected a commit, got ${outcome.kind}`);

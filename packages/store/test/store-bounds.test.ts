@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/sqlite/index';
 import { openDatabase, STORE_CACHE_KIB } from '../src/sqlite/schema';
-import type { AuditEventInput } from '../src/types';
+import { auditEvent } from './inputs';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -15,18 +15,7 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
-const event = (payload: Record<string, unknown>): AuditEventInput => ({
-  run: 'r1',
-  actor: 'agent:me',
-  job: null,
-  command: 'text.echo',
-  action: 'command:call:text:echo',
-  phase: 'run',
-  outcome: 'ok',
-  code: 'ok',
-  reason: null,
-  payload,
-});
+const event = (payload: Record<string, unknown>) => auditEvent({ payload });
 
 describe('what a long-lived store holds', () => {
   it('keeps the write-ahead log near 4 MiB under steady writes, however much is written', async () => {

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../src/errors';
 import { openSqliteStore } from '../src/sqlite/index';
 import { SQLITE_SCHEMA_VERSION } from '../src/sqlite/schema';
-import type { AuditEventInput, Store } from '../src/types';
+import type { Store } from '../src/types';
+import { auditEvent } from './inputs';
 import { describeStores } from './stores';
 
 let dir: ReturnType<typeof tempDir>;
@@ -17,19 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
-const event = (over: Partial<AuditEventInput>): AuditEventInput => ({
-  run: 'r1',
-  actor: 'agent:me',
-  job: null,
-  command: 'text.echo',
-  action: 'command:call:text:echo',
-  phase: 'run',
-  outcome: 'ok',
-  code: 'ok',
-  reason: null,
-  payload: {},
-  ...over,
-});
+const event = auditEvent;
 
 describeStores('queryAudit', (kind) => {
   let store: Store;
