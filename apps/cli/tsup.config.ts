@@ -1,4 +1,4 @@
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -39,9 +39,16 @@ export default defineConfig({
     js: "#!/usr/bin/env node\nimport { createRequire as __harnessCreateRequire } from 'node:module';\nconst require = __harnessCreateRequire(import.meta.url);",
   },
   // The example workspace ships inside the package (dist/examples/demo), so an installed CLI finds it
-  // without the repository around it.
+  // without the repository around it; the workspace JSON Schema ships beside it, and the copy's
+  // `$schema` names that file, since the repository's path means nothing in an installed package.
   onSuccess: async () => {
     cpSync('../../fixtures/workspaces/demo', 'dist/examples/demo', { recursive: true });
+    cpSync('../../packages/packs/schema/workspace.schema.json', 'dist/examples/workspace.schema.json');
+    const example = 'dist/examples/demo/workspace.yaml';
+    const modeline = /^(# yaml-language-server: \$schema=).*$/m;
+    const text = readFileSync(example, 'utf8');
+    if (!modeline.test(text)) throw new Error(`${example}: no yaml-language-server $schema line to rewrite`);
+    writeFileSync(example, text.replace(modeline, '$1../workspace.schema.json'));
   },
   esbuildPlugins: [zodEnglishOnly],
   esbuildOptions(options) {

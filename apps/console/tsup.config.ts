@@ -3,7 +3,6 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
   // The page is built beside it by scripts/build-web.mjs (dist/web); tsup must not wipe it.
   clean: false,
   sourcemap: true,

@@ -1,3 +1,3 @@
 import { harnessVitestConfig } from '@harness/vitest-config';
 
-export default harnessVitestConfig();
+export default harnessVitestConfig({ test: { setupFiles: ['@harness/test-utils/fast-check-setup'] } });

@@ -5,7 +5,7 @@ import type { Options } from 'tsup';
 export type { Options };
 
 /**
- * The tsup options every library package builds with (ESM, `.d.ts`, clean, source maps, Node 20
+ * The tsup options every library package builds with (ESM, clean, source maps, Node 20
  * target) for the given entry points; `overrides` replaces any of them, key by key (shallow).
  */
 export declare function libraryConfig(

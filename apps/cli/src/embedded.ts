@@ -3,8 +3,9 @@
 // this process, and reach it through the socket fast path, so an MCP client works at once.
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type InstanceChosenBy, instanceLocation } from '@harness/config/instance';
 import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
 import { CliError } from './errors';
 
@@ -14,7 +15,7 @@ const require = createRequire(import.meta.url);
 export interface EmbeddedLocation {
   instanceDir: string;
   socketPath: string;
-  chosenBy: '--instance' | 'HARNESS_HOME' | 'default';
+  chosenBy: InstanceChosenBy;
 }
 
 /** The `loom` host CLI that ships beside this one. */
@@ -67,14 +68,12 @@ export function scopeOf(serves: InstanceServes): string | ScopeFile {
 }
 
 /**
- * Picks the instance directory: `--instance`, else `$HARNESS_HOME`, else
- * `$XDG_DATA_HOME/harness/default` (`~/.local/share/harness/default`).
+ * Picks the instance directory the way every `harness` and `loom` command does (`--instance`, else
+ * `$HARNESS_HOME`, else `$XDG_DATA_HOME/harness/default`, `~/.local/share/harness/default`; see
+ * `instanceLocation` in `@harness/config/instance`), and the broker's socket path for it.
  */
 export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
-  const env = process.env.HARNESS_HOME;
-  const dataHome = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  const instanceDir = resolve(flag ?? (env || join(dataHome, 'harness', 'default')));
-  const chosenBy = flag !== undefined ? '--instance' : env ? 'HARNESS_HOME' : 'default';
+  const { instanceDir, chosenBy } = instanceLocation({ flag, env: process.env });
   // A Unix socket path is limited to about 104 bytes; fall back to a private runtime directory when
   // the instance path is too deep for one: $XDG_RUNTIME_DIR (the user's own, 0700) when set, else
   // a directory in the temp dir. The broker creates it 0700, or refuses it when it is not private

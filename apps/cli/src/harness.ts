@@ -5,6 +5,7 @@ import { CliError, debugRequested, describeFailure, exitCodes } from './errors';
 import { err, out } from './output';
 
 const subcommands = {
+  init: 'Set up this repository: write .harness/workspace.yaml from what it uses and register harness in your MCP clients',
   serve: 'Serve the host command tools (and Loom authoring tools) to any MCP client over stdio or HTTP',
   call: 'Call one tool once and print its result as JSON',
   capabilities: 'List the parent tools this CLI can serve and which are available with this configuration',
@@ -17,6 +18,7 @@ const subcommands = {
   runs: 'List the runs the runner recorded',
   trigger: 'Run one harness now, or replay a stored event into it',
   console: 'Open the console: a local web page to approve strict calls and read the audit and looms',
+  approvals: 'List the calls waiting for a person, and approve or deny one (approvals list|approve|deny)',
 } as const;
 type Subcommand = keyof typeof subcommands;
 
@@ -34,6 +36,8 @@ Exit codes: 0 ok, 1 a check or step failed, 2 usage, 3 configuration, 4 host una
 
 async function load(name: Subcommand): Promise<(argv: string[]) => Promise<number>> {
   switch (name) {
+    case 'init':
+      return (await import('./commands/init')).initCommand;
     case 'serve':
       return (await import('./commands/serve')).serveCommand;
     case 'call':
@@ -56,6 +60,8 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/trigger')).triggerCommand;
     case 'console':
       return (await import('./commands/console')).consoleCommand;
+    case 'approvals':
+      return (await import('./commands/approvals')).approvalsCommand;
   }
 }
 

@@ -1,7 +1,9 @@
 // One place that turns the CLI's configuration (flags, environment, run manifest) into a run and its
 // tools. `serve`, `call`, `packs list` and `demo` all open a session the same way, so a tool behaves
 // identically whichever command reaches it.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type {
   AuthoringConfig,
   CommandsConfig,
@@ -14,9 +16,12 @@ import type {
 import {
   brokerAnswers,
   bundledLoomCli,
+  describeServes,
   type EmbeddedHost,
   type EmbeddedLocation,
+  type EmbeddedOptions,
   embeddedLocation,
+  planEmbedded,
   startEmbeddedHost,
 } from './embedded';
 import { CliError, describeFailure } from './errors';
@@ -45,6 +50,12 @@ export interface SessionOptions {
   retentionMs?: number | undefined;
   /** Never start the embedded default: without a configuration file its tools are absent. */
   noEmbedded?: boolean | undefined;
+  /**
+   * Create and change nothing (`packs list`): the embedded host runs on a scratch instance in the
+   * temp directory, made with what the instance would serve (its recorded workspace and agent when
+   * it exists, else the flags), and removed at `close()`.
+   */
+  scratch?: boolean | undefined;
   commandsConfig?: string | undefined;
   authoringConfig?: string | undefined;
   allowTools?: string[] | undefined;
@@ -260,50 +271,24 @@ export async function openSession(
   let authoringConfig: AuthoringConfig | undefined;
   let location: EmbeddedLocation | undefined;
   let ready = async (): Promise<void> => {};
-  let startHost: (() => Promise<boolean>) | undefined;
-  let starting: Promise<EmbeddedHost> | undefined;
-
+  let host: EmbeddedSessionHost | undefined;
   if (resolved.embedded) {
-    location = embeddedLocation(options.instance);
-    const transport = { kind: 'broker' as const, socketPath: location.socketPath, client: 'socket' as const };
-    const cliPath = bundledLoomCli();
-    commandsConfig = { cliPath, transport };
-    authoringConfig = { cliPath, transport };
-    const begin = () =>
-      startEmbeddedHost({
-        instance: options.instance,
-        workspace: options.workspace,
-        agent: options.agent,
-        scope: options.scope,
-        retentionMs: options.retentionMs,
-      }).then((embedded) => {
-        logEmbedded(embedded, options.log);
-        return embedded;
-      });
-    // True when it replaced a shared broker that had gone. The broker of another process (a
-    // `harness call` that was running when this one started) goes when that process ends: the first
-    // call after that starts this session's own. A replacement that fails fails that call only: the
-    // next call looks again, rather than every later call answering the one failure.
-    const start = async (): Promise<boolean> => {
-      starting ??= begin();
-      const current = starting;
-      const embedded = await current;
-      if (!embedded.shared || (await brokerAnswers(embedded.location.socketPath))) return false;
-      if (starting === current) {
-        const replacing = begin();
-        starting = replacing;
-        replacing.catch(() => {
-          if (starting === replacing) starting = current;
-        });
-      }
-      await starting;
-      return true;
-    };
-    startHost = start;
+    host = await embeddedSessionHost(options);
+    location = host.location;
+    commandsConfig = host.config;
+    authoringConfig = host.config;
+    const start = host.start;
     ready = async () => {
       await start();
     };
-    if (!background) await ready();
+    if (!background) {
+      try {
+        await ready();
+      } catch (error) {
+        host.dispose();
+        throw error;
+      }
+    }
   } else {
     if (resolved.commandsPath !== undefined)
       commandsConfig = unwrap(commands.readCommandsConfig(resolved.commandsPath), resolved.commandsPath);
@@ -316,11 +301,14 @@ export async function openSession(
       ? undefined
       : commands.createLocalPatternResolver({ session: resolved.fabric });
   let tools: HarnessTool[] = [
-    ...commands.createHostCommandTools({ config: commandsConfig }),
+    ...commands.createHostCommandTools({
+      config: commandsConfig,
+      notices: () => host?.notices() ?? [],
+    }),
     ...commands.createLoomAuthoringTools({ config: authoringConfig, ...(resolver ? { resolver } : {}) }),
   ];
-  if (startHost !== undefined) {
-    const onHost = startHost;
+  if (host !== undefined) {
+    const onHost = host.start;
     tools = tools.map((tool) => onEmbeddedHost(tool, onHost, commands));
   }
   if (resolved.allowTools !== undefined) {
@@ -333,7 +321,7 @@ export async function openSession(
   try {
     run = newRun('run');
   } catch (error) {
-    await closeHost(starting);
+    await host?.close();
     throw new CliError('usage', `--max-confidentiality: ${(error as Error).message}`, { cause: error });
   }
   const context = (signal?: AbortSignal, forRun: RunState = run): ToolContext => ({
@@ -359,8 +347,164 @@ export async function openSession(
       }
       return tool.execute(input, context(signal));
     },
-    close: () => closeHost(starting),
+    close: async () => {
+      await host?.close();
+    },
   };
+}
+
+/** A session's embedded host: started on demand, replaced when a shared one has gone. */
+interface EmbeddedSessionHost {
+  location: EmbeddedLocation;
+  /** The broker transport both tool sets reach it through. */
+  config: CommandsConfig & AuthoringConfig;
+  /** Starts it (once); true when it replaced a shared broker that had gone. */
+  start(): Promise<boolean>;
+  /** The sentences the listing's notice adds (that commands run unconfined, once it is known). */
+  notices(): string[];
+  /** Removes what the session made for itself (a scratch instance), without closing the host. */
+  dispose(): void;
+  /** Closes the host, then disposes. */
+  close(): Promise<void>;
+}
+
+async function embeddedSessionHost(options: SessionOptions): Promise<EmbeddedSessionHost> {
+  const embedding = options.scratch === true ? await scratchEmbedding(options) : liveEmbedding(options);
+  const location = embedding.location;
+  const transport = { kind: 'broker' as const, socketPath: location.socketPath, client: 'socket' as const };
+  let starting: Promise<EmbeddedHost> | undefined;
+  let unconfined: string | undefined;
+  let warned = false;
+  const begin = () =>
+    startEmbeddedHost(embedding.host).then(async (embedded) => {
+      embedding.describe(embedded, options.log);
+      const warning = await unconfinedWarning(embedded.workspaceFile);
+      unconfined = warning?.message;
+      // Once per session, however often a gone broker is replaced.
+      if (warning !== undefined && !warned) {
+        warned = true;
+        options.log?.(`harness: warning: ${warning.line}`);
+      }
+      return embedded;
+    });
+  // True when it replaced a shared broker that had gone. The broker of another process (a
+  // `harness call` that was running when this one started) goes when that process ends: the first
+  // call after that starts this session's own. A replacement that fails fails that call only: the
+  // next call looks again, rather than every later call answering the one failure.
+  const start = async (): Promise<boolean> => {
+    starting ??= begin();
+    const current = starting;
+    const embedded = await current;
+    if (!embedded.shared || (await brokerAnswers(embedded.location.socketPath))) return false;
+    if (starting === current) {
+      const replacing = begin();
+      starting = replacing;
+      replacing.catch(() => {
+        if (starting === replacing) starting = current;
+      });
+    }
+    await starting;
+    return true;
+  };
+  return {
+    location,
+    config: { cliPath: bundledLoomCli(), transport },
+    start,
+    notices: () => (unconfined === undefined ? [] : [unconfined]),
+    dispose: embedding.dispose,
+    async close() {
+      try {
+        await closeHost(starting);
+      } finally {
+        embedding.dispose();
+      }
+    },
+  };
+}
+
+/** Where a session's embedded host lives, what it is started with, and what the session says of it. */
+interface Embedding {
+  /** The instance whose socket this session's tools reach. */
+  location: EmbeddedLocation;
+  host: EmbeddedOptions;
+  /** The lines on stderr once the host has started. */
+  describe(embedded: EmbeddedHost, log: ((line: string) => void) | undefined): void;
+  /** Removes what the session made for itself. */
+  dispose(): void;
+}
+
+/** The embedded default itself: the instance the flags name, created on first use. */
+function liveEmbedding(options: SessionOptions): Embedding {
+  return {
+    location: embeddedLocation(options.instance),
+    host: {
+      instance: options.instance,
+      workspace: options.workspace,
+      agent: options.agent,
+      scope: options.scope,
+      retentionMs: options.retentionMs,
+    },
+    describe: logEmbedded,
+    dispose: () => {},
+  };
+}
+
+/**
+ * A scratch instance in the temp directory serving what the instance the flags name serves (or
+ * would serve, when it does not exist): a command that only reads (`packs list`) neither creates
+ * the instance nor writes to its store, registry or socket. Flags that contradict an existing
+ * instance are refused as they are for it.
+ */
+async function scratchEmbedding(options: SessionOptions): Promise<Embedding> {
+  const plan = await planEmbedded(options);
+  const root = mkdtempSync(join(tmpdir(), 'harness-scratch-'));
+  const instance = join(root, 'instance');
+  // A broker records its instance in the user's registry of instances, which confined commands
+  // hide (docs/security.md); the scratch one records it in a registry of its own instead. No
+  // command runs here, so nothing needs the person's registry.
+  const stateHome = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = join(root, 'state');
+  const { serves, workspaceFile } = plan;
+  const dir = plan.location.instanceDir;
+  return {
+    location: embeddedLocation(instance),
+    host: {
+      instance,
+      workspace: workspaceFile,
+      ...('agent' in serves ? { agent: serves.agent } : { scope: serves.scopeFile }),
+    },
+    describe: (_embedded, log) =>
+      log?.(
+        plan.exists
+          ? `harness: read what the instance ${dir} serves, ${describeServes(serves)} of ${workspaceFile}, through a scratch copy; the instance is not changed`
+          : `harness: read what a new instance at ${dir} would serve, ${describeServes(serves)} of ${workspaceFile}; nothing is created`,
+      ),
+    dispose: () => {
+      if (stateHome === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = stateHome;
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The warning `packs check` prints for the workspace where no confinement mechanism works under
+ * `sandbox_mode: preferred` (its commands then run unconfined): the whole line, and its message.
+ * Nothing where a mechanism works (the probe the host's start made is cached), where the mode is
+ * `required` or `off`, or where the workspace no longer loads.
+ */
+async function unconfinedWarning(
+  workspaceFile: string,
+): Promise<{ line: string; message: string } | undefined> {
+  const { detectSandboxAsync } = await import('@harness/exec');
+  if ((await detectSandboxAsync()).available) return undefined;
+  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  const loaded = await loadWorkspace({ file: workspaceFile }).catch(() => undefined);
+  if (loaded?.ok !== true) return undefined;
+  const issue = loaded.warnings.find(
+    (w) => w.code === 'sandbox_unavailable' && w.details.mode === 'preferred',
+  );
+  return issue === undefined ? undefined : { line: formatIssue(issue), message: issue.message };
 }
 
 /** Closes the embedded host once its start has settled; a host that did not start has nothing to close. */

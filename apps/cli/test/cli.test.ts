@@ -57,7 +57,7 @@ describe('errors and exit codes', () => {
     const r = await run(['frobnicate']);
     expect(r.code).toBe(exitCodes.usage);
     expect(r.stderr).toBe(
-      "harness: unknown command 'frobnicate'; expected one of serve, call, capabilities, packs, tmpl, doctor, demo, runner, runs, trigger, console\n",
+      "harness: unknown command 'frobnicate'; expected one of init, serve, call, capabilities, packs, tmpl, doctor, demo, runner, runs, trigger, console, approvals\n",
     );
   });
 
@@ -65,7 +65,7 @@ describe('errors and exit codes', () => {
     const r = await run(['servve']);
     expect(r.code).toBe(exitCodes.usage);
     expect(r.stderr).toMatch(
-      /^harness: unknown command 'servve'; did you mean 'serve'\? expected one of serve, /,
+      /^harness: unknown command 'servve'; did you mean 'serve'\? expected one of init, serve, /,
     );
   });
 

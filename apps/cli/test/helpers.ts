@@ -1,8 +1,8 @@
 // Shared by the CLI tests: the real bin, spawned with a temp HOME and instance so no test touches
 // ~/.local/share, and real MCP SDK clients connected to it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '@harness/test-utils';
@@ -14,6 +14,30 @@ export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = join(appDir, 'dist', 'harness.js');
 export const loomBin = join(appDir, '..', 'loom', 'dist', 'loom.js');
 export const slowWorkspace = join(appDir, 'test', 'fixtures', 'slow', 'workspace.yaml');
+
+/**
+ * A directory of symlinks to every program on this PATH (and node's own) but `left`, first found
+ * first, as `.ci/run` builds one: a PATH on which those programs are missing. Returns the directory.
+ */
+export function pathWithout(dir: string, left: readonly string[]): string {
+  mkdirSync(dir, { recursive: true });
+  const dirs = [...(process.env.PATH ?? '').split(':'), dirname(process.execPath)].filter(isAbsolute);
+  const linked = new Set(left);
+  for (const from of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(from);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (linked.has(name)) continue;
+      linked.add(name);
+      symlinkSync(join(from, name), join(dir, name));
+    }
+  }
+  return dir;
+}
 
 /** A temp directory holding a HOME and an instance; `cleanup()` removes both. */
 export function sandbox(): { root: string; home: string; instance: string; cleanup: () => void } {
@@ -76,16 +100,28 @@ export async function connectStdio(
     stderr: 'pipe',
   });
   let log = '';
+  // Each waiter looks again whenever serve writes to stderr.
+  const waiters = new Set<() => void>();
   transport.stderr?.on('data', (c: Buffer) => {
     log += c.toString('utf8');
+    for (const look of waiters) look();
   });
   const client = new Client({ name: 'harness-cli-test', version: '0.0.0' });
   await client.connect(transport);
-  const stderrWith = async (text: string, timeoutMs = 20_000): Promise<string> => {
-    const deadline = Date.now() + timeoutMs;
-    while (!log.includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    return log;
-  };
+  const stderrWith = (text: string, timeoutMs = 20_000): Promise<string> =>
+    new Promise((resolve) => {
+      if (log.includes(text)) return resolve(log);
+      const done = (): void => {
+        clearTimeout(bound);
+        waiters.delete(look);
+        resolve(log);
+      };
+      const look = (): void => {
+        if (log.includes(text)) done();
+      };
+      const bound = setTimeout(done, timeoutMs);
+      waiters.add(look);
+    });
   return { client, stderr: () => log, stderrWith, close: () => client.close() };
 }
 

@@ -1,13 +1,13 @@
 // harness packs check|list against real workspace files written inline.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fixturesDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appDir, runCli, sandbox } from './helpers';
 
 const box = sandbox();
 afterAll(() => box.cleanup());
-const run = (args: string[]) => runCli(args, { home: box.home });
+const run = (args: string[], home = box.home) => runCli(args, { home });
 function write(name: string, text: string): string {
   mkdirSync(join(box.root, 'ws'), { recursive: true });
   const file = join(box.root, 'ws', name);
@@ -198,6 +198,125 @@ describe('harness packs list', () => {
     const signatures = (strip(json.stdout).entries as { signature: string }[]).map((e) => e.signature);
     expect(text.stdout.split('\n').slice(0, signatures.length)).toEqual(signatures);
     expect(text.stdout).toContain('echo.argv(value: string)  [read, global]');
+  });
+});
+
+/** A workspace of one pack the example workspace does not have, for the agent `me`. */
+const mine = () =>
+  write(
+    'mine.yaml',
+    'version: 1\ncommand_packs:\n  - id: mine\n    commands:\n      - id: hello\n        argv: [echo, hello]\n        effects: read\nagents:\n  - id: me\n    grants: [pack:mine]\n',
+  );
+
+/** Every file under `dir` with its size and modification time; empty when `dir` does not exist. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files[relative(dir, path)] = `${statSync(path).size} ${statSync(path).mtimeMs}`;
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return files;
+}
+
+const MINE_LISTING = [
+  'loom.compose(request_id: string, components: {...}[], loom_id?: string, expected_version?: integer) -> {receipt, replayed, current_version, displaced}  [write, global]',
+  'loom.inspect(loom_id?: string) -> {loom_id, version, components, layout}  [read, loom]',
+  'loom.authoring-context(loom_id?: string) -> {receipts, target, target_unavailable}  [read, global]',
+  'mine.hello()  [read, global]',
+  '(4 command(s); hidden 0, omitted 0)',
+  '',
+].join('\n');
+
+describe('harness packs list, check and render create and change nothing', () => {
+  it('lists a workspace for an agent without creating the default instance, so a later plain list still shows the example', async () => {
+    const home = join(box.root, 'home-list');
+    const file = mine();
+    const listed = await run(['packs', 'list', '--workspace', file, '--agent', 'me'], home);
+    expect(listed.stdout).toBe(MINE_LISTING);
+    expect(listed.code).toBe(0);
+    const instance = join(home, '.local', 'share', 'harness', 'default');
+    expect(listed.stderr).toBe(
+      `harness: read what a new instance at ${instance} would serve, agent "me" of ${file}; nothing is created\n`,
+    );
+    expect(existsSync(instance)).toBe(false);
+    // Nothing at all under HOME: no instance, no registry of instances.
+    expect(existsSync(home)).toBe(false);
+    const plain = await run(['packs', 'list'], home);
+    expect(plain.stdout).toContain('echo.argv(value: string)  [read, global]');
+    expect(plain.stdout).not.toContain('mine.hello');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('lists what an existing instance serves and leaves every file of it as it was', async () => {
+    const instance = join(box.root, 'kept');
+    const made = await run(['call', 'list_commands', '--instance', instance, '--agent', 'reader']);
+    expect(made.code, made.stderr).toBe(0);
+    const before = snapshot(instance);
+    expect(Object.keys(before)).toContain('loom.db');
+    const listed = await run(['packs', 'list', '--instance', instance]);
+    expect(listed.stdout).toContain('repo.log(count: integer)');
+    expect(listed.stdout).not.toContain('repo.tag(');
+    expect(listed.stderr).toContain(
+      `harness: read what the instance ${instance} serves, agent "reader" of ${join(appDir, 'dist', 'examples', 'demo', 'workspace.yaml')}, through a scratch copy; the instance is not changed\n`,
+    );
+    expect(snapshot(instance)).toEqual(before);
+  });
+
+  it("refuses a --workspace other than the existing instance's, as serve does, changing nothing", async () => {
+    const instance = join(box.root, 'kept-ws');
+    await run(['call', 'list_commands', '--instance', instance]);
+    const before = snapshot(instance);
+    const r = await run(['packs', 'list', '--instance', instance, '--workspace', mine(), '--agent', 'me']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('pass a new --instance <dir> for this one');
+    expect(r.stdout).toBe('');
+    expect(snapshot(instance)).toEqual(before);
+  });
+
+  it('checks and renders without writing anything under HOME', async () => {
+    const home = join(box.root, 'home-check');
+    expect((await run(['packs', 'check', mine()], home)).code).toBe(0);
+    const rendered = await run(['packs', 'render', 'mine.hello', '--workspace', mine()], home);
+    expect(rendered.stdout).toContain('argv: ["echo","hello"]\n');
+    expect(existsSync(home)).toBe(false);
+  });
+});
+
+describe('harness packs list <file>', () => {
+  it('takes the workspace file as a positional, as packs check does', async () => {
+    const file = mine();
+    const positional = await run(['packs', 'list', file, '--agent', 'me'], join(box.root, 'home-pos'));
+    expect(positional.stdout).toBe(MINE_LISTING);
+    expect(positional.code).toBe(0);
+    const both = await run(
+      ['packs', 'list', file, '--workspace', file, '--agent', 'me'],
+      join(box.root, 'home-pos'),
+    );
+    expect(both.stdout).toBe(MINE_LISTING);
+  });
+
+  it('refuses two different workspace files, naming both, exit 2', async () => {
+    const file = mine();
+    const other = join(box.root, 'ws', 'other.yaml');
+    for (const verb of ['list', 'check']) {
+      const r = await run(['packs', verb, file, '--workspace', other]);
+      expect(r.stderr).toBe(
+        `harness: packs ${verb} was given two workspace files, ${file} and --workspace ${other}; give one\n`,
+      );
+      expect(r.stdout).toBe('');
+      expect(r.code).toBe(2);
+    }
+  });
+
+  it('checks the file --workspace names, as packs list does', async () => {
+    const file = mine();
+    const r = await run(['packs', 'check', '--workspace', file]);
+    expect(r.stdout).toContain(`ok: ${file}: 1 pack(s), 1 agent(s)\n  agent me: mine.hello\n`);
+    expect(r.code).toBe(0);
   });
 });
 

@@ -87,11 +87,14 @@ describe('harness serve --approvals elicit', () => {
       const record = await getApproval(box.instance, id);
       expect(record).toMatchObject({ status: 'consumed', decided_by: 'elicitation:elicit-accepting' });
       const rows = (await signRows()).slice(before);
-      expect(rows.map((r) => [r.outcome, r.reason])).toEqual([
-        ['refused', 'approval_required'],
-        ['ok', null],
+      // The person's decision is a row of its own, between the refusal and the run it allowed.
+      expect(rows.map((r) => [r.phase, r.actor, r.outcome, r.reason])).toEqual([
+        ['run', 'agent:demo', 'refused', 'approval_required'],
+        ['approval', 'elicitation:elicit-accepting', 'approved', null],
+        ['run', 'agent:demo', 'ok', null],
       ]);
-      expect(rows[1]?.payload).toMatchObject({ approvalId: id, approved_by: 'elicitation:elicit-accepting' });
+      expect(rows[1]?.payload).toMatchObject({ approvalId: id });
+      expect(rows[2]?.payload).toMatchObject({ approvalId: id, approved_by: 'elicitation:elicit-accepting' });
     } finally {
       await client.close();
     }
@@ -149,11 +152,23 @@ describe('harness serve --approvals elicit', () => {
     }
   }, 90_000);
 
-  it('without the flag an elicitation-capable client is not asked either', async () => {
-    const { client, asked } = newClient('flag-off', ['accept']);
+  it('without the flag an elicitation-capable client is asked: elicitation is the default, and accept runs the call once', async () => {
+    const { client, asked } = newClient('by-default', ['accept']);
     await connect(client, box.instance, box.home, []);
     try {
-      const res = await sign(client, 'flag off');
+      const res = await sign(client, 'by default');
+      expect(get(structured(res), 'entry', 'value', 'output')).toBe('signed by default');
+      expect(asked).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('with --approvals queue an elicitation-capable client is never asked: the approval waits', async () => {
+    const { client, asked } = newClient('queue', ['accept']);
+    await connect(client, box.instance, box.home, ['--approvals', 'queue']);
+    try {
+      const res = await sign(client, 'queued');
       expect(get(structured(res), 'outcome', 'code')).toBe('approval_required');
       expect(asked).toEqual([]);
     } finally {

@@ -237,7 +237,7 @@ describe('harness serve over stdio when its embedded host cannot start', () => {
         );
       }
       expect(conn.stderr()).toBe(
-        `harness: serving list_commands, run_command, run_read_command, loom_compose, loom_inspect, loom_authoring_context over stdio\nharness: ${reason}\n`,
+        `harness: serving list_commands, run_command, run_read_command, loom_compose, loom_inspect, loom_authoring_context over stdio\nharness: approvals: strict calls are put to the person in MCP clients that support elicitation; others wait for the console or harness approvals (--approvals queue: always wait)\nharness: ${reason}\n`,
       );
       expect(existsSync(own.instance)).toBe(false);
     } finally {

@@ -145,6 +145,41 @@ describe.skipIf(!hasBrowser)('approvals in the browser', () => {
     await page.context().close();
   });
 
+  it("shows each person's decision as an event of its own, with who decided and the command they decided on, and never * as a command", async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/audit');
+    const rows = page.locator('table.audit tbody tr');
+    await rows.first().waitFor();
+    // Each row's cells after # and Time: actor, command, phase, outcome.
+    const table = (await rows.evaluateAll((trs) =>
+      trs.map((tr) =>
+        Array.from(tr.querySelectorAll('td'))
+          .slice(2)
+          .map((td) => td.textContent ?? ''),
+      ),
+    )) as string[][];
+    const person = running.ctx.person;
+    // The denial, then the approval: newest first.
+    expect(table.filter((r) => r[2] === 'approval')).toEqual([
+      [person, 'notes.append', 'approval', 'denied/ok'],
+      [person, 'notes.append', 'approval', 'approved/ok'],
+    ]);
+    expect(table.map((r) => r[1])).not.toContain('*');
+    expect(table.filter((r) => r[2] === 'list').map((r) => r[1])).toEqual([
+      expect.stringMatching(/^command listing \(\d+ commands\)$/),
+    ]);
+
+    const approved = rows.filter({ hasText: 'approved/ok' }).first();
+    await approved.getByRole('link').click();
+    await page.getByRole('heading', { name: /^Event \d+: notes\.append$/ }).waitFor();
+    const detail = await page.locator('article.detail dl.facts').innerText();
+    expect(detail).toContain(`Decided by\n${person}`);
+    expect(detail).toContain('Agent\ntester');
+    expect(detail).toMatch(/Approval\napr[-_]\S+/);
+    expect(detail).toContain('Outcome\napproved/ok');
+    await expectAccessible(page);
+    await page.context().close();
+  });
+
   it('approves with the keyboard alone', async () => {
     const page = await openConsole(browser, running.loginUrl(), '#/approvals');
     const held = await append(agent, 'keyboard line');

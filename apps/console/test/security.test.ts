@@ -65,6 +65,38 @@ describe('console security', () => {
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
+  it('answers a login link used already with the console page saying the command that prints a new link, and no script', async () => {
+    const url = running.loginUrl();
+    expect((await raw(url)).status).toBe(303);
+    const again = await raw(url);
+    expect(again.status).toBe(401);
+    expect(again.headers['content-type']).toMatch(/^text\/html/);
+    expect(again.body).toContain('<link rel="stylesheet" href="/assets/app.css" />');
+    expect(again.body).toContain('<header><span class="brand">harness console</span></header>');
+    expect(again.body).toContain('<h1>This login link was already used</h1>');
+    expect(again.body).toContain(
+      '<p>To get a new link, stop the running console (Ctrl-C in its terminal) and start it again with the same options; it prints a new link:</p>\n<pre><code>harness console</code></pre>',
+    );
+    expect(again.body).not.toContain('<script');
+    expect(again.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+  });
+
+  it('takes a login link used already to the console in the browser it logged in, without a new session', async () => {
+    const url = running.loginUrl();
+    const first = await raw(url);
+    const cookie = String(first.headers['set-cookie']).split(';')[0] ?? '';
+    const again = await raw(url, { headers: { cookie } });
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe('/');
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('answers /favicon.ico without a session, with no content', async () => {
+    const icon = await raw(`${running.origin}/favicon.ico`);
+    expect(icon.status).toBe(204);
+    expect(icon.body).toBe('');
+  });
+
   it('answers nothing but the page assets without a session', async () => {
     const api = await raw(`${running.origin}/api/approvals`);
     expect(api.status).toBe(401);

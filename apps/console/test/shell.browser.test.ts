@@ -54,6 +54,31 @@ describe.skipIf(!hasBrowser)('console shell', () => {
     await context.close();
   });
 
+  it('shows a login link opened again in another browser as a console page that says how to get a new link [SEC-20]', async () => {
+    const url = running.loginUrl();
+    const first = await openConsole(browser, url);
+    await expect.poll(() => first.locator('h1').textContent()).toBe('Approvals');
+    const other = await openConsole(browser, url);
+    await other.getByRole('heading', { name: 'This login link was already used' }).waitFor();
+    expect(await other.title()).toBe('This login link was already used · harness console');
+    expect(await other.locator('main').innerText()).toContain(
+      'To get a new link, stop the running console (Ctrl-C in its terminal) and start it again with the same options; it prints a new link:\n\nharness console',
+    );
+    expect(await other.locator('main pre code').textContent()).toBe('harness console');
+    // The console's own stylesheet: its header band, as on every view.
+    expect(await other.locator('header').evaluate((h) => getComputedStyle(h).backgroundColor)).toBe(
+      await first.locator('header').evaluate((h) => getComputedStyle(h).backgroundColor),
+    );
+    expect(await other.locator('header .brand').textContent()).toBe('harness console');
+    await expectAccessible(other);
+    // In the browser the link logged in, opening it again opens the console.
+    await first.goto(url);
+    await expect.poll(() => first.locator('h1').textContent()).toBe('Approvals');
+    expect(first.url()).toBe(`${running.origin}/`);
+    await other.context().close();
+    await first.context().close();
+  });
+
   it('logs out from the header: the page says it is signed out, and its cookie no longer opens the API [SEC-20]', async () => {
     const page = await openConsole(browser, running.loginUrl(), '#/approvals');
     await page.getByText('No call is waiting for a decision.').waitFor();

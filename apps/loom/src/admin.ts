@@ -1,6 +1,7 @@
 // The operator's subcommands: broker, approvals, audit, init, migrate. They load the host and its
 // store (SQLite, packs; the PostgreSQL client only for an instance on PostgreSQL).
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
+import { instanceLocation } from '@harness/config/instance';
 import { warnQueuePath } from '@harness/protocol';
 import { approvals } from './approvals';
 import { type Parsed, parseArgs, str } from './args';
@@ -10,11 +11,15 @@ import { HELP } from './help';
 
 type Out = (text: string) => void;
 
-const instanceOf = (dir: string | undefined): string => {
-  const d = dir ?? process.env.LOOM_INSTANCE_DIR;
-  if (!d) throw new LoomError(LoomErrorCode.usage, '--instance <dir> is required (or set LOOM_INSTANCE_DIR)');
-  return d;
-};
+/**
+ * The instance an operator command works on, chosen as every `harness` command chooses it:
+ * `--instance`, else `$HARNESS_HOME`, else the default instance (`~/.local/share/harness/default`).
+ * `LOOM_INSTANCE_DIR`, loom's own default of `--instance` before there was a shared one, still
+ * stands in for the flag, so a script that sets it keeps working on the instance it names.
+ */
+const instanceOf = (dir: string | undefined): string =>
+  instanceLocation({ flag: dir ?? (process.env.LOOM_INSTANCE_DIR || undefined), env: process.env })
+    .instanceDir;
 
 /** Runs `loom <cmd> …` for the operator subcommands; returns the exit code. */
 export async function adminMain(cmd: string, argv: readonly string[], out: Out): Promise<number> {
@@ -79,7 +84,7 @@ async function broker(argv: readonly string[], out: Out): Promise<number> {
   if (!socketPath || !scope)
     throw new LoomError(
       LoomErrorCode.usage,
-      'broker start needs --instance <dir> --socket <path> --scope <file>',
+      'broker start needs --socket <path> --scope <file> (and --instance <dir> unless the instance is $HARNESS_HOME or the default one)',
     );
   // Signals are handled from before the broker exists, so a stop asked for during start-up (or
   // right after the ready line) still closes it cleanly.

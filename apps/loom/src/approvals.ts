@@ -1,9 +1,10 @@
 // `loom approvals list|watch|approve|deny`: what a person needs to judge a call, and the decision.
+import { resolve } from 'node:path';
+import { commandLine } from '@harness/config/instance';
 import { parseArgs, str } from './args';
 import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 import { interruptSignal } from './interrupt';
-import { approvalBlock, approvalLine } from './show';
 
 type Out = (text: string) => void;
 
@@ -23,13 +24,14 @@ export async function approvals(
     out(HELP.approvals);
     return 0;
   }
-  const host = await import('@harness/host');
+  const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
   const dir = instanceOf(str(p, 'instance'));
   if (sub === 'list') {
     const list = await host.listApprovals(dir, p.flags.all ? { status: 'all' } : {});
+    const now = new Date();
     if (p.flags.json) out(`${JSON.stringify({ approvals: list })}\n`);
     else if (list.length === 0) out(p.flags.all ? 'no approvals\n' : 'no pending approvals\n');
-    else for (const a of list) out(approvalBlock(a));
+    else for (const a of list) out(operator.approvalBlock(a, now));
     return 0;
   }
   if (sub === 'watch') {
@@ -38,7 +40,7 @@ export async function approvals(
     const { signal, release } = interruptSignal();
     try {
       for await (const a of host.followApprovals(dir, { signal })) {
-        out(p.flags.json ? `${JSON.stringify({ approval: a })}\n` : approvalLine(a));
+        out(p.flags.json ? `${JSON.stringify({ approval: a })}\n` : operator.approvalLine(a));
       }
     } finally {
       release();
@@ -49,21 +51,34 @@ export async function approvals(
     const [id, ...more] = p.positional;
     if (!id || more.length > 0)
       throw new LoomError(LoomErrorCode.usage, `approvals ${sub} takes one approval id`);
-    const by = str(p, 'by') ?? `person:${process.env.USER ?? 'owner'}`;
-    const record = await host.decideApproval(dir, id, sub === 'approve' ? 'approved' : 'denied', by);
-    if (p.flags.json) out(`${JSON.stringify({ approval: record })}\n`);
-    else {
-      out(
-        record.status === 'approved'
-          ? `${record.id} approved: the identical call may run once, until ${record.expires_at}\n`
-          : `${record.id} denied: the call will not run; the agent is told a person denied it\n`,
-      );
-      out(approvalBlock(record));
-    }
+    const by = str(p, 'by') ?? operator.personName();
+    const decided = await operator.decideAsPerson(
+      dir,
+      id,
+      sub === 'approve' ? 'approved' : 'denied',
+      by,
+      listCommand(str(p, 'instance')),
+    );
+    if (!decided.ok) throw new LoomError(LoomErrorCode.not_decidable, decided.message);
+    out(
+      p.flags.json
+        ? `${JSON.stringify({ approval: decided.record })}\n`
+        : operator.decisionText(decided.record),
+    );
     return 0;
   }
   throw new LoomError(
     LoomErrorCode.usage,
     `unknown subcommand "approvals ${sub}"; expected list, watch, approve or deny`,
   );
+}
+
+/** `loom approvals list`, naming the instance as this command line did (`--instance` when it was given). */
+function listCommand(flag: string | undefined): string {
+  return commandLine([
+    'loom',
+    'approvals',
+    'list',
+    ...(flag === undefined ? [] : ['--instance', resolve(flag)]),
+  ]);
 }

@@ -1,12 +1,12 @@
 // `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
+import { auditLine } from '@harness/host/operator';
 import type { AuditEvent, AuditQuery } from '@harness/store';
 import { AUDIT_PAGE_MAX } from '@harness/store/records';
 import { type Parsed, parseArgs, str } from './args';
 import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
 import { interruptSignal } from './interrupt';
-import { auditLine } from './show';
 
 type Out = (text: string) => void;
 

@@ -9,15 +9,18 @@ export const LoomErrorCode = defineCodes({
   usage: 'usage',
   /** `loom command …` over a broker with no socket to reach (`LOOM_PAGE_RPC_QUEUE` unset). */
   unreachable: 'unreachable',
+  /** `loom approvals approve|deny` named an approval that is unknown or no longer pending. */
+  not_decidable: 'not_decidable',
 });
 
 /** One of the {@link LoomErrorCode} values. */
 export type LoomErrorCode = CodeOf<typeof LoomErrorCode>;
 
-/** The exit code of each {@link LoomErrorCode}: `2` usage, `3` nothing was sent. */
+/** The exit code of each {@link LoomErrorCode}: `2` usage, `3` nothing was sent, `1` nothing to decide. */
 export const LOOM_ERROR_EXIT: Record<LoomErrorCode, number> = {
   usage: EXIT.usage,
   unreachable: EXIT.unreachable,
+  not_decidable: EXIT.answerNotOk,
 };
 
 /** An expected failure of the loom CLI: one line for the person or the harness, and an exit code. */

@@ -5,13 +5,16 @@ export const HELP = {
 Usage:
   loom command list --json [--transport direct]
   loom command run <id> --args-json - --json [--loom <loomId>] [--expect <version>] [--read-only] [--transport direct]
-  loom broker start --instance <dir> --socket <path> --scope <file> [--retention <30d>]
-  loom approvals list|watch|approve <id>|deny <id> --instance <dir>
-  loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
-  loom audit prune --before <date|duration> [--json] --instance <dir>
+  loom broker start [--instance <dir>] --socket <path> --scope <file> [--retention <30d>]
+  loom approvals list|watch|approve <id>|deny <id> [--instance <dir>]
+  loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
+  loom audit prune --before <date|duration> [--json] [--instance <dir>]
   loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]
-  loom migrate --instance <dir>
+  loom migrate [--instance <dir>]
 
+The instance is the one harness uses: --instance <dir>, else $HARNESS_HOME, else
+~/.local/share/harness/default ($XDG_DATA_HOME/harness/default). LOOM_INSTANCE_DIR, when set,
+stands in for --instance.
 Routing comes from the environment: LOOM_PAGE_RPC_QUEUE (the broker socket), LOOM_COMMAND_JOB_ID,
 and for --transport direct LOOM_INSTANCE_DIR, LOOM_RUN_ID, LOOM_ACTOR. Run \`loom <command> --help\`.
 `,
@@ -37,7 +40,7 @@ Reads one JSON object of arguments on stdin (at most 1 MiB - 8 KiB) and prints o
   --transport direct  run a loom.* built-in against LOOM_INSTANCE_DIR as LOOM_ACTOR in LOOM_RUN_ID
 Exit codes: 0 ok, 1 answer not ok, 2 usage (bad flags, malformed or oversized stdin), 3 no broker, 4 internal.
 `,
-  broker: `loom broker start --instance <dir> --socket <path> --scope <file> [--retention <30d>]
+  broker: `loom broker start [--instance <dir>] --socket <path> --scope <file> [--retention <30d>]
 
 Runs a broker for one scope in the foreground: a Unix socket at <path> (mode 0600). Prints one ready
 line ({"ready":true,"socket":...}) on stdout. SIGTERM or SIGINT stops it and removes the socket. A
@@ -47,20 +50,21 @@ stale socket is replaced; a live one is never taken over. --queue is the old nam
   --retention <30d>  prune audit events and spent approvals older than this (30d, 12h, 90m) at
                      start and every hour, as 'loom audit prune --before' would; default: kept
 `,
-  approvals: `loom approvals list [--all] [--json] --instance <dir>
-loom approvals watch [--json] --instance <dir>
-loom approvals approve <id> [--by <name>] [--json] --instance <dir>
-loom approvals deny <id> [--by <name>] [--json] --instance <dir>
+  approvals: `loom approvals list [--all] [--json] [--instance <dir>]
+loom approvals watch [--json] [--instance <dir>]
+loom approvals approve <id> [--by <name>] [--json] [--instance <dir>]
+loom approvals deny <id> [--by <name>] [--json] [--instance <dir>]
 
-Approvals for strict (and cautious write) calls. Operates on the instance directory only; no broker
-request can reach it. An approval is single use and expires one hour after it was requested or decided.
+Approvals for strict (and cautious write) calls; \`harness approvals\` does the same. Operates on the
+instance directory only (--instance <dir>, else $HARNESS_HOME, else the default instance
+~/.local/share/harness/default); no broker request can reach it. An approval is single use and expires one hour after it was requested or decided.
 list and approve show each call as a person judges it: the command, the pack's tier, the agent, the
-run, when it expires, the argument values and the argv it would run. Values longer than 80
+run, how long ago it asked (list), when it expires, the argument values and the argv it would run. Values longer than 80
 characters are cut with a marker …(+N chars); --json gives them whole. Credentials are never shown.
 watch prints the pending approvals, then each new one as it arrives, one line each, until Ctrl-C.
 `,
-  audit: `loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] --instance <dir>
-loom audit prune --before <date|duration> [--json] --instance <dir>
+  audit: `loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
+loom audit prune --before <date|duration> [--json] [--instance <dir>]
 
 tail prints the last <count> (default 20) matching audit events, oldest first, one line each with the
 argv a command ran (values cut with a marker …(+N chars); --json gives the events whole).
@@ -86,7 +90,7 @@ recording where the workspace lives. The workspace must load; <dir> must be new 
   --pg-schema <name>  the PostgreSQL schema holding the tables (default loom); hosts that share a
                       record name the same database and schema
 `,
-  migrate: `loom migrate --instance <dir> [--json]
+  migrate: `loom migrate [--instance <dir>] [--json]
 
 Brings the instance's store to the schema version this host writes: for PostgreSQL the one step
 every host on the database needs after an upgrade (a broker refuses a schema older or newer than

@@ -423,15 +423,18 @@ describe('approvals and audit through the CLI', () => {
     expect(denied.stdout).not.toContain('usable');
     const unknown = await loom(['approvals', 'deny', 'apr-nope', '--instance', instance]);
     expect(unknown.code).toBe(1);
-    const tail = await loom(['audit', 'tail', '--json', '-n', '5', '--instance', instance]);
+    // The person's two decisions are events of their own, between the calls they decided.
+    const tail = await loom(['audit', 'tail', '--json', '-n', '7', '--instance', instance]);
     expect(
       (tail.json().events as { command: string; outcome: string }[]).map((e) => [e.command, e.outcome]),
     ).toEqual([
       ['text.shout', 'refused'],
+      ['text.shout', 'approved'],
       ['text.shout', 'started'],
       ['text.shout', 'ok'],
       ['text.shout', 'refused'],
       ['text.shout', 'refused'],
+      ['text.shout', 'denied'],
     ]);
     const text = await loom(['audit', 'tail', '--instance', instance]);
     expect(text.stdout).toContain('agent:editor');

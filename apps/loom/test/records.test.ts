@@ -108,7 +108,7 @@ function follow(args: string[]) {
 }
 
 describe('loom approvals shows what a person judges', () => {
-  it('list shows the values, the argv, the tier, the agent, the run and the expiry of each call', async () => {
+  it('list shows the values, the argv, the tier, the agent, the run, the age and the expiry of each call', async () => {
     const queue = await broker();
     const a = await approvalId(queue, 'new.txt');
     const b = await approvalId(queue, '../../escape.txt');
@@ -116,10 +116,10 @@ describe('loom approvals shows what a person judges', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^${b}  pending  files.touch  tier strict  agent editor  run run-7  expires ${TIME}\n` +
+        `^${b}  pending  files.touch  tier strict  agent editor  run run-7  asked \\d+[smh] ago  expires ${TIME}\n` +
           `  args  file="../../escape.txt"\n` +
           `  argv  touch -- ../../escape.txt\n` +
-          `${a}  pending  files.touch  tier strict  agent editor  run run-7  expires ${TIME}\n` +
+          `${a}  pending  files.touch  tier strict  agent editor  run run-7  asked \\d+[smh] ago  expires ${TIME}\n` +
           `  args  file="new.txt"\n` +
           `  argv  touch -- new.txt\n$`,
       ),
@@ -194,7 +194,7 @@ describe('loom approvals shows what a person judges', () => {
     db.close();
     const r = await loom(['approvals', 'list', '--instance', instance]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('  tier ?  agent editor  run run-7  expires');
+    expect(r.stdout).toMatch(/ {2}tier \? {2}agent editor {2}run run-7 {2}asked \d+[smh] ago {2}expires/);
     expect(r.stdout).toContain(
       '  args  (not recorded: requested before this version kept values)\n  argv  (not recorded)\n',
     );

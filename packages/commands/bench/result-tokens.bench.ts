@@ -107,7 +107,14 @@ if (missing) {
       ['ok: git show --stat', false, { command: 'repo.show', args: {} }],
       ['ok: 108 KB of text, cut to 8 KiB in the answer', false, { command: 'repo.seq', args: { n: 20000 } }],
     ];
-    const rows = [];
+    const rows: {
+      case: string;
+      typical: boolean;
+      before: number;
+      after: number;
+      ratio: number;
+      text: string;
+    }[] = [];
     for (const [label, typical, input] of cases) {
       const result = await call(input);
       const before = tokens(JSON.stringify(result));

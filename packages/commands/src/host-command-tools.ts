@@ -23,6 +23,11 @@ export interface HostCommandToolsOptions {
   client?: HostClient;
   /** Model bounds in bytes; defaults `LIMITS.listBound` and `LIMITS.outputBound`. */
   bounds?: { listBound?: number; outputBound?: number };
+  /**
+   * Sentences the listing's notice carries after its own, asked at each listing: what the model
+   * should know of this host that no row says, e.g. that its commands run unconfined here.
+   */
+  notices?: () => readonly string[];
 }
 
 /**
@@ -36,7 +41,7 @@ export function createHostCommandTools(options: HostCommandToolsOptions): Harnes
   const listBound = options.bounds?.listBound ?? LIMITS.listBound;
   const outputBound = options.bounds?.outputBound ?? LIMITS.outputBound;
   return [
-    listCommandsTool(client, listBound),
+    listCommandsTool(client, listBound, options.notices),
     runCommandTool(client, outputBound),
     runReadCommandTool(client, outputBound),
   ];

@@ -11,6 +11,11 @@ import { jsonBytes } from './shape';
 export const LIST_NOTICE =
   "A command's effect is shown only where the host declares it, in the bracket that ends its signature; assume a command whose effect is not shown may change the person's data. The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom; a write changes data; a loom target acts on one loom, named by the call's loomId. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command. A description ending in \" …\" continues in list_commands({ detail: [name] }).";
 
+/** The notice of a listing: {@link LIST_NOTICE}, then each of `extra` (what this host adds). */
+export function listNotice(extra: readonly string[] = []): string {
+  return extra.length === 0 ? LIST_NOTICE : [LIST_NOTICE, ...extra].join(' ');
+}
+
 /** What ends a description cut to its first paragraph. */
 const CONTINUED = ' …';
 
@@ -38,14 +43,15 @@ function listEntry(row: CatalogRow, whole: boolean, detail: boolean): ListEntry 
 
 /**
  * Builds the `list_commands` result from a catalog: entries whole while the listing fits the model
- * bound (counting every later entry in its compact form), the rest without description; entries
- * named in `detail` always whole, with their sanitised `inputSchema`.
+ * bound (counting every later entry in its compact form, and the notice), the rest without
+ * description; entries named in `detail` always whole, with their sanitised `inputSchema`.
  */
 export function renderListing(
   run: RunState,
   catalog: Catalog,
   detail: readonly string[] = [],
   bound: number = LIMITS.listBound,
+  notice: string = LIST_NOTICE,
 ): ListingOutcome {
   const wanted = new Set(detail);
   const rows = catalog.rows;
@@ -66,7 +72,7 @@ export function renderListing(
   const head: ListingOutcome = {
     outputId: 'out-',
     status: OutcomeStatus.ok,
-    notice: LIST_NOTICE,
+    notice,
     entries: [],
     hidden: catalog.hidden,
     omitted: catalog.omitted,
@@ -101,7 +107,7 @@ export function renderListing(
   return {
     outputId: run.mintOutputId(),
     status: OutcomeStatus.ok,
-    notice: LIST_NOTICE,
+    notice,
     entries,
     hidden: catalog.hidden,
     omitted: catalog.omitted,

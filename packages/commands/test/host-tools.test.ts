@@ -1084,6 +1084,20 @@ describe('configuration presence', () => {
     }
   });
 
+  it("the notice carries the embedder's notices after its own, as they stand at each listing", async () => {
+    const sc = await scenario('cli');
+    sc.script({ commands: [row('files.read', { effect: 'read' })] });
+    let notices: string[] = [];
+    const [list] = createHostCommandTools({ config: sc.config, client: sc.client, notices: () => notices });
+    const run = createRun({ mode: 'disabled' });
+    const plain = (await list?.execute({}, { run })) as R;
+    expect(plain.notice).toMatch(/continues in list_commands\(\{ detail: \[name\] \}\)\.$/);
+    notices = ['The commands of pack files run unconfined here.'];
+    const told = (await list?.execute({}, { run })) as R;
+    expect(told.notice).toBe(`${plain.notice} The commands of pack files run unconfined here.`);
+    await sc.close();
+  });
+
   it('the harness names no command: every name a tool shows comes from the host listing [HC-01]', async () => {
     const sc = await scenario('cli');
     sc.script({ commands: [] });

@@ -135,14 +135,14 @@ describe('resultText', () => {
       { ok: false, code: 'approval_required', hostCode: 'refused', reason: 'approval_required' },
       {
         message:
-          'strict: a person must approve it (loom approvals approve ap-1), then the identical call runs once',
+          'strict: a person must approve it (harness approvals approve ap-1), then the identical call runs once',
         approval_id: 'ap-1',
         expires_at: '2026-12-01T06:00:00.000Z',
       },
       { command: 'notes.append' },
     );
     expect(resultText(r)).toBe(
-      'strict: a person must approve it (loom approvals approve ap-1), then the identical call runs once (expires 2026-12-01T06:00:00.000Z)\n[notes.append: approval_required]',
+      'strict: a person must approve it (harness approvals approve ap-1), then the identical call runs once (expires 2026-12-01T06:00:00.000Z)\n[notes.append: approval_required]',
     );
   });
 

@@ -2,8 +2,9 @@
 // every answer the host could give — ok or failed, any code, reason, exit status, body of any size —
 // comes back to the model as the same bytes, for a lone call and inside a batch. Before, `outcome.ok`,
 // `code` and `bodyBytes` passed, and `grep -c -- '^db_password=X'` recovered a password in 381 calls.
-import { fc, test } from '@fast-check/vitest';
+
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createRun } from '../src/run';

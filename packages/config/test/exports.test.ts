@@ -25,14 +25,23 @@ describe('public API', () => {
     ]);
   });
 
-  it('exports exactly the pinned names from ./yaml and ./zod', async () => {
+  it('exports exactly the pinned names from ./yaml, ./zod and ./instance', async () => {
     expect(Object.keys(await import('../src/yaml')).sort()).toEqual(['parseYamlConfig']);
     expect(Object.keys(await import('../src/zod')).sort()).toEqual(['id', 'strict']);
+    expect(Object.keys(await import('../src/instance')).sort()).toEqual([
+      'DEFAULT_INSTANCE_DIR',
+      'approveCommand',
+      'commandLine',
+      'defaultInstanceDir',
+      'instanceArgs',
+      'instanceLocation',
+      'shellWord',
+    ]);
   });
 
   it('has these entries', () => {
     const pkg = JSON.parse(readFileSync(join(srcDir, '..', 'package.json'), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual(['.', './yaml', './zod', './package.json']);
+    expect(Object.keys(pkg.exports)).toEqual(['.', './yaml', './zod', './instance', './package.json']);
   });
 
   it('has the documented types', () => {
@@ -51,14 +60,15 @@ describe('a leaf', () => {
 
   it('keeps the root free of imports: a flag parser or a browser bundle loads no parser library', () => {
     const root = readdirSync(srcDir)
-      .filter((f) => f.endsWith('.ts') && f !== 'yaml.ts' && f !== 'zod.ts')
+      .filter((f) => f.endsWith('.ts') && !['yaml.ts', 'zod.ts', 'instance.ts'].includes(f))
       .flatMap(importsOf);
     expect(root.length).toBeGreaterThan(0);
     expect(root.filter((i) => !i?.startsWith('./'))).toEqual([]);
   });
 
-  it('imports yaml only in ./yaml and zod only in ./zod, and no Node-only module anywhere', () => {
+  it('imports yaml only in ./yaml, zod only in ./zod, and Node-only modules only in ./instance', () => {
     expect(importsOf('yaml.ts')).toEqual(['yaml']);
     expect(importsOf('zod.ts')).toEqual(['zod']);
+    expect(importsOf('instance.ts')).toEqual(['node:os', 'node:path']);
   });
 });

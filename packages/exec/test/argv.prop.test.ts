@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { describe, expect } from 'vitest';
 import { run } from '../src/index';
 import { env } from './helpers';

@@ -1,6 +1,7 @@
 // One call of a pack command through the backend: the governance decision (with the host's
 // approvals), then, when it is allowed, the start on record, the run through @harness/packs and the
 // answer built from its outcome.
+import { approveCommand } from '@harness/config/instance';
 import type { Spawner } from '@harness/exec';
 import {
   auditEvent,
@@ -29,7 +30,16 @@ export interface PackBackendState {
   readonly spawner: Spawner | undefined;
   /** The sessions of the commands running now, which their broker must not serve. */
   readonly sessions: Set<number>;
+  /** The instance the backend serves (none for one loaded without): the approval hint names it. */
+  readonly instanceDir: string | undefined;
 }
+
+/**
+ * ` (harness approvals approve <id> …)`: the command a person runs to approve, exactly as a shell in
+ * this process's environment reads it (`--instance <dir>` unless the instance is the default one).
+ */
+const approveHint = (id: string | undefined, instanceDir: string | undefined): string =>
+  id === undefined ? '' : ` (${approveCommand(id, instanceDir).line})`;
 
 /** Runs one validated call: governance, approvals, the runner. */
 export async function runPackCall(
@@ -138,7 +148,7 @@ class PackCall {
       body: {
         message: denied
           ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
-          : `${decision.reason}; a person must approve it (loom approvals approve ${decision.approvalId}), then the identical call runs once`,
+          : `${decision.reason}; a person must approve it${approveHint(decision.approvalId, this.#backend.instanceDir)}, then the identical call runs once`,
         approval_id: decision.approvalId ?? null,
         expires_at: record?.expires_at ?? null,
       },

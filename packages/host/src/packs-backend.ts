@@ -101,7 +101,7 @@ export async function loadPackBackend(
 
   // The sessions of the commands running now, which their broker must not serve.
   const sessions = new Set<number>();
-  const state: PackBackendState = { workspace, credentials, byId, running, spawner, sessions };
+  const state: PackBackendState = { workspace, credentials, byId, running, spawner, sessions, instanceDir };
   const backend: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,

@@ -45,6 +45,24 @@ describe('public API', () => {
     );
   });
 
+  it('keeps what the commands a person runs share under ./operator: the terminal display and a decision', async () => {
+    expect(Object.keys(await import('../src/operator')).sort()).toEqual(
+      [
+        'SHOWN_CHARS',
+        'ageText',
+        'approvalBlock',
+        'approvalLine',
+        'auditLine',
+        'decideAsPerson',
+        'decisionText',
+        'personName',
+        'shownArgs',
+        'shownArgv',
+        'shownValue',
+      ].sort(),
+    );
+  });
+
   it('re-exports of the store only what its own API takes and throws, and no ./records entry (that is @harness/store/records)', async () => {
     const store = await import('@harness/store');
     const host: Record<string, unknown> = await import('../src/index');
@@ -57,6 +75,6 @@ describe('public API', () => {
     ]);
     for (const name of shared) expect(host[name]).toBe(store[name as keyof typeof store]);
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual(['.', './internal', './package.json']);
+    expect(Object.keys(pkg.exports)).toEqual(['.', './internal', './operator', './package.json']);
   });
 });

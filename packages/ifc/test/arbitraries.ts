@@ -1,5 +1,5 @@
 // Shared fast-check arbitraries: atoms drawn from a small pool so that clauses overlap and collide often.
-import { fc } from '@fast-check/vitest';
+import { fc } from '@harness/test-utils/property';
 import type { Atom, Ceiling, Clause, Label } from '../src/index';
 
 export const atom: fc.Arbitrary<Atom> = fc.oneof(

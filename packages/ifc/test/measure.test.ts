@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { describe, expect, it } from 'vitest';
 import {
   IfcError,

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
 import { fcRuns, tempDir } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatIssue, listCommands, loadWorkspace, renderPackCommand, runPackCommand } from '../src/index';
 import { pathEscape } from '../src/paths';

@@ -1,9 +1,10 @@
 // Redaction at the output cut must not be an oracle: a model that prints its guesses where the
 // output is cut must learn nothing from the answer about whether a guess matched a piece of a
 // secret. Property tests compare the redacted output for matching and non-matching guesses.
-import { fc, test } from '@fast-check/vitest';
+
 import { truncationMarker } from '@harness/exec';
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { describe, expect } from 'vitest';
 import { redact } from '../src/credentials';
 

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
 import { fcRuns, findBinary } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { describe, expect, it } from 'vitest';
 import {
   credentialsFrom,

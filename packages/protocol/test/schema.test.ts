@@ -1,8 +1,9 @@
 // The wire shapes are defined once, as zod schemas (src/wire.ts): the types are inferred from them
 // and the JSON Schema is generated from them. These checks pin what a peer in another language reads
 // in the JSON Schema, that it judges a value exactly as the parsers do, and the inferred types.
-import { fc, test } from '@fast-check/vitest';
+
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { Ajv2020 } from 'ajv/dist/2020';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CommandAnswer, ListParams, ReceivedAnswer, RunParams, RunProgress } from '../src/index';

@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
 import { fcRuns } from '@harness/test-utils';
+import { fc, test } from '@harness/test-utils/property';
 import { describe, expect } from 'vitest';
 import { renderSignature, SCHEMA_MAX_BYTES, sanitizeSchema } from '../src/index';
 

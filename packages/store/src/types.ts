@@ -96,8 +96,8 @@ export interface AuditEvent {
   /**
    * `start`: a pack command is about to start (written, and durable, before its process is
    * spawned; the call's `run` event, or a `reap` event, ends it; both carry its `payload.call_id`).
-   * `run`: a call's answer. `reap`: the next broker found a running record a crashed broker left
-   * (docs/host.md, "Audit").
+   * `run`: a call's answer. `approval`: a person approved or denied a call (`decideApproval`).
+   * `reap`: the next broker found a running record a crashed broker left (docs/host.md, "Audit").
    */
   phase: 'list' | 'start' | 'run' | 'approval' | 'reap';
   outcome: string;
@@ -240,7 +240,10 @@ export interface Store {
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
   /** Approvals, newest first; by default the pending ones only. */
   listApprovals(filter?: { status?: ApprovalStatus | 'all'; now?: Date }): Promise<ApprovalRecord[]>;
-  /** Approves or denies a pending approval; its use window restarts at the decision. */
+  /**
+   * Approves or denies a pending approval; its use window restarts at the decision. The decision's
+   * audit event (phase `approval`, actor `by`, outcome the decision) commits with it.
+   */
   decideApproval(
     id: string,
     decision: 'approved' | 'denied',

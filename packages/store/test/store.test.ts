@@ -144,6 +144,62 @@ describeStores('approvals record what a person judges', (kind) => {
   });
 });
 
+describeStores("a person's decision is an audit event", (kind) => {
+  const request = (store: Store, key: string) =>
+    store.requestApproval({
+      key,
+      command: 'text.touch',
+      agent: 'editor',
+      run: 'run-7',
+      action: 'command:call:text:touch',
+      reason: 'strict tier',
+      argNames: ['file'],
+      args: { file: 'a.txt' },
+      argv: ['touch', '--', 'a.txt'],
+      tier: 'strict',
+      ttlMs: 60_000,
+    });
+
+  it('records who decided, the command decided on and the decision, without the argument values', async () => {
+    const store = await kind.open();
+    try {
+      const approved = await request(store, 'k-approve');
+      const denied = await request(store, 'k-deny');
+      await store.decideApproval(approved.id, 'approved', 'person:ann', 60_000);
+      await store.decideApproval(denied.id, 'denied', 'elicitation:some-client', 60_000);
+      const events = (await store.queryAudit({})).events;
+      expect(events.map((e) => [e.phase, e.actor, e.command, e.action, e.outcome, e.code, e.run])).toEqual([
+        ['approval', 'person:ann', 'text.touch', 'approval:decide', 'approved', 'ok', 'run-7'],
+        ['approval', 'elicitation:some-client', 'text.touch', 'approval:decide', 'denied', 'ok', 'run-7'],
+      ]);
+      expect(events[0]?.payload).toEqual({
+        approvalId: approved.id,
+        agent: 'editor',
+        arg_names: ['file'],
+        tier: 'strict',
+        expires_at: (await store.getApproval(approved.id))?.expires_at,
+      });
+      expect(JSON.stringify(events)).not.toContain('a.txt');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('leaves the approval pending when its audit event cannot be written', async () => {
+    const store = await kind.open();
+    try {
+      const held = await request(store, 'k-fail');
+      const restore = await kind.failInserts('audit');
+      await expect(store.decideApproval(held.id, 'approved', 'person:ann', 60_000)).rejects.toThrow();
+      await restore();
+      expect((await store.getApproval(held.id))?.status).toBe('pending');
+      expect((await store.queryAudit({})).events).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 // The version 1 schema exactly as it shipped, with one approval and one audit row in it.
 const V1 = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,5 +1,5 @@
 // A vitest setup file for packages with property tests: every fast-check property of the test file
-// runs with the seed `FC_SEED` names (./fast-check.ts). @fast-check/vitest reads this global seed
+// runs with the seed `FC_SEED` names (./fast-check.ts). `test.prop` (./property.ts) reads this global seed
 // and shows it in each property's title; fast-check prints it again with the counterexample.
 import fc from 'fast-check';
 import { vi } from 'vitest';

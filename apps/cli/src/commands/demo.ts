@@ -18,10 +18,11 @@ import {
   type RunCommandOutcome,
   TOOL_OUTCOMES,
 } from '@harness/commands';
+import { approveCommand } from '@harness/config/instance';
 import { z } from 'zod';
 import { version } from '../../package.json';
 import { parse } from '../args';
-import { bundledLoomCli, exampleWorkspace } from '../embedded';
+import { exampleWorkspace } from '../embedded';
 import { bold, dim, green, out, red, spinner } from '../output';
 import { selfArgv } from '../self';
 
@@ -180,12 +181,11 @@ async function approvalStep({ runCommand, check, show, jq, instance }: Demo): Pr
   const heldOk = codeOf(held) === RefusalCode.approval_required && approvalId !== undefined;
   check('approval required', heldOk, JSON.stringify(heldResult).slice(0, 1200));
   if (approvalId === undefined) return;
-  out(`    $ loom approvals approve ${approvalId} --instance ${instance}`);
-  const approved = execFileSync(
-    process.execPath,
-    [bundledLoomCli(), 'approvals', 'approve', approvalId, '--instance', instance],
-    { encoding: 'utf8' },
-  );
+  // The command the agent was told to give a person (the host's hint), run as printed.
+  const approve = approveCommand(approvalId, instance);
+  out(`    $ ${approve.line}`);
+  const [node, harnessBin] = selfArgv();
+  const approved = execFileSync(node, [harnessBin, ...approve.argv.slice(1)], { encoding: 'utf8' });
   out(dim(`    ${approved.trim()}`));
   const ranResult = await runCommand('run_command', writeCall);
   const ran = executedOf(ranResult);
@@ -338,7 +338,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   out('');
   out(
     failed.length === 0
-      ? green(`demo passed: ${steps.length} steps behaved as expected`)
+      ? green(`demo passed: ${STEPS.length} steps behaved as expected`)
       : red(`demo FAILED: ${failed.map((s) => s.title).join(', ')}`),
   );
   return failed.length === 0 ? 0 : 1;

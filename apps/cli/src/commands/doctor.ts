@@ -10,6 +10,7 @@ import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
 import { runnerChecks } from '../runner-doctor';
 import { resolveOptions, type SessionOptions } from '../session';
+import { projectChecks } from './doctor-project';
 import { sandboxCheck } from './doctor-sandbox';
 
 const help = `Usage: harness doctor [--json] [configuration]
@@ -84,6 +85,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'loom.db'))) {
     add('store size', 'ok', storeSize(found.instanceDir));
   }
+  for (const c of await projectChecks(process.cwd())) add(c.name, c.status, c.detail);
   if (values['runner-config'] !== undefined) {
     for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
   }

@@ -1,6 +1,7 @@
 // `harness packs check|list|render`: validate a workspace file (every load error with
 // file:line:column, requirement probes), print the catalog exactly as a model sees it through
 // list_commands, or show the argv a call would run without running it.
+import { resolve } from 'node:path';
 import { parse } from '../args';
 import { exampleWorkspace } from '../embedded';
 import { CliError } from '../errors';
@@ -8,10 +9,12 @@ import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { err, out, printJson } from '../output';
 
 const help = `Usage:
-  harness packs check [workspace.yaml] [--no-probe] [--json]
-  harness packs list [--json] [configuration]
+  harness packs check [workspace.yaml | --workspace <file>] [--no-probe] [--json]
+  harness packs list [workspace.yaml | --workspace <file>] [--json] [configuration]
   harness packs list --standard [--json]
   harness packs render <pack.command> [--args <json>] [--workspace <file>] [--json]
+
+None of them creates or changes an instance.
 
 check  loads the workspace file (default: the example workspace) and prints every load error as
        file:line:column with what was expected and what was found. Requirements are probed
@@ -19,7 +22,10 @@ check  loads the workspace file (default: the example workspace) and prints ever
        reported as left out. Exit 1 when the file does not load.
 list   prints the catalog a model sees: the list_commands result of this configuration (the
        embedded default when no configuration is given), one signature per line; with --json
-       the list_commands result itself. Takes the configuration flags of serve and call.
+       the list_commands result itself. Takes the configuration flags of serve and call, and the
+       workspace file as check does. With the embedded default it reads what the instance serves
+       (or would serve, created with these flags) through a scratch copy in the temp directory:
+       the instance is neither created nor changed.
        --standard: the standard packs bundled with this release instead (docs/standard-packs.md),
        each with its commands' signatures, tier and the program each runs here; a pack whose
        binary is missing here says so.
@@ -45,14 +51,44 @@ export async function packsCommand(argv: string[]): Promise<number> {
   throw new CliError('usage', `unknown packs command '${verb}'; expected check, list or render`);
 }
 
+/**
+ * The workspace file a command names, as a positional or with `--workspace` (`undefined` when
+ * neither); both naming different files, or two positionals, is a usage error naming them.
+ */
+function workspaceArgument(
+  verb: string,
+  positionals: string[],
+  flag: string | undefined,
+): string | undefined {
+  if (positionals.length > 1) {
+    throw new CliError(
+      'usage',
+      `packs ${verb} takes one workspace file, found ${positionals.length}: ${positionals.join(', ')}`,
+    );
+  }
+  const [given] = positionals;
+  if (given !== undefined && flag !== undefined && resolve(given) !== resolve(flag)) {
+    throw new CliError(
+      'usage',
+      `packs ${verb} was given two workspace files, ${given} and --workspace ${flag}; give one`,
+    );
+  }
+  return given ?? flag;
+}
+
 async function check(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { 'no-probe': { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values, positionals } = parse(argv, {
+    workspace: { type: 'string' },
+    'no-probe': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
   if (values.help) {
     out(help);
     return 0;
   }
+  const given = workspaceArgument('check', positionals, values.workspace);
   const { loadWorkspace, formatIssue } = await import('@harness/packs');
-  const file = positionals[0] ?? exampleWorkspace();
+  const file = given ?? exampleWorkspace();
   const result = await loadWorkspace({ file }, { probe: values['no-probe'] !== true });
   if (values.json) {
     printJson(
@@ -83,18 +119,28 @@ async function check(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parse(
-    argv,
-    { ...sessionFlags, json: { type: 'boolean' }, standard: { type: 'boolean' } },
-    false,
-  );
+  const { values, positionals } = parse(argv, {
+    ...sessionFlags,
+    json: { type: 'boolean' },
+    standard: { type: 'boolean' },
+  });
   if (values.help) {
     out(help);
     return 0;
   }
-  if (values.standard) return listStandard(values.json === true);
+  if (values.standard) {
+    if (positionals.length > 0 || values.workspace !== undefined) {
+      throw new CliError(
+        'usage',
+        'packs list --standard lists the packs bundled with this release and takes no workspace file; drop --standard to list a workspace',
+      );
+    }
+    return listStandard(values.json === true);
+  }
+  const workspace = workspaceArgument('list', positionals, values.workspace);
   const { openSession } = await import('../session');
-  const session = await openSession({ ...sessionOptions(values), log: err });
+  // A listing creates and changes nothing: the embedded host runs on a scratch instance.
+  const session = await openSession({ ...sessionOptions(values), workspace, scratch: true, log: err });
   try {
     const result = (await session.call('list_commands', {})) as {
       status?: string;

@@ -29,7 +29,7 @@ import { withExecute } from '../tool-wrap';
 const DEFAULT_MAX_SESSIONS = 32;
 const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000;
 
-const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [--approvals elicit] [configuration]
+const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [--approvals elicit|queue] [configuration]
 
 Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
@@ -62,13 +62,15 @@ Cancellation:
 
 Approvals:
   --approvals <mode>   who decides a strict call the host holds for approval:
-                       queue (default): it waits for the console or \`loom approvals approve\`;
-                       elicit: when the MCP client declared the elicitation capability, the
-                       person is asked in that client, shown the exact values and argv
-                       (credentials never); Accept approves that exact call and it runs once,
-                       Decline denies it, Cancel leaves it waiting as with queue. A client
-                       without elicitation gets queue. Needs the instance directory: the
-                       embedded default's, or --instance <dir> beside a host configuration.
+                       elicit (default where the instance is known): when the MCP client
+                       declared the elicitation capability, the person is asked in that
+                       client, shown the exact values and argv (credentials never); Accept
+                       approves that exact call and it runs once, Decline denies it, Cancel
+                       leaves it waiting as with queue. A client without elicitation gets
+                       queue. Needs the instance directory: the embedded default's, or
+                       --instance <dir> beside a host configuration;
+                       queue (the default without one): it waits for the console or
+                       \`harness approvals approve\`.
 
 Store:
   --retention <30d>    the embedded broker prunes audit events and spent approvals older than
@@ -108,7 +110,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
   };
   const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
-  const approvals = (values.approvals ?? 'queue') as ApprovalMode;
+  // Elicitation is offered by default: a client that never declared it is not asked anyway.
+  const approvals = (values.approvals ?? 'elicit') as ApprovalMode;
   if (!APPROVAL_MODES.includes(approvals))
     throw new CliError(
       'usage',
@@ -136,7 +139,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let approvalsInstance: string | undefined;
   if (approvals === 'elicit') {
     approvalsInstance = session.location?.instanceDir ?? sessionOptions(values).instance;
-    if (approvalsInstance === undefined) {
+    // By default, a host configuration without --instance falls back to queue: there is no
+    // instance to decide in. Asked for by name, that is a usage error.
+    if (approvalsInstance === undefined && values.approvals !== undefined) {
       await session.close();
       throw new CliError(
         'usage',
@@ -419,7 +424,7 @@ async function serveStdio(serving: Serving): Promise<void> {
 }
 
 const ELICIT_NOTE =
-  'harness: --approvals elicit: strict calls are put to the person in MCP clients that support elicitation; others wait for the console or loom approvals';
+  'harness: approvals: strict calls are put to the person in MCP clients that support elicitation; others wait for the console or harness approvals (--approvals queue: always wait)';
 
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';

@@ -1,12 +1,14 @@
 // Who may use the console, and how: the login token that becomes a session cookie, the session's
 // expiry checked on every request, the Host check (DNS rebinding), Origin and CSRF on every
-// state-changing request, and the response headers (CSP).
+// state-changing request, and the response headers (CSP). Only the page's assets and the favicon
+// are answered without a session.
 // docs/console.md, "Security", says why each exists.
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { ApiErrorCode } from '../api-errors';
 import { BACKGROUND_HEADER } from '../wire';
 import { authority, isLoopback } from './listen';
+import { noticePage, usedLinkNotice } from './notice-page';
 import { type SessionEndReason, type Sessions, sameSecret } from './session-store';
 
 /** The session cookie's name. */
@@ -15,6 +17,16 @@ export const SESSION_COOKIE = 'harness_console';
 export const CSRF_HEADER = 'x-csrf-token';
 /** The query parameter of the printed URL that carries the login token. */
 export const TOKEN_PARAM = 'token';
+/** The icon a browser asks for by itself; answered without a session (./static.ts). */
+export const FAVICON = '/favicon.ico';
+
+/** The heading of the page a request without a live session gets, by why there is none. */
+const SESSION_TITLES: Record<SessionEndReason | 'unknown', string> = {
+  idle: 'Session expired',
+  lifetime: 'Session expired',
+  logged_out: 'Signed out',
+  unknown: 'No console session',
+};
 
 /** The Content-Security-Policy of every response: scripts, styles and fetches from this origin only. */
 export const CONTENT_SECURITY_POLICY = [
@@ -90,9 +102,11 @@ export function allowedHosts(host: string, port: number): Set<string> {
 
 /**
  * The middleware in front of every route: headers on every answer; the Host check on a loopback
- * listener; the login exchange (`/?token=…` → cookie, then a redirect that drops the token); a
- * live session for everything but the static assets, its expiry checked on every request (an
- * expired one is `session_expired`, 401); Origin and CSRF on state-changing requests.
+ * listener; the login exchange (`/?token=…` → cookie, then a redirect that drops the token; a
+ * link used already gets a page saying how to get a new one, or, in the browser it logged in, the
+ * redirect); a live session for everything but the static assets and the favicon, its expiry
+ * checked on every request (an expired one is `session_expired`, 401); Origin and CSRF on
+ * state-changing requests.
  */
 export function securityMiddleware(options: {
   sessions: Sessions;
@@ -120,10 +134,11 @@ export function securityMiddleware(options: {
     if (c.req.method === 'GET' && token !== null) {
       const id = options.sessions.login(token);
       if (id === undefined) {
-        return c.text(
-          'This console link is not valid: a printed link logs in once. Start the console again, or ask it for a new link.\n',
-          401,
-        );
+        url.searchParams.delete(TOKEN_PARAM);
+        // The browser this link logged in is still logged in: the link opens the console again.
+        if (options.sessions.check(getCookie(c, SESSION_COOKIE)).ok)
+          return c.redirect(`${url.pathname}${url.search}`, 303);
+        return c.html(noticePage(usedLinkNotice(options.sessions.hasOperatorToken)), 401);
       }
       // The browser drops the cookie at the session's lifetime too; the server's check is the rule.
       setCookie(c, SESSION_COOKIE, id, {
@@ -135,7 +150,8 @@ export function securityMiddleware(options: {
       url.searchParams.delete(TOKEN_PARAM);
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
-    if (url.pathname.startsWith('/assets/')) return next();
+    // The page's assets, and the icon a browser asks for by itself, need no session.
+    if (url.pathname.startsWith('/assets/') || url.pathname === FAVICON) return next();
     const cookie = getCookie(c, SESSION_COOKIE);
     // Idle time restarts only on a request the person made: not on the live feed, nor on a refresh
     // the page made by itself after a live update (it marks those), so an unattended page goes idle.
@@ -145,7 +161,7 @@ export function securityMiddleware(options: {
       if (cookie !== undefined) deleteCookie(c, SESSION_COOKIE, { path: '/' });
       const { code, message } = sessionRefusal(options.sessions, checked.reason);
       if (url.pathname.startsWith('/api/')) return refuse(c, 401, code, message);
-      return c.text(`${message}\n`, 401);
+      return c.html(noticePage({ title: SESSION_TITLES[checked.reason], paragraphs: [message] }), 401);
     }
     const session = checked.session;
     if (STATE_CHANGING.has(c.req.method)) {

@@ -5,6 +5,7 @@ import { dirname, extname, join } from 'node:path';
 import type { Hono } from 'hono';
 import type { ConsoleEnv } from './context';
 import { ConsoleError, ConsoleErrorCode } from './errors';
+import { FAVICON } from './security';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -20,7 +21,7 @@ export function webDir(): string {
   return join(dirname(require.resolve('@harness/console/package.json')), 'dist', 'web');
 }
 
-/** Registers `/` (the page) and `/assets/*`, read once into memory. */
+/** Registers `/` (the page), `/assets/*` (read once into memory) and `/favicon.ico` (none). */
 export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {
@@ -42,6 +43,8 @@ export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
     c.header('Content-Type', TYPES[extname(name)] ?? 'application/octet-stream');
     return c.body(new Uint8Array(body));
   });
+  // No icon of its own: an empty answer keeps the browser from asking again, and from logging a 401.
+  app.get(FAVICON, (c) => c.body(null, 204));
   app.get('/', (c) => {
     c.header('Content-Type', TYPES['.html']);
     return c.body(new Uint8Array(html));

@@ -3,7 +3,7 @@ import { failedToDeliver, notConfigured, policyRefusal } from '../failed-to-deli
 import type { HostClient } from '../host/types';
 import { isRecord, isStringArray } from '../json';
 import { LIMITS } from '../limits';
-import { renderListing } from '../listing';
+import { listNotice, renderListing } from '../listing';
 import type { ListCommandsOutcome, NotDeliveredOutcome } from '../outcome';
 import { DeliveryCode } from '../outcome-codes';
 import type { RunState } from '../run';
@@ -25,9 +25,14 @@ const inputSchema: JsonSchema = {
 
 /**
  * The `list_commands` tool. `client` is `undefined` for a tool kept without a configuration;
- * `listBound` is the byte bound past which entries lose their description.
+ * `listBound` is the byte bound past which entries lose their description; `notices` gives the
+ * sentences the notice adds at each listing.
  */
-export function listCommandsTool(client: HostClient | undefined, listBound: number): HarnessTool {
+export function listCommandsTool(
+  client: HostClient | undefined,
+  listBound: number,
+  notices: () => readonly string[] = () => [],
+): HarnessTool {
   return {
     name: 'list_commands',
     description:
@@ -41,7 +46,7 @@ export function listCommandsTool(client: HostClient | undefined, listBound: numb
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: guardInput((input, ctx) => listCommands(input, ctx, client, listBound)),
+    execute: guardInput((input, ctx) => listCommands(input, ctx, client, listBound, notices)),
   };
 }
 
@@ -50,6 +55,7 @@ async function listCommands(
   ctx: ToolContext,
   client: HostClient | undefined,
   listBound: number,
+  notices: () => readonly string[],
 ): Promise<ListCommandsOutcome> {
   const run = ctx.run;
   const refused = policyRefusal(run, 'list_commands', ctx, 'read');
@@ -61,7 +67,7 @@ async function listCommands(
     return failedToDeliver(run, DeliveryCode.cancelled, 'The turn was cancelled; nothing was read.');
   const read = await freshCatalog(run, client, ctx);
   if (!read.ok) return catalogFailure(run, read.code);
-  return renderListing(run, read.catalog, detail.names, listBound);
+  return renderListing(run, read.catalog, detail.names, listBound, listNotice(notices()));
 }
 
 /** The names the model asked to see in detail, or the `invalid_input` result for a bad input. */

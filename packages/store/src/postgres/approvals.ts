@@ -2,10 +2,12 @@
 // transaction. The single use is a conditional UPDATE of a row locked FOR UPDATE: of two hosts
 // taking one approval at once, the second waits for the first, then finds the row no longer
 // `approved` and takes nothing.
+import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
 import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
 import { type ApprovalRow, approvalView } from '../view';
+import { insertAudit } from './audit';
 import { lockKey, type PgDb, type Tx } from './client';
 
 const COLUMNS =
@@ -103,7 +105,10 @@ export function pgApprovals(db: PgDb): ApprovalPart {
       `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, decision, now.toISOString(), by, new Date(now.getTime() + ttlMs).toISOString()],
     );
-    return approvalView(row as ApprovalRow);
+    const decided = approvalView(row as ApprovalRow);
+    // Last before COMMIT (insertAudit): the decision and its audit row commit together.
+    await insertAudit(tx, decisionEvent(decided, by));
+    return decided;
   };
 
   const list = async (tx: Tx, status: ApprovalStatus | 'all', now: Date): Promise<ApprovalRecord[]> => {

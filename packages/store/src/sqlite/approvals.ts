@@ -1,9 +1,11 @@
 // Approvals in SQLite: request, decide, take (single use), read. Every method one transaction.
 import type Database from 'better-sqlite3';
+import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
-import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, Store } from '../types';
+import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, AuditEventInput, Store } from '../types';
 import { type ApprovalRow, approvalView } from '../view';
+import { auditInserter } from './audit';
 import type { Sync } from './sync';
 
 type ApprovalPart = Sync<
@@ -102,9 +104,13 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
   return approvalView(row);
 }
 
-/** Approves or denies a pending approval; anything else is `approval_not_found`. */
+/**
+ * Approves or denies a pending approval, and records the decision in the audit log, in the caller's
+ * transaction; anything else is `approval_not_found`.
+ */
 function decide(
   st: Statements,
+  insertAudit: (event: AuditEventInput) => number,
   id: string,
   decision: 'approved' | 'denied',
   by: string,
@@ -123,13 +129,15 @@ function decide(
   }
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   st.set.run(decision, now.toISOString(), by, null, expires, id);
-  return approvalView({
+  const decided = approvalView({
     ...row,
     status: decision,
     decided_at: now.toISOString(),
     decided_by: by,
     expires_at: expires,
   });
+  insertAudit(decisionEvent(decided, by));
+  return decided;
 }
 
 /** The approvals of a status (or all), newest first, each as it is now. */
@@ -143,11 +151,12 @@ function list(st: Statements, status: ApprovalStatus | 'all', now: Date): Approv
 /** The approvals part of the SQLite store. */
 export function sqliteApprovals(db: Database.Database): ApprovalPart {
   const st = statements(db);
+  const insertAudit = auditInserter(db);
   const takeTx = db.transaction((key: string, now: Date) => take(st, key, now));
   const requestTx = db.transaction((input: ApprovalRequest) => request(st, input));
   const decideTx = db.transaction(
     (id: string, decision: 'approved' | 'denied', by: string, ttlMs: number, now: Date) =>
-      decide(st, id, decision, by, ttlMs, now),
+      decide(st, insertAudit, id, decision, by, ttlMs, now),
   );
   const getTx = db.transaction((id: string): ApprovalRecord | undefined => {
     const row = st.byId.get(id);

@@ -1,5 +1,7 @@
 // Audit: every event, newest first, paged and filtered (agent, command, status, time), following
-// live on the first page; `#/audit/<seq>` shows one event's detail.
+// live on the first page; `#/audit/<seq>` shows one event's detail. A person's decision on an
+// approval is an event of its own (phase `approval`): the person is its actor, the command decided
+// on its command.
 import { useState } from 'preact/hooks';
 import type { AuditEvent, AuditEventAnswer, AuditPageAnswer } from '../../answers';
 import { getJson } from '../api';
@@ -49,6 +51,24 @@ function FilterForm({ onApply }: { onApply: (f: Filter) => void }) {
   );
 }
 
+/**
+ * What an event concerns, for its Command column and heading. A listing's row records `*` as its
+ * command (it concerns every command the agent may call): it reads as the listing, with its count.
+ */
+function subject(e: AuditEvent): { text: string; code: boolean } {
+  if (e.phase !== 'list') return { text: e.command, code: true };
+  const count = e.payload.count;
+  return {
+    text: typeof count === 'number' ? `command listing (${count} commands)` : 'command listing',
+    code: false,
+  };
+}
+
+function Subject({ event }: { event: AuditEvent }) {
+  const { text, code } = subject(event);
+  return code ? <code>{text}</code> : <span>{text}</span>;
+}
+
 function EventTable({ events }: { events: AuditEvent[] }) {
   return (
     <table class="audit">
@@ -74,7 +94,7 @@ function EventTable({ events }: { events: AuditEvent[] }) {
             </td>
             <td>{e.actor}</td>
             <td>
-              <code>{e.command}</code>
+              <Subject event={e} />
             </td>
             <td>{e.phase}</td>
             <td class={`status ${e.outcome}`}>
@@ -155,13 +175,14 @@ function EventDetail({ seq }: { seq: string }) {
   const approvalId = e.payload.approvalId;
   return (
     <article class="detail" aria-labelledby="detail-h">
-      <h2 id="detail-h">{`Event ${e.seq}: ${e.command}`}</h2>
+      <h2 id="detail-h">{`Event ${e.seq}: ${subject(e).text}`}</h2>
       <p>
         <a href={href('audit')}>Back to all events</a>
       </p>
       <dl class="facts">
         <Fact name="Time" value={e.at} />
-        <Fact name="Actor" value={e.actor} />
+        <Fact name={e.phase === 'approval' ? 'Decided by' : 'Actor'} value={e.actor} />
+        <Fact name="Agent" value={e.phase === 'approval' ? e.payload.agent : undefined} />
         <Fact name="Run" value={e.run} />
         <Fact name="Action" value={e.action} />
         <Fact name="Phase" value={e.phase} />

@@ -1,6 +1,7 @@
-// How approvals and audit events read for a person in a terminal. Values come from an agent, so
-// every one is shown quoted where it could be misread, with control and direction characters
-// escaped (a value must not repaint the line that shows it), and cut when long (`--json` is whole).
+// How approvals and audit events read for a person in a terminal (`loom approvals`, `loom audit`,
+// `harness approvals`). Values come from an agent, so every one is shown quoted where it could be
+// misread, with control and direction characters escaped (a value must not repaint the line that
+// shows it), and cut when long (`--json` is whole).
 import type { ApprovalRecord, AuditEvent } from '@harness/store/records';
 
 /** Characters of a value shown before it is cut. */
@@ -78,13 +79,36 @@ const argvOf = (a: ApprovalRecord): string =>
       ? '(not recorded)'
       : '(does not render: the call would be refused before it runs)';
 
-/** An approval in three lines: who asks what and until when, then the values, then the argv. */
-export function approvalBlock(a: ApprovalRecord): string {
+/** How long before `now` the time `at` was: `45s`, `12m`, `3h` or `2d` (rounded down). */
+export function ageText(at: string, now: Date): string {
+  const s = Math.max(0, Math.floor((now.getTime() - Date.parse(at)) / 1000));
+  if (Number.isNaN(s)) return '?';
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
+/**
+ * An approval in three lines: who asks what and until when, then the values, then the argv. With
+ * `now` (a listing), the first line says how long ago the call asked (`asked 3m ago`).
+ */
+export function approvalBlock(a: ApprovalRecord, now?: Date): string {
+  const asked = now === undefined ? '' : `  asked ${ageText(a.created_at, now)} ago`;
   return (
-    `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}  ${until(a)}\n` +
+    `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}${asked}  ${until(a)}\n` +
     `  args  ${argsOf(a)}\n` +
     `  argv  ${argvOf(a)}\n`
   );
+}
+
+/** What a person reads once they decided an approval: what the decision allows, then the call. */
+export function decisionText(record: ApprovalRecord): string {
+  const what =
+    record.status === 'approved'
+      ? `${record.id} approved: the identical call may run once, until ${record.expires_at}\n`
+      : `${record.id} denied: the call will not run; the agent is told a person denied it\n`;
+  return what + approvalBlock(record);
 }
 
 /** A pending approval in one line, as `loom approvals watch` prints it. */

@@ -1,0 +1,101 @@
+// `harness approvals list|approve|deny`: the calls waiting for a person on the instance `harness
+// serve` uses, and a person's decision on one. The instance is chosen as every harness command
+// chooses it; the listing, the decision and how they read are the host's (`@harness/host/operator`),
+// shared with `loom approvals` and decided through the same API as the console.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { commandLine, DEFAULT_INSTANCE_DIR, instanceLocation } from '@harness/config/instance';
+import { parse } from '../args';
+import { CliError } from '../errors';
+import { out } from '../output';
+
+const help = `Usage: harness approvals list [--all] [--json] [--instance <dir>]
+       harness approvals approve <id> [--by <name>] [--json] [--instance <dir>]
+       harness approvals deny <id> [--by <name>] [--json] [--instance <dir>]
+
+The calls of strict (and cautious write) commands that wait for a person, and a person's decision
+on one. The instance is the one harness serve uses: --instance <dir>, else $HARNESS_HOME, else
+${DEFAULT_INSTANCE_DIR} ($XDG_DATA_HOME/harness/default). An agent told that a call waits is
+given the exact command to run: harness approvals approve <id>, with --instance <dir> when serve's
+instance is not the default one.
+
+  list                pending calls, newest first: id, command, tier, agent, run, how long ago it
+                      asked, when it expires, the argument values and the argv it would run (values
+                      longer than 80 characters cut; credentials never shown). --all: every state
+  approve <id>        the identical call may run once, until an hour from now
+  deny <id>           the call will not run; the agent is told a person denied it
+  --by <name>         who decided, as the audit records it (default person:$USER)
+  --json              {"approvals":[...]} or {"approval":{...}}, values whole
+
+Exit codes: 0 ok, 1 the id is unknown or no longer pending, 2 usage, 3 no instance there.`;
+
+/** Runs `harness approvals …`; returns the exit code. */
+export async function approvalsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    instance: { type: 'string' },
+    json: { type: 'boolean' },
+    all: { type: 'boolean' },
+    by: { type: 'string' },
+  });
+  const [sub, ...rest] = positionals;
+  if (values.help || sub === undefined) {
+    out(help);
+    return sub === undefined && !values.help ? 2 : 0;
+  }
+  if (sub !== 'list' && sub !== 'approve' && sub !== 'deny') {
+    throw new CliError('usage', `unknown subcommand 'approvals ${sub}'; expected list, approve or deny`);
+  }
+  const { instanceDir, chosenBy } = instanceLocation({ flag: values.instance, env: process.env });
+  if (!existsSync(join(instanceDir, 'instance.json'))) {
+    throw new CliError(
+      'config',
+      `no instance at ${instanceDir} (chosen by ${chosenBy}), so no approvals; harness serve creates it on first use, or pass --instance <dir> (or set HARNESS_HOME) to the instance serve uses`,
+    );
+  }
+  const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
+  try {
+    if (sub === 'list') {
+      if (values.by !== undefined || rest.length > 0) {
+        throw new CliError('usage', 'approvals list takes no id and no --by');
+      }
+      const list = await host.listApprovals(instanceDir, values.all ? { status: 'all' } : {});
+      const now = new Date();
+      if (values.json) out(JSON.stringify({ approvals: list }));
+      else if (list.length === 0) out(values.all ? 'no approvals' : 'no pending approvals');
+      else for (const a of list) process.stdout.write(operator.approvalBlock(a, now));
+      return 0;
+    }
+    const [id, ...more] = rest;
+    if (id === undefined || more.length > 0 || values.all) {
+      throw new CliError('usage', `approvals ${sub} takes one approval id (see harness approvals list)`);
+    }
+    const decided = await operator.decideAsPerson(
+      instanceDir,
+      id,
+      sub === 'approve' ? 'approved' : 'denied',
+      values.by ?? operator.personName(),
+      listCommand(values.instance),
+    );
+    if (!decided.ok) throw new CliError('check_failed', decided.message);
+    if (values.json) out(JSON.stringify({ approval: decided.record }));
+    else process.stdout.write(operator.decisionText(decided.record));
+    return 0;
+  } catch (error) {
+    // The host's and the store's errors (an unreadable instance, a store that does not open) carry
+    // a message written for the person.
+    if (error instanceof host.HostError || error instanceof host.StoreError) {
+      throw new CliError('config', error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** `harness approvals list`, naming the instance as this command line did (`--instance` when given). */
+function listCommand(flag: string | undefined): string {
+  return commandLine([
+    'harness',
+    'approvals',
+    'list',
+    ...(flag === undefined ? [] : ['--instance', resolve(flag)]),
+  ]);
+}

@@ -1,0 +1,94 @@
+// `harness doctor`'s rows for a project `harness init` set up, run from its directory: the project's
+// .harness/workspace.yaml passes packs check, and each MCP client config holding a "harness" entry
+// serves that file.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { CLIENTS, type ClientContext, type ClientSpec, SERVER_NAME } from '../init/clients';
+import { readJsonEntry } from '../init/merge-json';
+import { readTomlEntry } from '../init/merge-toml';
+
+/** One doctor row. */
+export interface ProjectCheck {
+  readonly name: string;
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly detail: string;
+}
+
+/** The rows for the project in `cwd`; none when it has no `.harness/workspace.yaml`. */
+export async function projectChecks(cwd: string): Promise<ProjectCheck[]> {
+  const workspaceFile = resolve(cwd, '.harness', 'workspace.yaml');
+  if (!existsSync(workspaceFile)) return [];
+  const rows = [await workspaceRow(workspaceFile)];
+  const ctx: ClientContext = {
+    projectDir: resolve(cwd),
+    home: process.env.HOME || homedir(),
+    platform: process.platform,
+    env: process.env,
+  };
+  for (const client of CLIENTS) {
+    const row = clientRow(client, client.file(ctx), workspaceFile);
+    if (row !== undefined) rows.push(row);
+  }
+  return rows;
+}
+
+/** The workspace loads as `harness packs check` loads it (requirements probed). */
+async function workspaceRow(file: string): Promise<ProjectCheck> {
+  const { loadWorkspace } = await import('@harness/packs');
+  const loaded = await loadWorkspace({ file }, { probe: true });
+  if (!loaded.ok)
+    return {
+      name: 'project workspace',
+      status: 'fail',
+      detail: `${file} does not pass packs check (${loaded.issues.length} error(s)); run 'harness packs check ${file}' to see each`,
+    };
+  const ws = loaded.workspace;
+  const left =
+    ws.unavailable.length > 0 ? `; left out here: ${ws.unavailable.map((u) => u.id).join(', ')}` : '';
+  return {
+    name: 'project workspace',
+    status: 'ok',
+    detail: `${file} passes packs check: ${ws.packs.length} pack(s), agent(s) ${ws.agents.map((a) => a.id).join(', ')}${left}`,
+  };
+}
+
+/** The client's row: which file holds a harness entry, and whether it serves this project's workspace. */
+function clientRow(client: ClientSpec, configFile: string, workspaceFile: string): ProjectCheck | undefined {
+  if (!existsSync(configFile)) return undefined;
+  const name = `client ${client.id}`;
+  const text = readFileSync(configFile, 'utf8');
+  const read =
+    client.format === 'toml'
+      ? readTomlEntry(text, client.key, SERVER_NAME)
+      : readJsonEntry(text, client.key, SERVER_NAME);
+  if (!read.ok)
+    return {
+      name,
+      status: 'warn',
+      detail: `${configFile}: ${read.problem}; ${client.name} cannot read it either`,
+    };
+  if (read.entry === undefined) return undefined;
+  const { command, args } = read.entry as { command?: unknown; args?: unknown };
+  const list = Array.isArray(args) ? args.map(String) : [];
+  const at = list.indexOf('--workspace');
+  const served = at >= 0 ? list[at + 1] : undefined;
+  if (served !== workspaceFile)
+    return {
+      name,
+      status: 'warn',
+      detail: `${configFile}: its ${SERVER_NAME} entry serves ${served ?? 'no --workspace (the example workspace)'}, not ${workspaceFile}; run 'harness init --client ${client.id}' here to point it at this one`,
+    };
+  const launcher = list[0];
+  if (command === 'node' && launcher !== undefined && isAbsolute(launcher) && !existsSync(launcher))
+    return {
+      name,
+      status: 'fail',
+      detail: `${configFile}: its ${SERVER_NAME} entry runs ${launcher}, which is missing; run 'harness init' again`,
+    };
+  return {
+    name,
+    status: 'ok',
+    detail: `${configFile}: its ${SERVER_NAME} entry serves this project's workspace, ${workspaceFile}`,
+  };
+}

@@ -1,0 +1,102 @@
+// `harness init [dir]`: set a repository up for an agent. Reads what the project uses, writes
+// .harness/workspace.yaml from the standard packs that fit it, and registers `harness serve` in the
+// person's MCP clients, merging into their configs. Plans every write first; writes all or none.
+import { parse } from '../args';
+import { CliError } from '../errors';
+import { applyChanges } from '../init/apply';
+import { CLIENT_IDS, type ClientId } from '../init/clients';
+import { planInit } from '../init/plan';
+import { printChanges, printDiffs, printFound, printNextSteps, writes } from '../init/report';
+import { err, out } from '../output';
+
+const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force] [--instance <dir>]
+
+Sets up a repository (default: the current directory) for a coding agent:
+
+  1. reads what it uses: a git repository, package.json (its scripts, and the package manager its
+     lockfile names), Python (pyproject.toml, pytest.ini, requirements*.txt), Cargo.toml, a
+     Makefile (its targets);
+  2. writes .harness/workspace.yaml: the standard packs that fit, with the scripts and targets it
+     found as the fixed sets they take, and one agent "coder" holding their reads and their writes
+     (each write waits for your approval); the strict commands are listed, commented out. Every
+     line says why it is there. An existing file is kept (--force writes it again);
+  3. registers "harness" in each client's config, merged into what is there (other servers,
+     comments and formatting kept): harness serve --workspace <that file> --instance <dir>
+     --agent coder.
+
+  --client <name>   a client to register in (repeatable); default: each client whose config
+                    already exists. Names and files:
+                      claude-code     .mcp.json (mcpServers)
+                      codex           ~/.codex/config.toml ([mcp_servers.harness]; CODEX_HOME)
+                      cursor          .cursor/mcp.json (mcpServers)
+                      vscode          .vscode/mcp.json (servers, type stdio)
+                      gemini          .gemini/settings.json (mcpServers)
+                      claude-desktop  claude_desktop_config.json (mcpServers): ~/.config/Claude/
+                                      on Linux, ~/Library/Application Support/Claude/ on macOS
+  --dry-run         print the unified diff of every file it would write, and write nothing
+  --force           write .harness/workspace.yaml even when it exists
+  --instance <dir>  the instance the clients' server keeps its approvals and audit in (default
+                    ~/.local/share/harness/<dir name>-<hash of its path>)
+
+A second run changes nothing and says so. When any file cannot take its change (a client config
+that does not parse, a directory that cannot be written), nothing is written and each is named.
+docs/init.md has the details.`;
+
+/** Runs `harness init`. */
+export async function initCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    client: { type: 'string', multiple: true },
+    'dry-run': { type: 'boolean' },
+    force: { type: 'boolean' },
+    instance: { type: 'string' },
+  });
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  if (positionals.length > 1)
+    throw new CliError(
+      'usage',
+      `expected at most one directory, found ${positionals.length}: ${positionals.join(' ')}`,
+    );
+  const plan = await planInit({
+    dir: positionals[0] ?? process.cwd(),
+    clients: values.client === undefined ? undefined : clientIds(values.client),
+    force: values.force === true,
+    instance: values.instance,
+  });
+  const dryRun = values['dry-run'] === true;
+  printFound(plan);
+  if (plan.problems.length > 0) {
+    for (const problem of plan.problems) err(`harness: ${problem}`);
+    throw new CliError(
+      'config',
+      `nothing written: ${plan.problems.length} file(s) cannot take the change (above)`,
+    );
+  }
+  printChanges(plan, dryRun);
+  const pending = plan.changes.filter(writes).length;
+  if (dryRun) {
+    printDiffs(plan);
+    out(pending === 0 ? 'nothing to change' : `dry run: nothing written (${pending} file(s) would change)`);
+    return 0;
+  }
+  if (pending === 0) out('nothing to change: every file is already as harness init would write it');
+  else out(`wrote ${applyChanges(plan.changes)} file(s)`);
+  printNextSteps(plan);
+  return 0;
+}
+
+/** The `--client` values, each checked against the known names. */
+function clientIds(given: readonly string[]): ClientId[] {
+  const ids: ClientId[] = [];
+  for (const name of given) {
+    if (!(CLIENT_IDS as readonly string[]).includes(name))
+      throw new CliError(
+        'usage',
+        `--client: unknown client '${name}'; expected one of ${CLIENT_IDS.join(', ')}`,
+      );
+    if (!ids.includes(name as ClientId)) ids.push(name as ClientId);
+  }
+  return ids;
+}

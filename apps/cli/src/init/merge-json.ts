@@ -1,0 +1,145 @@
+// Puts one server entry into a JSON (or JSONC) client config and changes nothing else: other servers,
+// comments, key order and formatting stay byte for byte. jsonc-parser computes the edit; only the
+// inserted text is formatted, in the file's own indentation.
+import { isDeepStrictEqual } from 'node:util';
+import {
+  applyEdits,
+  type FormattingOptions,
+  findNodeAtLocation,
+  format,
+  type JSONPath,
+  modify,
+  type Node,
+  type ParseError,
+  parse,
+  parseTree,
+  printParseErrorCode,
+} from 'jsonc-parser';
+import { insertAfterLast } from './json-insert';
+
+/** A merge: the new text and the entry that was there before, or why the file cannot take it. */
+export type MergeResult = { readonly ok: true; readonly text: string; readonly previous: unknown } | Unfit;
+
+/** Why a file cannot take the entry; `where` is `line:column` when the problem has a place. */
+export interface Unfit {
+  readonly ok: false;
+  readonly problem: string;
+  readonly where?: string;
+}
+
+/** A read of one entry: its value (`undefined` when absent), or why the file cannot be read. */
+export type ReadResult = { readonly ok: true; readonly entry: unknown } | Unfit;
+
+const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The entry `name` under `key` in JSON `text`, checking the shape on the way. */
+export function readJsonEntry(text: string, key: string, name: string): ReadResult {
+  const errors: ParseError[] = [];
+  const root: unknown = parse(text, errors, PARSE_OPTIONS);
+  const first = errors[0];
+  if (first !== undefined) {
+    const { line, column } = position(text, first.offset);
+    return {
+      ok: false,
+      problem: `not valid JSON (${printParseErrorCode(first.error)})`,
+      where: `${line}:${column}`,
+    };
+  }
+  if (text.trim() === '') return { ok: true, entry: undefined };
+  if (!isObject(root)) return { ok: false, problem: 'holds no JSON object at the top' };
+  const servers = root[key];
+  if (servers === undefined) return { ok: true, entry: undefined };
+  if (!isObject(servers)) return { ok: false, problem: `"${key}" is not an object` };
+  const entry = servers[name];
+  if (entry !== undefined && !isObject(entry))
+    return { ok: false, problem: `"${key}"."${name}" is not an object` };
+  return { ok: true, entry };
+}
+
+/**
+ * `text` (`undefined`: no file yet) with `entry` as `key.name`: a new entry is inserted whole; in
+ * an existing one each of our keys whose value differs is replaced, and the person's other keys
+ * (an `env`, say) stay.
+ */
+export function mergeJsonEntry(
+  text: string | undefined,
+  key: string,
+  name: string,
+  entry: Record<string, unknown>,
+): MergeResult {
+  if (text === undefined || text.trim() === '')
+    return {
+      ok: true,
+      text: `${JSON.stringify({ [key]: { [name]: entry } }, null, 2)}\n`,
+      previous: undefined,
+    };
+  const read = readJsonEntry(text, key, name);
+  if (!read.ok) return read;
+  const options = formattingOf(text);
+  const previous = read.entry as Record<string, unknown> | undefined;
+  if (previous === undefined)
+    return { ok: true, text: setValue(text, [key, name], entry, options), previous };
+  let out = text;
+  for (const [field, value] of Object.entries(entry)) {
+    if (!isDeepStrictEqual(previous[field], value)) out = setValue(out, [key, name, field], value, options);
+  }
+  return { ok: true, text: out, previous };
+}
+
+/**
+ * Sets `path` to `value`: a new property after the last one of its object, or else through
+ * jsonc-parser's edit, formatting only the inserted text (or an empty object it fills).
+ */
+function setValue(text: string, path: JSONPath, value: unknown, options: FormattingOptions): string {
+  const tree = parseTree(text, [], PARSE_OPTIONS);
+  if (tree !== undefined && findNodeAtLocation(tree, path) === undefined) {
+    const inserted = insertAfterLast(text, tree, path, value, options);
+    if (inserted !== undefined) return inserted;
+  }
+  const empty = tree === undefined ? undefined : emptyAncestor(tree, path);
+  const entryNode = tree === undefined ? undefined : findNodeAtLocation(tree, path.slice(0, 2));
+  // An entry written on one line stays on one line: its new value goes in compact.
+  const oneLine =
+    path.length > 2 &&
+    entryNode !== undefined &&
+    !text.slice(entryNode.offset, entryNode.offset + entryNode.length).includes('\n');
+  let out = text;
+  for (const edit of modify(text, path, value, {})) {
+    out = applyEdits(out, [edit]);
+    if (oneLine) continue;
+    const grown = edit.content.length - edit.length;
+    const range =
+      empty !== undefined
+        ? { offset: empty.offset, length: empty.length + grown }
+        : { offset: edit.offset, length: edit.content.length };
+    out = applyEdits(out, format(out, range, options));
+  }
+  return out;
+}
+
+/** The deepest object on `path` that exists, when it is empty (`{}`): it is formatted whole. */
+function emptyAncestor(tree: Node, path: JSONPath): Node | undefined {
+  for (let n = path.length - 1; n >= 0; n--) {
+    const node = n === 0 ? tree : findNodeAtLocation(tree, path.slice(0, n));
+    if (node !== undefined)
+      return node.type === 'object' && (node.children?.length ?? 0) === 0 ? node : undefined;
+  }
+  return undefined;
+}
+
+/** The file's indentation (the first indented line's) and line ending; two spaces by default. */
+function formattingOf(text: string): FormattingOptions {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1];
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent?.length ?? 2, eol };
+}
+
+/** 1-based line and column of `offset`. */
+function position(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}

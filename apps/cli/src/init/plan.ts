@@ -1,0 +1,217 @@
+// The plan of `harness init`: every file it would write, with its text before and after, worked out
+// before anything is written. A file that cannot take its change (a client config that does not
+// parse, a directory that cannot be written) is a problem of the plan, and then nothing is written.
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { CliError } from '../errors';
+import { choosePacks, type WorkspaceChoice } from './choose';
+import {
+  CLIENTS,
+  type ClientContext,
+  type ClientId,
+  type ClientSpec,
+  clientById,
+  SERVER_NAME,
+} from './clients';
+import { type Detected, detectProject } from './detect';
+import { type Launch, launchFor, projectInstance, runningEntry, serveArgs } from './launch';
+import { mergeJsonEntry } from './merge-json';
+import { mergeTomlEntry } from './merge-toml';
+import { standardCatalog } from './standard';
+import { AGENT, renderWorkspace } from './workspace-writer';
+
+/** What `harness init` was asked to do. */
+export interface InitOptions {
+  readonly dir: string;
+  /** The clients named by `--client`; `undefined`: those whose config already exists. */
+  readonly clients: readonly ClientId[] | undefined;
+  readonly force: boolean;
+  readonly instance: string | undefined;
+}
+
+/** What happens to one file. */
+export type Action = 'create' | 'update' | 'unchanged' | 'kept';
+
+/** One file of the plan. */
+export interface FileChange {
+  readonly path: string;
+  readonly before: string | undefined;
+  readonly after: string;
+  readonly action: Action;
+  /** What it holds or why it stays, for a person. */
+  readonly detail: string;
+}
+
+/** Everything `harness init` would do, and what stands in its way. */
+export interface InitPlan {
+  readonly projectDir: string;
+  readonly home: string;
+  readonly workspaceFile: string;
+  readonly instanceDir: string;
+  readonly launch: Launch;
+  readonly detected: Detected;
+  readonly choice: WorkspaceChoice;
+  readonly clients: readonly ClientSpec[];
+  readonly changes: readonly FileChange[];
+  /** Files that cannot take their change, each naming the file and the fix. */
+  readonly problems: readonly string[];
+  readonly notes: readonly string[];
+}
+
+/** Works out the whole plan; reads files, writes none. */
+export async function planInit(options: InitOptions): Promise<InitPlan> {
+  const projectDir = resolve(options.dir);
+  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory())
+    throw new CliError('usage', `${projectDir} is not a directory; give the repository's top directory`);
+  const home = process.env.HOME || homedir();
+  const workspaceFile = join(projectDir, '.harness', 'workspace.yaml');
+  const instanceDir = resolve(options.instance ?? projectInstance(projectDir, home));
+  const detected = detectProject(projectDir);
+  const catalog = await standardCatalog();
+  const choice = choosePacks(detected, catalog);
+  const notes = [...choice.notes];
+  const text = renderWorkspace(choice, catalog, projectDir);
+  notes.push(...(await checkWritten(text, workspaceFile)));
+  const changes = [planWorkspace(workspaceFile, text, options.force, choice)];
+  if (changes[0]!.action === 'kept') notes.push(...(await checkKept(workspaceFile)));
+  const ctx: ClientContext = { projectDir, home, platform: process.platform, env: process.env };
+  const clients = (options.clients ?? CLIENTS.filter((c) => existsSync(c.file(ctx))).map((c) => c.id)).map(
+    clientById,
+  );
+  const launch = launchFor(runningEntry());
+  const args = serveArgs(launch, workspaceFile, instanceDir);
+  const problems: string[] = [];
+  for (const client of clients) {
+    const planned = planClient(client, client.file(ctx), launch.command, args);
+    if (typeof planned === 'string') problems.push(planned);
+    else changes.push(planned);
+  }
+  problems.push(...changes.flatMap((c) => writeProblem(c)));
+  return {
+    projectDir,
+    home,
+    workspaceFile,
+    instanceDir,
+    launch,
+    detected,
+    choice,
+    clients,
+    changes,
+    problems,
+    notes,
+  };
+}
+
+function planWorkspace(file: string, text: string, force: boolean, choice: WorkspaceChoice): FileChange {
+  // Something else at that path (a directory) is named by the write check, not read here.
+  const before = existsSync(file) && statSync(file).isFile() ? readFileSync(file, 'utf8') : undefined;
+  const holds = `packs ${choice.packs.map((p) => p.id).join(', ')}; agent ${AGENT}`;
+  if (before === text) return { path: file, before, after: text, action: 'unchanged', detail: holds };
+  if (before !== undefined && !force)
+    return {
+      path: file,
+      before,
+      after: before,
+      action: 'kept',
+      detail: 'it exists and is yours; --force writes it again (--dry-run --force shows how)',
+    };
+  return {
+    path: file,
+    before,
+    after: text,
+    action: before === undefined ? 'create' : 'update',
+    detail: holds,
+  };
+}
+
+/** The file as a client would take it, or a problem naming it and the fix. */
+function planClient(
+  client: ClientSpec,
+  file: string,
+  command: string,
+  args: readonly string[],
+): FileChange | string {
+  let before: string | undefined;
+  try {
+    before = readIfThere(file);
+  } catch (error) {
+    return `${file}: cannot be read (${(error as Error).message}); make it readable, or name other clients with --client`;
+  }
+  const merge = client.format === 'toml' ? mergeTomlEntry : mergeJsonEntry;
+  const merged = merge(before, client.key, SERVER_NAME, client.entry(command, args));
+  if (!merged.ok)
+    return `${file}${merged.where ? `:${merged.where}` : ''}: ${merged.problem}; fix the file (or move it aside) and run harness init again, or name other clients with --client`;
+  const was = servedBefore(merged.previous);
+  const other = was !== undefined && was !== args[args.indexOf('--workspace') + 1];
+  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}`;
+  const action: Action = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
+  return { path: file, before, after: merged.text, action, detail };
+}
+
+/** The workspace an existing entry served, when it names one. */
+function servedBefore(previous: unknown): string | undefined {
+  const args = (previous as { args?: unknown } | undefined)?.args;
+  if (!Array.isArray(args)) return undefined;
+  const at = args.indexOf('--workspace');
+  return at >= 0 && typeof args[at + 1] === 'string' ? (args[at + 1] as string) : undefined;
+}
+
+/** The text written must load: a bug of init otherwise. Returns what this machine leaves out. */
+async function checkWritten(text: string, file: string): Promise<string[]> {
+  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  const loaded = await loadWorkspace({ text, file }, { probe: true });
+  if (!loaded.ok)
+    throw new Error(`the workspace init wrote does not load: ${loaded.issues.map(formatIssue).join('; ')}`);
+  return loaded.workspace.unavailable.map((u) => `pack ${u.id} is left out on this machine: ${u.reason}`);
+}
+
+/** A kept workspace must still serve the agent the client entries name. */
+async function checkKept(file: string): Promise<string[]> {
+  const { loadWorkspace } = await import('@harness/packs');
+  const loaded = await loadWorkspace({ file }, { probe: false });
+  if (!loaded.ok) return [`${file} does not load: run 'harness packs check ${file}' to see why`];
+  if (!loaded.workspace.agents.some((a) => a.id === AGENT))
+    return [
+      `${file} has no agent "${AGENT}", which the client entries serve: add one, or run harness init --force`,
+    ];
+  return [];
+}
+
+function readIfThere(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** Why `change` could not be written, when it could not. */
+function writeProblem(change: FileChange): string[] {
+  if (change.action !== 'create' && change.action !== 'update') return [];
+  // A config that is a symlink (dotfiles kept elsewhere) is written where it points.
+  const target = existsSync(change.path) ? realpathSync(change.path) : change.path;
+  if (existsSync(target)) {
+    if (statSync(target).isDirectory()) return [`${change.path} is a directory; move it aside`];
+    if (!writable(target)) return [`${change.path} is not writable; make it writable (chmod u+w)`];
+  }
+  let dir = dirname(target);
+  while (!existsSync(dir)) dir = dirname(dir);
+  // Replacing the file writes a new one beside it, so its directory must be writable too.
+  if (!statSync(dir).isDirectory()) return [`${dir} is not a directory, so ${change.path} cannot be written`];
+  if (!writable(dir))
+    return [`${dir} is not writable, so ${change.path} cannot be written; make it writable`];
+  return [];
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `path` for a person: relative inside the project, `~/…` in the home directory. */
+export function displayPath(path: string, plan: Pick<InitPlan, 'projectDir' | 'home'>): string {
+  if (path.startsWith(plan.projectDir + sep)) return relative(plan.projectDir, path);
+  if (path.startsWith(plan.home + sep)) return `~/${relative(plan.home, path)}`;
+  return path;
+}

@@ -1,0 +1,88 @@
+// What `harness init` tells a person: what it found, each file and what became of it (or, with
+// --dry-run, the diff of each), what this machine leaves out, and the three next steps.
+import { sep } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { bundledLoomCli } from '../embedded';
+import { out } from '../output';
+import { CLIENT_IDS } from './clients';
+import { describeDetected } from './detect';
+import { type Action, displayPath, type FileChange, type InitPlan } from './plan';
+import { AGENT } from './workspace-writer';
+
+const VERB: Record<Action, string> = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+  kept: 'kept',
+};
+
+const WOULD: Record<Action, string> = {
+  create: 'would create',
+  update: 'would update',
+  unchanged: 'unchanged',
+  kept: 'kept',
+};
+
+/** Whether a change writes its file. */
+export const writes = (c: FileChange): boolean => c.action === 'create' || c.action === 'update';
+
+/** The head of the report: the project and what was found in it. */
+export function printFound(plan: InitPlan): void {
+  out(`harness init: ${plan.projectDir}`);
+  out(`found: ${describeDetected(plan.detected)}`);
+  if (plan.clients.length === 0)
+    out(`clients: none has a config here yet; name one with --client ${CLIENT_IDS.join('|')}`);
+}
+
+/** One line per file: what happened to it (or would, with `dryRun`), then the notes. */
+export function printChanges(plan: InitPlan, dryRun: boolean): void {
+  for (const c of plan.changes) {
+    const verb = (dryRun ? WOULD : VERB)[c.action];
+    out(`  ${verb.padEnd(12)} ${displayPath(c.path, plan)}: ${c.detail}`);
+  }
+  for (const note of plan.notes) out(`note: ${note}`);
+}
+
+/** The unified diff of every file the plan would write, paths as a person reads them. */
+export function printDiffs(plan: InitPlan): void {
+  for (const c of plan.changes.filter(writes)) {
+    // Inside the project the paths read as git's (a/…, b/…); elsewhere as the absolute path.
+    const inside = c.path.startsWith(plan.projectDir + sep);
+    const [from, to] = inside
+      ? [`a/${displayPath(c.path, plan)}`, `b/${displayPath(c.path, plan)}`]
+      : [c.path, c.path];
+    out(
+      createTwoFilesPatch(c.before === undefined ? '/dev/null' : from, to, c.before ?? '', c.after).trimEnd(),
+    );
+  }
+}
+
+/** The three things left to do: restart the clients, open the console, find the audit. */
+export function printNextSteps(plan: InitPlan): void {
+  const self = [plan.launch.command, ...plan.launch.prefix].map(shellWord).join(' ');
+  const loom =
+    plan.launch.form === 'checkout' ? `node ${shellWord(bundledLoomCli())}` : 'npx -y -p @harness/loom loom';
+  const names = plan.clients.map((c) => c.name);
+  const restart =
+    names.length === 0
+      ? `Register a client: run this again with --client <name> (${CLIENT_IDS.join(', ')}).`
+      : `Restart ${joinNames(names)} (or reload ${names.length === 1 ? 'its' : 'their'} MCP servers), and approve the "harness" server if it asks: it then starts harness serve on ${displayPath(plan.workspaceFile, plan)}, agent ${AGENT}.`;
+  out('');
+  out('Next steps:');
+  out(`  1. ${restart}`);
+  out(
+    `  2. Open the console to approve the writes the agent asks for (once the client has started the server, which creates the instance): ${self} console --instance ${shellWord(plan.instanceDir)}`,
+  );
+  out(
+    `  3. Every call is audited in ${shellWord(plan.instanceDir)} (loom.db): read it in the console's Audit view, or with ${loom} audit tail --follow --instance ${shellWord(plan.instanceDir)}`,
+  );
+}
+
+function joinNames(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** A word a POSIX shell reads back as itself. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

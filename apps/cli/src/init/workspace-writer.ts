@@ -1,0 +1,119 @@
+// The text of `.harness/workspace.yaml`: the chosen standard packs with their fixed sets, and one
+// agent holding their reads and their safe writes, every line with a comment saying why it is there.
+import type { OverrideChoice, PackChoice, WorkspaceChoice } from './choose';
+import { type CatalogCommand, grantKind, type StandardCatalog } from './standard';
+
+/** The agent `harness init` writes, and every client entry serves. */
+export const AGENT = 'coder';
+
+/** The column trailing comments start at. */
+const COMMENT_COLUMN = 40;
+
+/** What a strict command can do that makes it worth a person's decision each time. */
+const STRICT_WHY: Readonly<Record<string, string>> = {
+  'git.push': 'it sends commits to a remote over the network',
+  'git.reset_hard': 'it discards uncommitted work',
+  'git.clean': 'it deletes untracked files',
+  'node.install': 'it downloads from the registry with the network on',
+  'gh.pr_comment': 'it posts to GitHub',
+  'gh.pr_create': 'it opens a pull request on GitHub',
+};
+
+/** The whole file for `choice`, for the project at `projectDir`. */
+export function renderWorkspace(
+  choice: WorkspaceChoice,
+  catalog: StandardCatalog,
+  projectDir: string,
+): string {
+  const lines = [
+    ...comment(
+      '',
+      `Written by \`harness init\` for ${projectDir}: the commands an agent may run in this repository, and what it may run unattended. Check it with \`harness packs check .harness/workspace.yaml\`; docs/standard-packs.md says what each command can touch and what it refuses. It is yours to edit: \`harness init\` keeps it (--force writes it again).`,
+    ),
+    '',
+    line('command_packs:', 'the packs this workspace offers, each a standard pack of this release'),
+  ];
+  for (const pack of choice.packs) lines.push(...packEntry(pack));
+  lines.push(
+    '',
+    line('agents:', 'who may run which of those commands'),
+    line(`  - id: ${AGENT}`, `the agent \`harness serve --agent ${AGENT}\` serves`),
+    ...comment(
+      '    ',
+      'Reads run unattended; every write waits for your approval (harness console). A strict command needs approval for every call, and what it does is hard to undo, so each is listed commented out: uncomment one to grant it.',
+    ),
+    line('    grants:', `what ${AGENT} may run`),
+  );
+  for (const pack of choice.packs) lines.push(...grantLines(pack, catalog.get(pack.id) ?? []));
+  return `${lines.join('\n')}\n`;
+}
+
+function packEntry(pack: PackChoice): string[] {
+  const out = [
+    ...comment('  ', pack.why),
+    line(`  - standard: ${pack.id}`, `the bundled pack (docs/standard-packs.md#${pack.id})`),
+    line('    cwd: ..', 'runs in the project directory (this file sits in .harness/)'),
+  ];
+  if (pack.overrides.length > 0) {
+    out.push(line('    input_overrides:', "the fixed sets this pack's commands take from this file"));
+    for (const o of pack.overrides) out.push(...overrideLines(pack.id, o));
+  }
+  return out;
+}
+
+function overrideLines(packId: string, o: OverrideChoice): string[] {
+  return [
+    line(`      ${o.command}:`, `${packId}.${o.command} may take only these`),
+    ...(o.leftOut === undefined ? [] : comment('        ', o.leftOut)),
+    line(`        ${o.input}: { enum: [${o.values.map(yamlScalar).join(', ')}] }`, o.comment),
+  ];
+}
+
+function grantLines(pack: PackChoice, commands: readonly CatalogCommand[]): string[] {
+  const out: string[] = [];
+  const reads = commands.filter((c) => grantKind(c) === 'read');
+  if (reads.length > 0)
+    out.push(
+      line(
+        `      - pack:${pack.id}`,
+        `its reads, run unattended: ${reads.map((c) => c.id.slice(pack.id.length + 1)).join(', ')}`,
+      ),
+    );
+  for (const c of commands.filter((x) => grantKind(x) === 'write')) {
+    const held = pack.heldBack.get(c.id);
+    if (held === undefined) out.push(line(`      - ${c.id}`, `write, waits for approval: ${c.title}`));
+    else out.push(line(`      # - ${c.id}`, `not granted: ${held}`));
+  }
+  for (const c of commands.filter((x) => grantKind(x) === 'strict')) {
+    const why = STRICT_WHY[c.id] ?? c.title.toLowerCase();
+    out.push(line(`      # - ${c.id}`, `strict, not granted: ${why}`));
+  }
+  return out;
+}
+
+/** `code` with `# note` from the comment column (or one space past a longer code). */
+function line(code: string, note: string): string {
+  return `${code.padEnd(COMMENT_COLUMN - 1)} # ${note}`;
+}
+
+/** `text` as comment lines indented by `indent`, wrapped at 100 columns. */
+function comment(indent: string, text: string): string[] {
+  const out: string[] = [];
+  let current = `${indent}#`;
+  for (const word of text.split(/\s+/)) {
+    if (current.length + 1 + word.length > 100 && current !== `${indent}#`) {
+      out.push(current);
+      current = `${indent}#`;
+    }
+    current += ` ${word}`;
+  }
+  out.push(current);
+  return out;
+}
+
+/** A YAML flow scalar that reads back as this string: plain where that is safe, else double-quoted. */
+export function yamlScalar(value: string): string {
+  const plain =
+    /^[A-Za-z_][A-Za-z0-9_.\-/]*$/.test(value) && !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value);
+  return plain ? value : JSON.stringify(value);
+}

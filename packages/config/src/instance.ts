@@ -1,0 +1,80 @@
+// Where an instance lives, chosen the one way both bins (`harness`, `loom`) choose it, and how a
+// command line a person copies names it. Node-only (the home directory, path resolution), so it is
+// its own entry (`@harness/config/instance`) and the root stays free of imports.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The environment variables the choice reads. */
+export type InstanceEnv = Readonly<Record<string, string | undefined>>;
+
+/** The default instance as a person writes it: under `$XDG_DATA_HOME` when set. */
+export const DEFAULT_INSTANCE_DIR = '~/.local/share/harness/default';
+
+/** What chose an instance directory: the flag, the environment, or nothing (the default). */
+export type InstanceChosenBy = '--instance' | 'HARNESS_HOME' | 'default';
+
+/** An instance directory (absolute) and what chose it. */
+export interface InstanceLocation {
+  instanceDir: string;
+  chosenBy: InstanceChosenBy;
+}
+
+/** The default instance directory in `env`: `$XDG_DATA_HOME/harness/default`, else `~/.local/share/harness/default`. */
+export function defaultInstanceDir(env: InstanceEnv = process.env): string {
+  const dataHome = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return resolve(dataHome, 'harness', 'default');
+}
+
+/**
+ * Picks the instance directory: `--instance` (`flag`), else `$HARNESS_HOME`, else
+ * {@link defaultInstanceDir}. A relative path is resolved against the working directory. An empty
+ * `HARNESS_HOME` counts as unset.
+ */
+export function instanceLocation(options: {
+  flag?: string | undefined;
+  env?: InstanceEnv;
+}): InstanceLocation {
+  const env = options.env ?? process.env;
+  if (options.flag !== undefined) return { instanceDir: resolve(options.flag), chosenBy: '--instance' };
+  if (env.HARNESS_HOME) return { instanceDir: resolve(env.HARNESS_HOME), chosenBy: 'HARNESS_HOME' };
+  return { instanceDir: defaultInstanceDir(env), chosenBy: 'default' };
+}
+
+/**
+ * The flag a command line needs to reach `instanceDir` when it is typed in `env`: none when the
+ * instance is the default one and `HARNESS_HOME` is unset there, else `--instance <dir>`. An instance
+ * chosen by `HARNESS_HOME` is named too: a person's shell seldom has the variable an MCP client set.
+ */
+export function instanceArgs(instanceDir: string | undefined, env: InstanceEnv = process.env): string[] {
+  if (instanceDir === undefined) return [];
+  const dir = resolve(instanceDir);
+  return !env.HARNESS_HOME && dir === defaultInstanceDir(env) ? [] : ['--instance', dir];
+}
+
+// What a POSIX shell reads as one word without quotes.
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** One word as a POSIX shell reads it back unchanged: as it is when plain, else in single quotes. */
+export function shellWord(word: string): string {
+  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Words as one command line a POSIX shell splits back into exactly these words. */
+export function commandLine(words: readonly string[]): string {
+  return words.map(shellWord).join(' ');
+}
+
+/**
+ * The `harness` command that approves approval `id` on the instance at `instanceDir`, as words
+ * (`['harness', 'approvals', 'approve', id, …]`) and as the line a person pastes into a shell of
+ * `env` (every word {@link shellWord}-quoted). The one definition of the hint a model and a person
+ * read when a call waits for approval; `instanceDir` undefined (a backend with no instance) names none.
+ */
+export function approveCommand(
+  id: string,
+  instanceDir: string | undefined,
+  env: InstanceEnv = process.env,
+): { argv: string[]; line: string } {
+  const argv = ['harness', 'approvals', 'approve', id, ...instanceArgs(instanceDir, env)];
+  return { argv, line: commandLine(argv) };
+}
