@@ -1,6 +1,5 @@
 // `loom approvals list|watch|approve|deny`: what a person needs to judge a call, and the decision.
-import { resolve } from 'node:path';
-import { commandLine } from '@harness/config/instance';
+import { listApprovalsCommand } from '@harness/config/instance';
 import { parseArgs, str } from './args';
 import { LoomError, LoomErrorCode } from './errors';
 import { HELP } from './help';
@@ -57,7 +56,7 @@ export async function approvals(
       id,
       sub === 'approve' ? 'approved' : 'denied',
       by,
-      listCommand(str(p, 'instance')),
+      listApprovalsCommand('loom', str(p, 'instance')),
     );
     if (!decided.ok) throw new LoomError(LoomErrorCode.not_decidable, decided.message);
     out(
@@ -71,14 +70,4 @@ export async function approvals(
     LoomErrorCode.usage,
     `unknown subcommand "approvals ${sub}"; expected list, watch, approve or deny`,
   );
-}
-
-/** `loom approvals list`, naming the instance as this command line did (`--instance` when it was given). */
-function listCommand(flag: string | undefined): string {
-  return commandLine([
-    'loom',
-    'approvals',
-    'list',
-    ...(flag === undefined ? [] : ['--instance', resolve(flag)]),
-  ]);
 }

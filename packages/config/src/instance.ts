@@ -78,3 +78,16 @@ export function approveCommand(
   const argv = ['harness', 'approvals', 'approve', id, ...instanceArgs(instanceDir, env)];
   return { argv, line: commandLine(argv) };
 }
+
+/**
+ * `<bin> approvals list`, naming the instance as the command line that failed did: `--instance`
+ * (made absolute) when it was given, else nothing, so the same choice picks the same instance.
+ */
+export function listApprovalsCommand(bin: 'harness' | 'loom', instanceFlag: string | undefined): string {
+  return commandLine([
+    bin,
+    'approvals',
+    'list',
+    ...(instanceFlag === undefined ? [] : ['--instance', resolve(instanceFlag)]),
+  ]);
+}

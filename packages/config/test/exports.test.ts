@@ -35,6 +35,7 @@ describe('public API', () => {
       'defaultInstanceDir',
       'instanceArgs',
       'instanceLocation',
+      'listApprovalsCommand',
       'shellWord',
     ]);
   });

@@ -3,8 +3,8 @@
 // chooses it; the listing, the decision and how they read are the host's (`@harness/host/operator`),
 // shared with `loom approvals` and decided through the same API as the console.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { commandLine, DEFAULT_INSTANCE_DIR, instanceLocation } from '@harness/config/instance';
+import { join } from 'node:path';
+import { DEFAULT_INSTANCE_DIR, instanceLocation, listApprovalsCommand } from '@harness/config/instance';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { out } from '../output';
@@ -74,7 +74,7 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
       id,
       sub === 'approve' ? 'approved' : 'denied',
       values.by ?? operator.personName(),
-      listCommand(values.instance),
+      listApprovalsCommand('harness', values.instance),
     );
     if (!decided.ok) throw new CliError('check_failed', decided.message);
     if (values.json) out(JSON.stringify({ approval: decided.record }));
@@ -88,14 +88,4 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-/** `harness approvals list`, naming the instance as this command line did (`--instance` when given). */
-function listCommand(flag: string | undefined): string {
-  return commandLine([
-    'harness',
-    'approvals',
-    'list',
-    ...(flag === undefined ? [] : ['--instance', resolve(flag)]),
-  ]);
 }
