@@ -108,8 +108,19 @@ async function main(argv: string[]): Promise<number> {
       `unknown command '${name}'; ${near ? `did you mean '${near}'? ` : ''}expected one of ${Object.keys(subcommands).join(', ')}`,
     );
   }
+  // serve's stdout is its MCP transport, which handles a client that went away itself.
+  if (name !== 'serve') process.stdout.on('error', endOnClosedReader);
   const run = await load(name as Subcommand);
   return run(rest);
+}
+
+/**
+ * A reader that stops early (`harness runs --json | head`) closes the pipe: what is left to print has
+ * nowhere to go, and that is not a failure of the command. Anything else stays an error.
+ */
+function endOnClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
 }
 
 // --debug is global: taken out wherever it stands, before a subcommand parses its flags.

@@ -1,8 +1,10 @@
 // harness tmpl check|render against the real captured webhook deliveries in fixtures/webhooks.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { fixturesDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, sandbox } from './helpers';
+import { baseEnv, bin, runCli, sandbox } from './helpers';
 
 const box = sandbox();
 afterAll(() => box.cleanup());
@@ -113,5 +115,38 @@ describe('harness tmpl render', () => {
     expect(bad.stderr).toBe("harness: --scheme must be github, gitea or forgejo, found 'svn'\n");
     const missing = await run(['tmpl', 'render', '{{event.repo}}', '--delivery', path]);
     expect(missing.code).toBe(2);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('ends quietly with exit 0 when the reader closes the pipe before the output is written', async () => {
+    // 2 000 literal templates of 100 bytes: 200 KB of JSON, far past a pipe's buffer, read by
+    // `head -c 50`, which exits after its first 50 bytes: the rest is written after the reader went.
+    const templates = Array.from(
+      { length: 2000 },
+      (_, i) => `${String(i).padStart(4, '0')}${'a'.repeat(96)}`,
+    );
+    const args = ['tmpl', 'render', '--delivery', delivery('github', 'pr_opened.json')];
+    args.push('--scheme', 'github', '--event', 'pull_request', '--', ...templates);
+    // pipefail: the pipeline's status is harness's own when it fails, head's (0) otherwise.
+    const child = spawn(
+      'bash',
+      ['-o', 'pipefail', '-c', '"$@" | head -c 50', 'bash', process.execPath, bin, ...args],
+      {
+        env: baseEnv(box.home),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stdout).toBe(`[\n  "0000${'a'.repeat(41)}`);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 });
