@@ -1,6 +1,6 @@
 // Conventions every command follows: --help, exit codes, one clear error line, --debug, NO_COLOR,
 // a spinner only on a TTY, and `call` reading its input.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CliError, describeFailure, exitCodes } from '../src/errors';
@@ -105,6 +105,16 @@ describe('errors and exit codes', () => {
     expect(r.code).toBe(exitCodes.config);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^harness: cannot open the instance directory \/dev\/null\/instance: /);
+  });
+
+  it('console --instance naming no instance says who creates it and creates nothing', async () => {
+    const dir = join(box.root, 'never-served');
+    const r = await run(['console', '--instance', dir]);
+    expect(r.code).toBe(exitCodes.config);
+    expect(r.stderr).toBe(
+      `harness: no instance at ${dir}: it is created by the first \`harness serve --instance ${dir}\` (the one your MCP client starts, or run it once with --workspace <file> --agent <id>); the console does not create a named instance\n`,
+    );
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('a socket path held by something that is not a broker is "host unavailable", exit 4', async () => {

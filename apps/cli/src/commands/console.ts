@@ -1,6 +1,7 @@
 // `harness console`: the console (apps/console) on the embedded default instance, or --instance.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { shellWord } from '@harness/config/instance';
 import { embeddedFailure, planEmbedded } from '../embedded';
 import { CliError } from '../errors';
 import { out } from '../output';
@@ -19,6 +20,15 @@ export async function consoleCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const plan = await planEmbedded({ instance: flags.instance });
+  if (!plan.exists && flags.instance !== undefined) {
+    // A named instance is made by the serve that names it, with its own workspace: made here, it
+    // would be bound to the example workspace, and that serve would then refuse it.
+    const dir = shellWord(plan.location.instanceDir);
+    throw new CliError(
+      'config',
+      `no instance at ${dir}: it is created by the first \`harness serve --instance ${dir}\` (the one your MCP client starts, or run it once with --workspace <file> --agent <id>); the console does not create a named instance`,
+    );
+  }
   if (!plan.exists) {
     // The first command on a fresh machine may be this one: create the instance as `serve` would.
     const { initInstance } = await import('@harness/host');
