@@ -109,9 +109,22 @@ describe('harness runner start and harness runs', () => {
       (l) => l.length === 2 && l.every((r) => r.status !== 'pending' && r.status !== 'running'),
     );
     const review = list.find((r) => r.harness === 'review') as Record<string, unknown>;
-    expect(review).toMatchObject({ status: 'succeeded', reason: null, exit_code: 0, stdin_is_prompt: true });
+    expect(review).toMatchObject({
+      status: 'succeeded',
+      reason: null,
+      exit_code: 0,
+      trigger: 'webhook',
+      source: 'gh',
+      delivery: 'pr-1',
+      prompt_delivery: 'stdin',
+      stdin_is_prompt: true,
+    });
     for (const key of ['id', 'harness', 'status', 'reason', 'exit_code'])
       expect(Object.keys(review)).toContain(key);
+    const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
+    expect(text.stdout.split('\n')).toContain(
+      `${review.id}  review  succeeded  exit 0  webhook  source gh  delivery pr-1  ${review.created_at}`,
+    );
     const rec = JSON.parse(readFileSync(join(records, `${review.id}.json`), 'utf8'));
     const pr = JSON.parse(
       readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8'),
@@ -138,7 +151,9 @@ describe('harness runner start and harness runs', () => {
       exit_code: null,
     });
     const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
-    expect(text.stdout).toContain(`${list[0]?.id}  numbered  skipped  template_unresolved: event.number  `);
+    expect(text.stdout).toBe(
+      `${list[0]?.id}  numbered  skipped  template_unresolved: event.number  webhook  source gh  delivery push-1  ${list[0]?.created_at}\n`,
+    );
   });
 
   it('shows under an observed run what its transcript says, and why another run was not observed [TM-121]', async () => {
@@ -180,6 +195,23 @@ describe('harness runner start and harness runs', () => {
     expect(json[0].observation).toMatchObject({ status: 'read', tools: { bash: 1 } });
   });
 
+  it('prints a delivery id that is not plain printable text quoted, its control characters escaped', async () => {
+    const store = new RunStore(runnerPaths(box.instance).db);
+    store.insert({
+      id: 'run-odd',
+      harness: 'review',
+      status: 'pending',
+      trigger: 'webhook',
+      source: 'gh',
+      delivery: 'a b\u009b31m\u0007',
+    });
+    store.close();
+    const text = await runCli(['runs', '--instance', box.instance], { home: box.home });
+    expect(text.stdout).toMatch(
+      /^run-odd {2}review {2}pending {2}webhook {2}source gh {2}delivery "a b\\u009b31m\\u0007" {2}\S+\n$/,
+    );
+  });
+
   it('refuses to start when a source secret variable is unset, naming it', async () => {
     const r = await runCli(['runner', 'start', '--config', config, '--instance', box.instance], {
       home: box.home,
@@ -212,6 +244,8 @@ describe('harness trigger', () => {
       harness: 'review',
       status: 'succeeded',
       trigger: 'manual',
+      source: 'gh',
+      delivery: null,
       event_file: edited,
     });
     expect(JSON.parse(readFileSync(join(records, `${run.id}.json`), 'utf8')).argv).toEqual([

@@ -47,8 +47,12 @@ describe.skipIf(!hasBrowser)('Runs view', () => {
       harness: 'review',
       status: 'succeeded',
       trigger: 'webhook',
+      source: 'gh',
+      delivery: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      prompt_delivery: 'stdin',
       exit_code: 0,
     });
+    store.insert({ id: 'run-cron-1', harness: 'nightly', status: 'succeeded', trigger: 'schedule' });
     store.insert({
       id: 'run-skip-1',
       harness: 'review',
@@ -70,16 +74,26 @@ describe.skipIf(!hasBrowser)('Runs view', () => {
     t?.cleanup();
   });
 
-  it('lists the runs with their status and skip reasons, and each harness as describe shows it', async () => {
+  it('lists the runs with their status, skip reasons, source id and delivery id, and each harness as describe shows it', async () => {
     const page = await openConsole(browser, running.loginUrl(), '#/runs');
     const skipped = page.locator('tr[data-run-id="run-skip-1"]');
     await skipped.waitFor();
     expect(await skipped.locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['run-skip-1', 'review', 'skipped', 'template_unresolved: event.number']),
     );
-    expect(await page.locator('tr[data-run-id="run-ok-1"] td').allTextContents()).toEqual(
-      expect.arrayContaining(['succeeded', '0']),
-    );
+    const cells = async (id: string) => {
+      const header = await page.locator('table[aria-label="Runs"] thead th').allTextContents();
+      const row = await page.locator(`tr[data-run-id="${id}"] td`).allTextContents();
+      return Object.fromEntries(header.map((h, i) => [h, row[i]]));
+    };
+    expect(await cells('run-ok-1')).toMatchObject({
+      Status: 'succeeded',
+      Exit: '0',
+      Trigger: 'webhook',
+      Source: 'gh',
+      Delivery: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+    });
+    expect(await cells('run-cron-1')).toMatchObject({ Trigger: 'schedule', Source: '', Delivery: '' });
     const review = page.getByRole('article', { name: 'review' });
     expect(await review.textContent()).toContain('prompt_delivery');
     expect(await review.textContent()).toContain('stdin');

@@ -15,7 +15,10 @@ export const BASE_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'LANG', 'TZ'];
 export interface RunRequest {
   readonly id: string;
   readonly trigger: RunTrigger;
-  /** What started it, e.g. `webhook.gh` (`run.source`). */
+  /**
+   * What started it, as templates read it (`run.source`): the source's name, e.g. `webhook.gh` (the
+   * run record keeps the source's id, `gh`).
+   */
   readonly source?: string;
   readonly startedAt: Date;
   /** The event of a triggered or replayed run: the envelope file and its (re-)extraction. */

@@ -18,6 +18,7 @@ import { writeEnvelope } from '@harness/events/node';
 import { BodyClaims } from './claims';
 import type { RunnerMetrics } from './metrics';
 import { bodyDigest, DELIVERY_HEADERS, EVENT_HEADERS, SIGNATURE_HEADERS, verifySignature } from './signature';
+import { webhookSourceName } from './source-name';
 import type { NewRun, RunStore } from './store';
 import type { RunnerConfig, Source } from './types';
 
@@ -273,14 +274,14 @@ class DeliveryReceiver {
     let committed = false;
     try {
       const loaded = await writeEnvelope(file, {
-        source: `webhook.${source.id}`,
+        source: webhookSourceName(source.id),
         scheme: source.scheme,
         event,
         delivery: v.delivery ?? undefined,
         body: parsed,
         trustedActors: source.trustedActors,
       });
-      const runs = this.newRuns(source, event, loaded.envelope.typed.action, file);
+      const runs = this.newRuns(v, event, loaded.envelope.typed.action, file);
       const at = new Date();
       const since = new Date(at.getTime() - config.deliveryRetentionMs);
       committed = store.accept(
@@ -328,14 +329,18 @@ class DeliveryReceiver {
     return { parsed, event };
   }
 
-  /** One pending run for each harness the event triggers, all reading the envelope at `file`. */
-  private newRuns(source: Source, event: string, action: string | undefined, file: string): NewRun[] {
-    return matches(this.options.config, source, event, action).map((h) => ({
+  /**
+   * One pending run for each harness the event triggers, all reading the envelope at `file`. Each
+   * records the source's id and the delivery id the 202 answer names.
+   */
+  private newRuns(v: Verified, event: string, action: string | undefined, file: string): NewRun[] {
+    return matches(this.options.config, v.source, event, action).map((h) => ({
       id: this.options.newRunId(),
       harness: h.id,
       status: 'pending',
       trigger: 'webhook',
-      source: `webhook.${source.id}`,
+      source: v.source.id,
+      delivery: v.delivery,
       event_file: file,
     }));
   }

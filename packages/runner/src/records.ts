@@ -17,13 +17,23 @@ export interface RunRecord {
   reason: string | null;
   /** For `template_unresolved`: the unresolved path. */
   path: string | null;
-  /** `webhook`, `schedule` or `manual`. */
+  /** `webhook`, `schedule`, `resident` or `manual`. */
   trigger: string;
-  /** e.g. `webhook.gh`. */
+  /**
+   * The id of the webhook source that started the run, as configured and as in `/hooks/<id>` (e.g.
+   * `gh`); for a replayed event, the source that received it. `null` for a run no source started.
+   */
   source: string | null;
-  event_file: string | null;
-  /** Prompt delivery: `argv`, `stdin`, `file` or `none`. */
+  /**
+   * The forge's delivery id (`X-GitHub-Delivery`, `X-Gitea-Delivery`, `X-Forgejo-Delivery`) of the
+   * webhook delivery that started the run, as the receiver's 202 answer names it (at most 200
+   * characters). Unsigned, so data only. `null` for a schedule, resident or manual run, or when the
+   * forge sent none.
+   */
   delivery: string | null;
+  event_file: string | null;
+  /** How the prompt reached the program: `argv`, `stdin`, `file`, or `none` (no prompt); `null` until it starts. */
+  prompt_delivery: string | null;
   stdin_is_prompt: boolean;
   exit_code: number | null;
   signal: string | null;

@@ -6,17 +6,23 @@
 // on (source, SHA-256 of the verified raw body), and the unsigned delivery id is only data in
 // `webhook_deliveries`. runs.db files written before this hold a `deliveries` table keyed on that
 // id; it is left as it was and never read.
+//
+// runs.db files written by earlier versions are brought up to date in place when opened (see
+// `migrate`): every step checks the file's columns first, so opening twice, or from two processes at
+// once, changes nothing the second time.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Observation, RunRecord, RunStatus } from './records';
+import { WEBHOOK_SOURCE_PREFIX } from './source-name';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY, harness TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, path TEXT,
-  trigger TEXT NOT NULL, source TEXT, event_file TEXT, delivery TEXT,
+  trigger TEXT NOT NULL, source TEXT, delivery TEXT, event_file TEXT, prompt_delivery TEXT,
   stdin_is_prompt INTEGER NOT NULL DEFAULT 0, exit_code INTEGER, signal TEXT,
-  created_at TEXT NOT NULL, started_at TEXT, ended_at TEXT, duration_ms INTEGER, log_file TEXT, message TEXT
+  created_at TEXT NOT NULL, started_at TEXT, ended_at TEXT, duration_ms INTEGER, log_file TEXT, message TEXT,
+  observation TEXT
 );
 CREATE TABLE IF NOT EXISTS webhook_bodies (
   source TEXT NOT NULL, digest TEXT NOT NULL, event_id TEXT NOT NULL, event_file TEXT NOT NULL,
@@ -66,6 +72,64 @@ export interface DeliveryToAccept {
   readonly since: Date;
 }
 
+/**
+ * The columns of `runs`, in the order of a record's fields. Reads name them rather than `*`: a file
+ * migrated in place has its columns in another order, and `harness runs --json` prints the same.
+ */
+const RUN_COLUMNS = [
+  'id',
+  'harness',
+  'status',
+  'reason',
+  'path',
+  'trigger',
+  'source',
+  'delivery',
+  'event_file',
+  'prompt_delivery',
+  'stdin_is_prompt',
+  'exit_code',
+  'signal',
+  'created_at',
+  'started_at',
+  'ended_at',
+  'duration_ms',
+  'log_file',
+  'message',
+  'observation',
+] as const satisfies readonly (keyof RunRecord)[];
+
+const SELECT_RUNS = `SELECT ${RUN_COLUMNS.join(', ')} FROM runs`;
+
+/**
+ * Brings a runs.db written by an earlier version up to date, in one `BEGIN IMMEDIATE` transaction so
+ * two processes opening the same old file cannot both migrate it:
+ * - `observation` is added (no data changes);
+ * - the prompt delivery mode, stored as `delivery`, moves to `prompt_delivery`; `delivery` becomes
+ *   the forge's delivery id (unknown, so `null`, for the old rows); and `source`, stored as the
+ *   source's name (`webhook.<id>`), becomes its id.
+ */
+function migrate(db: Database.Database): void {
+  const columnsOf = () =>
+    new Set((db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).map((c) => c.name));
+  // An up-to-date file (the usual case) is only read: no write lock for `harness runs` to wait on.
+  const current = columnsOf();
+  if (current.has('observation') && current.has('prompt_delivery')) return;
+  db.transaction(() => {
+    const columns = columnsOf();
+    if (!columns.has('observation')) db.exec('ALTER TABLE runs ADD COLUMN observation TEXT');
+    if (!columns.has('prompt_delivery')) {
+      db.exec('ALTER TABLE runs RENAME COLUMN delivery TO prompt_delivery');
+      db.exec('ALTER TABLE runs ADD COLUMN delivery TEXT');
+      db.prepare('UPDATE runs SET source = substr(source, ?) WHERE substr(source, 1, ?) = ?').run(
+        WEBHOOK_SOURCE_PREFIX.length + 1,
+        WEBHOOK_SOURCE_PREFIX.length,
+        WEBHOOK_SOURCE_PREFIX,
+      );
+    }
+  }).immediate();
+}
+
 type Row = Omit<RunRecord, 'stdin_is_prompt' | 'observation'> & {
   stdin_is_prompt: number;
   observation: string | null;
@@ -100,10 +164,7 @@ export class RunStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    // runs.db files written before observation existed gain the column (no data changes).
-    const columns = this.db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'observation'))
-      this.db.exec('ALTER TABLE runs ADD COLUMN observation TEXT');
+    migrate(this.db);
   }
 
   /** Inserts a run. */
@@ -112,8 +173,9 @@ export class RunStore {
       reason: null,
       path: null,
       source: null,
-      event_file: null,
       delivery: null,
+      event_file: null,
+      prompt_delivery: null,
       exit_code: null,
       signal: null,
       started_at: null,
@@ -128,10 +190,7 @@ export class RunStore {
     };
     this.db
       .prepare(
-        `INSERT INTO runs (id, harness, status, reason, path, trigger, source, event_file, delivery, stdin_is_prompt,
-          exit_code, signal, created_at, started_at, ended_at, duration_ms, log_file, message, observation)
-         VALUES (@id, @harness, @status, @reason, @path, @trigger, @source, @event_file, @delivery, @stdin_is_prompt,
-          @exit_code, @signal, @created_at, @started_at, @ended_at, @duration_ms, @log_file, @message, @observation)`,
+        `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map((c) => `@${c}`).join(', ')})`,
       )
       .run(row);
   }
@@ -146,7 +205,7 @@ export class RunStore {
 
   /** One run, or `undefined`. */
   get(id: string): RunRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Row | undefined;
+    const row = this.db.prepare(`${SELECT_RUNS} WHERE id = ?`).get(id) as Row | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -155,7 +214,7 @@ export class RunStore {
     const where: string[] = [];
     if (filter.harness !== undefined) where.push('harness = @harness');
     if (filter.status !== undefined) where.push('status = @status');
-    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const sql = `${SELECT_RUNS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
     return (this.db.prepare(sql).all(filter) as Row[]).map(toRecord);
   }
 

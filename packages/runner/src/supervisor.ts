@@ -17,8 +17,9 @@ import { runWithPty } from './pty';
 import { createReceiver } from './receiver';
 import type { RunRecord } from './records';
 import type { AgentKind } from './schema';
+import { webhookSourceName } from './source-name';
 import { RunStore } from './store';
-import type { Harness, RunnerConfig } from './types';
+import type { Harness, RunnerConfig, Source } from './types';
 
 /** Options of a {@link Supervisor}. */
 export interface SupervisorOptions {
@@ -168,9 +169,12 @@ export class Supervisor {
    */
   async runNow(harnessId: string, options: { eventFile?: string } = {}): Promise<RunRecord> {
     const h = this.harness(harnessId);
-    const event = options.eventFile === undefined ? undefined : await this.loadEvent(h, options.eventFile);
+    const replay = options.eventFile === undefined ? undefined : await this.loadEvent(h, options.eventFile);
+    const event = replay?.event;
     const id = randomUUID();
-    const plan = this.plan(h, id, 'manual', event, options.eventFile);
+    // Planned as `execute` will plan it, so a replay's `{{run.source}}` has its value here too.
+    const source = replay === undefined ? undefined : webhookSourceName(replay.source.id);
+    const plan = this.plan(h, id, 'manual', event, options.eventFile, source);
     if (!plan.ok) {
       if (plan.code !== 'generic_prompt')
         this.metrics.renderFailures.inc({ harness: h.id, reason: plan.code });
@@ -187,7 +191,7 @@ export class Supervisor {
       status: 'pending',
       trigger: 'manual',
       event_file: options.eventFile ?? null,
-      ...(event ? { source: event.envelope.source } : {}),
+      ...(replay ? { source: replay.source.id } : {}),
     });
     await this.execute(id);
     return this.store.get(id) as RunRecord;
@@ -204,7 +208,8 @@ export class Supervisor {
     return h;
   }
 
-  private async loadEvent(h: Harness, file: string): Promise<LoadedEnvelope> {
+  /** The envelope at `file`, read for the source that triggers `h`, and that source. */
+  private async loadEvent(h: Harness, file: string): Promise<{ source: Source; event: LoadedEnvelope }> {
     const source =
       h.when.type === 'trigger'
         ? this.config.sources.find((s) => s.id === (h.when as { source: string }).source)
@@ -218,14 +223,14 @@ export class Supervisor {
     const result = await readEnvelope(file, {
       scheme: source.scheme,
       trustedActors: source.trustedActors,
-      source: `webhook.${source.id}`,
+      source: webhookSourceName(source.id),
     });
     if (!result.ok)
       throw new RunnerError(
         RunnerErrorCode.file_unreadable,
         `event ${file}: ${result.issues.map((i) => i.message).join('; ')}`,
       );
-    return result.value;
+    return { source, event: result.value };
   }
 
   private newRun(h: Harness, trigger: string): string {
@@ -311,16 +316,18 @@ export class Supervisor {
     };
     try {
       const h = this.harness(record.harness);
-      const event = record.event_file === null ? undefined : await this.loadEvent(h, record.event_file);
+      const event =
+        record.event_file === null ? undefined : (await this.loadEvent(h, record.event_file)).event;
       const trigger: RunTrigger =
         record.trigger === 'webhook' || record.trigger === 'schedule' ? record.trigger : 'manual';
+      // The record holds the source's id (`gh`); templates read its name (`webhook.gh`, TM-21).
       const plan = this.plan(
         h,
         id,
         trigger,
         event,
         record.event_file ?? undefined,
-        record.source ?? undefined,
+        record.source === null ? undefined : webhookSourceName(record.source),
       );
       if (!plan.ok) {
         if (plan.code === 'template_unresolved' || plan.code === 'render_refused')
@@ -361,7 +368,7 @@ export class Supervisor {
     this.store.update(id, {
       status: 'running',
       started_at: new Date(started).toISOString(),
-      delivery: plan.delivery,
+      prompt_delivery: plan.delivery,
       stdin_is_prompt: plan.delivery === 'stdin',
       log_file: logFile,
     });

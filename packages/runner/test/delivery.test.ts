@@ -78,7 +78,7 @@ describe('stdin delivery', () => {
     expect(log).not.toContain('0123456789abcdef');
   });
 
-  it('marks the run stdin_is_prompt and records the delivery mode [TM-99]', async () => {
+  it('marks the run stdin_is_prompt and records the mode as prompt_delivery, leaving delivery and source null for a run started by hand [TM-99]', async () => {
     const s = supervisor({
       kind: 'command',
       argv: [join(fakes.bin, 'record')],
@@ -86,7 +86,13 @@ describe('stdin delivery', () => {
       prompt_delivery: 'stdin',
     });
     const run = await s.runNow('h');
-    expect(run).toMatchObject({ delivery: 'stdin', stdin_is_prompt: true });
+    expect(run).toMatchObject({
+      prompt_delivery: 'stdin',
+      stdin_is_prompt: true,
+      delivery: null,
+      source: null,
+    });
+    expect(s.store.get(run.id)).toEqual(run);
   });
 
   it('does not fail a run whose program exits without reading its prompt: the exit status decides [TM-98]', async () => {
@@ -157,7 +163,7 @@ describe('argv delivery and the adapters', () => {
     });
     const run = await s.runNow('h');
     expect(fakes.read(run.id).argv).toEqual(['--', NASTY]);
-    expect(run.delivery).toBe('argv');
+    expect(run.prompt_delivery).toBe('argv');
   });
 
   it('runs each agent kind by its executable on PATH with its one-shot argv [TM-78] [TM-108] [TM-109] [TM-120]', async () => {

@@ -1,10 +1,10 @@
-// docs/runner.md is checked against the code: its first example loads as written, and its matrix
-// table is the matrix load applies.
+// docs/runner.md is checked against the code: its first example loads as written, its matrix
+// table is the matrix load applies, and its run-record table names the fields a record has.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '@harness/test-utils';
+import { repoRoot, tempDir } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
-import { cell, type HarnessKind, MATRIX_KEYS } from '../src/index';
+import { cell, type HarnessKind, MATRIX_KEYS, RunStore } from '../src/index';
 import { mustLoad } from './helpers';
 
 const page = readFileSync(join(repoRoot, 'docs', 'runner.md'), 'utf8');
@@ -40,6 +40,23 @@ describe('docs/runner.md', () => {
       expect(cell(key, 'codex')).toBe(cell(key, 'claude-code'));
       expect(cell(key, 'omp')).toBe(cell(key, 'pi'));
     }
+  });
+
+  it('lists in its run-record table every field harness runs --json prints, and no other', () => {
+    const dir = tempDir('runner-docs-');
+    const store = new RunStore(join(dir.path, 'runs.db'));
+    store.insert({ id: 'r-1', harness: 'h', status: 'pending', trigger: 'manual' });
+    const record = store.get('r-1');
+    store.close();
+    dir.cleanup();
+    const section = page.slice(page.indexOf('### Run records'), page.indexOf('A `runs.db` written by'));
+    const named = [...section.matchAll(/^\| ([^|]+) \|/gm)]
+      .map((m) => m[1] as string)
+      .filter((cellText) => cellText !== 'field' && !cellText.startsWith('---'))
+      .flatMap((cellText) => [...cellText.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
+    expect(named.sort()).toEqual(Object.keys(record ?? {}).sort());
+    expect(section).toContain('| `source` | the id of the webhook source that started the run');
+    expect(section).toContain('| `prompt_delivery` | how the prompt reached the program');
   });
 
   it('recommends file or stdin delivery for anything sensitive, since argv shows in ps [TM-102]', () => {

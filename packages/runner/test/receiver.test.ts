@@ -197,8 +197,10 @@ describe('the webhook receiver', () => {
     expect(supervisor?.store.get(runId)).toMatchObject({
       status: 'succeeded',
       stdin_is_prompt: true,
+      prompt_delivery: 'stdin',
       trigger: 'webhook',
-      source: 'webhook.gh',
+      source: 'gh',
+      delivery: 'pr-opened-1',
     });
   });
 
@@ -441,5 +443,56 @@ describe('replayed deliveries: the signed body decides, never the unsigned deliv
     expect(supervisor?.store.deliveries().map((d) => [d.delivery, d.outcome])).toEqual([
       ['new-1', 'accepted'],
     ]);
+  });
+});
+
+describe('the run record of a webhook run', () => {
+  /** A harness on `gh` pushes whose argv shows the source's name as templates read it. */
+  const namedHarness = () => ({
+    id: 'named',
+    kind: 'command',
+    trigger: { source: 'gh', events: ['push'] },
+    argv: [join(fakes.bin, 'record'), '{{run.source}}', '{{event.source}}'],
+  });
+
+  it('names the source by its id and the delivery by the id the 202 answer names, while templates still read run.source as webhook.gh [TM-21]', async () => {
+    const url = await start([namedHarness()]);
+    const res = await post(url, 'github', 'push', fixture('github', 'push.json'), { delivery: 'd-42' });
+    await supervisor?.idle();
+    expect(res.status).toBe(202);
+    const runId = (res.json.runs as string[])[0] as string;
+    const record = supervisor?.store.get(runId);
+    expect(record).toMatchObject({ source: 'gh', delivery: 'd-42', prompt_delivery: 'none' });
+    expect(record?.delivery).toBe(res.json.delivery);
+    expect(fakes.read(runId).argv).toEqual(['webhook.gh', 'webhook.gh']);
+  });
+
+  it('records delivery null when the forge sent no delivery id, as the 202 answer does', async () => {
+    const url = await start([namedHarness()]);
+    const res = await post(url, 'github', 'push', fixture('github', 'push.json'));
+    await supervisor?.idle();
+    expect(res.json).toMatchObject({ accepted: true, delivery: null });
+    const runId = (res.json.runs as string[])[0] as string;
+    expect(supervisor?.store.get(runId)).toMatchObject({ source: 'gh', delivery: null });
+  });
+
+  it('records a delivery id over 200 characters cut to its first 200, the value the 202 answer names', async () => {
+    const url = await start([namedHarness()]);
+    const long = `${'7'.repeat(199)}89`;
+    const res = await post(url, 'github', 'push', fixture('github', 'push.json'), { delivery: long });
+    await supervisor?.idle();
+    expect(res.json.delivery).toBe(`${'7'.repeat(199)}8`);
+    const runId = (res.json.runs as string[])[0] as string;
+    expect(supervisor?.store.get(runId)?.delivery).toBe(`${'7'.repeat(199)}8`);
+  });
+
+  it('records a replay started by hand with the id of the source that received the event and no delivery id [TM-21]', async () => {
+    const url = await start([namedHarness()]);
+    const res = await post(url, 'github', 'push', fixture('github', 'push.json'), { delivery: 'd-7' });
+    await supervisor?.idle();
+    const first = supervisor?.store.get((res.json.runs as string[])[0] as string);
+    const replay = await supervisor?.runNow('named', { eventFile: first?.event_file as string });
+    expect(replay).toMatchObject({ trigger: 'manual', source: 'gh', delivery: null, status: 'succeeded' });
+    expect(fakes.read(replay?.id as string).argv).toEqual(['webhook.gh', 'webhook.gh']);
   });
 });

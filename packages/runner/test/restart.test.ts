@@ -1,15 +1,18 @@
 // A runner killed (SIGKILL) between the 202 and the spawn: the envelope and the pending run are on
 // disk, and the next start runs it. A run that was running when the runner died is marked failed
-// with reason runner_restarted.
+// with reason runner_restarted. And a pending run an earlier version left in an old runs.db.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { writeEnvelope } from '@harness/events/node';
 import { repoRoot, tempDir } from '@harness/test-utils';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../src/signature';
 import { RunStore } from '../src/store';
-import { fakeAgents } from './helpers';
+import { Supervisor } from '../src/supervisor';
+import { fakeAgents, mustLoad } from './helpers';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -127,4 +130,70 @@ harnesses:
     instance.cleanup();
     // Two runner starts through tsx take seconds each at a load of 20: the bound is a failsafe only.
   }, 180_000);
+});
+
+describe('a pending run an earlier version left in runs.db', () => {
+  it('runs it after the migration with run.source still webhook.gh in its argv, and records its source as gh [TM-21]', async () => {
+    const fakes = fakeAgents();
+    const instance = tempDir('runner-instance-');
+    const events = join(instance.path, 'runner', 'events', 'gh');
+    mkdirSync(events, { recursive: true });
+    const envelope = join(events, 'd-old.json');
+    await writeEnvelope(envelope, {
+      source: 'webhook.gh',
+      scheme: 'github',
+      event: 'push',
+      delivery: 'd-old',
+      body: JSON.parse(readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'push.json'), 'utf8')),
+      trustedActors: [],
+    });
+    // The runs table as the previous version wrote it: the source's name, and a delivery column.
+    const old = new Database(join(instance.path, 'runner', 'runs.db'));
+    old.exec(`CREATE TABLE runs (
+      id TEXT PRIMARY KEY, harness TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, path TEXT,
+      trigger TEXT NOT NULL, source TEXT, event_file TEXT, delivery TEXT,
+      stdin_is_prompt INTEGER NOT NULL DEFAULT 0, exit_code INTEGER, signal TEXT,
+      created_at TEXT NOT NULL, started_at TEXT, ended_at TEXT, duration_ms INTEGER, log_file TEXT, message TEXT,
+      observation TEXT)`);
+    old
+      .prepare(
+        `INSERT INTO runs (id, harness, status, trigger, source, event_file, created_at)
+         VALUES ('r-old', 'rec', 'pending', 'webhook', 'webhook.gh', ?, '2026-09-21T00:00:00.000Z')`,
+      )
+      .run(envelope);
+    old.close();
+    const config = mustLoad({
+      sources: [{ id: 'gh', scheme: 'github', secret_env: 'GH_SECRET' }],
+      harnesses: [
+        {
+          id: 'rec',
+          kind: 'command',
+          trigger: { source: 'gh', events: ['push'] },
+          argv: [join(fakes.bin, 'record'), '{{run.source}}', '{{event.source}}', '{{event.file}}'],
+          env: { FAKE_RECORD_DIR: fakes.records },
+          workdir: fakes.dir,
+        },
+      ],
+    });
+    const s = new Supervisor(config, {
+      instanceDir: instance.path,
+      env: { PATH: fakes.path, GH_SECRET: 's3cret' },
+      log: () => undefined,
+    });
+    try {
+      await s.start();
+      await s.idle();
+      expect(fakes.read('r-old').argv).toEqual(['webhook.gh', 'webhook.gh', envelope]);
+      expect(s.store.get('r-old')).toMatchObject({
+        status: 'succeeded',
+        source: 'gh',
+        delivery: null,
+        prompt_delivery: 'none',
+      });
+    } finally {
+      await s.stop();
+      fakes.cleanup();
+      instance.cleanup();
+    }
+  });
 });

@@ -38,7 +38,14 @@ describe('schedules and resident harnesses', () => {
     await s.stop();
     const run = new Supervisor(config, { instanceDir: instance.path, env: {}, log: () => undefined });
     const done = run.store.list().find((r) => r.status === 'succeeded');
-    expect(done).toMatchObject({ harness: 'tick', trigger: 'schedule', exit_code: 0 });
+    expect(done).toMatchObject({
+      harness: 'tick',
+      trigger: 'schedule',
+      exit_code: 0,
+      source: null,
+      delivery: null,
+      prompt_delivery: 'none',
+    });
     expect(fakes.read(done?.id as string).argv).toEqual(['schedule', '$HOME']);
     run.store.close();
     fakes.cleanup();
@@ -66,7 +73,9 @@ describe('schedules and resident harnesses', () => {
       harness: 'loop',
       trigger: 'resident',
       status: 'succeeded',
-      delivery: 'none',
+      prompt_delivery: 'none',
+      source: null,
+      delivery: null,
     });
     instance.cleanup();
   });

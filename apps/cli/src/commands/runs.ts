@@ -8,13 +8,39 @@ import { out, printJson } from '../output';
 const help = `Usage: harness runs [--json] [--harness <id>] [--instance <dir>]
 
 Lists the runs the runner recorded: id, harness, status (pending, running, succeeded, failed,
-skipped), reason, exit code. A template_unresolved skip shows the path that had no value. An
-observed agent run adds a line with what its own transcript says: tool calls, tokens and the start
-of its final message. --json prints a JSON array of the whole records.`;
+skipped), reason, exit code, trigger (webhook, schedule, resident, manual), the id of the webhook
+source that started it and the forge's delivery id, then when it was recorded. A
+template_unresolved skip shows the path that had no value. An observed agent run adds a line with
+what its own transcript says: tool calls, tokens and the start of its final message. --json prints
+a JSON array of the whole records (source, delivery, prompt_delivery, ...).`;
 
 function reasonOf(r: RunRecord): string {
   if (r.reason === null) return '';
   return r.path !== null ? `${r.reason}: ${r.path}` : r.reason;
+}
+
+/**
+ * A value that came from outside (a delivery id is whatever the request's header said) as one safe
+ * token: plain when it is printable ASCII without spaces, else JSON-quoted with every control
+ * character, C1 included, escaped, so nothing it holds can drive the terminal.
+ */
+function token(text: string): string {
+  if (/^[\x21-\x7e]+$/.test(text)) return text;
+  return JSON.stringify(text).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** How the run started: its trigger, then the source's id and the delivery id when it has them. */
+function startOf(r: RunRecord): string {
+  return [
+    r.trigger,
+    r.source === null ? '' : `source ${r.source}`,
+    r.delivery === null ? '' : `delivery ${token(r.delivery)}`,
+  ]
+    .filter((x) => x !== '')
+    .join('  ');
 }
 
 const FINAL_SHOWN = 100;
@@ -65,6 +91,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
         r.status,
         reasonOf(r),
         r.exit_code === null ? '' : `exit ${r.exit_code}`,
+        startOf(r),
         r.created_at,
       ]
         .filter((x) => x !== '')

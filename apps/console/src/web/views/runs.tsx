@@ -1,4 +1,5 @@
-// Runs: the runner's runs with their status and skip reasons; the harnesses of the runner file as
+// Runs: the runner's runs with their status and skip reasons, the webhook source (its id) and the
+// forge's delivery id of each run a delivery started; the harnesses of the runner file as
 // `describe` shows them; a harness editor (kind picker, argv editor) whose entry keeps every other
 // key unchanged. The console shows the edited entry to copy into the runner file; it writes nothing.
 import { useState } from 'preact/hooks';
@@ -23,6 +24,8 @@ function RunsTable() {
           <th scope="col">Reason</th>
           <th scope="col">Exit</th>
           <th scope="col">Trigger</th>
+          <th scope="col">Source</th>
+          <th scope="col">Delivery</th>
           <th scope="col">Created</th>
         </tr>
       </thead>
@@ -39,6 +42,8 @@ function RunsTable() {
             <td>{r.reason === null ? '' : r.path === null ? r.reason : `${r.reason}: ${r.path}`}</td>
             <td>{r.exit_code === null ? '' : String(r.exit_code)}</td>
             <td>{r.trigger}</td>
+            <td>{r.source ?? ''}</td>
+            <td>{r.delivery === null ? '' : <code>{r.delivery}</code>}</td>
             <td>{when(r.created_at)}</td>
           </tr>
         ))}
