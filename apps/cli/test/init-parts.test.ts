@@ -1,11 +1,13 @@
 // The parts of `harness init` on their own (src/init): Makefile targets, the JSON and TOML merges on
-// layouts the end-to-end test does not write, and how the server is launched.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// layouts the end-to-end test does not write, how the server is launched (and how doctor reads that
+// back), and which bin `npx -y @harness/cli` runs.
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parse } from '@decimalturn/toml-patch';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchFor } from '../src/init/launch';
+import cliManifest from '../package.json';
+import { launchFor, launchProblem } from '../src/init/launch';
 import { makeTargets } from '../src/init/makefile';
 import { mergeJsonEntry } from '../src/init/merge-json';
 import { mergeTomlEntry } from '../src/init/merge-toml';
@@ -110,19 +112,134 @@ describe('launchFor', () => {
   const box = tempDir('harness-init-launch-');
   afterAll(() => box.cleanup());
 
-  it('runs node on the built entry of a checkout of this repository', () => {
-    const root = join(box.path, 'clone');
-    mkdirSync(join(root, '.git'), { recursive: true });
+  /** A clone of this repository under `root`: `.git`, the workspace file, the package and its built entry. */
+  const clone = (root: string, name = '@harness/cli', git = true): string => {
+    if (git) mkdirSync(join(root, '.git'), { recursive: true });
     mkdirSync(join(root, 'apps', 'cli', 'dist'), { recursive: true });
     writeFileSync(join(root, 'pnpm-workspace.yaml'), 'packages: []\n');
+    writeFileSync(join(root, 'apps', 'cli', 'package.json'), JSON.stringify({ name }));
     const entryFile = join(root, 'apps', 'cli', 'dist', 'harness.js');
     writeFileSync(entryFile, '');
+    return entryFile;
+  };
+
+  it('runs node on the built entry of a checkout of this repository', () => {
+    const entryFile = clone(join(box.path, 'clone'));
     expect(launchFor(entryFile)).toEqual({ form: 'checkout', command: 'node', prefix: [entryFile] });
   });
 
-  it('runs npx on the published package for an installed copy', () => {
+  it('runs node on the real path of a checkout reached through a symlink (a globally linked clone)', () => {
+    const entryFile = clone(join(box.path, 'linked-clone'));
+    const link = join(box.path, 'global', 'lib', 'node_modules', '@harness', 'cli');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(box.path, 'linked-clone', 'apps', 'cli'), link);
+    expect(launchFor(join(link, 'dist', 'harness.js')).prefix).toEqual([entryFile]);
+  });
+
+  it('runs npx on the published package, pinned to the running version, for an installed copy', () => {
     const installed = join(box.path, 'proj', 'node_modules', '@harness', 'cli', 'dist', 'harness.js');
-    expect(launchFor(installed)).toEqual({ form: 'npx', command: 'npx', prefix: ['-y', '@harness/cli'] });
+    expect(launchFor(installed)).toEqual({
+      form: 'npx',
+      command: 'npx',
+      prefix: ['-y', `@harness/cli@${cliManifest.version}`],
+    });
+    expect(launchFor(installed, '1.2.3').prefix).toEqual(['-y', '@harness/cli@1.2.3']);
+  });
+
+  it('runs npx for the copy npx itself installed in its cache (~/.npm/_npx/<hash>/node_modules)', () => {
+    const cached = join(
+      box.path,
+      '.npm',
+      '_npx',
+      '0123abcd',
+      'node_modules',
+      '@harness',
+      'cli',
+      'dist',
+      'harness.js',
+    );
+    expect(launchFor(cached, '0.1.0').prefix).toEqual(['-y', '@harness/cli@0.1.0']);
+  });
+
+  it('runs npx where the checkout-shaped tree lies inside a node_modules folder', () => {
+    const entryFile = clone(join(box.path, 'deps', 'node_modules', 'vendored'));
+    expect(launchFor(entryFile, '0.1.0').form).toBe('npx');
+  });
+
+  it('runs npx where the tree is another pnpm workspace, or a copy of the sources without .git', () => {
+    expect(launchFor(clone(join(box.path, 'other-repo'), '@other/cli'), '0.1.0').form).toBe('npx');
+    expect(launchFor(clone(join(box.path, 'unpacked'), '@harness/cli', false), '0.1.0').form).toBe('npx');
+  });
+});
+
+describe('launchProblem', () => {
+  const box = tempDir('harness-init-launcher-');
+  afterAll(() => box.cleanup());
+  const withNpx = join(box.path, 'bin');
+  mkdirSync(withNpx);
+  writeFileSync(join(withNpx, 'npx'), '#!/bin/sh\n', { mode: 0o755 });
+  const serve = ['serve', '--workspace', '/p/.harness/workspace.yaml'];
+
+  it('passes the npx form pinned to this version with npx on PATH', () => {
+    expect(launchProblem('npx', ['-y', '@harness/cli@0.1.0', ...serve], '0.1.0', withNpx)).toBeUndefined();
+  });
+
+  it('fails the npx form when npx is not on PATH', () => {
+    expect(
+      launchProblem('npx', ['-y', '@harness/cli@0.1.0', ...serve], '0.1.0', box.path),
+    ).toMatchInlineSnapshot(`
+      {
+        "detail": "runs npx, which is not on this PATH; install Node.js with npm (npx comes with it), or run 'harness init' again from where npx is",
+        "status": "fail",
+      }
+    `);
+  });
+
+  it('warns of an unpinned package, and of a pin to another version, naming the fix', () => {
+    expect(launchProblem('npx', ['-y', '@harness/cli', ...serve], '0.1.0', withNpx)).toMatchInlineSnapshot(`
+      {
+        "detail": "runs @harness/cli with no version, so a client's start may fetch a release other than 0.1.0, the one this project was set up with; run 'harness init' again to pin @harness/cli@0.1.0",
+        "status": "warn",
+      }
+    `);
+    expect(
+      launchProblem('npx', ['-y', '@harness/cli@0.0.9', ...serve], '0.1.0', withNpx),
+    ).toMatchInlineSnapshot(`
+      {
+        "detail": "runs @harness/cli@0.0.9, not @harness/cli@0.1.0 (this harness); run 'harness init' again to move it to 0.1.0",
+        "status": "warn",
+      }
+    `);
+  });
+
+  it('fails the node form whose entry is missing, and passes it where the entry exists', () => {
+    const gone = join(box.path, 'gone', 'harness.js');
+    expect(launchProblem('node', [gone, ...serve])).toEqual({
+      status: 'fail',
+      detail: `runs ${gone}, which is missing; run 'harness init' again`,
+    });
+    const present = join(withNpx, 'npx');
+    expect(launchProblem('node', [present, ...serve])).toBeUndefined();
+  });
+
+  it('says nothing of a launcher init does not write', () => {
+    expect(launchProblem('uvx', ['some-server'], '0.1.0', box.path)).toBeUndefined();
+    expect(launchProblem('npx', ['-y', 'other-server'], '0.1.0', box.path)).toBeUndefined();
+  });
+});
+
+describe('the @harness/cli bin npx runs', () => {
+  /** npm exec's rule (libnpmexec getBinFromManifest): the only bin target, else the bin named like the unscoped package. */
+  const npxBin = (manifest: { name: string; bin?: string | Record<string, string> }): string | undefined => {
+    const unscoped = manifest.name.replace(/^@[^/]+\//, '');
+    const bin = typeof manifest.bin === 'string' ? { [unscoped]: manifest.bin } : (manifest.bin ?? {});
+    if (new Set(Object.values(bin)).size === 1) return Object.keys(bin)[0];
+    return bin[unscoped] === undefined ? undefined : unscoped;
+  };
+
+  it('is harness: npx -y @harness/cli <sub> runs harness <sub>', () => {
+    expect(npxBin(cliManifest)).toBe('harness');
+    expect(cliManifest.bin).toEqual({ harness: './bin/harness.js' });
   });
 });
 

@@ -1,10 +1,12 @@
 // `harness doctor`'s rows for a project `harness init` set up, run from its directory: the project's
 // .harness/workspace.yaml passes packs check, and each MCP client config holding a "harness" entry
-// serves that file.
+// serves that file with a launcher that starts (either form init writes: node on a checkout's entry,
+// or npx on the pinned package).
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CLIENTS, type ClientContext, type ClientSpec, SERVER_NAME } from '../init/clients';
+import { launchProblem } from '../init/launch';
 import { readJsonEntry } from '../init/merge-json';
 import { readTomlEntry } from '../init/merge-toml';
 
@@ -79,12 +81,12 @@ function clientRow(client: ClientSpec, configFile: string, workspaceFile: string
       status: 'warn',
       detail: `${configFile}: its ${SERVER_NAME} entry serves ${served ?? 'no --workspace (the example workspace)'}, not ${workspaceFile}; run 'harness init --client ${client.id}' here to point it at this one`,
     };
-  const launcher = list[0];
-  if (command === 'node' && launcher !== undefined && isAbsolute(launcher) && !existsSync(launcher))
+  const problem = launchProblem(command, list);
+  if (problem !== undefined)
     return {
       name,
-      status: 'fail',
-      detail: `${configFile}: its ${SERVER_NAME} entry runs ${launcher}, which is missing; run 'harness init' again`,
+      status: problem.status,
+      detail: `${configFile}: its ${SERVER_NAME} entry ${problem.detail}`,
     };
   return {
     name,

@@ -1,16 +1,21 @@
 // How an MCP client starts `harness serve` for a project: the program and arguments written into its
 // config, and the instance directory the project's looms, approvals and audit live in.
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveExecutable } from '@harness/exec';
+import { version as cliVersion } from '../../package.json';
 import { AGENT } from './workspace-writer';
+
+/** The package `npx` fetches and runs: its one bin is `harness` (npm exec runs a package's only bin). */
+export const CLI_PACKAGE = '@harness/cli';
 
 /** How the server is started: from this checkout with node, or the published package with npx. */
 export interface Launch {
   readonly form: 'checkout' | 'npx';
   readonly command: string;
-  /** The arguments up to and including the subcommand's place, e.g. `['-y', '@harness/cli']`. */
+  /** The arguments up to and including the subcommand's place, e.g. `['-y', '@harness/cli@0.1.0']`. */
   readonly prefix: readonly string[];
 }
 
@@ -20,20 +25,83 @@ export function runningEntry(): string {
 }
 
 /**
- * `node <entry>` when `entry` is the built bin of a checkout of this repository (a git work tree
- * holding this workspace, not inside a node_modules folder); otherwise `npx -y @harness/cli`, which
- * works wherever Node.js is, whatever installed this copy.
+ * `node <entry>` when `entry` is the built bin of a checkout of this repository; otherwise
+ * `npx -y @harness/cli@<version>`, which works wherever Node.js and npm are, whatever installed this
+ * copy. The version is the one running: a client's start then never fetches another release
+ * silently (a newer one could read the instance's store differently); `harness init` again moves it.
  */
-export function launchFor(entry: string): Launch {
+export function launchFor(entry: string, version: string = cliVersion): Launch {
   const real = existsSync(entry) ? realpathSync(entry) : entry;
-  const npx: Launch = { form: 'npx', command: 'npx', prefix: ['-y', '@harness/cli'] };
-  if (real.split(sep).includes('node_modules')) return npx;
-  const root = join(dirname(real), '..', '..', '..');
-  const checkout =
-    real === join(root, 'apps', 'cli', 'dist', 'harness.js') &&
-    existsSync(join(root, '.git')) &&
-    existsSync(join(root, 'pnpm-workspace.yaml'));
-  return checkout ? { form: 'checkout', command: 'node', prefix: [real] } : npx;
+  return isCheckoutEntry(real)
+    ? { form: 'checkout', command: 'node', prefix: [real] }
+    : { form: 'npx', command: 'npx', prefix: ['-y', `${CLI_PACKAGE}@${version}`] };
+}
+
+/**
+ * Whether `entry` (a real path) is `apps/cli/dist/harness.js` of a git work tree of this repository:
+ * no `node_modules` folder on its path (an installed copy, npx's cache included, sits in one), and
+ * three levels up a directory holding `.git` (a directory, or a worktree's file), the
+ * `pnpm-workspace.yaml` of this workspace and `apps/cli/package.json` naming this package.
+ */
+function isCheckoutEntry(entry: string): boolean {
+  if (entry.split(sep).includes('node_modules')) return false;
+  const root = join(dirname(entry), '..', '..', '..');
+  if (entry !== join(root, 'apps', 'cli', 'dist', 'harness.js')) return false;
+  if (!existsSync(join(root, '.git')) || !existsSync(join(root, 'pnpm-workspace.yaml'))) return false;
+  try {
+    return JSON.parse(readFileSync(join(root, 'apps', 'cli', 'package.json'), 'utf8')).name === CLI_PACKAGE;
+  } catch {
+    return false;
+  }
+}
+
+/** What stops, or may surprise, a client starting an entry's launcher; read back by `harness doctor`. */
+export interface LaunchProblem {
+  readonly status: 'warn' | 'fail';
+  /** Follows "its harness entry ": what it runs, what is wrong, and the fix. */
+  readonly detail: string;
+}
+
+/**
+ * Checks the launcher of an entry `harness init` wrote, in either form: `node <entry>` needs the
+ * entry to exist; `npx … @harness/cli@<version>` needs npx on `path` and, to run what this harness
+ * is, this harness's version (unpinned, or another version, is a warning). `undefined`: nothing to
+ * say, including for a launcher init does not write.
+ */
+export function launchProblem(
+  command: unknown,
+  args: readonly string[],
+  version: string = cliVersion,
+  path: string | undefined = process.env.PATH,
+): LaunchProblem | undefined {
+  const launcher = args[0];
+  if (command === 'node')
+    return launcher !== undefined && isAbsolute(launcher) && !existsSync(launcher)
+      ? { status: 'fail', detail: `runs ${launcher}, which is missing; run 'harness init' again` }
+      : undefined;
+  if (command !== 'npx') return undefined;
+  const spec = args.find((a) => a === CLI_PACKAGE || a.startsWith(`${CLI_PACKAGE}@`));
+  if (spec === undefined) return undefined;
+  try {
+    resolveExecutable('npx', path);
+  } catch {
+    return {
+      status: 'fail',
+      detail: `runs npx, which is not on this PATH; install Node.js with npm (npx comes with it), or run 'harness init' again from where npx is`,
+    };
+  }
+  const pinned = `${CLI_PACKAGE}@${version}`;
+  if (spec === CLI_PACKAGE)
+    return {
+      status: 'warn',
+      detail: `runs ${CLI_PACKAGE} with no version, so a client's start may fetch a release other than ${version}, the one this project was set up with; run 'harness init' again to pin ${pinned}`,
+    };
+  if (spec !== pinned)
+    return {
+      status: 'warn',
+      detail: `runs ${spec}, not ${pinned} (this harness); run 'harness init' again to move it to ${version}`,
+    };
+  return undefined;
 }
 
 /** The arguments of `harness serve` for the project's workspace, instance and agent. */

@@ -1,6 +1,7 @@
 // What `harness init` tells a person: what it found, each file and what became of it (or, with
 // --dry-run, the diff of each), what this machine leaves out, and the three next steps.
-import { sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { bundledLoomCli } from '../embedded';
 import { out } from '../output';
@@ -61,7 +62,9 @@ export function printDiffs(plan: InitPlan): void {
 export function printNextSteps(plan: InitPlan): void {
   const self = [plan.launch.command, ...plan.launch.prefix].map(shellWord).join(' ');
   const loom =
-    plan.launch.form === 'checkout' ? `node ${shellWord(bundledLoomCli())}` : 'npx -y -p @harness/loom loom';
+    plan.launch.form === 'checkout'
+      ? `node ${shellWord(bundledLoomCli())}`
+      : `npx -y -p @harness/loom@${loomVersion()} loom`;
   const names = plan.clients.map((c) => c.name);
   const restart =
     names.length === 0
@@ -76,6 +79,15 @@ export function printNextSteps(plan: InitPlan): void {
   out(
     `  3. Every call is audited in ${shellWord(plan.instanceDir)} (loom.db): read it in the console's Audit view, or with ${loom} audit tail --follow --instance ${shellWord(plan.instanceDir)}`,
   );
+}
+
+/**
+ * The version of the `@harness/loom` installed beside this harness: the release that reads this
+ * harness's instances, pinned for the same reason as the entry's `@harness/cli` version.
+ */
+function loomVersion(): string {
+  const manifest = join(dirname(dirname(bundledLoomCli())), 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 
 function joinNames(names: readonly string[]): string {
