@@ -4,7 +4,10 @@
 // exact arguments), and the identical call is then made again once, so the host's answer to it is
 // what the model reads. A client without elicitation, a cancelled request or one nobody answers
 // leaves the approval pending for the console or `loom approvals`, exactly as without the flag.
-import type { CallOutcome, HarnessTool, ToolContext, ToolResult } from '@harness/commands';
+// Where the host waits for the decision (a pack's `approval_wait`), the person is asked as soon as
+// the call's progress names its approval, while the call waits: the waiting call then runs (or is
+// refused) itself, and a cancelled question leaves it waiting.
+import type { CallOutcome, HarnessTool, ToolContext, ToolProgress, ToolResult } from '@harness/commands';
 
 /** Who decides a pending approval of `harness serve`: the console or CLI (`queue`), or the client too. */
 export const APPROVAL_MODES = ['queue', 'elicit'] as const;
@@ -19,8 +22,11 @@ export interface PersonChannel {
   available(): boolean;
   /** What the host records as the decider, e.g. `elicitation:claude-code`. */
   decidedBy(): string;
-  /** Puts `message` to the person; rejects when the client fails or nobody answers in `timeoutMs`. */
-  ask(message: string, ctx: ToolContext, timeoutMs: number): Promise<ElicitAction>;
+  /**
+   * Puts `message` to the person; rejects when the client fails, nobody answers in `timeoutMs`, or
+   * `stop` aborts (the question is withdrawn).
+   */
+  ask(message: string, ctx: ToolContext, timeoutMs: number, stop?: AbortSignal): Promise<ElicitAction>;
 }
 
 /** The part of an approval record a person is shown (credentials already `[redacted]` by the host). */
@@ -78,10 +84,82 @@ export function heldApproval(result: unknown): string | undefined {
 // The longest a person is waited for, whatever the approval's own lifetime.
 const MAX_WAIT_MS = 15 * 60 * 1000;
 
+/** What putting one approval to the person came to: a decision recorded, or none. */
+type Asked = 'decided' | 'undecided';
+
+/** Asks the person about approval `id` while it is pending, and records their accept or decline. */
+async function personDecides(
+  channel: PersonChannel,
+  api: ApprovalApi,
+  id: string,
+  ctx: ToolContext,
+  stop?: AbortSignal,
+): Promise<Asked> {
+  const record = await api.get(id);
+  if (record === undefined || record.status !== 'pending') return 'undecided';
+  const left = Date.parse(record.expires_at) - Date.now();
+  if (!(left > 0)) return 'undecided';
+  let action: ElicitAction;
+  try {
+    action = await channel.ask(approvalMessage(record), ctx, Math.min(left, MAX_WAIT_MS), stop);
+  } catch {
+    return 'undecided'; // The client failed, the call was cancelled or nobody answered: still pending.
+  }
+  if (action === 'cancel') return 'undecided';
+  try {
+    await api.decide(record.id, action === 'accept' ? 'approved' : 'denied', channel.decidedBy());
+  } catch {
+    // Decided (or expired) elsewhere meanwhile: the host's answer to the call says how.
+  }
+  return 'decided';
+}
+
+/**
+ * The questions put to the person while a call waits at its host for their decision: each approval
+ * a progress report names is asked about once, one question at a time, in the order the waits began.
+ */
+class WaitingAsks {
+  readonly #asks = new Map<string, { asked: Promise<Asked>; stop: AbortController }>();
+  readonly #ask: (id: string, stop: AbortSignal) => Promise<Asked>;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(ask: (id: string, stop: AbortSignal) => Promise<Asked>) {
+    this.#ask = ask;
+  }
+
+  /** The caller's progress observer, wrapped: a report naming an approval puts it to the person. */
+  observer(next: ToolContext['onProgress']): (progress: ToolProgress) => void {
+    return (progress) => {
+      const id = progress.approval?.id;
+      if (id !== undefined && !this.#asks.has(id)) {
+        const stop = new AbortController();
+        const asked = this.#queue
+          .then(() => (stop.signal.aborted ? 'undecided' : this.#ask(id, stop.signal)))
+          .catch((): Asked => 'undecided');
+        this.#queue = asked;
+        this.#asks.set(id, { asked, stop });
+      }
+      next?.(progress);
+    };
+  }
+
+  /** The question about approval `id`, when one was put. */
+  about(id: string): Promise<Asked> | undefined {
+    return this.#asks.get(id)?.asked;
+  }
+
+  /** Withdraws every question but those about `keep`: the calls they were about have answered. */
+  withdrawAllBut(keep: readonly string[]): void {
+    for (const [id, { stop }] of this.#asks) if (!keep.includes(id)) stop.abort();
+  }
+}
+
 /**
  * Wraps `run_command` / `run_read_command` so a call held for approval is put to the person. A lone
  * call is asked about and, once decided, made again identically; in a batch each held call is asked
- * about in order and made again alone, its result taking the held one's place.
+ * about in order and made again alone, its result taking the held one's place. A call whose host
+ * waits for the decision is asked about while it waits, and is made again only when its wait ended
+ * before the person answered.
  */
 export function withElicitation(tool: HarnessTool, channel: PersonChannel, api: ApprovalApi): HarnessTool {
   const settle = async (
@@ -89,39 +167,33 @@ export function withElicitation(tool: HarnessTool, channel: PersonChannel, api: 
     approvalId: string,
     again: () => Promise<ToolResult>,
     ctx: ToolContext,
+    asks: WaitingAsks,
   ): Promise<ToolResult> => {
-    const record = await api.get(approvalId);
-    if (record === undefined || record.status !== 'pending') return held;
-    const left = Date.parse(record.expires_at) - Date.now();
-    if (!(left > 0)) return held;
-    let action: ElicitAction;
-    try {
-      action = await channel.ask(approvalMessage(record), ctx, Math.min(left, MAX_WAIT_MS));
-    } catch {
-      return held; // The client failed, the call was cancelled or nobody answered: still pending.
-    }
-    if (action === 'cancel') return held;
-    try {
-      await api.decide(record.id, action === 'accept' ? 'approved' : 'denied', channel.decidedBy());
-    } catch {
-      // Decided (or expired) elsewhere meanwhile: the host's answer to the identical call says how.
-    }
-    return again();
+    const asked = asks.about(approvalId) ?? personDecides(channel, api, approvalId, ctx);
+    return (await asked) === 'decided' ? again() : held;
   };
   return {
     ...tool,
     async execute(input, ctx) {
-      const result = await tool.execute(input, ctx);
-      if (!channel.available()) return result;
+      if (!channel.available()) return tool.execute(input, ctx);
+      const asks = new WaitingAsks((id, stop) => personDecides(channel, api, id, ctx, stop));
+      const result = await tool.execute(input, { ...ctx, onProgress: asks.observer(ctx.onProgress) });
       const lone = heldApproval(result);
-      if (lone !== undefined) return settle(result, lone, () => tool.execute(input, ctx), ctx);
+      if (lone !== undefined) {
+        asks.withdrawAllBut([lone]);
+        return settle(result, lone, () => tool.execute(input, ctx), ctx, asks);
+      }
       const calls = (input as { calls?: unknown } | null)?.calls;
-      if (result.status !== 'batch' || !Array.isArray(calls)) return result;
+      if (result.status !== 'batch' || !Array.isArray(calls)) {
+        asks.withdrawAllBut([]);
+        return result;
+      }
       const settled: ToolResult[] = [...result.results];
+      asks.withdrawAllBut(settled.map(heldApproval).filter((id): id is string => id !== undefined));
       for (let i = 0; i < settled.length; i++) {
         const id = heldApproval(settled[i]);
         if (id === undefined || calls[i] === undefined) continue;
-        settled[i] = await settle(settled[i] as ToolResult, id, () => tool.execute(calls[i], ctx), ctx);
+        settled[i] = await settle(settled[i] as ToolResult, id, () => tool.execute(calls[i], ctx), ctx, asks);
       }
       // A call made again alone answers with one call's result: a batch entry's type.
       return { ...result, results: settled as CallOutcome[] };

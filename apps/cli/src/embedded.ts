@@ -154,7 +154,7 @@ export async function planEmbedded(options: EmbeddedOptions): Promise<EmbeddedPl
   if (options.workspace !== undefined && resolve(options.workspace) !== recorded.workspaceFile) {
     throw new CliError(
       'config',
-      `the instance ${location.instanceDir} serves the workspace ${recorded.workspaceFile}, not ${resolve(options.workspace)}; an instance keeps the workspace it was created with, so pass a new --instance <dir> for this one`,
+      `the instance ${location.instanceDir} serves the workspace ${recorded.workspaceFile}, not ${resolve(options.workspace)}; an instance serves the workspace file it was created with (edits to that file are picked up while it serves), so to serve another file pass a new --instance <dir> for this one`,
     );
   }
   // An instance made before it recorded what it serves takes what it is given, as before.

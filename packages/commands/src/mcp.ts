@@ -23,19 +23,21 @@ export const PROGRESS_META_KEY = 'harness.dev/progress';
 /**
  * The params of one progress notification: MCP's `progress`, `total` and `message`, and a running
  * call's time in flight and output so far as numbers under `_meta["harness.dev/progress"]` (MCP
- * clients keep `_meta`; they drop params the specification does not name).
+ * clients keep `_meta`; they drop params the specification does not name), with the approval it
+ * waits for (`{ id, approve, waitsUntil }`) while it waits for a person's decision.
  */
-function progressParams(p: ToolProgress): Omit<ToolProgress, 'elapsedMs' | 'outputBytes'> & {
+function progressParams(p: ToolProgress): Omit<ToolProgress, 'elapsedMs' | 'outputBytes' | 'approval'> & {
   _meta?: Record<string, unknown>;
 } {
-  const { elapsedMs, outputBytes, ...mcp } = p;
-  if (elapsedMs === undefined && outputBytes === undefined) return mcp;
+  const { elapsedMs, outputBytes, approval, ...mcp } = p;
+  if (elapsedMs === undefined && outputBytes === undefined && approval === undefined) return mcp;
   return {
     ...mcp,
     _meta: {
       [PROGRESS_META_KEY]: {
         ...(elapsedMs === undefined ? {} : { elapsedMs }),
         ...(outputBytes === undefined ? {} : { outputBytes }),
+        ...(approval === undefined ? {} : { approval }),
       },
     },
   };

@@ -14,6 +14,11 @@ export interface ToolProgress {
   elapsedMs?: number;
   /** Bytes of output the call's command has written so far, where the host reports it. */
   outputBytes?: number;
+  /**
+   * The approval a call held for a person's decision waits for (its host waits: a pack's
+   * `approval_wait`): its id, the command line that approves it, and when the wait ends unanswered.
+   */
+  approval?: { id: string; approve: string; waitsUntil: string };
 }
 
 /** What an embedder passes with every tool call. None of it comes from the model. */

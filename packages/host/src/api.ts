@@ -15,12 +15,13 @@ import {
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
-import { APPROVAL_TTL_MS, createCommandHost } from './host';
+import { APPROVAL_TTL_MS, type CommandHost, createCommandHost, type PackBackend } from './host';
 import { openStore, readInstance } from './instance';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
 import { ownIdentity } from './peer';
 import { reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
+import { type FollowedWorkspace, followWorkspace, type WorkspaceCheck } from './workspace-reload';
 
 /** What starting a broker takes besides its socket path. */
 export interface BrokerStartSettings {
@@ -38,6 +39,12 @@ export interface BrokerStartSettings {
    * {@link RETENTION_EVERY_MS}. Absent: kept until pruned by hand. Receipts are never pruned.
    */
   retentionMs?: number;
+  /**
+   * Told after each check of the workspace file the broker follows (docs/host.md, "Editing the
+   * workspace while the broker runs"): `unchanged` (a write of the same content), `reloaded` or
+   * `failed`. The broker's log and audit say the same; this is for an embedder's own display.
+   */
+  onWorkspaceCheck?: ((check: WorkspaceCheck) => void) | undefined;
 }
 
 /**
@@ -60,6 +67,7 @@ const RETENTION_EVERY_MS = 3_600_000;
 
 /** A running broker with the scope it serves. */
 export interface RunningBroker extends BrokerServer {
+  /** The scope served now: resolved against the workspace content the broker serves. */
   readonly scope: ResolvedScope;
   /** @deprecated The old name of `socketPath` (same value); reading it warns once (`HARNESS_DEP_QUEUE_PATH`). */
   readonly queuePath: string;
@@ -91,7 +99,10 @@ function socketPathOf(options: { socketPath?: string | undefined; queuePath?: st
  * Starts a broker for one scope: opens the instance's store, kills every pack command a crashed
  * broker left running on the instance (one `host:reap` audit event each; docs/host.md, "Commands
  * outliving a crashed broker"), loads the workspace, resolves the scope against it (a scope that
- * widens the agent's grants fails here) and listens on `socketPath`.
+ * widens the agent's grants fails here) and listens on `socketPath`. While it runs it follows the
+ * workspace file: an edit that loads and still serves the scope is switched to for the calls that
+ * start after it, one that does not is refused and the old content kept (docs/host.md, "Editing the
+ * workspace while the broker runs").
  * `close()` stops it, waits for calls in flight, closes the store and removes the socket.
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
@@ -104,20 +115,43 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     );
   }
   const prepared = await prepareBroker(options, { reap: true });
-  try {
+  // One command host per content of the workspace the broker serves; each is told to end its
+  // waits for people at close, since a call may still wait on a host an edit replaced.
+  const hosts = new Set<CommandHost>();
+  const makeHost = (scope: ResolvedScope, packs: PackBackend): CommandHost => {
     const host = createCommandHost({
       store: prepared.store,
-      scope: prepared.scope,
-      packs: prepared.backend,
+      scope,
+      packs,
       transport: 'broker',
       approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
     });
+    hosts.add(host);
+    return host;
+  };
+  let workspace: FollowedWorkspace | undefined;
+  try {
+    workspace = followWorkspace({
+      workspaceFile: prepared.instance.workspaceFile,
+      instanceDir: prepared.instance.dir,
+      scope: prepared.scopeFile,
+      scopeFile: prepared.scopeName,
+      runtime: prepared.runtime,
+      store: prepared.store,
+      initial: {
+        host: makeHost(prepared.scope, prepared.backend),
+        scope: prepared.scope,
+        digest: prepared.digest,
+      },
+      makeHost,
+      log: (line) => process.stderr.write(`${line}\n`),
+      onCheck: options.onWorkspaceCheck,
+    });
+    const served = workspace;
     const identity = ownIdentity();
-    const backend = prepared.backend;
-    const server = await serveBroker(host, socketPath, {
-      ...(identity === undefined
-        ? {}
-        : { peers: { ...identity, runs: () => backend.runningSessions?.() ?? new Set<number>() } }),
+    const sessions = prepared.runtime.sessions;
+    const server = await serveBroker(() => served.current().host, socketPath, {
+      ...(identity === undefined ? {} : { peers: { ...identity, runs: () => sessions } }),
       onPeerUnknown: (reason) =>
         process.stderr.write(
           `harness broker: cannot tell which process connects (${reason}), so connections are served unchecked; confined commands still cannot open a Unix socket (docs/security.md)\n`,
@@ -130,16 +164,23 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         warnQueuePath('RunningBroker.queuePath', 'socketPath');
         return server.socketPath;
       },
-      scope: prepared.scope,
+      get scope() {
+        return served.current().scope;
+      },
       async close() {
         retention?.stop();
+        await served.close();
+        // A call waiting for a person answers now: the close waits for calls in flight.
+        for (const host of hosts) host.endWaits();
         await server.close();
         await retention?.idle();
+        // The backend loaded at start owns the runtime every later one borrowed.
         await prepared.backend.close?.();
         await prepared.store.close();
       },
     };
   } catch (error) {
+    await workspace?.close();
     await prepared.backend.close?.();
     await prepared.store.close();
     throw error;
@@ -190,6 +231,7 @@ export async function checkBroker(
   const checks: BrokerCheck[] = [];
   try {
     const prepared = await prepareBroker(options, { reap: false, report: (c) => checks.push(c) });
+    await prepared.backend.close?.();
     await prepared.store.close();
   } catch {
     // The failing step is already reported.
@@ -236,22 +278,29 @@ async function prepareBroker(
       () => readCredentials(instance.dir),
       (c) => (c === undefined ? `no ${CREDENTIALS_FILE}` : `${CREDENTIALS_FILE} readable by its owner only`),
     );
-    const { backend, scopeWorkspace } = await step(
+    const loaded = await step(
       'workspace',
       () => loadPackBackend(instance.workspaceFile, instance.dir),
       () => instance.workspaceFile,
     );
-    const scope = await step(
-      'scope',
-      () => {
-        const named = typeof options.scope === 'string' ? options.scope : undefined;
-        const file = named === undefined ? options.scope : readScopeFile(named);
-        return resolveScope(file as ScopeFile, scopeWorkspace, named);
-      },
-      (s) =>
-        `agent ${s.agent}, ${s.commands.size} command(s)${typeof options.scope === 'string' ? ` (${options.scope})` : ''}`,
-    );
-    return { store, backend, scope };
+    const scopeName = typeof options.scope === 'string' ? options.scope : undefined;
+    try {
+      let scopeFile: ScopeFile | undefined;
+      const scope = await step(
+        'scope',
+        () => {
+          scopeFile = scopeName === undefined ? (options.scope as ScopeFile) : readScopeFile(scopeName);
+          return resolveScope(scopeFile, loaded.scopeWorkspace, scopeName);
+        },
+        (s) =>
+          `agent ${s.agent}, ${s.commands.size} command(s)${scopeName === undefined ? '' : ` (${scopeName})`}`,
+      );
+      // The scope as read at start is what each edit of the workspace is resolved against.
+      return { store, instance, ...loaded, scope, scopeFile: scopeFile as ScopeFile, scopeName };
+    } catch (error) {
+      await loaded.backend.close?.();
+      throw error;
+    }
   } catch (error) {
     await store.close();
     throw error;

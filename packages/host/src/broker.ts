@@ -22,17 +22,22 @@ export type { BrokerOptions, BrokerServer } from './broker-server';
  * the actor and run, so whatever a request names as actor or run is never read. A client that
  * sends requests without reading the answers is paused (see {@link BrokerOptions}), so the answers
  * held for one connection stay bounded and other connections are unaffected.
+ *
+ * `host` may be a function giving the host to serve with: each request is answered by the host it
+ * gives when the request starts, so a broker can switch to an edited workspace while calls in
+ * flight finish on the host they started on (docs/host.md, "Editing the workspace while the broker runs").
  */
 export function serveBroker(
-  host: CommandHost,
+  host: CommandHost | (() => CommandHost),
   socketPath: string,
   options: BrokerOptions = {},
 ): Promise<BrokerServer> {
   const progressEveryMs = Math.max(1, options.progressEveryMs ?? PROGRESS_INTERVAL_MS);
+  const hostNow = typeof host === 'function' ? host : () => host;
   return startBrokerServer(socketPath, options, (connection) => {
     const runs = new RunsInFlight(progressEveryMs, (id, progress) => connection.progress(id, progress));
     return {
-      answer: (request) => answer(host, runs, connection, request),
+      answer: (request) => answer(hostNow(), runs, connection, request),
       // Answered `busy` while it waited: a cancel that named it will never meet it.
       dropped: (id) => runs.forget(id),
     };

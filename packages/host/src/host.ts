@@ -14,7 +14,14 @@ import { dispatch } from './command/dispatch';
 import type { PackBackend, RunControl, Transport } from './command/types';
 import type { ResolvedScope } from './scope';
 
-export type { PackBackend, PackCallContext, PackOutcome, RunControl, Transport } from './command/types';
+export type {
+  ApprovalWaiting,
+  PackBackend,
+  PackCallContext,
+  PackOutcome,
+  RunControl,
+  Transport,
+} from './command/types';
 
 /** How long a pending or decided approval stays usable (docs/host.md, "Approvals"): one hour. */
 export const APPROVAL_TTL_MS = 60 * 60 * 1000;
@@ -45,25 +52,33 @@ export interface CommandHost {
    * `cancelled`) and watch its output grow.
    */
   run(request: Omit<RunRequest, 'protocol' | 'id'>, control?: RunControl): Promise<CommandAnswer>;
+  /**
+   * Stops every wait for a person's decision (a pack's `approval_wait`), now and from now on: a call
+   * waiting answers `approval_required` at once, its approval still pending. A broker's close calls
+   * it first, so closing never waits on a person.
+   */
+  endWaits(): void;
 }
 
-/** Builds the command layer for one scope. */
-export function createCommandHost(options: CommandHostOptions): CommandHost {
-  const { store, scope, packs } = options;
-  const transport = options.transport ?? 'broker';
-  const approvalTtlMs = options.approvalTtlMs ?? APPROVAL_TTL_MS;
-  const audit = auditRecorder(store, scope);
-  // The scope is fixed for the host's life and the pack rows change only with a new workspace, so
-  // the rows by id, the admitted listing and its etag are built once per set of pack rows, not per call.
-  let built:
-    | {
-        source: readonly ManifestRow[] | undefined;
-        byId: Map<string, ManifestRow>;
-        admitted: ManifestRow[];
-        etag: string;
-      }
-    | undefined;
-  const current = () => {
+/** What a host lists: the pack rows by id, the rows its scope admits, and that listing's etag. */
+interface Listing {
+  source: readonly ManifestRow[] | undefined;
+  byId: Map<string, ManifestRow>;
+  admitted: ManifestRow[];
+  etag: string;
+}
+
+/**
+ * The scope is fixed for the host's life and the pack rows change only with a new workspace, so the
+ * rows by id, the admitted listing and its etag are built once per set of pack rows, not per call.
+ */
+function listingCache(
+  scope: ResolvedScope,
+  transport: Transport,
+  packs: PackBackend | undefined,
+): () => Listing {
+  let built: Listing | undefined;
+  return () => {
     const source = packs?.rows();
     if (built === undefined || built.source !== source) {
       const byId = new Map((source ?? []).map((r) => [r.id, r]));
@@ -73,6 +88,16 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
     }
     return built;
   };
+}
+
+/** Builds the command layer for one scope. */
+export function createCommandHost(options: CommandHostOptions): CommandHost {
+  const { store, scope, packs } = options;
+  const transport = options.transport ?? 'broker';
+  const approvalTtlMs = options.approvalTtlMs ?? APPROVAL_TTL_MS;
+  const audit = auditRecorder(store, scope);
+  const waits = new AbortController();
+  const current = listingCache(scope, transport, packs);
   const packRows = (): Map<string, ManifestRow> => current().byId;
 
   return {
@@ -152,7 +177,17 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       const checked = checkArguments(admitted.row, request);
       if ('refused' in checked) return done(checked.refused);
       const out = await dispatch(
-        { store, scope, packs, approvalTtlMs, eventOf, recordStart, callId, control },
+        {
+          store,
+          scope,
+          packs,
+          approvalTtlMs,
+          eventOf,
+          recordStart,
+          callId,
+          control,
+          waitsEnded: waits.signal,
+        },
         id,
         admitted.row,
         checked,
@@ -164,6 +199,10 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
         // After the end event: a broker killed before this leaves a record for the next one to reap.
         out.release?.();
       }
+    },
+
+    endWaits() {
+      waits.abort();
     },
   };
 }

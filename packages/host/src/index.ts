@@ -31,3 +31,4 @@ export { APPROVAL_TTL_MS } from './host';
 export type { InstanceInfo, InstanceServes } from './instance';
 export { checkServes, initInstance, openStore, readInstance } from './instance';
 export type { ResolvedScope, ScopeFile } from './scope';
+export type { WorkspaceCheck, WorkspaceProblem } from './workspace-reload';

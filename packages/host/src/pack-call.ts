@@ -1,12 +1,13 @@
 // One call of a pack command through the backend: the governance decision (with the host's
-// approvals), then, when it is allowed, the start on record, the run through @harness/packs and the
-// answer built from its outcome.
+// approvals, and the wait for a person's decision where the command has one), then, when it is
+// allowed, the start on record, the run through @harness/packs and the answer built from its outcome.
 import { approveCommand } from '@harness/config/instance';
 import type { Spawner } from '@harness/exec';
 import {
   auditEvent,
   type CredentialSource,
   type Decision,
+  getCommand,
   type PackRunOutcome,
   PacksErrorCode,
   type PacksIssue,
@@ -16,6 +17,7 @@ import {
 } from '@harness/packs';
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { type ApprovalPreview, decideWithApprovals } from './approval-gate';
+import { type WaitOutcome, waitForPerson } from './approval-wait';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
 
@@ -41,29 +43,55 @@ export interface PackBackendState {
 const approveHint = (id: string | undefined, instanceDir: string | undefined): string =>
   id === undefined ? '' : ` (${approveCommand(id, instanceDir).line})`;
 
-/** Runs one validated call: governance, approvals, the runner. */
+/** Runs one validated call: governance, approvals (waiting for a person where asked), the runner. */
 export async function runPackCall(
   backend: PackBackendState,
   id: string,
   args: Record<string, unknown>,
   ctx: PackCallContext,
 ): Promise<PackOutcome> {
-  const decision = await decideWithApprovals(
-    backend.workspace,
-    { commandId: id, caller: ctx.agent, args },
-    ctx,
-    () => approvalPreview(backend, id, args),
-  );
+  const decideCall = () =>
+    decideWithApprovals(backend.workspace, { commandId: id, caller: ctx.agent, args }, ctx, () =>
+      approvalPreview(backend, id, args),
+    );
+  const { decision, wait } = await waitIfAsked(backend, id, await decideCall(), decideCall, ctx);
   // Who decided the approval a call consumed (`person:…` from `loom approvals`, a console,
   // `elicitation:…` from an MCP client), so the audit row names how the call was allowed.
   const approvedBy =
     decision.outcome === 'allow' && decision.approvalId !== undefined
       ? ((await ctx.store.getApproval(decision.approvalId))?.decided_by ?? undefined)
       : undefined;
-  const call = new PackCall(backend, id, args, ctx, decision, approvedBy);
+  const call = new PackCall(backend, id, args, ctx, decision, approvedBy, wait);
   if (decision.outcome === 'deny') return call.denied();
+  if (wait?.end === 'cancelled') return call.cancelledWaiting();
   if (decision.outcome === 'approval_required') return call.awaitingApproval();
   return call.start();
+}
+
+/**
+ * The decision to act on: a call held for approval of a command with an `approval_wait` first waits
+ * for a person's decision (./approval-wait.ts); any other decision is acted on at once.
+ */
+async function waitIfAsked(
+  backend: PackBackendState,
+  id: string,
+  decision: Decision,
+  redecide: () => Promise<Decision>,
+  ctx: PackCallContext,
+): Promise<{ decision: Decision; wait?: WaitOutcome }> {
+  const waitMs = getCommand(backend.workspace, id)?.approvalWaitMs ?? 0;
+  if (decision.outcome !== 'approval_required' || decision.approvalId === undefined || waitMs <= 0)
+    return { decision };
+  const wait = await waitForPerson(decision, {
+    store: ctx.store,
+    waitMs,
+    redecide,
+    instanceDir: backend.instanceDir,
+    signal: ctx.signal,
+    ended: ctx.waitsEnded,
+    tell: ctx.onApprovalWait,
+  });
+  return { decision: wait.decision, wait };
 }
 
 /** What a new approval request shows a person: the call's values and argv, credentials replaced. */
@@ -76,6 +104,9 @@ function approvalPreview(
   const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
   return { args: { ...shown.args }, argv: shown.argv === null ? null : [...shown.argv] };
 }
+
+/** A wait as the answer words it: `1.0s`. */
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 /** The answer of a call cancelled before its process was started: nothing ran. */
 function cancelledBeforeStart(id: string): CommandAnswer {
@@ -101,6 +132,7 @@ class PackCall {
   readonly #ctx: PackCallContext;
   readonly #decision: Decision;
   readonly #approvedBy: string | undefined;
+  readonly #wait: WaitOutcome | undefined;
   readonly #base: { id: string; completed: string[] };
   #release: (() => void) | undefined;
 
@@ -111,6 +143,7 @@ class PackCall {
     ctx: PackCallContext,
     decision: Decision,
     approvedBy: string | undefined,
+    wait: WaitOutcome | undefined,
   ) {
     this.#backend = backend;
     this.#id = id;
@@ -118,6 +151,7 @@ class PackCall {
     this.#ctx = ctx;
     this.#decision = decision;
     this.#approvedBy = approvedBy;
+    this.#wait = wait;
     this.#base = { id, completed: [] as string[] };
   }
 
@@ -148,12 +182,42 @@ class PackCall {
       body: {
         message: denied
           ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
-          : `${decision.reason}; a person must approve it${approveHint(decision.approvalId, this.#backend.instanceDir)}, then the identical call runs once`,
+          : `${decision.reason}; ${this.#stillHeld(record?.expires_at)}`,
         approval_id: decision.approvalId ?? null,
         expires_at: record?.expires_at ?? null,
       },
     };
     return { answer, audit: this.#audit() };
+  }
+
+  /** What a held call's answer says of its approval: how to approve it, and how its wait ended. */
+  #stillHeld(expiresAt: string | undefined): string {
+    const id = this.#decision.approvalId;
+    const approve = `a person must approve it${approveHint(id, this.#backend.instanceDir)}, then the identical call runs once`;
+    const wait = this.#wait;
+    if (wait === undefined) return approve;
+    const waited = `this call waited ${seconds(wait.waitedMs)}`;
+    if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now())
+      return `approval ${id} expired while ${waited} for a person's decision; the identical call asks for a new one`;
+    const why =
+      wait.end === 'closing'
+        ? `the host is shutting down, so ${waited}`
+        : `no person decided while ${waited}`;
+    return `${why}; approval ${id} stays pending: ${approve}`;
+  }
+
+  /** Cancelled by its caller while it waited for a person's decision: nothing ran, the approval stays pending. */
+  cancelledWaiting(): PackOutcome {
+    const approvalId = this.#decision.approvalId ?? null;
+    const answer: CommandAnswer = {
+      ...cancelledBeforeStart(this.#id),
+      body: {
+        status: 'cancelled',
+        message: `${this.#id} was cancelled while it waited for a person's decision; nothing ran, and approval ${approvalId} stays pending`,
+        approval_id: approvalId,
+      },
+    };
+    return { answer, audit: { ...this.#audit(), refused_before_run: 'cancelled' } };
   }
 
   /** Allowed: records the start, runs the command and answers with its outcome. */
@@ -311,6 +375,9 @@ class PackCall {
         ...(credentials ? { credentials } : {}),
       })?.payload ?? {}),
       ...(this.#approvedBy === undefined ? {} : { approved_by: this.#approvedBy }),
+      ...(this.#wait === undefined
+        ? {}
+        : { approval_wait: { ended: this.#wait.end, waited_ms: this.#wait.waitedMs } }),
     } as Record<string, unknown>;
   }
 }

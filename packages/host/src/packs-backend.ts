@@ -1,12 +1,15 @@
 // Pack commands through @harness/packs: workspace, grants, governance, approvals, runner, audit.
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createSpawner } from '@harness/exec';
+import { createSpawner, type Spawner } from '@harness/exec';
 import {
   auditEvent,
   type CredentialSource,
   credentialsFrom,
   formatIssue,
+  type LoadResult,
   listCommands,
   loadWorkspace,
   resolveGrants,
@@ -18,7 +21,7 @@ import { HostError, HostErrorCode } from './errors';
 import type { PackBackend } from './host';
 import { knownInstances, recordInstance } from './instance-registry';
 import { type PackBackendState, runPackCall } from './pack-call';
-import { openRunningLog } from './running';
+import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
 
 /**
@@ -85,27 +88,95 @@ export function readCredentials(instanceDir: string | undefined): CredentialSour
   return credentialsFrom(values as Record<string, string>);
 }
 
-/** Loads a workspace file through @harness/packs and adapts it for the host. */
+/**
+ * What a broker's pack backends share for the broker's whole life, whichever workspace each was
+ * loaded from: the running records, the spawner, and the sessions of the commands running now (a
+ * command started before a reload of the workspace is still one whose connections are refused).
+ */
+export interface PackRuntime {
+  readonly running: RunningLog | undefined;
+  readonly spawner: Spawner | undefined;
+  readonly sessions: Set<number>;
+}
+
+/** A workspace loaded for the host. */
+export interface LoadedPackBackend {
+  workspace: Workspace;
+  backend: PackBackend;
+  scopeWorkspace: ScopeWorkspace;
+  /** {@link workspaceDigest} of the bytes that were loaded. */
+  digest: string;
+  /** What the backend runs commands through: a reload of the workspace borrows it. */
+  runtime: PackRuntime;
+}
+
+/** Options of {@link loadPackBackend}. */
+export interface LoadPackOptions {
+  /** The workspace file's bytes, already read: loaded as they are, so their digest is the one served. */
+  readonly bytes?: Uint8Array;
+  /**
+   * The runtime of the backend loaded first, borrowed rather than opened: this backend's `close()`
+   * then leaves it open (its owner closes it once no call is in flight on any of them).
+   */
+  readonly runtime?: PackRuntime;
+}
+
+/** A workspace that loads for the host, or every issue that stops it, first first. */
+export type PackBackendRead =
+  | ({ ok: true } & LoadedPackBackend)
+  | { ok: false; issues: Extract<LoadResult, { ok: false }>['issues'] };
+
+/** The identity of a workspace file's content: the hex SHA-256 of its bytes. */
+export function workspaceDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Loads a workspace file through @harness/packs and adapts it for the host. Throws a
+ * `workspace_invalid` HostError listing every issue (and the `instance_invalid` one of a
+ * credentials file that cannot be used).
+ */
 export async function loadPackBackend(
   workspaceFile: string,
   instanceDir?: string,
-): Promise<{ workspace: Workspace; backend: PackBackend; scopeWorkspace: ScopeWorkspace }> {
+  options: LoadPackOptions = {},
+): Promise<LoadedPackBackend> {
+  const read = await readPackBackend(workspaceFile, instanceDir, options);
+  if (!read.ok) {
+    throw new HostError(
+      HostErrorCode.workspace_invalid,
+      `the workspace ${workspaceFile} does not load:\n${read.issues.map(formatIssue).join('\n')}`,
+    );
+  }
+  const { ok: _ok, ...loaded } = read;
+  return loaded;
+}
+
+/**
+ * {@link loadPackBackend}, with a workspace that does not load answered as data: its issues. A
+ * credentials file that cannot be used is still thrown (it is the instance's, not the workspace's).
+ */
+export async function readPackBackend(
+  workspaceFile: string,
+  instanceDir: string | undefined,
+  options: LoadPackOptions = {},
+): Promise<PackBackendRead> {
   const credentials = readCredentials(instanceDir);
-  const workspace = await loadHostWorkspace(workspaceFile, instanceDir, credentials);
+  const bytes = options.bytes ?? (await readBytes(workspaceFile));
+  const loaded = await loadHostWorkspace(workspaceFile, bytes, instanceDir, credentials);
+  if (!loaded.ok) return loaded;
+  const workspace = loaded.workspace;
   const rows = manifestRows(workspace);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const running = instanceDir ? openRunningLog(instanceDir) : undefined;
-  // A broker's backend (one with an instance) starts its commands through a spawner, so the broker
-  // itself never forks (docs/host.md, "Running pack commands").
-  const spawner = instanceDir ? createSpawner() : undefined;
-
-  // The sessions of the commands running now, which their broker must not serve.
-  const sessions = new Set<number>();
+  const owned = options.runtime === undefined;
+  const runtime = options.runtime ?? openRuntime(instanceDir);
+  const { running, spawner, sessions } = runtime;
   const state: PackBackendState = { workspace, credentials, byId, running, spawner, sessions, instanceDir };
   const backend: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
     async close() {
+      if (!owned) return;
       running?.close();
       await spawner?.close();
     },
@@ -120,28 +191,55 @@ export async function loadPackBackend(
       return runPackCall(state, id, args, ctx);
     },
   };
-  return { workspace, backend, scopeWorkspace: scopeWorkspaceOf(workspace, byId) };
+  return {
+    ok: true,
+    workspace,
+    backend,
+    scopeWorkspace: scopeWorkspaceOf(workspace, byId),
+    // Without `bytes` the first read failed and the loader's own read did not: read what it read.
+    digest: workspaceDigest(bytes ?? (await readFile(workspaceFile))),
+    runtime,
+  };
 }
 
-/** Loads the workspace file for the host; throws a `workspace_invalid` HostError listing its issues. */
+/** A new runtime: with an instance (a broker's backend), a running log and a spawner. */
+function openRuntime(instanceDir: string | undefined): PackRuntime {
+  return {
+    running: instanceDir ? openRunningLog(instanceDir) : undefined,
+    // A broker's backend starts its commands through a spawner, so the broker itself never forks
+    // (docs/host.md, "Running pack commands").
+    spawner: instanceDir ? createSpawner() : undefined,
+    sessions: new Set<number>(),
+  };
+}
+
+/** The workspace file's bytes; undefined when it cannot be read (the load then says why). */
+async function readBytes(file: string): Promise<Uint8Array | undefined> {
+  try {
+    return await readFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loads the workspace for the host: the bytes given, else the file (whose read error is an issue). */
 async function loadHostWorkspace(
   workspaceFile: string,
+  bytes: Uint8Array | undefined,
   instanceDir: string | undefined,
   credentials: CredentialSource | undefined,
-): Promise<Workspace> {
+): Promise<LoadResult> {
   // Every instance of this user is hidden from confined commands, this one first.
   const hide = instanceDir === undefined ? knownInstances() : recordInstance(instanceDir);
-  const loaded = await loadWorkspace(
-    { file: workspaceFile },
-    { reservedCommandIds: [...BUILTIN_IDS], hide, ...(credentials ? { credentials } : {}) },
-  );
-  if (!loaded.ok) {
-    throw new HostError(
-      HostErrorCode.workspace_invalid,
-      `the workspace ${workspaceFile} does not load:\n${loaded.issues.map(formatIssue).join('\n')}`,
-    );
-  }
-  return loaded.workspace;
+  const source =
+    bytes === undefined
+      ? { file: workspaceFile }
+      : { file: workspaceFile, text: Buffer.from(bytes).toString('utf8') };
+  return loadWorkspace(source, {
+    reservedCommandIds: [...BUILTIN_IDS],
+    hide,
+    ...(credentials ? { credentials } : {}),
+  });
 }
 
 /** The manifest row of each pack command (global scope, no outputs). */
@@ -154,7 +252,8 @@ function manifestRows(workspace: Workspace): ManifestRow[] {
     outputs: [],
     effect: r.effect,
     scope: 'global',
-    timeoutMs: r.timeoutMs,
+    // A call held for approval may wait `approval_wait` before its run starts: a client waits for both.
+    timeoutMs: r.timeoutMs + (r.approvalWaitMs ?? 0),
     ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
   }));
   for (const row of rows) {

@@ -1,7 +1,8 @@
 // The runs one broker connection has in flight: each one's cancel signal, and the timer of its
-// progress lines (docs/protocol.md, "Progress and cancellation").
+// progress lines (docs/protocol.md, "Progress and cancellation"), which name the approval a run
+// waits for while it waits.
 import type { RunProgress } from '@harness/protocol';
-import type { RunControl } from './command/types';
+import type { ApprovalWaiting, RunControl } from './command/types';
 
 /** One run begun on a connection: what the host is given, and what ends its tracking. */
 export interface TrackedRun {
@@ -14,7 +15,8 @@ export interface TrackedRun {
 /**
  * The runs of one connection, by request id. A `cancel` names a request id of its own connection
  * only, so one client can never stop another's calls. A run that asked for progress gets a line
- * every `everyMs` from `everyMs` on, until it ends.
+ * every `everyMs` from `everyMs` on, until it ends, and one at once when it begins to wait for a
+ * person's decision (each line names that approval while the wait lasts).
  */
 export class RunsInFlight {
   readonly #byId = new Map<string, Set<AbortController>>();
@@ -41,14 +43,16 @@ export class RunsInFlight {
     // Cancelled before it began: it begins cancelled, so the host answers and records it unrun.
     if (this.#early.delete(id)) controller.abort();
     let outputBytes = 0;
-    const started = performance.now();
-    const timer = progress
-      ? setInterval(
-          () => this.#report(id, { elapsedMs: Math.round(performance.now() - started), outputBytes }),
-          this.#everyMs,
-        )
-      : undefined;
+    let approval: ApprovalWaiting | undefined;
     let ended = false;
+    const started = performance.now();
+    const report = (): void =>
+      this.#report(id, {
+        elapsedMs: Math.round(performance.now() - started),
+        outputBytes,
+        ...(approval === undefined ? {} : { approval }),
+      });
+    const timer = progress ? setInterval(report, this.#everyMs) : undefined;
     return {
       control: {
         signal: controller.signal,
@@ -56,6 +60,12 @@ export class RunsInFlight {
           ? {
               onOutputBytes: (seen: number) => {
                 outputBytes = seen;
+              },
+              // A wait for a person is told at once, not at the next tick: the client may be the one
+              // who asks that person (an MCP client's elicitation).
+              onApprovalWait: (waiting: ApprovalWaiting | undefined) => {
+                approval = waiting;
+                if (waiting !== undefined && !ended) report();
               },
             }
           : {}),

@@ -25,6 +25,11 @@ export interface PackCommandRow {
    * pack's `timeout`, else 30 s. A client waits at least this long for the call's answer.
    */
   readonly timeoutMs: number;
+  /**
+   * How long a call held for approval waits for a person's decision, in ms (`approval_wait`);
+   * absent when it does not wait. A client waits this long on top of `timeoutMs`.
+   */
+  readonly approvalWaitMs?: number;
   /** The command's label, else its pack's; absent when neither declares one. */
   readonly ifc?: Label;
 }
@@ -59,6 +64,7 @@ export function listCommands(
         inputs: inputsSchema(command),
         effect: command.effects,
         timeoutMs: command.timeoutMs,
+        ...(command.approvalWaitMs === undefined ? {} : { approvalWaitMs: command.approvalWaitMs }),
         ...(command.label ? { ifc: command.label } : {}),
       });
     }

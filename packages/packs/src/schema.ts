@@ -31,6 +31,17 @@ const tier = z
   })
   .meta({ description: 'Permission tier. Default cautious.' });
 
+const APPROVAL_WAIT_EXPECTED = 'expected a wait such as 2m or 90s (above 0, at most 24h), or 0 for none';
+/** `approval_wait` written as no wait: `0`, `"0"`, or a zero duration such as `0s`. */
+const NO_WAIT_PATTERN = /^0+(?:\.0+)?(?:ms|s|m|h)?$/;
+
+/** The wait an `approval_wait` value names, in ms (0: none); the value must be schema-valid. */
+export function approvalWaitMs(value: string | number | undefined): number {
+  if (value === undefined || value === 0 || (typeof value === 'string' && NO_WAIT_PATTERN.test(value)))
+    return 0;
+  return parseDuration(String(value)) ?? 0;
+}
+
 const duration = z
   .string({ error: 'expected a duration such as 30s, 5m or 500ms' })
   .regex(DURATION.pattern, { error: 'expected a duration such as 30s, 5m or 500ms', abort: true })
@@ -38,6 +49,28 @@ const duration = z
     error: `expected a duration above 0 and at most 24h (${MAX_DURATION_MS} ms)`,
   })
   .meta({ description: 'A duration: a number and ms, s, m or h.', examples: ['30s', '5m'] });
+
+/**
+ * How long a call held for approval waits for a person's decision before it answers: a duration, or
+ * `0` for no wait (the call answers `approval_required` at once, as without the key).
+ */
+const approvalWait = z
+  .union(
+    [
+      z.literal(0),
+      z
+        .string()
+        .regex(NO_WAIT_PATTERN, { error: APPROVAL_WAIT_EXPECTED })
+        .meta({ description: 'No wait, written as a duration: 0, 0s.' }),
+      duration,
+    ],
+    { error: APPROVAL_WAIT_EXPECTED },
+  )
+  .meta({
+    description:
+      "How long a call held for approval waits for a person's decision (e.g. 2m, 90s) before it answers approval_required; 0 or absent: it answers at once. Never past the approval's own expiry.",
+    examples: ['2m', 0],
+  });
 
 const size = z
   .string({ error: 'expected a size such as 10MB, 512KB or 10MiB' })
@@ -403,6 +436,10 @@ const packShape = {
   permission_overrides: z.record(id('command'), tier).optional(),
   timeout: duration.optional().meta({ description: 'Default 30s.' }),
   timeout_overrides: z.record(id('command'), duration).optional(),
+  approval_wait: approvalWait.optional().meta({
+    description:
+      "How long a call of this pack held for approval waits for a person's decision before it answers; overrides the workspace's approval_wait. 0: answer at once.",
+  }),
   input_overrides: z
     .record(id('command'), z.record(name('input'), inputOverride))
     .optional()
@@ -461,6 +498,10 @@ const workspaceShape = {
       description:
         'required: a pack that needs a sandbox is unavailable where none works; preferred (default): run unconfined with a warning; off: never confine.',
     }),
+  approval_wait: approvalWait.optional().meta({
+    description:
+      "How long a call held for approval waits for a person's decision (e.g. 2m) before it answers approval_required; a pack's own approval_wait wins. Absent or 0: it answers at once.",
+  }),
   command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
   agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
 };

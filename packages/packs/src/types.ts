@@ -102,6 +102,12 @@ export interface PackCommand {
   readonly timeoutMs: number;
   /** Resolved output ceiling in bytes (stdout + stderr): the pack's `max_output`, else 10 MiB. */
   readonly maxOutputBytes: number;
+  /**
+   * How long a call held for approval waits for a person's decision, in ms: the pack's
+   * `approval_wait`, else the workspace's. Absent when neither sets a wait above 0 (the call answers
+   * `approval_required` at once).
+   */
+  readonly approvalWaitMs?: number;
   /** Scopes a caller must hold: the pack's `scopes` plus the command's own. */
   readonly scopes: readonly string[];
   /** The command's label, else the pack's, else absent. */

@@ -419,9 +419,20 @@ function readProgress(msg: Record<string, unknown>): RunProgress | undefined {
   if (protocolMismatch(msg.protocol, 'the broker') !== undefined) return undefined;
   const p = msg.progress;
   if (p === null || typeof p !== 'object') return undefined;
-  const { elapsedMs, outputBytes } = p as Record<string, unknown>;
+  const { elapsedMs, outputBytes, approval } = p as Record<string, unknown>;
   const count = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-  return count(elapsedMs) && count(outputBytes) ? { elapsedMs, outputBytes } : undefined;
+  if (!count(elapsedMs) || !count(outputBytes)) return undefined;
+  const waiting = readApprovalWaiting(approval);
+  return waiting === undefined ? { elapsedMs, outputBytes } : { elapsedMs, outputBytes, approval: waiting };
+}
+
+/** The approval a progress line says the run waits for, or `undefined` when it names none readable. */
+function readApprovalWaiting(value: unknown): RunProgress['approval'] {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { id, approve, waitsUntil } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof approve === 'string' && typeof waitsUntil === 'string'
+    ? { id, approve, waitsUntil }
+    : undefined;
 }
 
 /** Reads one answer line addressed to a request in flight. */

@@ -218,12 +218,27 @@ export const brokerAnswer = z.discriminatedUnion('ok', [
   z.object({ ...answerEnvelope, ok: z.literal(false), error: envelopeError }),
 ]);
 
+/** The approval a run held for a person's decision waits for (a pack's `approval_wait`). */
+export const approvalWaiting = z.object({
+  /** The approval's id, as `harness approvals approve <id>` takes it. */
+  id: z.string(),
+  /** The command line that approves it, as a shell where the broker runs reads it. */
+  approve: z.string(),
+  /** When the wait ends without a decision (ISO 8601): the run then answers `approval_required`. */
+  waitsUntil: z.string(),
+});
+
 /** How far a run in flight has come, as a progress line carries it. */
 export const runProgress = z.object({
   /** Ms since the broker began handling the run. */
   elapsedMs: whole(0),
   /** Bytes of stdout + stderr the command has written so far (0 for a built-in, or before it starts). */
   outputBytes: whole(0),
+  /**
+   * Present while the run waits for a person to decide its approval (sent at once when the wait
+   * begins, then with every progress line until the decision); absent otherwise.
+   */
+  approval: approvalWaiting.exactOptional(),
 });
 
 /**

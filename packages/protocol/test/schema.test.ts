@@ -162,7 +162,11 @@ describe('the types inferred from the schemas', () => {
       | 'failed'
       | 'internal'
     >();
-    expectTypeOf<RunProgress>().toEqualTypeOf<{ elapsedMs: number; outputBytes: number }>();
+    expectTypeOf<RunProgress>().branded.toEqualTypeOf<{
+      elapsedMs: number;
+      outputBytes: number;
+      approval?: { id: string; approve: string; waitsUntil: string };
+    }>();
   });
 
   it('an answer as a client reads it carries any code, and every field but reason and ifc', () => {

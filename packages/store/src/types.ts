@@ -98,8 +98,9 @@ export interface AuditEvent {
    * spawned; the call's `run` event, or a `reap` event, ends it; both carry its `payload.call_id`).
    * `run`: a call's answer. `approval`: a person approved or denied a call (`decideApproval`).
    * `reap`: the next broker found a running record a crashed broker left (docs/host.md, "Audit").
+   * `workspace`: a running broker switched to its edited workspace file, or kept the old one.
    */
-  phase: 'list' | 'start' | 'run' | 'approval' | 'reap';
+  phase: 'list' | 'start' | 'run' | 'approval' | 'reap' | 'workspace';
   outcome: string;
   code: string;
   reason: string | null;

@@ -389,13 +389,17 @@ function personChannel(
         .slice(0, 64);
       return `elicitation:${name || 'mcp-client'}`;
     },
-    async ask(message, ctx, timeoutMs) {
+    async ask(message, ctx, timeoutMs, stop) {
       const related = ctx.signal === undefined ? undefined : requests.get(ctx.signal);
+      const signal =
+        stop === undefined || ctx.signal === undefined
+          ? (stop ?? ctx.signal)
+          : AbortSignal.any([ctx.signal, stop]);
       const answer = await server.server.elicitInput(
         { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } },
         {
           timeout: timeoutMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(signal ? { signal } : {}),
           ...(related === undefined ? {} : { relatedRequestId: related }),
         },
       );

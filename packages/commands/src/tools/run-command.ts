@@ -105,19 +105,22 @@ async function runCalls(
 
   const { calls } = parsed;
   let done = 0;
-  // A single call reports its host's progress as it runs; a batch reports its calls settling.
+  // A single call reports its host's progress as it runs; a batch reports its calls settling, and
+  // each of its calls that waits for a person's decision (a person must hear of those).
   let reported = 0;
   const report = ctx.onProgress;
   const runProgress =
-    report === undefined || parsed.batch
+    report === undefined
       ? undefined
       : (command: string, p: RunProgress) => {
+          if (parsed.batch && p.approval === undefined) return;
           reported++;
           report({
             progress: reported,
-            message: `${command} running for ${(p.elapsedMs / 1000).toFixed(1)}s, ${p.outputBytes} bytes of output so far`,
+            message: progressMessage(command, p),
             elapsedMs: p.elapsedMs,
             outputBytes: p.outputBytes,
+            ...(p.approval === undefined ? {} : { approval: p.approval }),
           });
         };
   const deliveries = await mapLimited(calls, LIMITS.maxInFlight, async (call) => {
@@ -150,4 +153,15 @@ async function runCalls(
   if (batchId !== undefined) return batchResult(batchId, settled, outputBound);
   const lone = settled[0] as SettledCall;
   return lone.kind === 'answered' ? loneCallResult(lone.shaped, outputBound) : lone.result;
+}
+
+/**
+ * One progress report's message: how long a call has run and its output so far, or, while it waits
+ * for a person's decision, which approval and how a person gives it.
+ */
+function progressMessage(command: string, p: RunProgress): string {
+  const seconds = `${(p.elapsedMs / 1000).toFixed(1)}s`;
+  if (p.approval !== undefined)
+    return `${command} waits for approval ${p.approval.id} (${seconds} so far, until ${p.approval.waitsUntil}); a person approves it with: ${p.approval.approve}`;
+  return `${command} running for ${seconds}, ${p.outputBytes} bytes of output so far`;
 }

@@ -31,6 +31,8 @@ export interface DispatchContext {
   callId: string;
   /** The caller's signal and output observer, passed to a pack command. */
   control: RunControl;
+  /** See {@link PackCallContext.waitsEnded}. */
+  waitsEnded?: AbortSignal;
 }
 
 function builtinAudit(
@@ -88,6 +90,8 @@ export async function dispatch(
         recordStart: ctx.recordStart,
         signal: ctx.control.signal,
         onOutputBytes: ctx.control.onOutputBytes,
+        onApprovalWait: ctx.control.onApprovalWait,
+        waitsEnded: ctx.waitsEnded,
       };
       const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
       out = {

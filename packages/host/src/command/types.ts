@@ -1,6 +1,9 @@
 // The types the command layer shares with its embedders and with the pack backend.
-import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import type { CommandAnswer, ManifestRow, RunProgress } from '@harness/protocol';
 import type { Store } from '@harness/store';
+
+/** The approval a call held for a person's decision waits for, as its progress reports name it. */
+export type ApprovalWaiting = NonNullable<RunProgress['approval']>;
 
 /** What a pack backend needs to know about the caller of one pack command. */
 export interface PackCallContext {
@@ -20,6 +23,13 @@ export interface PackCallContext {
   signal?: AbortSignal | undefined;
   /** Told the bytes of output the command has written so far, as they grow (progress reports). */
   onOutputBytes?: ((seen: number) => void) | undefined;
+  /** See {@link RunControl.onApprovalWait}. */
+  onApprovalWait?: ((waiting: ApprovalWaiting | undefined) => void) | undefined;
+  /**
+   * Aborted when the host stops waiting for people (its broker closes): a call waiting for a
+   * decision answers `approval_required` at once, its approval still pending.
+   */
+  waitsEnded?: AbortSignal | undefined;
 }
 
 /**
@@ -31,6 +41,11 @@ export interface RunControl {
   signal?: AbortSignal | undefined;
   /** Told the bytes of stdout + stderr a pack command has written so far, after each chunk. */
   onOutputBytes?: ((seen: number) => void) | undefined;
+  /**
+   * Told the approval a call held for a person's decision waits for (a pack's `approval_wait`) when
+   * its wait begins, and `undefined` when the wait ends (decided, elapsed or cancelled).
+   */
+  onApprovalWait?: ((waiting: ApprovalWaiting | undefined) => void) | undefined;
 }
 
 /** The outcome of one pack call as the backend reports it; the host wraps it into the answer. */

@@ -3,7 +3,7 @@
 // processes), then the agents' grants against the packs offered.
 import { dirname, resolve } from 'node:path';
 import type { PacksIssue } from '../errors';
-import type { WorkspaceFile } from '../schema';
+import { approvalWaitMs, type WorkspaceFile } from '../schema';
 import type { Workspace } from '../types';
 import { checkAgentIds, resolveAgents } from './agents';
 import { argvSafety, credentialFlow } from './argv-safety';
@@ -18,7 +18,12 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
   const issues: PacksIssue[] = [];
   const warnings: PacksIssue[] = [];
   const dir = dirname(resolve(ctx.file));
-  const built = buildPacks(raw.command_packs ?? [], dir, ctx, issues);
+  const built = buildPacks(
+    raw.command_packs ?? [],
+    dir,
+    { ...ctx, approvalWaitMs: approvalWaitMs(raw.approval_wait) },
+    issues,
+  );
   argvSafety(raw.command_packs ?? [], ctx, warnings);
   credentialFlow(raw.command_packs ?? [], ctx, warnings);
   checkAgentIds(raw.agents ?? [], ctx, issues);

@@ -20,6 +20,8 @@ export interface PackDefaults {
   readonly tier: Tier;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
+  /** The pack's `approval_wait`, else the workspace's, in ms; 0: none. */
+  readonly approvalWaitMs: number;
   readonly label: Label | undefined;
   /** The credentials the pack's env hands every command's process. */
   readonly credentials: readonly string[];
@@ -235,6 +237,7 @@ function commandOf(
     tier: rp.permission_overrides?.[rc.id] ?? defaults.tier,
     timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
     maxOutputBytes: defaults.maxOutputBytes,
+    ...(defaults.approvalWaitMs > 0 ? { approvalWaitMs: defaults.approvalWaitMs } : {}),
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
     ...(label ? { label } : {}),
   });

@@ -6,6 +6,7 @@ import { parseByteSize, parseDuration } from '@harness/config';
 import { credentialsReceived } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
+import { approvalWaitMs } from '../schema';
 import type { Label, Pack } from '../types';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
@@ -87,6 +88,8 @@ function buildPack(
     tier: rp.permission ?? 'cautious',
     timeoutMs: rp.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(rp.timeout)!,
     maxOutputBytes: rp.max_output === undefined ? DEFAULT_MAX_OUTPUT_BYTES : parseByteSize(rp.max_output)!,
+    approvalWaitMs:
+      rp.approval_wait === undefined ? (ctx.approvalWaitMs ?? 0) : approvalWaitMs(rp.approval_wait),
     label: rp.label as Label | undefined,
     credentials: credentialsReceived(rp.env ?? {}),
     reserved,

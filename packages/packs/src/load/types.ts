@@ -77,4 +77,6 @@ export interface BuildContext extends CheckContext {
   readonly origins?: ReadonlyMap<number, string>;
   /** Leave an `enum_from_workspace` input open when no list is given (see `loadWith`). */
   readonly openListedValues?: boolean;
+  /** The workspace's `approval_wait` in ms (0: none), each pack's unless it sets its own. */
+  readonly approvalWaitMs?: number;
 }

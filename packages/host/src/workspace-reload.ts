@@ -1,0 +1,230 @@
+// A broker's workspace while it runs: the one it serves, and the switch to its file's edited content
+// (docs/host.md, "Editing the workspace while the broker runs"). Content that loads and resolves the
+// broker's scope replaces the command host (backend and scope together) for every call that starts
+// after; calls in flight finish on the host they started on. Content that does not leaves the old
+// one served. Either way one audit event and one line on the broker's log say what happened.
+import { join } from 'node:path';
+import { commandLine } from '@harness/config/instance';
+import type { PacksIssue } from '@harness/packs';
+import type { AuditEventInput, Store } from '@harness/store';
+import { recordEvent } from './command/audit';
+import { HostError, HostErrorCode } from './errors';
+import type { CommandHost, PackBackend } from './host';
+import { CREDENTIALS_FILE, type PackRuntime, readPackBackend } from './packs-backend';
+import { REAP_ACTOR } from './running';
+import { type ResolvedScope, resolveScope, type ScopeFile } from './scope';
+import { type FileContent, watchFileContent } from './workspace-watch';
+
+/** The audit actions of a workspace check that switched or failed (phase `workspace`). */
+export const WorkspaceAction = {
+  reloaded: 'host:workspace_reloaded',
+  reload_failed: 'host:workspace_reload_failed',
+} as const;
+
+/** How many hex digits of a digest a log line shows. */
+const SHOWN_DIGEST = 12;
+
+/** What a broker serves: the command host over one content of its workspace, and the scope in it. */
+export interface ServedWorkspace {
+  readonly host: CommandHost;
+  readonly scope: ResolvedScope;
+  /** The SHA-256 (hex) of the workspace file's bytes this host was loaded from. */
+  readonly digest: string;
+}
+
+/** Why an edited workspace is not served: its first error, where that is, and how many there are. */
+export interface WorkspaceProblem {
+  /** `workspace_invalid`, `scope_invalid`, `instance_invalid` (its credentials file), else `internal`. */
+  readonly code: string;
+  /** The first error's own code (a `@harness/packs` issue code such as `yaml_syntax`), when it has one. */
+  readonly issue: string | null;
+  readonly message: string;
+  /** `file:line:column` of the first error, or the file it concerns. */
+  readonly where: string;
+  /** How many errors stop the content (`harness packs check <file>` shows each). */
+  readonly count: number;
+}
+
+/** What one check of a broker's workspace file came to. */
+export type WorkspaceCheck =
+  | { readonly outcome: 'unchanged'; readonly digest: string }
+  | { readonly outcome: 'reloaded'; readonly from: string; readonly to: string }
+  | {
+      readonly outcome: 'failed';
+      /** The digest of the content still served. */
+      readonly served: string;
+      /** The digest of the content that failed; `null` when the file could not be read. */
+      readonly digest: string | null;
+      readonly problem: WorkspaceProblem;
+    };
+
+/** Options of {@link followWorkspace}: what a broker's start loaded, and how it builds a host. */
+export interface FollowOptions {
+  readonly workspaceFile: string;
+  readonly instanceDir: string;
+  /** The scope the broker was started with, resolved again against each edit. */
+  readonly scope: ScopeFile;
+  /** The scope file's path when the scope came from one (for messages). */
+  readonly scopeFile: string | undefined;
+  /** The runtime of the backend loaded at start: every reload's backend borrows it. */
+  readonly runtime: PackRuntime;
+  readonly store: Store;
+  readonly initial: ServedWorkspace;
+  /** The command host of a scope over a backend: what the broker's start builds. */
+  readonly makeHost: (scope: ResolvedScope, backend: PackBackend) => CommandHost;
+  /** One line of the broker's log (no newline). */
+  readonly log: (line: string) => void;
+  readonly onCheck?: ((check: WorkspaceCheck) => void) | undefined;
+}
+
+/** A broker's followed workspace: what serves a call that starts now. */
+export interface FollowedWorkspace {
+  current(): ServedWorkspace;
+  /** Stops following (a check under way ends first). */
+  close(): Promise<void>;
+}
+
+const short = (digest: string | null): string =>
+  digest === null ? 'unreadable' : digest.slice(0, SHOWN_DIGEST);
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ');
+
+/** The problem of a workspace that does not load: its first issue, and the count. */
+function issueProblem(issues: readonly PacksIssue[], workspaceFile: string): WorkspaceProblem {
+  const first = issues[0];
+  const file = first?.file ?? workspaceFile;
+  const where = first?.line === undefined ? file : `${file}:${first.line}:${first.column ?? 1}`;
+  return {
+    code: HostErrorCode.workspace_invalid,
+    issue: first?.code ?? null,
+    message: first?.message ?? 'the workspace does not load',
+    where,
+    count: Math.max(1, issues.length),
+  };
+}
+
+/** The problem a load or a scope resolution threw. */
+function thrownProblem(error: unknown, options: FollowOptions): WorkspaceProblem {
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  if (error instanceof HostError && error.code === HostErrorCode.scope_invalid) {
+    // An agent's grants are declared in the workspace; a scope file's narrowing in the scope file.
+    const where = options.scopeFile ?? options.workspaceFile;
+    return { code: error.code, issue: null, message, where, count: 1 };
+  }
+  if (error instanceof HostError && error.code === HostErrorCode.instance_invalid) {
+    const where = join(options.instanceDir, CREDENTIALS_FILE);
+    return { code: error.code, issue: null, message, where, count: 1 };
+  }
+  return { code: 'internal', issue: null, message, where: options.workspaceFile, count: 1 };
+}
+
+/** The host over `content`, or why it cannot serve the broker's scope. Never throws. */
+async function nextServed(
+  options: FollowOptions,
+  content: FileContent,
+): Promise<{ ok: true; served: ServedWorkspace } | { ok: false; problem: WorkspaceProblem }> {
+  try {
+    // The bytes checked are the bytes loaded; an unreadable file is read once more, to be named.
+    const read = await readPackBackend(options.workspaceFile, options.instanceDir, {
+      runtime: options.runtime,
+      ...(content.ok ? { bytes: content.bytes } : {}),
+    });
+    if (!read.ok) return { ok: false, problem: issueProblem(read.issues, options.workspaceFile) };
+    const scope = resolveScope(options.scope, read.scopeWorkspace, options.scopeFile);
+    return { ok: true, served: { host: options.makeHost(scope, read.backend), scope, digest: read.digest } };
+  } catch (error) {
+    return { ok: false, problem: thrownProblem(error, options) };
+  }
+}
+
+/** The audit event of a check that switched (`problem` absent) or failed. */
+function workspaceEvent(
+  options: FollowOptions,
+  served: ServedWorkspace,
+  before: string,
+  after: string | null,
+  problem?: WorkspaceProblem,
+): AuditEventInput {
+  return {
+    run: served.scope.run,
+    // The host itself, as for a reap: no agent asked for this.
+    actor: REAP_ACTOR,
+    job: null,
+    command: '*',
+    action: problem === undefined ? WorkspaceAction.reloaded : WorkspaceAction.reload_failed,
+    phase: 'workspace',
+    outcome: problem === undefined ? 'reloaded' : 'failed',
+    code: problem?.code ?? 'ok',
+    reason: problem?.issue ?? null,
+    payload: {
+      path: options.workspaceFile,
+      old_digest: before,
+      new_digest: after,
+      ...(problem === undefined
+        ? { commands: served.scope.commands.size }
+        : { error: { message: problem.message, where: problem.where }, error_count: problem.count }),
+    },
+  };
+}
+
+/** The warning line of an edit that is not served. */
+function failureLine(file: string, served: string, digest: string | null, problem: WorkspaceProblem): string {
+  const more = problem.count > 1 ? ` (and ${problem.count - 1} more error(s))` : '';
+  return `harness broker: warning: the edited workspace ${file} (sha256 ${short(digest)}) cannot be served, so the old one (sha256 ${short(served)}) is still served: ${problem.where}: ${problem.message}${more}; see every error with: ${commandLine(['harness', 'packs', 'check', file])}`;
+}
+
+/**
+ * Follows the broker's workspace file from the content loaded at start (`initial`): each edited
+ * content is loaded and the scope resolved against it; the result is served, or the old one kept.
+ */
+export function followWorkspace(options: FollowOptions): FollowedWorkspace {
+  const file = options.workspaceFile;
+  let served = options.initial;
+  // Whether the last content checked failed: an edit back to the served content is then said.
+  let failing = false;
+
+  const apply = async (content: FileContent): Promise<void> => {
+    if (content.ok && content.digest === served.digest) {
+      if (failing)
+        options.log(
+          `harness broker: the workspace ${file} is again the one served (sha256 ${short(served.digest)})`,
+        );
+      failing = false;
+      options.onCheck?.({ outcome: 'unchanged', digest: content.digest });
+      return;
+    }
+    const digest = content.ok ? content.digest : null;
+    const next = await nextServed(options, content);
+    if (!next.ok) {
+      failing = true;
+      await recordEvent(options.store, workspaceEvent(options, served, served.digest, digest, next.problem));
+      options.log(failureLine(file, served.digest, digest, next.problem));
+      options.onCheck?.({ outcome: 'failed', served: served.digest, digest, problem: next.problem });
+      return;
+    }
+    const before = served;
+    // The switch: the next call that starts takes this host; none is left half switched.
+    served = next.served;
+    failing = false;
+    await recordEvent(options.store, workspaceEvent(options, served, before.digest, served.digest));
+    options.log(
+      `harness broker: switched to the edited workspace ${file} (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`,
+    );
+    options.onCheck?.({ outcome: 'reloaded', from: before.digest, to: served.digest });
+  };
+
+  const watch = watchFileContent(file, {
+    seen: served.digest,
+    onUnchanged: (digest) => options.onCheck?.({ outcome: 'unchanged', digest }),
+    onWatchError: (message) =>
+      options.log(
+        `harness broker: warning: ${message}, so edits to the workspace ${file} are not picked up; restart the broker after editing it`,
+      ),
+    onContent: (content) =>
+      apply(content).catch((error: unknown) =>
+        options.log(
+          `harness broker: warning: checking the edited workspace ${file} failed (${oneLine(String((error as Error)?.message ?? error))}); the old one is still served`,
+        ),
+      ),
+  });
+  return { current: () => served, close: () => watch.close() };
+}
