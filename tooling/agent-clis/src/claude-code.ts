@@ -47,6 +47,9 @@ export function claudeEnv(options: { home: string; baseUrl: string }): Record<st
     // In a headless run Claude Code connects MCP servers in the background by default, so its first
     // model request can go out before a slow server's tools are listed; this makes it wait for them.
     MCP_CONNECTION_NONBLOCKING: 'false',
+    // How long it waits for a server to start before going on without its tools (30 s by default):
+    // on a machine at load 20 a cold `harness serve` can take longer than that.
+    MCP_TIMEOUT: '180000',
   };
 }
 
