@@ -66,7 +66,7 @@ export function approvalMessage(a: ShownApproval): string {
     values,
     `argv: ${a.argv === null ? '(does not render: the host will refuse it)' : JSON.stringify(a.argv)}`,
     `approval ${a.id}, expires ${a.expires_at}`,
-    `Accept runs this call once; Decline denies it; Cancel leaves it pending for the console or \`loom approvals\`.`,
+    `Approve (yes) runs this call once; No, or Decline, denies it; Cancel leaves it pending for the console or \`harness approvals\`.`,
   ].join('\n');
 }
 

@@ -37,6 +37,7 @@ async function serve(name: string, answers?: (Action | 'never')[]) {
       const message = String(request.params.message);
       asked.push(message);
       const action = answers.shift() ?? 'cancel';
+      if (action === 'accept') return { action, content: { approve: true } };
       if (action !== 'never') return { action };
       return new Promise((resolve) =>
         extra.signal.addEventListener('abort', () => {
@@ -179,7 +180,9 @@ describe('a strict call with approval_wait waits for the decision', () => {
       const result = await held.result;
       expect(result.isError).toBe(true);
       expect(get(structured(result), 'outcome', 'reason')).toBe('approval_denied');
-      expect(JSON.stringify(result.content)).toContain(`a person denied this exact call (approval ${id})`);
+      expect(JSON.stringify(result.content)).toMatch(
+        new RegExp(`this exact call was denied by person:[^ ]* \\(approval ${id}\\)`),
+      );
       const after = await rows('notes.write', before);
       expect(after.map((r) => [r.phase, r.outcome, r.reason])).toEqual([
         ['approval', 'denied', null],

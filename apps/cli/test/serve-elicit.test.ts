@@ -15,7 +15,16 @@ import { appDir, baseEnv, bin, get, runCli, sandbox, startHttp, structured } fro
 const workspace = join(appDir, 'test', 'fixtures', 'elicit', 'workspace.yaml');
 const SECRET = 'vault-secret-7f3a9c';
 
-type Action = 'accept' | 'decline' | 'cancel';
+/** `accept` answers the form with `approve: true`, `accept-no` with `approve: false`, `accept-empty` with nothing. */
+type Action = 'accept' | 'accept-no' | 'accept-empty' | 'decline' | 'cancel';
+
+/** The answer a client sends for `action`. */
+function answerOf(action: Action) {
+  if (action === 'accept') return { action, content: { approve: true } };
+  if (action === 'accept-no') return { action: 'accept' as const, content: { approve: false } };
+  if (action === 'accept-empty') return { action: 'accept' as const };
+  return { action };
+}
 
 /** A real SDK client; with `answers`, it declares elicitation and answers each request in turn. */
 function newClient(name: string, answers?: Action[]) {
@@ -27,7 +36,7 @@ function newClient(name: string, answers?: Action[]) {
   if (answers !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(String(request.params.message));
-      return { action: answers.shift() ?? 'cancel' };
+      return answerOf(answers.shift() ?? 'cancel');
     });
   }
   return { client, asked };
@@ -132,6 +141,46 @@ describe('harness serve --approvals elicit', () => {
       expect(pending.find((a) => a.args?.line === 'cancelled line')).toMatchObject({
         status: 'pending',
         decided_by: null,
+      });
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('asks with one required yes/no field: a client that accepts the form without filling it approves nothing, the approval stays pending', async () => {
+    const { client, asked } = newClient('elicit-auto-accepting', ['accept-empty']);
+    let form: unknown;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      form = (request.params as { requestedSchema?: unknown }).requestedSchema;
+      return answerOf('accept-empty');
+    });
+    await connect(client, box.instance, box.home, ['--approvals', 'elicit']);
+    try {
+      const res = await sign(client, 'accepted unfilled');
+      expect(form).toMatchObject({ required: ['approve'], properties: { approve: { type: 'boolean' } } });
+      expect(get(structured(res), 'outcome', 'code')).toBe('approval_required');
+      expect(asked).toHaveLength(1);
+      const record = (await listApprovals(box.instance)).find((a) => a.args?.line === 'accepted unfilled');
+      expect(record).toMatchObject({ status: 'pending', decided_by: null });
+      expect(
+        (await signRows()).filter((r) => r.outcome === 'ok' && r.payload?.approvalId === record?.id),
+      ).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('an accepted form that says approve: false denies the call, and nothing runs', async () => {
+    const { client, asked } = newClient('elicit-saying-no', ['accept-no']);
+    await connect(client, box.instance, box.home, ['--approvals', 'elicit']);
+    try {
+      const res = await sign(client, 'answered no');
+      expect(get(structured(res), 'outcome', 'reason')).toBe('approval_denied');
+      expect(asked).toHaveLength(1);
+      const denied = await listApprovals(box.instance, { status: 'denied' });
+      expect(denied.find((a) => a.args?.line === 'answered no')).toMatchObject({
+        decided_by: 'elicitation:elicit-saying-no',
       });
     } finally {
       await client.close();

@@ -181,7 +181,7 @@ class PackCall {
       mayHaveLanded: false,
       body: {
         message: denied
-          ? `${decision.action}: a person denied this exact call (approval ${record?.id}); offer it to the person rather than retrying`
+          ? `${decision.action}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
           : `${decision.reason}; ${this.#stillHeld(record?.expires_at)}`,
         approval_id: decision.approvalId ?? null,
         expires_at: record?.expires_at ?? null,

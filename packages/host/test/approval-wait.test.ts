@@ -135,7 +135,7 @@ describe('a call held for approval waits for the decision where approval_wait is
       mayHaveLanded: false,
     });
     expect((answer.body as { message: string }).message).toContain(
-      `a person denied this exact call (approval ${id})`,
+      `this exact call was denied by person:tester (approval ${id})`,
     );
     const rows = await runRows('notes.write');
     expect(rows.map((r) => [r.outcome, r.reason])).toEqual([['refused', 'approval_denied']]);

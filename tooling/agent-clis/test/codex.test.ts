@@ -280,19 +280,22 @@ describe.skipIf(skip !== undefined)(
       for (const d of dirs) d.cleanup();
     });
 
-    it('accepts it under --dangerously-bypass-approvals-and-sandbox: the commit runs with no person deciding', async () => {
+    it('cannot approve it under --dangerously-bypass-approvals-and-sandbox: the question has a required yes/no, which Codex does not fill on its own, so it declines and nothing runs', async () => {
+      // Codex accepts a form with no field by itself in full-access mode; serve's question has one
+      // required field, so no client approves a call without an answer.
       const s = await runCodexElicitation(bins(), dirs[0].path, 'full-access');
       expect(s.codex.code, s.codex.stderr).toBe(0);
       expect(s.codex.stderr).toContain('sandbox: danger-full-access\n');
       expect(s.audit.map((e) => `${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
         'agent:coder * list listed',
         'agent:coder git.commit run refused',
-        'elicitation:codex-mcp-client git.commit approval approved',
-        'agent:coder git.commit start started',
-        'agent:coder git.commit run ok',
+        'elicitation:codex-mcp-client git.commit approval denied',
+        'agent:coder git.commit run refused',
       ]);
-      expect(s.commits).toEqual([COMMIT_MESSAGE, ...PROJECT_COMMITS]);
-      expect(JSON.parse(handedIn(s, 0).body)).toMatchObject({ outcome: { ok: true, code: 'ok' } });
+      expect(s.commits).toEqual([...PROJECT_COMMITS]);
+      expect(JSON.parse(handedIn(s, 0).body)).toMatchObject({
+        outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' },
+      });
     });
 
     it("declines it in Codex's default sandbox with the tools approved: the commit is denied, as if by a person", async () => {
@@ -310,7 +313,9 @@ describe.skipIf(skip !== undefined)(
       expect(result).toMatchObject({
         outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' },
       });
-      expect(result.entry.value.message).toMatch(/^command:call:git:commit: a person denied this exact call/);
+      expect(result.entry.value.message).toMatch(
+        /^command:call:git:commit: this exact call was denied by elicitation:codex-mcp-client \(approval apr-/,
+      );
     });
   },
 );
