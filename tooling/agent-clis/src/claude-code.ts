@@ -1,7 +1,7 @@
 // The real Claude Code, run headless (`claude -p`) against a model server of our choosing, with a
 // HOME of its own so a person's configuration is never read or written.
-import { execFile } from 'node:child_process';
 import { dirname } from 'node:path';
+import { type Exec, execToEnd } from './exec';
 import type { PinnedPackage } from './install';
 
 /**
@@ -53,13 +53,6 @@ export function claudeEnv(options: { home: string; baseUrl: string }): Record<st
   };
 }
 
-/** What a finished `claude` run printed. */
-export interface ClaudeRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs `claude -p <prompt> --output-format json` in `cwd` to completion, with the project's MCP
  * servers approved (`server`'s tools allowed) and no session written to disk.
@@ -71,7 +64,7 @@ export function runClaude(options: {
   prompt: string;
   server: string;
   timeoutMs?: number;
-}): Promise<ClaudeRun> {
+}): Promise<Exec> {
   const args = [
     '-p',
     options.prompt,
@@ -81,16 +74,6 @@ export function runClaude(options: {
     claudeSettings(options.server),
     '--no-session-persistence',
   ];
-  return new Promise((resolve) => {
-    const child = execFile(
-      options.bin,
-      args,
-      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    child.stdin?.end();
-  });
+  const { cwd, env } = options;
+  return execToEnd(options.bin, args, { cwd, env, timeoutMs: options.timeoutMs ?? 120_000 });
 }

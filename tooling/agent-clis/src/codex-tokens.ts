@@ -3,9 +3,8 @@
 // serialized as JSON when the result has one (which every `harness serve` result does), else its
 // content blocks; the text content serve sent beside it never reaches the model
 // (openai/codex, codex-rs/protocol/src/models.rs: `FunctionCallOutputPayload::from(&CallToolResult)`).
-import { resultText } from '@harness/commands';
-import type { HandedResult } from './fake-openai';
-import { HandedForm, o200k, structuredOf, type TokenRow } from './tokens';
+import type { ResponsesHandedResult } from './fake-openai';
+import { measureHanded, measureRows, o200k, type TokenRow } from './tokens';
 
 /** The header Codex puts before a tool's output: its wall time in seconds, four decimals. */
 const HEADER = /^Wall time: (\d+\.\d{4}) seconds\nOutput:\n/;
@@ -29,24 +28,11 @@ export interface CodexTokenRow extends TokenRow {
  * the model that a call was refused.
  */
 export function codexTokenRows(
-  handed: readonly HandedResult[],
+  handed: readonly ResponsesHandedResult[],
   kinds: ReadonlyMap<number, string>,
 ): CodexTokenRow[] {
-  return handed
-    .filter((h) => kinds.has(h.step))
-    .map((h) => {
-      const body = codexOutputParts(h.text)?.body ?? h.text;
-      const structured = structuredOf(body);
-      const text = structured ? resultText(structured) : body;
-      return {
-        kind: kinds.get(h.step) ?? '',
-        tool: h.name,
-        isError: false,
-        handed: !structured ? HandedForm.text : text === body ? HandedForm.same : HandedForm.structured,
-        handedBytes: Buffer.byteLength(h.text),
-        handedTokens: o200k(h.text),
-        textContentTokens: o200k(text),
-        bodyTokens: o200k(body),
-      };
-    });
+  return measureRows(handed, kinds, (h, kind) => {
+    const body = codexOutputParts(h.text)?.body ?? h.text;
+    return { ...measureHanded(h, kind, { body, isError: false }), bodyTokens: o200k(body) };
+  });
 }

@@ -3,8 +3,8 @@
 // `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`), where `harness init --client codex`
 // writes `[mcp_servers.harness]`; the model provider and every other setting of a run are passed as
 // `-c key=value` overrides (the value is TOML), so the file stays exactly as init wrote it.
-import { execFile } from 'node:child_process';
 import { dirname } from 'node:path';
+import { type Exec, execToEnd } from './exec';
 import type { PinnedPackage } from './install';
 
 /**
@@ -75,34 +75,16 @@ export function codexEnv(home: string): Record<string, string> {
   return { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: home, NO_COLOR: '1' };
 }
 
-/** What a finished `codex` run printed. */
-export interface CodexRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the codex binary with `args` in `cwd` to completion, stdin closed. */
+/** Runs the codex binary with `args` in `cwd` to completion, stdin closed (`codex exec` appends piped stdin to the prompt). */
 export function runCodexCommand(options: {
   bin: string;
   args: readonly string[];
   cwd: string;
   env: Record<string, string>;
   timeoutMs?: number;
-}): Promise<CodexRun> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      options.bin,
-      [...options.args],
-      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    // `codex exec` appends piped stdin to the prompt; closed, it reads nothing.
-    child.stdin?.end();
-  });
+}): Promise<Exec> {
+  const { cwd, env } = options;
+  return execToEnd(options.bin, options.args, { cwd, env, timeoutMs: options.timeoutMs ?? 120_000 });
 }
 
 /**
@@ -117,7 +99,7 @@ export function codexExec(options: {
   prompt: string;
   overrides: readonly string[];
   flags?: readonly string[];
-}): Promise<CodexRun> {
+}): Promise<Exec> {
   const args = [
     'exec',
     // A key this release does not know (a typo in an override, or in what init wrote) stops the run.

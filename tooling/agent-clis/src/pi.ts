@@ -1,9 +1,9 @@
 // Pi (`@mariozechner/pi-coding-agent`) and MCP: Pi has no MCP client, by design, so it cannot start
 // or reach `harness serve`, and `harness init` has no `pi` client to register it in. What is read here
 // is the evidence, from the installed package itself: its README and its `--help`.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execToEnd } from './exec';
 import type { PinnedPackage } from './install';
 
 /** The Pi release checked: the newest on the registry on the day (its engines: node >= 20.6). */
@@ -24,14 +24,11 @@ export interface PiMcpEvidence {
   helpHasExtension: boolean;
 }
 
-function help(bin: string, home: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH ?? '', HOME: home, PI_OFFLINE: '1', NO_COLOR: '1' };
-    execFile(bin, ['--help'], { env, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`pi --help failed: ${error.message}: ${stderr}`));
-      else resolve(`${stdout}${stderr}`);
-    });
-  });
+async function help(bin: string, home: string): Promise<string> {
+  const env = { PATH: process.env.PATH ?? '', HOME: home, PI_OFFLINE: '1', NO_COLOR: '1' };
+  const run = await execToEnd(bin, ['--help'], { env, timeoutMs: 60_000 });
+  if (run.code !== 0) throw new Error(`pi --help failed (exit ${run.code}): ${run.stderr}`);
+  return `${run.stdout}${run.stderr}`;
 }
 
 /** Reads the evidence from Pi installed in `dir` (its binary `bin`), with `home` as its HOME. */

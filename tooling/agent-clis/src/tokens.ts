@@ -2,7 +2,8 @@
 // text content `harness serve` sent with it (the reading the product means a model to see).
 import { resultText, ToolOutcome } from '@harness/commands';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { HandedResult } from './fake-anthropic';
+import type { MessagesHandedResult } from './fake-anthropic';
+import type { HandedResult } from './fake-server';
 
 /** Which part of the MCP tool result the client handed its model. */
 export const HandedForm = {
@@ -46,24 +47,48 @@ export function structuredOf(text: string): ToolOutcome | undefined {
   return ToolOutcome.safeParse(value).success ? (value as ToolOutcome) : undefined;
 }
 
-/** Measures each handed result; `kinds` names the rows, by plan step. */
-export function tokenRows(handed: readonly HandedResult[], kinds: ReadonlyMap<number, string>): TokenRow[] {
-  return handed
-    .filter((h) => kinds.has(h.step))
-    .map((h) => {
-      const structured = structuredOf(h.text);
-      const text = structured ? resultText(structured) : h.text;
-      const handedTokens = o200k(h.text);
-      return {
-        kind: kinds.get(h.step) ?? '',
-        tool: h.name,
-        isError: h.block.is_error === true,
-        handed: !structured ? HandedForm.text : text === h.text ? HandedForm.same : HandedForm.structured,
-        handedBytes: Buffer.byteLength(h.text),
-        handedTokens,
-        textContentTokens: o200k(text),
-      };
-    });
+/**
+ * Measures one handed result as the row `kind`: `body` is the part of its text that may be the JSON of
+ * a tool outcome (all of it, unless the client put something before it), `isError` the client's mark.
+ */
+export function measureHanded(
+  h: HandedResult,
+  kind: string,
+  read: { body: string; isError: boolean },
+): TokenRow {
+  const structured = structuredOf(read.body);
+  const text = structured ? resultText(structured) : read.body;
+  return {
+    kind,
+    tool: h.name,
+    isError: read.isError,
+    handed: !structured ? HandedForm.text : text === read.body ? HandedForm.same : HandedForm.structured,
+    handedBytes: Buffer.byteLength(h.text),
+    handedTokens: o200k(h.text),
+    textContentTokens: o200k(text),
+  };
+}
+
+/** Measures each handed result that `kinds` names (by the plan step it answers) with `measure`. */
+export function measureRows<Handed extends HandedResult, Row extends TokenRow>(
+  handed: readonly Handed[],
+  kinds: ReadonlyMap<number, string>,
+  measure: (h: Handed, kind: string) => Row,
+): Row[] {
+  return handed.flatMap((h) => {
+    const kind = kinds.get(h.step);
+    return kind === undefined ? [] : [measure(h, kind)];
+  });
+}
+
+/** Measures each tool_result Claude Code handed, marked an error when the block says so. */
+export function tokenRows(
+  handed: readonly MessagesHandedResult[],
+  kinds: ReadonlyMap<number, string>,
+): TokenRow[] {
+  return measureRows(handed, kinds, (h, kind) =>
+    measureHanded(h, kind, { body: h.text, isError: h.block.is_error === true }),
+  );
 }
 
 /** The rows as a plain-text table a person reads in a test's output. */

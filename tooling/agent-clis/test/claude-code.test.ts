@@ -7,33 +7,25 @@
 import { resultText } from '@harness/commands';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_CODE, claudeToolName } from '../src/claude-code';
-import type { HandedResult } from '../src/fake-anthropic';
-import { installPinned } from '../src/install';
 import {
-  CHANGED_FILE,
-  CHANGED_LINES,
-  gitIn,
-  ORIGINAL_LINES,
-  PROJECT_COMMITS,
-  STAGED_FILE,
-} from '../src/project';
-import {
-  COMMIT_MESSAGE,
+  CLAUDE_CODE,
+  CLAUDE_CODE_PLAN,
+  type ClaudeCodeSession,
+  claudeToolName,
+  EXECUTED_STEPS,
   FINAL_TEXT,
-  PLAN,
+  HandedForm,
   RESULT_KINDS,
   repoBins,
-  runScenario,
-  type ScenarioResult,
+  runClaudeCodeScenario,
   SERVER,
   STEP,
-} from '../src/scenario';
-import { formatTokenTable, HandedForm, structuredOf, tokenRows } from '../src/tokens';
+  structuredOf,
+  tokenRows,
+} from '../src/index';
+import { expectTextContentWithheld, handedAt, installForTests, sessionTests } from './helpers';
 
-const installed = await installPinned(CLAUDE_CODE);
-const skip = installed.ok ? undefined : `the real Claude Code is not available: ${installed.reason}`;
-if (skip) console.warn(`claude-code tests skipped: ${skip}`);
+const { installed, skip } = await installForTests(CLAUDE_CODE, 'the real Claude Code');
 
 /** The six tools `harness serve` offers, as Claude Code names them for its model. */
 const HARNESS_TOOLS = [
@@ -49,15 +41,11 @@ describe.skipIf(skip !== undefined)(
   `Claude Code ${CLAUDE_CODE.version} driving harness serve, against the fake model`,
   () => {
     const dir = tempDir('harness-agent-clis-');
-    let s: ScenarioResult;
-    const handed = (step: number): HandedResult => {
-      const found = s.handed.find((h) => h.step === step);
-      if (!found) throw new Error(`the fake model was handed no result for step ${step}`);
-      return found;
-    };
+    let s: ClaudeCodeSession;
+    const handed = (step: number) => handedAt(s.handed, step);
 
     beforeAll(async () => {
-      s = await runScenario(repoBins(installed.ok ? installed.bin : ''), dir.path);
+      s = await runClaudeCodeScenario({ ...repoBins(), claude: installed.ok ? installed.bin : '' }, dir.path);
     });
     afterAll(() => dir.cleanup());
 
@@ -68,14 +56,14 @@ describe.skipIf(skip !== undefined)(
         type: 'result',
         subtype: 'success',
         is_error: false,
-        num_turns: PLAN.length,
+        num_turns: CLAUDE_CODE_PLAN.length,
         result: FINAL_TEXT,
         permission_denials: [],
       });
     });
 
     it("asks the fake model once per plan step, each time offering harness serve's six tools as mcp__harness__*", () => {
-      expect(s.requests.map((r) => r.step)).toEqual(PLAN.map((_, i) => i));
+      expect(s.requests.map((r) => r.step)).toEqual(CLAUDE_CODE_PLAN.map((_, i) => i));
       for (const r of s.requests)
         expect(r.body.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(HARNESS_TOOLS));
       // Besides the Messages API, Claude Code only checks that the base URL answers.
@@ -83,21 +71,13 @@ describe.skipIf(skip !== undefined)(
     });
 
     it('hands the model each executed result as the structuredContent JSON in one string, not the text content', () => {
-      for (const [step, command] of [
-        [STEP.status, 'git.status'],
-        [STEP.diff, 'git.diff'],
-        [STEP.commitApproved, 'git.commit'],
-      ] as const) {
+      for (const [step, command] of EXECUTED_STEPS) {
         const h = handed(step);
         expect(typeof h.block.content, `step ${step}`).toBe('string');
         expect(h.block.is_error, `step ${step}`).toBeUndefined();
-        const structured = structuredOf(h.text);
-        expect(structured, `step ${step}: ${h.text.slice(0, 200)}`).toBeDefined();
-        expect(JSON.stringify(structured)).toBe(h.text);
+        expect(JSON.stringify(structuredOf(h.text)), `step ${step}`).toBe(h.text);
         // The text content serve sent beside it: the output, then one status line.
-        const text = resultText(structured!);
-        expect(text).toMatch(new RegExp(`\\n\\[${command}: ok, exit 0\\]$`));
-        expect(h.text).not.toContain(`[${command}: ok, exit 0]`);
+        expectTextContentWithheld(h.text, h.text, command);
       }
     });
 
@@ -107,66 +87,6 @@ describe.skipIf(skip !== undefined)(
       const structured = structuredOf(h.text);
       expect(structured).toMatchObject({ status: 'ok', hidden: 0, omitted: 0, compacted: 0 });
       expect(resultText(structured!)).toBe(h.text);
-    });
-
-    it("hands the model git.status as the executed outcome's JSON, the porcelain lines in an array", () => {
-      expect(JSON.parse(handed(STEP.status).text)).toEqual({
-        outputId: expect.stringMatching(/^out-run-\d+$/),
-        status: 'executed',
-        command: 'git.status',
-        outcome: {
-          ok: true,
-          id: 'git.status',
-          code: 'ok',
-          mayHaveLanded: false,
-          completed: [],
-          bodyBytes: expect.any(Number),
-        },
-        entry: {
-          status: 'admitted',
-          labelSource: 'query',
-          referent: expect.stringMatching(/^doc-\d+$/),
-          value: {
-            status: 'ok',
-            output: [
-              expect.stringMatching(/^# branch\.oid [0-9a-f]{40}$/),
-              '# branch.head main',
-              expect.stringMatching(
-                new RegExp(`^1 A\\. N\\.\\.\\. 000000 100644 100644 0{40} [0-9a-f]{40} ${STAGED_FILE}$`),
-              ),
-              expect.stringMatching(
-                new RegExp(
-                  `^1 \\.M N\\.\\.\\. 100644 100644 100644 [0-9a-f]{40} [0-9a-f]{40} ${CHANGED_FILE}$`,
-                ),
-              ),
-              '? .harness/',
-              '? .mcp.json',
-            ],
-            stderr: '',
-            exitCode: 0,
-            durationMs: expect.any(Number),
-          },
-        },
-        truncated: false,
-      });
-    });
-
-    it("hands the model git.diff as the executed outcome's JSON, the 200-line patch as one escaped string", () => {
-      const result = JSON.parse(handed(STEP.diff).text) as { entry: { value: { output: string } } };
-      const patch = result.entry.value.output.replace(/^index [0-9a-f]+\.\.[0-9a-f]+ 100644$/m, 'index …');
-      expect(patch).toBe(
-        [
-          `diff --git a/${CHANGED_FILE} b/${CHANGED_FILE}`,
-          'index …',
-          `--- a/${CHANGED_FILE}`,
-          `+++ b/${CHANGED_FILE}`,
-          '@@ -1,100 +1,100 @@',
-          ...ORIGINAL_LINES.map((l) => `-${l}`),
-          ...CHANGED_LINES.map((l) => `+${l}`),
-          '',
-        ].join('\n'),
-      );
-      expect(result).toMatchObject({ status: 'executed', command: 'git.diff', truncated: false });
     });
 
     it('hands the model a refusal as the text content alone, marked is_error: git.push is not granted to coder', () => {
@@ -188,52 +108,25 @@ describe.skipIf(skip !== undefined)(
       expect(s.approval?.id).toMatch(/^apr-[0-9a-f]{16}$/);
     });
 
-    it('runs the commit the test approved with harness approvals approve: the repository holds it', () => {
-      expect(s.approval?.run.code, s.approval?.run.stderr).toBe(0);
-      expect(s.approval?.run.stdout).toMatch(
-        new RegExp(`^${s.approval?.id} approved: the identical call may run once`),
-      );
-      expect(s.commits).toEqual([COMMIT_MESSAGE, ...PROJECT_COMMITS]);
-      expect(gitIn(s.project, 'show', '--name-only', '--format=%an', 'HEAD')).toBe(
-        `Project Owner\n\n${STAGED_FILE}\n`,
-      );
-      expect(JSON.parse(handed(STEP.commitApproved).text)).toMatchObject({
-        status: 'executed',
-        command: 'git.commit',
-        outcome: { ok: true, code: 'ok', mayHaveLanded: true },
-      });
-    });
-
-    it("audits every call that reached the host under the workspace's agent, coder, and the approval under the person", () => {
-      expect(s.audit.map((e) => `${e.run} ${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
-        'harness-serve agent:coder * list listed',
-        'harness-serve agent:coder git.status start started',
-        'harness-serve agent:coder git.status run ok',
-        'harness-serve agent:coder git.diff start started',
-        'harness-serve agent:coder git.diff run ok',
-        'harness-serve agent:coder git.commit run refused',
-        'harness-serve person:reviewer git.commit approval approved',
-        'harness-serve agent:coder git.commit start started',
-        'harness-serve agent:coder git.commit run ok',
-      ]);
-    });
-
-    it('measures the o200k tokens of each result it handed the model, and prints the table', () => {
-      const rows = tokenRows(s.handed, RESULT_KINDS);
-      console.log(
-        `What Claude Code ${CLAUDE_CODE.version} handed its model (o200k tokens):\n${formatTokenTable(rows)}`,
-      );
-      expect(rows.map((r) => [r.kind, r.handed, r.isError])).toEqual([
-        ['list_commands', HandedForm.same, false],
-        ['git.status', HandedForm.structured, false],
-        ['git.diff, 200 changed lines', HandedForm.structured, false],
-        ['refusal: git.push, not granted', HandedForm.text, true],
-        ['approval pending: git.commit', HandedForm.text, true],
-        ['git.commit, approved', HandedForm.structured, false],
-      ]);
-      // Each executed result handed as JSON costs more than the text content serve sent beside it.
-      for (const r of rows.filter((row) => row.handed === HandedForm.structured))
-        expect(r.handedTokens, r.kind).toBeGreaterThan(r.textContentTokens);
+    sessionTests({
+      client: `Claude Code ${CLAUDE_CODE.version}`,
+      session: () => s,
+      json: (step) => handed(step).text,
+      untracked: ['? .harness/', '? .mcp.json'],
+      tokenRows: () => tokenRows(s.handed, RESULT_KINDS),
+      expectTokenRows: (rows) => {
+        expect(rows.map((r) => [r.kind, r.handed, r.isError])).toEqual([
+          ['list_commands', HandedForm.same, false],
+          ['git.status', HandedForm.structured, false],
+          ['git.diff, 200 changed lines', HandedForm.structured, false],
+          ['refusal: git.push, not granted', HandedForm.text, true],
+          ['approval pending: git.commit', HandedForm.text, true],
+          ['git.commit, approved', HandedForm.structured, false],
+        ]);
+        // Each executed result handed as JSON costs more than the text content serve sent beside it.
+        for (const r of rows.filter((row) => row.handed === HandedForm.structured))
+          expect(r.handedTokens, r.kind).toBeGreaterThan(r.textContentTokens);
+      },
     });
   },
 );

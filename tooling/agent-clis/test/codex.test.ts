@@ -6,38 +6,35 @@
 // expectations below are what Codex put in each function_call_output it handed its model, byte for
 // byte where the bytes are stable. Two more sessions show what Codex answers by itself when serve
 // asks it for the person's approval.
-import { resultText } from '@harness/commands';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODEX, codexToolName } from '../src/codex';
 import {
+  CODEX,
   CODEX_PLAN,
   type CodexBins,
   type CodexSession,
+  codexOutputParts,
+  codexTokenRows,
+  codexToolName,
+  EXECUTED_STEPS,
+  FINAL_TEXT,
+  HandedForm,
+  PROJECT_COMMITS,
+  RESULT_KINDS,
+  type ResponsesHandedResult,
+  repoBins,
   runCodexElicitation,
   runCodexScenario,
-} from '../src/codex-scenario';
-import { codexOutputParts, codexTokenRows } from '../src/codex-tokens';
-import type { HandedResult } from '../src/fake-openai';
-import { installPinned } from '../src/install';
-import {
-  CHANGED_FILE,
-  CHANGED_LINES,
-  gitIn,
-  ORIGINAL_LINES,
-  PROJECT_COMMITS,
-  STAGED_FILE,
-} from '../src/project';
-import { COMMIT_MESSAGE, FINAL_TEXT, RESULT_KINDS, repoBins, SERVER, STEP } from '../src/scenario';
-import { formatTokenTable, HandedForm, structuredOf } from '../src/tokens';
+  SERVER,
+  STEP,
+  structuredOf,
+} from '../src/index';
+import { expectTextContentWithheld, handedAt, installForTests, sessionTests } from './helpers';
 
-const installed = await installPinned(CODEX);
-const skip = installed.ok ? undefined : `the real Codex CLI is not available: ${installed.reason}`;
-if (skip) console.warn(`codex tests skipped: ${skip}`);
+const { installed, skip } = await installForTests(CODEX, 'the real Codex CLI');
 
 function bins(): CodexBins {
-  const { harness, loom } = repoBins('');
-  return { codex: installed.ok ? installed.bin : '', harness, loom };
+  return { ...repoBins(), codex: installed.ok ? installed.bin : '' };
 }
 
 /** The six tools `harness serve` offers, by the names Codex gives them inside its namespace. */
@@ -51,9 +48,8 @@ const HARNESS_TOOLS = [
 ];
 
 /** What the fake model was handed for `step`, split into Codex's header and the JSON body. */
-function handedIn(s: CodexSession, step: number): HandedResult & { body: string } {
-  const found = s.handed.find((h) => h.step === step);
-  if (!found) throw new Error(`the fake model was handed no result for step ${step}`);
+function handedIn(s: CodexSession, step: number): ResponsesHandedResult & { body: string } {
+  const found = handedAt(s.handed, step);
   const parts = codexOutputParts(found.text);
   if (!parts) throw new Error(`step ${step}'s output has no wall-time header: ${found.text.slice(0, 200)}`);
   return { ...found, body: parts.body };
@@ -123,75 +119,8 @@ describe.skipIf(skip !== undefined)(
         expect(JSON.stringify(structured)).toBe(h.body);
       }
       // The text content serve sent beside an executed result: the output, then one status line.
-      for (const [step, command] of [
-        [STEP.status, 'git.status'],
-        [STEP.diff, 'git.diff'],
-        [STEP.commitApproved, 'git.commit'],
-      ] as const) {
-        expect(resultText(structuredOf(handed(step).body)!)).toMatch(
-          new RegExp(`\\n\\[${command}: ok, exit 0\\]$`),
-        );
-        expect(handed(step).text).not.toContain(`[${command}: ok, exit 0]`);
-      }
-    });
-
-    it("hands the model git.status as the executed outcome's JSON, the porcelain lines in an array", () => {
-      expect(JSON.parse(handed(STEP.status).body)).toEqual({
-        outputId: expect.stringMatching(/^out-run-\d+$/),
-        status: 'executed',
-        command: 'git.status',
-        outcome: {
-          ok: true,
-          id: 'git.status',
-          code: 'ok',
-          mayHaveLanded: false,
-          completed: [],
-          bodyBytes: expect.any(Number),
-        },
-        entry: {
-          status: 'admitted',
-          labelSource: 'query',
-          referent: expect.stringMatching(/^doc-\d+$/),
-          value: {
-            status: 'ok',
-            output: [
-              expect.stringMatching(/^# branch\.oid [0-9a-f]{40}$/),
-              '# branch.head main',
-              expect.stringMatching(
-                new RegExp(`^1 A\\. N\\.\\.\\. 000000 100644 100644 0{40} [0-9a-f]{40} ${STAGED_FILE}$`),
-              ),
-              expect.stringMatching(
-                new RegExp(
-                  `^1 \\.M N\\.\\.\\. 100644 100644 100644 [0-9a-f]{40} [0-9a-f]{40} ${CHANGED_FILE}$`,
-                ),
-              ),
-              '? .harness/',
-            ],
-            stderr: '',
-            exitCode: 0,
-            durationMs: expect.any(Number),
-          },
-        },
-        truncated: false,
-      });
-    });
-
-    it("hands the model git.diff as the executed outcome's JSON, the 200-line patch as one escaped string", () => {
-      const result = JSON.parse(handed(STEP.diff).body) as { entry: { value: { output: string } } };
-      const patch = result.entry.value.output.replace(/^index [0-9a-f]+\.\.[0-9a-f]+ 100644$/m, 'index …');
-      expect(patch).toBe(
-        [
-          `diff --git a/${CHANGED_FILE} b/${CHANGED_FILE}`,
-          'index …',
-          `--- a/${CHANGED_FILE}`,
-          `+++ b/${CHANGED_FILE}`,
-          '@@ -1,100 +1,100 @@',
-          ...ORIGINAL_LINES.map((l) => `-${l}`),
-          ...CHANGED_LINES.map((l) => `+${l}`),
-          '',
-        ].join('\n'),
-      );
-      expect(result).toMatchObject({ status: 'executed', command: 'git.diff', truncated: false });
+      for (const [step, command] of EXECUTED_STEPS)
+        expectTextContentWithheld(handed(step).body, handed(step).text, command);
     });
 
     it('hands the model the refusal of git.push, not granted to coder, as JSON with nothing marking it an error', () => {
@@ -221,53 +150,28 @@ describe.skipIf(skip !== undefined)(
       );
     });
 
-    it('runs the commit the test approved with harness approvals approve: the repository holds it', () => {
-      expect(s.approval?.run.code, s.approval?.run.stderr).toBe(0);
-      expect(s.approval?.run.stdout).toMatch(
-        new RegExp(`^${s.approval?.id} approved: the identical call may run once`),
-      );
-      expect(s.commits).toEqual([COMMIT_MESSAGE, ...PROJECT_COMMITS]);
-      expect(gitIn(s.project, 'show', '--name-only', '--format=%an', 'HEAD')).toBe(
-        `Project Owner\n\n${STAGED_FILE}\n`,
-      );
-      expect(JSON.parse(handed(STEP.commitApproved).body)).toMatchObject({
-        status: 'executed',
-        command: 'git.commit',
-        outcome: { ok: true, code: 'ok', mayHaveLanded: true },
-      });
-    });
-
-    it("audits every call that reached the host under the workspace's agent, coder, and the approval under the person", () => {
-      expect(s.audit.map((e) => `${e.run} ${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
-        'harness-serve agent:coder * list listed',
-        'harness-serve agent:coder git.status start started',
-        'harness-serve agent:coder git.status run ok',
-        'harness-serve agent:coder git.diff start started',
-        'harness-serve agent:coder git.diff run ok',
-        'harness-serve agent:coder git.commit run refused',
-        'harness-serve person:reviewer git.commit approval approved',
-        'harness-serve agent:coder git.commit start started',
-        'harness-serve agent:coder git.commit run ok',
-      ]);
-    });
-
-    it('measures the o200k tokens of each result it handed the model, and prints the table', () => {
-      const rows = codexTokenRows(s.handed, RESULT_KINDS);
-      console.log(`What Codex ${CODEX.version} handed its model (o200k tokens):\n${formatTokenTable(rows)}`);
-      expect(rows.map((r) => [r.kind, r.handed])).toEqual([
-        ['list_commands', HandedForm.same],
-        ['git.status', HandedForm.structured],
-        ['git.diff, 200 changed lines', HandedForm.structured],
-        ['refusal: git.push, not granted', HandedForm.structured],
-        ['approval pending: git.commit', HandedForm.structured],
-        ['git.commit, approved', HandedForm.structured],
-      ]);
-      for (const r of rows) {
-        // The header line costs a few tokens on every result.
-        expect(r.handedTokens, r.kind).toBeGreaterThan(r.bodyTokens);
-        if (r.handed === HandedForm.structured)
-          expect(r.bodyTokens, r.kind).toBeGreaterThan(r.textContentTokens);
-      }
+    sessionTests({
+      client: `Codex ${CODEX.version}`,
+      session: () => s,
+      json: (step) => handed(step).body,
+      untracked: ['? .harness/'],
+      tokenRows: () => codexTokenRows(s.handed, RESULT_KINDS),
+      expectTokenRows: (rows) => {
+        expect(rows.map((r) => [r.kind, r.handed])).toEqual([
+          ['list_commands', HandedForm.same],
+          ['git.status', HandedForm.structured],
+          ['git.diff, 200 changed lines', HandedForm.structured],
+          ['refusal: git.push, not granted', HandedForm.structured],
+          ['approval pending: git.commit', HandedForm.structured],
+          ['git.commit, approved', HandedForm.structured],
+        ]);
+        for (const r of rows) {
+          // The header line costs a few tokens on every result.
+          expect(r.handedTokens, r.kind).toBeGreaterThan(r.bodyTokens);
+          if (r.handed === HandedForm.structured)
+            expect(r.bodyTokens, r.kind).toBeGreaterThan(r.textContentTokens);
+        }
+      },
     });
   },
 );
@@ -284,38 +188,35 @@ describe.skipIf(skip !== undefined)(
       // Codex accepts a form with no field by itself in full-access mode; serve's question has one
       // required field, so no client approves a call without an answer.
       const s = await runCodexElicitation(bins(), dirs[0].path, 'full-access');
-      expect(s.codex.code, s.codex.stderr).toBe(0);
-      expect(s.codex.stderr).toContain('sandbox: danger-full-access\n');
-      expect(s.audit.map((e) => `${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
-        'agent:coder * list listed',
-        'agent:coder git.commit run refused',
-        'elicitation:codex-mcp-client git.commit approval denied',
-        'agent:coder git.commit run refused',
-      ]);
-      expect(s.commits).toEqual([...PROJECT_COMMITS]);
-      expect(JSON.parse(handedIn(s, 0).body)).toMatchObject({
-        outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' },
-      });
+      expectDeclinedByCodex(s, 'danger-full-access');
     });
 
     it("declines it in Codex's default sandbox with the tools approved: the commit is denied, as if by a person", async () => {
       const s = await runCodexElicitation(bins(), dirs[1].path, 'default');
-      expect(s.codex.code, s.codex.stderr).toBe(0);
-      expect(s.codex.stderr).toContain('sandbox: read-only\n');
-      expect(s.audit.map((e) => `${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
-        'agent:coder * list listed',
-        'agent:coder git.commit run refused',
-        'elicitation:codex-mcp-client git.commit approval denied',
-        'agent:coder git.commit run refused',
-      ]);
-      expect(s.commits).toEqual([...PROJECT_COMMITS]);
-      const result = JSON.parse(handedIn(s, 0).body);
-      expect(result).toMatchObject({
-        outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' },
-      });
+      const result = expectDeclinedByCodex(s, 'read-only');
       expect(result.entry.value.message).toMatch(
         /^command:call:git:commit: this exact call was denied by elicitation:codex-mcp-client \(approval apr-/,
       );
     });
   },
 );
+
+/**
+ * Expects a session whose commit Codex's own answer to serve's question declined: the run ends well in
+ * `sandbox`, the audit holds the denial by Codex's MCP client, nothing is committed, and the model is
+ * handed the refusal. Returns that refusal's JSON.
+ */
+function expectDeclinedByCodex(s: CodexSession, sandbox: string): { entry: { value: { message: string } } } {
+  expect(s.codex.code, s.codex.stderr).toBe(0);
+  expect(s.codex.stderr).toContain(`sandbox: ${sandbox}\n`);
+  expect(s.audit.map((e) => `${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
+    'agent:coder * list listed',
+    'agent:coder git.commit run refused',
+    'elicitation:codex-mcp-client git.commit approval denied',
+    'agent:coder git.commit run refused',
+  ]);
+  expect(s.commits).toEqual([...PROJECT_COMMITS]);
+  const result = JSON.parse(handedIn(s, 0).body);
+  expect(result).toMatchObject({ outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' } });
+  return result;
+}

@@ -3,10 +3,18 @@
 // released, and records what it was handed.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeModel, type PlanStep, startFakeModel, toolResultsOf } from '../src/fake-anthropic';
+import {
+  type FakeModel,
+  MESSAGES_API,
+  type MessagesBody,
+  type MessagesHandedResult,
+  type PlanStep,
+  startFakeModel,
+  toolResultsOf,
+} from '../src/index';
 
 const PLAN: PlanStep[] = [
-  { kind: 'tool_use', name: 'mcp__harness__run_command', input: { command: 'git.status', args: {} } },
+  { kind: 'tool_call', name: 'mcp__harness__run_command', arguments: { command: 'git.status', args: {} } },
   { kind: 'text', text: 'All clean.' },
 ];
 const TOOLS = [{ name: 'mcp__harness__run_command', input_schema: { type: 'object' as const } }];
@@ -34,7 +42,7 @@ const AFTER_CALL: Anthropic.MessageParam[] = [
 ];
 
 describe('the fake model server', () => {
-  let model: FakeModel | undefined;
+  let model: FakeModel<MessagesBody, MessagesHandedResult> | undefined;
   afterEach(async () => {
     await model?.close();
     model = undefined;
@@ -42,7 +50,7 @@ describe('the fake model server', () => {
   const client = (url: string) => new Anthropic({ baseURL: url, apiKey: 'sk-ant-fake', maxRetries: 0 });
 
   it('streams the planned tool_use as server-sent events that the real SDK assembles into the same block', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const events: string[] = [];
     const stream = client(model.url).messages.stream({
       model: 'any',
@@ -72,7 +80,7 @@ describe('the fake model server', () => {
   });
 
   it('answers the step whose index is the number of assistant turns, here the final text, whole when not streamed', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const message = await client(model.url).messages.create({
       model: 'any',
       max_tokens: 100,
@@ -85,7 +93,7 @@ describe('the fake model server', () => {
   });
 
   it('records the tool_result it was handed, matched to the call it answers', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     await client(model.url).messages.create({
       model: 'any',
       max_tokens: 100,
@@ -96,7 +104,7 @@ describe('the fake model server', () => {
       {
         step: 0,
         name: 'mcp__harness__run_command',
-        input: { command: 'git.status', args: {} },
+        arguments: { command: 'git.status', args: {} },
         block: {
           type: 'tool_result',
           tool_use_id: 'toolu_fake_0',
@@ -109,7 +117,7 @@ describe('the fake model server', () => {
   });
 
   it('answers a request without the agent tool as a side request: text, and no plan step used', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const message = await client(model.url).messages.create({
       model: 'any',
       max_tokens: 10,
@@ -120,7 +128,7 @@ describe('the fake model server', () => {
   });
 
   it('holds a step until released, with the request already recorded when it arrives', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const held = model.hold(1);
     let answered = false;
     const answer = client(model.url)
@@ -137,7 +145,7 @@ describe('the fake model server', () => {
   });
 
   it('answers count_tokens and the model list, and logs any other path', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(MESSAGES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const count = await client(model.url).messages.countTokens({
       model: 'any',
       messages: [{ role: 'user', content: 'hi' }],

@@ -2,7 +2,15 @@
 // to a tool offered inside a namespace, the step chosen by the conversation, a held step, a side
 // request, and what it records. The real Codex CLI reading it is test/codex.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeModel, type PlanStep, type ResponseItem, startFakeModel } from '../src/fake-openai';
+import {
+  type FakeModel,
+  type PlanStep,
+  RESPONSES_API,
+  type ResponseItem,
+  type ResponsesBody,
+  type ResponsesHandedResult,
+  startFakeModel,
+} from '../src/index';
 
 const PLAN: PlanStep[] = [
   { kind: 'tool_call', name: 'mcp__harness__run_command', arguments: { command: 'git.status', args: {} } },
@@ -55,14 +63,14 @@ async function respond(
 }
 
 describe('the fake Responses API server', () => {
-  let model: FakeModel | undefined;
+  let model: FakeModel<ResponsesBody, ResponsesHandedResult> | undefined;
   afterEach(async () => {
     await model?.close();
     model = undefined;
   });
 
   it('streams the planned call to a namespaced tool as name and namespace apart, ending in response.completed', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(RESPONSES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const events = await respond(model.url, { input: [USER], tools: TOOLS });
     expect(events.map((e) => e.type)).toEqual([
       'response.created',
@@ -85,7 +93,7 @@ describe('the fake Responses API server', () => {
   });
 
   it('answers the step whose index is the number of items the model wrote, and pairs each output with its call', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(RESPONSES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const events = await respond(model.url, { input: [USER, CALL, OUTPUT], tools: TOOLS });
     expect(events.map((e) => e.type)).toContain('response.output_text.delta');
     expect(events.find((e) => e.type === 'response.output_item.done')?.item).toMatchObject({
@@ -106,7 +114,7 @@ describe('the fake Responses API server', () => {
   });
 
   it('holds a step until released, and answers a request without the agent tool as a side request', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(RESPONSES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const held = model.hold(1);
     let answered = false;
     const answer = respond(model.url, { input: [USER, CALL, OUTPUT], tools: TOOLS }).then((events) => {
@@ -127,7 +135,7 @@ describe('the fake Responses API server', () => {
   });
 
   it('answers a path it does not know with 404 and records it', async () => {
-    model = await startFakeModel({ plan: PLAN, agentTool: 'mcp__harness__run_command' });
+    model = await startFakeModel(RESPONSES_API, { plan: PLAN, agentTool: 'mcp__harness__run_command' });
     const res = await fetch(`${model.url}/models`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({

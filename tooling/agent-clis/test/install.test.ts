@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheRoot, installDir, installPinned, MARKER, type PinnedPackage } from '../src/install';
+import { cacheRoot, installDir, installPinned, MARKER, type PinnedPackage } from '../src/index';
 
 const PKG: PinnedPackage = { name: '@harness/agent-clis-fixture', version: '1.2.3', bin: 'fixture' };
 
