@@ -12,6 +12,7 @@ import {
   codexToolName,
   providerOverrides,
   serverArgs,
+  serverStartTimeout,
 } from './codex';
 import type { Exec } from './exec';
 import { RESPONSES_API, type ResponsesBody, type ResponsesHandedResult } from './fake-openai';
@@ -65,7 +66,11 @@ function runCodexSession(bins: CodexBins, root: string, options: SessionOptions)
       return { setup: { entry: read.entry }, instance };
     },
     run: async ({ project, home, prompt, modelUrl, setup }) => {
-      const overrides = [...providerOverrides(modelUrl), ...options.overrides(setup.entry)];
+      const overrides = [
+        ...providerOverrides(modelUrl),
+        serverStartTimeout(SERVER),
+        ...options.overrides(setup.entry),
+      ];
       const env = codexEnv(home);
       return {
         codex: await codexExec({

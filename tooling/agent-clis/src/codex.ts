@@ -62,6 +62,15 @@ export function approveServerTools(server: string): string {
   return `mcp_servers.${server}.default_tools_approval_mode=${toml('approve')}`;
 }
 
+/**
+ * The override that waits up to 3 minutes for `server` to start (Codex gives a server 10 s by
+ * default, and then goes on without its tools): a cold `harness serve` on a machine at load 10–30
+ * can take longer than that.
+ */
+export function serverStartTimeout(server: string): string {
+  return `mcp_servers.${server}.startup_timeout_sec=180`;
+}
+
 /** The override that replaces the arguments of `server`'s entry. */
 export function serverArgs(server: string, args: readonly string[]): string {
   return `mcp_servers.${server}.args=${toml(args)}`;

@@ -4,6 +4,7 @@
 // and asks again once the commit is approved with the real `harness approvals approve`. Then the
 // repository and the audit. How a client is set up and run is its own file's (claude-code-scenario.ts,
 // codex-scenario.ts).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@harness/test-utils';
 import { type Exec, runNode } from './exec';
@@ -216,6 +217,10 @@ export async function runSession<Body, Handed extends HandedResult, Setup extend
     const run = await client.run({ ...place, modelUrl: model.url, setup });
     const reached = approving !== undefined && model.requests.some((r) => r.step === approveAt);
     const approval = reached ? await approving : undefined;
+    if (!existsSync(instance))
+      throw new Error(
+        `the client never started harness serve (no instance at ${instance}); what its run gave: ${JSON.stringify(run).slice(-4000)}`,
+      );
     return {
       project,
       home,
