@@ -7,7 +7,9 @@
 // Where the host waits for the decision (a pack's `approval_wait`), the person is asked as soon as
 // the call's progress names its approval, while the call waits: the waiting call then runs (or is
 // refused) itself, and a cancelled question leaves it waiting.
+
 import type { CallOutcome, HarnessTool, ToolContext, ToolProgress, ToolResult } from '@harness/commands';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 
 /** Who decides a pending approval of `harness serve`: the console or CLI (`queue`), or the client too. */
 export const APPROVAL_MODES = ['queue', 'elicit'] as const;
@@ -15,6 +17,33 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** The person's answer to one elicitation request (MCP's three actions). */
 export type ElicitAction = 'accept' | 'decline' | 'cancel';
+
+/**
+ * The approval question's form: one required yes/no. Some clients accept a form with no field on
+ * their own, with no person asked (Codex does in its full-access mode): an accepted form without
+ * `approve: true` approves nothing.
+ */
+export const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
+  type: 'object',
+  properties: {
+    approve: {
+      type: 'boolean',
+      title: 'Approve this exact call',
+      description: 'true runs this call once; false denies it',
+    },
+  },
+  required: ['approve'],
+};
+
+/** What an answer to {@link APPROVAL_FORM} decides: an accept that is not an explicit yes or no decides nothing. */
+export function approvalAction(
+  action: ElicitAction,
+  content: Record<string, unknown> | undefined,
+): ElicitAction {
+  if (action !== 'accept') return action;
+  if (content?.approve === true) return 'accept';
+  return content?.approve === false ? 'decline' : 'cancel';
+}
 
 /** How serve reaches the person: through the connected MCP client, while it supports elicitation. */
 export interface PersonChannel {

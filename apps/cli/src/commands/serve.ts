@@ -7,15 +7,15 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessTool, ToolProgress } from '@harness/commands';
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import {
+  APPROVAL_FORM,
   APPROVAL_MODES,
   type ApprovalApi,
   type ApprovalMode,
-  type ElicitAction,
+  approvalAction,
   type PersonChannel,
   withElicitation,
 } from '../elicit';
@@ -408,33 +408,6 @@ function personChannel(
       return approvalAction(answer.action, answer.content);
     },
   };
-}
-
-/**
- * The approval question's form: one required yes/no. Some clients accept a form with no field on
- * their own, with no person asked (Codex does in its full-access mode): an accepted form without
- * `approve: true` approves nothing.
- */
-const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
-  type: 'object',
-  properties: {
-    approve: {
-      type: 'boolean',
-      title: 'Approve this exact call',
-      description: 'true runs this call once; false denies it',
-    },
-  },
-  required: ['approve'],
-};
-
-/** What an answer to {@link APPROVAL_FORM} decides: an accept that is not an explicit yes or no decides nothing. */
-export function approvalAction(
-  action: ElicitAction,
-  content: Record<string, unknown> | undefined,
-): ElicitAction {
-  if (action !== 'accept') return action;
-  if (content?.approve === true) return 'accept';
-  return content?.approve === false ? 'decline' : 'cancel';
 }
 
 /** The host's approval API on one instance directory, loaded at its first use. */
