@@ -1,7 +1,9 @@
 // Watching one file's content while a broker runs. The directory entry is watched, not the file:
 // editors often write a new file and rename it over the old one, and a watch on the old file would
 // then go quiet. A burst of events (truncate, write, rename, chmod) settles before the file is read,
-// checks never overlap, and content whose digest is the one last seen is not handed on.
+// checks never overlap, and content whose digest is the one last seen is not handed on. An empty
+// file is what an editor that truncates and then writes leaves between its two steps, and a busy
+// machine can hold that moment longer than any settle time: it is handed on only if it stays empty.
 import { type FSWatcher, lstatSync, realpathSync, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
@@ -9,6 +11,9 @@ import { workspaceDigest } from './packs-backend';
 
 /** How long a burst of events on the watched file must be quiet before it is read. */
 export const WORKSPACE_SETTLE_MS = 100;
+
+/** How long an emptied file must stay empty, with no further event, before it is handed on. */
+export const WORKSPACE_EMPTY_GRACE_MS = 2_000;
 
 /** What a check read: the bytes and their digest, or why the file could not be read (`ENOENT`, …). */
 export type FileContent = { ok: true; bytes: Buffer; digest: string } | { ok: false; reason: string };
@@ -25,6 +30,8 @@ export interface FileWatchOptions {
   readonly onWatchError: (message: string) => void;
   /** Default {@link WORKSPACE_SETTLE_MS}. */
   readonly settleMs?: number;
+  /** Default {@link WORKSPACE_EMPTY_GRACE_MS}. */
+  readonly emptyGraceMs?: number;
 }
 
 /** A running watch; `close()` stops it and waits for a check under way. Idempotent. */
@@ -64,6 +71,7 @@ async function readContent(file: string): Promise<FileContent> {
  */
 export function watchFileContent(file: string, options: FileWatchOptions): FileWatch {
   const settleMs = options.settleMs ?? WORKSPACE_SETTLE_MS;
+  const emptyGraceMs = options.emptyGraceMs ?? WORKSPACE_EMPTY_GRACE_MS;
   let seen = options.seen;
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<void> | undefined;
@@ -74,17 +82,24 @@ export function watchFileContent(file: string, options: FileWatchOptions): FileW
 
   // `quiet`: the first check, of whatever changed before the watch began; nobody wrote, so an
   // unchanged file is not reported.
-  const check = async (quiet: boolean): Promise<void> => {
+  // `graced`: this check is the one after an empty read's grace, so an empty file is now handed on.
+  const check = async (quiet: boolean, graced: boolean): Promise<void> => {
     const content = await readContent(file);
     const key = content.ok ? content.digest : `unreadable:${content.reason}`;
     if (key === seen) {
       if (content.ok && !quiet) options.onUnchanged?.(content.digest);
       return;
     }
+    if (content.ok && content.bytes.length === 0 && !graced) {
+      // The write that follows a truncate makes an event, which replaces this timer.
+      timer = setTimeout(() => fire(quiet, true), emptyGraceMs);
+      timer.unref();
+      return;
+    }
     seen = key;
     await options.onContent(content);
   };
-  const fire = (quiet = false): void => {
+  const fire = (quiet = false, graced = false): void => {
     timer = undefined;
     if (closed) return;
     // Events that arrive during a check are read once it is done, after they settle in turn.
@@ -93,7 +108,7 @@ export function watchFileContent(file: string, options: FileWatchOptions): FileW
       return;
     }
     // `onContent` reports its own failures; a watch never ends the process it serves.
-    checking = check(quiet)
+    checking = check(quiet, graced)
       .catch(() => undefined)
       .finally(() => {
         checking = undefined;
