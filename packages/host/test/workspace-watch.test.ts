@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 /** Starts a watch that queues each content it is told of. */
-function follow(emptyGraceMs: number, settleMs = 100): { next: () => Promise<FileContent>; seen: FileContent[] } {
+function follow(
+  emptyGraceMs: number,
+  settleMs = 100,
+): { next: () => Promise<FileContent>; seen: FileContent[] } {
   const seen: FileContent[] = [];
   const waiters: ((c: FileContent) => void)[] = [];
   watch = watchFileContent(file, {
