@@ -1,5 +1,5 @@
 // git-status: `run_read_command git.status` (the standard git pack) through `harness serve` with the
-// real MCP SDK client over stdio, against `git status --porcelain=v2` spawned directly with both
+// real MCP SDK client over stdio, against `git status --porcelain=v1` spawned directly with both
 // pipes read, interleaved in one run, on a repository of 10 000 committed files with a few changed.
 // Target: ratio ≤ 1.3. What the subject adds: MCP, the broker, the durable records, the hardened
 // git command line (config overrides) and the read sandbox; the anchor is the git work itself.
@@ -79,7 +79,7 @@ async function statusThroughServe(): Promise<void> {
 }
 
 function statusDirect(): Promise<void> {
-  return spawned('git', ['status', '--porcelain=v2']);
+  return spawned('git', ['status', '--porcelain=v1']);
 }
 
 // The floor of a confined read: the same git status inside bubblewrap with a read command's flags.
@@ -111,7 +111,7 @@ function statusConfined(): Promise<void> {
     '--',
     gitPath,
     'status',
-    '--porcelain=v2',
+    '--porcelain=v1',
   ]);
 }
 
@@ -143,7 +143,7 @@ try {
       label: `run_read_command git.status through harness serve, MCP stdio, ${FILES} files`,
       ...(subject as object),
     },
-    anchor: { label: `git status --porcelain=v2 spawned directly, ${FILES} files`, ...(anchor as object) },
+    anchor: { label: `git status --porcelain=v1 spawned directly, ${FILES} files`, ...(anchor as object) },
     ratio,
     target: { ratioAtMost: 1.3 },
     pass: ratio <= 1.3,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { initInstance, type RunningBroker, startBroker } from '@harness/host';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, get, loomBin, runCli, sandbox, slowWorkspace } from './helpers';
+import { connectStdio, get, loomBin, runCli, sandbox, slowWorkspace, structured } from './helpers';
 
 const box = sandbox();
 const hostDir = join(box.root, 'host');
@@ -407,10 +407,14 @@ describe('Fabric binding, CFC mode and ceiling in the interactive entrypoint', (
     );
     try {
       const res = await conn.client.callTool({ name: 'run_command', arguments: JSON.parse(write) });
-      expect(get(res, 'structuredContent', 'reasonCode')).toBe('cfc_write_requires_direct_command');
+      expect(get(res, 'structuredContent')).toMatchObject({
+        ok: false,
+        code: 'not_authorized',
+        reason: 'cfc_write_requires_direct_command',
+      });
       // A read stays open to a context-bound task.
       const read = await conn.client.callTool({ name: 'run_read_command', arguments: JSON.parse(write) });
-      expect(get(read, 'structuredContent', 'status')).toBe('executed');
+      expect(structured(read).status).toBe('executed');
     } finally {
       await conn.close();
     }

@@ -9,6 +9,7 @@ import { tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = join(appDir, 'dist', 'harness.js');
@@ -241,9 +242,13 @@ export async function connectHttp(url: URL, token?: string): Promise<Client> {
   return client;
 }
 
-/** A tool result's structured content. */
+/**
+ * A tool result's whole typed outcome, as a program reads it: a call tool's under `_meta` (its
+ * `structuredContent` is the lean reply a model reads), any other tool's as its `structuredContent`.
+ */
 export function structured(result: unknown): Record<string, unknown> {
-  return (result as { structuredContent: Record<string, unknown> }).structuredContent;
+  const r = result as { structuredContent: Record<string, unknown>; _meta?: Record<string, unknown> };
+  return (r._meta?.[OUTCOME_META_KEY] as Record<string, unknown> | undefined) ?? r.structuredContent;
 }
 
 /** Reads a nested field. */

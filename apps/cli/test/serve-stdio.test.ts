@@ -73,6 +73,8 @@ describe('harness serve over stdio', () => {
     const value = structured(res);
     expect(value.status).toBe('executed');
     expect(get(value, 'entry', 'value', 'output')).toEqual(['$(id) `x` ; |']);
+    // What a client that forwards structuredContent hands its model: the output, nothing else.
+    expect(res.structuredContent).toEqual({ ok: true, exit: 0, output: '$(id) `x` ; |' });
     expect(res.isError).toBe(false);
     expect(get(res, 'content', 0, 'text')).toBe('["$(id) `x` ; |"]\n[echo.argv: ok, exit 0]');
   });

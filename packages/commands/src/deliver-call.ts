@@ -29,8 +29,7 @@ export type Delivery =
   | { kind: 'final'; result: FinalCall }
   | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: HostAnswer };
 
-const UNKNOWN_HINT =
-  'No command by that name is listed for this run. Call list_commands to see what this run can call.';
+const UNKNOWN_HINT = 'Call list_commands.';
 const READ_NOT_GRANTED_HINT =
   'run_read_command runs only commands whose effect is "read" and that carry readOnlyGranted: true in a fresh list_commands. Do not retry it here; use run_command if the task allows a write, or offer the command to the person.';
 const LOST_HINT =

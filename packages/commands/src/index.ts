@@ -8,6 +8,7 @@ export type { FunctionTools, OpenAiFunctionTool } from './adapters';
 export { toFunctionTools } from './adapters';
 export type { ToolArtifact } from './artifacts';
 export { runArtifacts } from './artifacts';
+export { BatchReply, CallReply, callToolReply, RunCommandReply } from './call-reply';
 export type { Catalog, CatalogRow } from './catalog';
 export { toolsForCommentThread } from './comment-thread';
 export type {

@@ -2,8 +2,9 @@
 // entry imports it, so embedders without MCP never load it.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { callToolReply, REPLY_TOOLS } from './call-reply';
 import { outcomeSchemaOf, type ToolOutcome } from './outcome';
-import { toolOutputSchema } from './output-schema';
+import { structuredSchemaOf, toolOutputSchema } from './output-schema';
 import { isErrorResult, resultText } from './result-text';
 import type { HarnessTool, ToolContext, ToolProgress } from './tool';
 
@@ -19,6 +20,13 @@ export type McpContextFactory = (extra: {
 
 /** The `_meta` key under which a progress notification carries a running call's figures. */
 export const PROGRESS_META_KEY = 'harness.dev/progress';
+
+/**
+ * The `_meta` key of a tool result that holds its whole typed outcome (`ToolOutcome`), for programs:
+ * a call tool's `structuredContent` is the lean reply a model reads (call-reply.ts), which clients
+ * forward to their model, and `_meta` they keep to themselves.
+ */
+export const OUTCOME_META_KEY = 'harness.dev/outcome';
 
 /**
  * The params of one progress notification: MCP's `progress`, `total` and `message`, and a running
@@ -43,17 +51,18 @@ function progressParams(p: ToolProgress): Omit<ToolProgress, 'elapsedMs' | 'outp
   };
 }
 
-// One per outcome schema, built at the first registration that needs it.
-const envelopes = new Map<z.ZodType<ToolOutcome>, z.ZodObject>();
+// One per schema, built at the first registration that needs it.
+const envelopes = new Map<z.ZodType, z.ZodObject>();
 
 /**
- * The tool's outcome in the form the SDK takes an output schema: a zod object, whose JSON Schema it
- * lists and with which it checks each success's `structuredContent`. An outcome is a union, so the
- * SDK gets an envelope: any object, refined by the outcome schema, carrying the union's JSON Schema
+ * The tool's `structuredContent` schema ({@link structuredSchemaOf}) in the form the SDK takes an
+ * output schema: a zod object, whose JSON Schema it lists and with which it checks each success's
+ * `structuredContent`. The schema is a union, so the SDK gets an envelope: any object, refined by
+ * the union, carrying the union's JSON Schema
  * ({@link toolOutputSchema}) as metadata, which zod's generator merges into the object's own.
  */
 function sdkOutputSchema(tool: string): z.ZodObject {
-  const schema = outcomeSchemaOf(tool);
+  const schema = structuredSchemaOf(tool);
   let envelope = envelopes.get(schema);
   if (envelope === undefined) {
     const { type: _object, ...union } = toolOutputSchema(tool);
@@ -70,12 +79,13 @@ function sdkOutputSchema(tool: string): z.ZodObject {
 }
 
 /**
- * Registers harness tools on an MCP server: JSON Schema inputs, each tool's outcome as its
- * `outputSchema` (generated from its zod schema, {@link toolOutputSchema}), annotations that are
- * true for each tool, the whole result as `structuredContent` beside the text a model reads (the
- * command's output and one status line, {@link resultText}), progress notifications when the client
- * asked for them, and the request's abort signal as the cancel signal. Every result that is not a
- * success is marked `isError`.
+ * Registers harness tools on an MCP server: JSON Schema inputs, each tool's `structuredContent` as
+ * its `outputSchema` (generated from its zod schema, {@link toolOutputSchema}), annotations that are
+ * true for each tool, progress notifications when the client asked for them, and the request's
+ * abort signal as the cancel signal. A result carries the text a model reads (the command's output
+ * and one status line, {@link resultText}) and, as `structuredContent`, a call tool's lean reply
+ * (call-reply.ts) with the whole outcome under `_meta` ({@link OUTCOME_META_KEY}), or any other
+ * tool's whole outcome. Every result that is not a success is marked `isError`.
  */
 export function registerMcpTools(
   server: McpServer,
@@ -116,10 +126,16 @@ export function registerMcpTools(
                   });
                 },
         });
+        // An outcome outside its tool's schema is handed on as it is, for the SDK to refuse.
+        const reply =
+          REPLY_TOOLS.has(tool.name) && outcomeSchemaOf(tool.name).safeParse(result).success
+            ? callToolReply(result)
+            : undefined;
         return {
           content: [{ type: 'text' as const, text: resultText(result) }],
-          structuredContent: result,
+          structuredContent: reply ?? result,
           isError: isErrorResult(result),
+          ...(reply === undefined ? {} : { _meta: { [OUTCOME_META_KEY]: result } }),
         };
       },
     ),

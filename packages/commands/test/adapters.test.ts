@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toFunctionTools } from '../src/adapters';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
-import { PROGRESS_META_KEY, registerMcpTools } from '../src/mcp';
+import { OUTCOME_META_KEY, PROGRESS_META_KEY, registerMcpTools } from '../src/mcp';
 import { createRun } from '../src/run';
 import { row, type Scenario, scenario } from './helpers/scenario';
 
@@ -26,7 +26,7 @@ describe('adapters', () => {
   });
   afterEach(async () => sc.close());
 
-  it('MCP: registers the tools with true annotations, structuredContent beside text, and progress', async () => {
+  it('MCP: registers the tools with true annotations, a lean structuredContent beside text, the outcome under _meta, and progress', async () => {
     const tools = [
       ...createHostCommandTools({ config: sc.config, client: sc.client }),
       ...createLoomAuthoringTools({ config: sc.config, client: sc.client }),
@@ -59,8 +59,16 @@ describe('adapters', () => {
       undefined,
       { onprogress: (p) => progress.push(p.progress) },
     )) as R;
-    expect(res.structuredContent.status).toBe('batch');
-    // The text leads with each call's status line and output; the whole result is structuredContent.
+    // What a model reads as JSON: each call's output, nothing of the record-keeping.
+    expect(res.structuredContent).toEqual({
+      ok: true,
+      results: [
+        { ok: true, command: 'a.write', output: { echo: {}, loomId: null } },
+        { ok: true, command: 'a.read', output: { echo: {}, loomId: null } },
+      ],
+    });
+    expect(res._meta[OUTCOME_META_KEY]).toMatchObject({ status: 'batch', truncated: false });
+    // The text leads with each call's status line and output.
     expect(res.content[0].text).toBe(
       '[1/2 a.write: ok]\n{"echo":{},"loomId":null}\n[2/2 a.read: ok]\n{"echo":{},"loomId":null}',
     );
@@ -70,7 +78,8 @@ describe('adapters', () => {
 
     const refused = (await client.callTool({ name: 'run_command', arguments: { calls: [] } })) as R;
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent.code).toBe('invalid_input');
+    expect(refused.structuredContent).toMatchObject({ ok: false, code: 'invalid_input' });
+    expect(refused._meta[OUTCOME_META_KEY]).toMatchObject({ status: 'failed_to_deliver', landed: 'no' });
     const unknown = (await client.callTool({ name: 'run_command', arguments: { command: 'a.nope' } })) as R;
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0].text).toMatch(/^\[a\.nope: unknown_command; nearest: a\.\w+/);
@@ -108,7 +117,8 @@ describe('adapters', () => {
         onprogress: (p) => seen.push(p),
       },
     )) as R;
-    expect(res.structuredContent.status).toBe('executed');
+    expect(res._meta[OUTCOME_META_KEY].status).toBe('executed');
+    expect(res.structuredContent.ok).toBe(true);
     expect(seen.slice(0, 2)).toEqual([
       {
         progress: 1,

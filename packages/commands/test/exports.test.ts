@@ -5,6 +5,10 @@ describe('public surface', () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
         'AUTHORING_CONFIG_ENV',
+        'BatchReply',
+        'CallReply',
+        'RunCommandReply',
+        'callToolReply',
         'COMMANDS_CONFIG_ENV',
         'CommandsError',
         'CommandsErrorCode',
@@ -43,6 +47,7 @@ describe('public surface', () => {
 
   it('pins the mcp subpath export list', async () => {
     expect(Object.keys(await import('../src/mcp')).sort()).toEqual([
+      'OUTCOME_META_KEY',
       'PROGRESS_META_KEY',
       'registerMcpTools',
       'toolOutputSchema',

@@ -92,11 +92,12 @@ describe('ToolOutcome', () => {
 });
 
 describe('toolOutputSchema', () => {
-  it('is an object at its root, its variants under oneOf, and no $schema: what MCP asks of an outputSchema', () => {
+  it('is an object at its root, its variants under oneOf (a call tool: its reply and a batch reply under anyOf), and no $schema: what MCP asks of an outputSchema', () => {
     for (const name of Object.keys(TOOL_OUTCOMES)) {
       const schema = toolOutputSchema(name);
       expect(schema.type, name).toBe('object');
-      expect(Array.isArray(schema.oneOf), name).toBe(true);
+      const variants = name.startsWith('run_') ? schema.anyOf : schema.oneOf;
+      expect(Array.isArray(variants), name).toBe(true);
       expect(schema).not.toHaveProperty('$schema');
     }
   });
@@ -114,9 +115,11 @@ describe('toolOutputSchema', () => {
     expect(listCommands(composed).valid).toBe(false);
     expect(listCommands({ ...listing, secret: 'x' }).valid).toBe(false);
     const runCommand = ajv.getValidator(toolOutputSchema('run_command'));
-    const batch = { outputId: 'out-1', status: 'batch', results: [lost], truncated: false };
+    const batch = { ok: false, results: [{ ok: false, command: 'repo.tag', code: 'answer_lost' }] };
     expect(runCommand(batch).valid).toBe(true);
+    expect(runCommand({ ok: true, exit: 0, output: 'done' }).valid).toBe(true);
     expect(runCommand({ ...batch, results: [listing] }).valid).toBe(false);
+    expect(runCommand({ ok: true, outputId: 'out-1' }).valid).toBe(false);
   });
 });
 

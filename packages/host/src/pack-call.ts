@@ -182,7 +182,8 @@ class PackCall {
       body: {
         message: denied
           ? `${decision.action}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
-          : `${decision.reason}; ${this.#stillHeld(record?.expires_at)}`,
+          : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
+            this.#stillHeld(record?.expires_at),
         approval_id: decision.approvalId ?? null,
         expires_at: record?.expires_at ?? null,
       },

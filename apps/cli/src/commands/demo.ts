@@ -123,7 +123,7 @@ interface Demo {
   client: import('@modelcontextprotocol/sdk/client/index.js').Client;
   instance: string;
   jq: boolean;
-  /** Calls a tool; its structuredContent, for the caller to parse with the tool's outcome schema. */
+  /** Calls a tool; its whole outcome, for the caller to parse with the tool's outcome schema. */
   call(name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown>;
   runCommand(name: 'run_command' | 'run_read_command', args: Args): Promise<RunCommandOutcome>;
   check(title: string, ok: boolean, why: string): void;
@@ -278,6 +278,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const steps: Step[] = [];
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { OUTCOME_META_KEY } = await import('@harness/commands/mcp');
   const [node, harnessBin] = selfArgv();
   const transport = new StdioClientTransport({
     command: node,
@@ -292,8 +293,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
   });
   const client = new Client({ name: 'harness-demo', version });
   // Each result is parsed at this edge with its tool's outcome schema: the steps read typed fields.
-  const call = async (name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown> =>
-    (await client.callTool({ name, arguments: args })).structuredContent;
+  // A call tool's outcome is under `_meta` (its structuredContent is the lean reply a model reads).
+  const call = async (name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown> => {
+    const result = await client.callTool({ name, arguments: args });
+    return result._meta?.[OUTCOME_META_KEY] ?? result.structuredContent;
+  };
   const demo: Demo = {
     client,
     instance,

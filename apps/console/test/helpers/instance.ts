@@ -7,6 +7,7 @@ import { initInstance } from '@harness/host';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const harnessBin = join(repoRoot, 'apps', 'cli', 'dist', 'harness.js');
@@ -44,9 +45,18 @@ export async function makeInstance(): Promise<TestInstance> {
   };
 }
 
-/** The structured result of an MCP tool call (`structuredContent`, else the JSON of its text). */
+/**
+ * The whole typed outcome of an MCP tool call: a call tool's under `_meta`, else its
+ * `structuredContent`, else the JSON of its text.
+ */
 export function structured(result: unknown): Record<string, unknown> {
-  const r = result as { structuredContent?: Record<string, unknown>; content?: { text?: string }[] };
+  const r = result as {
+    structuredContent?: Record<string, unknown>;
+    content?: { text?: string }[];
+    _meta?: Record<string, unknown>;
+  };
+  const outcome = r._meta?.[OUTCOME_META_KEY] as Record<string, unknown> | undefined;
+  if (outcome) return outcome;
   if (r.structuredContent) return r.structuredContent;
   return JSON.parse(r.content?.[0]?.text ?? '{}') as Record<string, unknown>;
 }

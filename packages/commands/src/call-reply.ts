@@ -1,0 +1,178 @@
+// What a model reads of a call's result when its client hands it the MCP `structuredContent`, as
+// Claude Code (for a success) and Codex (always) do: the command's output and the few facts a model
+// acts on, and none of the record-keeping (output ids, referents, label sources, byte counts). The
+// whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
+// `OUTCOME_META_KEY`).
+import { z } from 'zod';
+import { answerFacts } from './answer-text';
+import { isRecord } from './json';
+import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
+import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
+import { isErrorResult } from './result-text';
+import { jsonBytes } from './shape';
+
+const text = () => z.string();
+
+/** One call's reply. Every field but `ok` is left out where it says nothing. */
+export const CallReply = z.strictObject({
+  /** False for anything but a success: a refusal, a failure, a command that exited non-zero. */
+  ok: z.boolean(),
+  /** Why it is not a success (`unknown_command`, `approval_required`, `failed`, …); absent on success. */
+  code: text().optional(),
+  /** A finer reason, where the code has one (`timeout` for `failed`, the policy's for `not_authorized`). */
+  reason: text().optional(),
+  /** In a batch: the command the call named. */
+  command: text().optional(),
+  /** A pack command's exit status. */
+  exit: z.int().optional(),
+  /** What the command printed (lines joined by newlines), or the JSON it printed, parsed. */
+  output: z.unknown().optional(),
+  stderr: text().optional(),
+  /** The host's own words, where it ran nothing or printed nothing. */
+  message: text().optional(),
+  /** The approval a person must give before the identical call runs once. */
+  approval: text().optional(),
+  expires: text().optional(),
+  /** For an unknown command: the listed commands nearest to the name. */
+  nearest: z.array(text()).optional(),
+  /** After arguments the command refused: its signature. */
+  signature: text().optional(),
+  /** What else the status says: timed out, output left out or cut, may have landed, withheld. */
+  note: text().optional(),
+  hint: text().optional(),
+});
+
+/** A batch's reply: one reply per call, in order. */
+export const BatchReply = z.strictObject({
+  ok: z.boolean(),
+  results: z.array(CallReply),
+  /** Some answers were left out to fit the output bound. */
+  truncated: z.literal(true).optional(),
+});
+
+/** What `run_command` and `run_read_command` hand a client as `structuredContent`. */
+export const RunCommandReply = z.union([CallReply, BatchReply]);
+
+export type CallReply = z.infer<typeof CallReply>;
+export type BatchReply = z.infer<typeof BatchReply>;
+export type RunCommandReply = z.infer<typeof RunCommandReply>;
+
+/** The tools whose `structuredContent` is a {@link RunCommandReply}, not the outcome itself. */
+export const REPLY_TOOLS: ReadonlySet<string> = new Set(['run_command', 'run_read_command']);
+
+/** The reply of a `run_command` result; undefined for an outcome no call tool returns. */
+export function callToolReply(result: ToolOutcome): RunCommandReply | undefined {
+  switch (result.status) {
+    case OutcomeStatus.batch:
+      return {
+        ok: !isErrorResult(result),
+        results: result.results.map((r) => ({ ...callReply(r), ...defined({ command: r.command }) })),
+        ...(result.truncated ? { truncated: true as const } : {}),
+      };
+    case OutcomeStatus.executed:
+    case OutcomeStatus.unknown_command:
+    case OutcomeStatus.failed_to_deliver:
+    case OutcomeStatus.not_granted:
+      return callReply(result);
+    default:
+      return undefined;
+  }
+}
+
+/** Drops the keys whose value is undefined, so a reply carries only what it says. */
+function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** One call's reply, without its command (a lone call's caller knows what it called). */
+function callReply(r: CallOutcome): CallReply {
+  switch (r.status) {
+    case OutcomeStatus.executed:
+      return executedReply(r);
+    case OutcomeStatus.unknown_command:
+      return {
+        ok: false,
+        code: OutcomeStatus.unknown_command,
+        ...defined({ nearest: r.suggestions?.length ? r.suggestions : undefined, hint: r.hint }),
+      };
+    case OutcomeStatus.not_granted:
+      return { ok: false, code: r.code, ...defined({ reason: r.reasonCode, hint: r.hint }) };
+    case OutcomeStatus.failed_to_deliver:
+      return {
+        ok: false,
+        code: r.code,
+        ...(r.landed === Landed.unknown
+          ? { note: 'may have landed', ...defined({ hint: r.hint }) }
+          : defined({ reason: r.reasonCode, message: r.message })),
+      };
+    default:
+      return { ok: false, code: 'unknown', message: JSON.stringify(r satisfies never) };
+  }
+}
+
+function executedReply(r: ExecutedOutcome): CallReply {
+  const ok = !isErrorResult(r);
+  const answered = r.outcome.withheld === true ? undefined : r.outcome;
+  const entry = r.entry;
+  const notes: string[] = [];
+  let body: Partial<CallReply> = {};
+  if (entry.status === EntryStatus.withheld) {
+    notes.push(`answer withheld (${entry.reasonCode}): its label passes this run's ceiling`);
+  } else if (r.truncated === true) {
+    notes.push(`output left out: ${answered?.bodyBytes} bytes do not fit the output bound; ask for less`);
+  } else if (entry.value !== undefined) {
+    body = answerReply(entry.value);
+    if (answered !== undefined && answered.bodyBytes > jsonBytes(entry.value))
+      notes.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
+  }
+  const facts = answerFacts(entry.status === EntryStatus.admitted ? entry.value : undefined);
+  if (facts.timedOut) notes.unshift('timed out');
+  if (facts.outputExceeded) notes.unshift('output ceiling reached');
+  if (r.outcome.mayHaveLanded === true && !ok) notes.unshift('may have landed');
+  const code = answered?.code ?? 'withheld';
+  return {
+    ok,
+    ...defined({
+      code: ok && code === 'ok' ? undefined : code,
+      reason: answered?.reason === code ? undefined : answered?.reason,
+      exit: facts.exitCode,
+      ...body,
+      signature: r.signature,
+      note: notes.length > 0 ? notes.join('; ') : undefined,
+      hint: r.hint,
+    }),
+  };
+}
+
+/** The reply fields of a command's answer: a pack command's output, or the host's message. */
+function answerReply(value: unknown): Partial<CallReply> {
+  if (!isRecord(value)) return { output: value };
+  if ('output' in value || 'stdout' in value) {
+    const out = printed('output' in value ? value.output : value.stdout);
+    const stderr = typeof value.stderr === 'string' ? value.stderr.replace(/\n$/, '') : '';
+    const message =
+      value.status !== 'ok' && typeof value.message === 'string' && out === undefined && stderr === ''
+        ? value.message
+        : undefined;
+    return defined({ output: out, stderr: stderr === '' ? undefined : stderr, message });
+  }
+  if (typeof value.message === 'string' && Object.keys(value).every((k) => MESSAGE_KEYS.has(k))) {
+    return defined({
+      message: value.message,
+      approval: typeof value.approval_id === 'string' ? value.approval_id : undefined,
+      expires: typeof value.expires_at === 'string' ? value.expires_at : undefined,
+    });
+  }
+  return { output: value };
+}
+
+/** The keys of a host answer that is a message about the call, not a command's output. */
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['message', 'status', 'approval_id', 'expires_at']);
+
+/** Printed text without its last newline; parsed lines joined; other parsed output as it is. */
+function printed(output: unknown): unknown {
+  if (typeof output === 'string') return output === '' ? undefined : output.replace(/\n$/, '');
+  if (Array.isArray(output) && output.every((l) => typeof l === 'string'))
+    return output.length === 0 ? undefined : output.join('\n');
+  return output ?? undefined;
+}
