@@ -117,6 +117,44 @@ describe('harness approvals', () => {
     }
   }, 90_000);
 
+  it('finds an instance beside the default one by the approval id alone: the hint names no --instance, and approves it as printed', async () => {
+    const home = join(box.root, 'home-beside');
+    // Where harness init puts a project's instance; the default instance holds other approvals.
+    const instance = join(home, '.local', 'share', 'harness', 'project-1a2b3c4d');
+    const workspace = workspaceCopy('ws-beside');
+    const other = await connectStdio(['--workspace', join(workspace, 'workspace.yaml')], home);
+    const serve = await connectStdio(
+      ['--workspace', join(workspace, 'workspace.yaml'), '--instance', instance],
+      home,
+    );
+    try {
+      await append(other.client, 'held on the default instance');
+      const held = await append(serve.client, 'beside the default');
+      const id = String(get(structured(held), 'entry', 'value', 'approval_id'));
+      const hint = hintOf(held);
+      expect(hint).toBe(`harness approvals approve ${id}`);
+
+      const approved = await runAsPrinted(hint, home);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout.split('\n')[0]).toMatch(
+        new RegExp(`^${id} approved: the identical call may run once`),
+      );
+      const ran = await append(serve.client, 'beside the default');
+      expect(get(structured(ran), 'outcome', 'ok')).toBe(true);
+      // The default instance's own approval is still pending; an id no instance holds is named.
+      expect((await runCli(['approvals', 'list'], { home })).stdout).toMatch(
+        /^apr-\S+ {2}pending {2}notes\.append/,
+      );
+      const unknown = await runCli(['approvals', 'deny', 'apr-0000000000000000'], { home });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain(
+        `no approval has the id apr-0000000000000000 on the instance ${join(home, '.local', 'share', 'harness', 'default')}`,
+      );
+    } finally {
+      await Promise.all([serve.close(), other.close()]);
+    }
+  }, 90_000);
+
   it('names an unknown id and the command that lists the ids', async () => {
     const home = join(box.root, 'home-unknown');
     const dir = join(home, '.local', 'share', 'harness', 'default');

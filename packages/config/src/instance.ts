@@ -2,7 +2,7 @@
 // command line a person copies names it. Node-only (the home directory, path resolution), so it is
 // its own entry (`@harness/config/instance`) and the root stays free of imports.
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** The environment variables the choice reads. */
 export type InstanceEnv = Readonly<Record<string, string | undefined>>;
@@ -17,6 +17,16 @@ export type InstanceChosenBy = '--instance' | 'HARNESS_HOME' | 'default';
 export interface InstanceLocation {
   instanceDir: string;
   chosenBy: InstanceChosenBy;
+}
+
+/** The directory of the default instance and of those `harness init` creates: `$XDG_DATA_HOME/harness`. */
+export function instancesHome(env: InstanceEnv = process.env): string {
+  return dirname(defaultInstanceDir(env));
+}
+
+/** Whether `instanceDir` is one of the instances directly under {@link instancesHome}. */
+export function isDataDirInstance(instanceDir: string, env: InstanceEnv = process.env): boolean {
+  return dirname(resolve(instanceDir)) === instancesHome(env);
 }
 
 /** The default instance directory in `env`: `$XDG_DATA_HOME/harness/default`, else `~/.local/share/harness/default`. */
@@ -69,13 +79,17 @@ export function commandLine(words: readonly string[]): string {
  * (`['harness', 'approvals', 'approve', id, …]`) and as the line a person pastes into a shell of
  * `env` (every word {@link shellWord}-quoted). The one definition of the hint a model and a person
  * read when a call waits for approval; `instanceDir` undefined (a backend with no instance) names none.
+ * An instance directly under {@link instancesHome} (the default one, and those `harness init`
+ * creates) is not named: the command finds it by the approval id, unless `HARNESS_HOME` is set.
  */
 export function approveCommand(
   id: string,
   instanceDir: string | undefined,
   env: InstanceEnv = process.env,
 ): { argv: string[]; line: string } {
-  const argv = ['harness', 'approvals', 'approve', id, ...instanceArgs(instanceDir, env)];
+  // `harness approvals approve <id>` finds an instance of the data directory by the id alone.
+  const found = instanceDir !== undefined && !env.HARNESS_HOME && isDataDirInstance(instanceDir, env);
+  const argv = ['harness', 'approvals', 'approve', id, ...(found ? [] : instanceArgs(instanceDir, env))];
   return { argv, line: commandLine(argv) };
 }
 

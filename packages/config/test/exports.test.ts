@@ -35,6 +35,8 @@ describe('public API', () => {
       'defaultInstanceDir',
       'instanceArgs',
       'instanceLocation',
+      'instancesHome',
+      'isDataDirInstance',
       'listApprovalsCommand',
       'shellWord',
     ]);

@@ -5,7 +5,14 @@ import { resolve } from 'node:path';
 import { fcRuns } from '@harness/test-utils';
 import { fc, test } from '@harness/test-utils/property';
 import { describe, expect, it } from 'vitest';
-import { approveCommand, commandLine, instanceArgs, instanceLocation } from '../src/instance';
+import {
+  approveCommand,
+  commandLine,
+  instanceArgs,
+  instanceLocation,
+  instancesHome,
+  isDataDirInstance,
+} from '../src/instance';
 
 const HOME = '/home/ann';
 
@@ -51,6 +58,15 @@ describe('instanceArgs', () => {
   });
 });
 
+describe('instancesHome and isDataDirInstance', () => {
+  it('is the directory of the default instance, and holds the instances directly under it', () => {
+    expect(instancesHome({ HOME })).toBe('/home/ann/.local/share/harness');
+    expect(isDataDirInstance('/home/ann/.local/share/harness/repo-1', { HOME })).toBe(true);
+    expect(isDataDirInstance('/home/ann/.local/share/harness', { HOME })).toBe(false);
+    expect(isDataDirInstance('/srv/i', { HOME })).toBe(false);
+  });
+});
+
 describe('approveCommand', () => {
   it('is `harness approvals approve <id>` on the default instance, with a quoted --instance elsewhere', () => {
     expect(approveCommand('apr-1', '/home/ann/.local/share/harness/default', { HOME }).line).toBe(
@@ -60,6 +76,22 @@ describe('approveCommand', () => {
       argv: ['harness', 'approvals', 'approve', 'apr-1', '--instance', "/tmp/ann's instance"],
       line: `harness approvals approve apr-1 --instance '/tmp/ann'\\''s instance'`,
     });
+  });
+
+  it('names no instance beside the default one, as harness init creates them: the id alone finds it', () => {
+    expect(approveCommand('apr-1', '/home/ann/.local/share/harness/repo-996487c0', { HOME }).line).toBe(
+      'harness approvals approve apr-1',
+    );
+    expect(approveCommand('apr-1', '/data/harness/repo-1', { HOME, XDG_DATA_HOME: '/data' }).line).toBe(
+      'harness approvals approve apr-1',
+    );
+    // HARNESS_HOME in serve's environment would be in the person's shell too rarely to count on.
+    expect(
+      approveCommand('apr-1', '/home/ann/.local/share/harness/repo-1', { HOME, HARNESS_HOME: '/x' }).line,
+    ).toBe('harness approvals approve apr-1 --instance /home/ann/.local/share/harness/repo-1');
+    expect(approveCommand('apr-1', '/home/ann/.local/share/harness/a/b', { HOME }).line).toBe(
+      'harness approvals approve apr-1 --instance /home/ann/.local/share/harness/a/b',
+    );
   });
 
   it('names no instance for a backend that has none', () => {

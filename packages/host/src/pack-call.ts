@@ -181,7 +181,7 @@ class PackCall {
       mayHaveLanded: false,
       body: {
         message: denied
-          ? `${decision.action}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
+          ? `${this.#id}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
           : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
             this.#stillHeld(record?.expires_at),
         approval_id: decision.approvalId ?? null,

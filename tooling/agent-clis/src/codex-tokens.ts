@@ -1,10 +1,10 @@
 // o200k tokens of what Codex handed its model for each tool result. Codex hands an MCP result as one
 // string: a line with the call's wall time, `Output:`, then the result's structuredContent
-// serialized as JSON when the result has one (which every `harness serve` result does), else its
-// content blocks; the text content serve sent beside it never reaches the model
+// serialized as JSON when the result has one (which every `harness serve` result does: a call tool's
+// lean reply, a listing's outcome), else its content blocks; the text content never reaches the model
 // (openai/codex, codex-rs/protocol/src/models.rs: `FunctionCallOutputPayload::from(&CallToolResult)`).
 import type { ResponsesHandedResult } from './fake-openai';
-import { measureHanded, measureRows, o200k, type TokenRow } from './tokens';
+import { BASELINE_TOKENS, measureHanded, measureRows, o200k, type TokenRow } from './tokens';
 
 /** The header Codex puts before a tool's output: its wall time in seconds, four decimals. */
 const HEADER = /^Wall time: (\d+\.\d{4}) seconds\nOutput:\n/;
@@ -18,7 +18,7 @@ export function codexOutputParts(text: string): { wallTime: string; body: string
 
 /** One tool result's measure, with the tokens of the JSON body apart from Codex's header. */
 export interface CodexTokenRow extends TokenRow {
-  /** Tokens of the body alone: the structuredContent JSON. */
+  /** Tokens of the body alone: the structuredContent JSON, without Codex's header. */
   bodyTokens: number;
 }
 
@@ -33,6 +33,9 @@ export function codexTokenRows(
 ): CodexTokenRow[] {
   return measureRows(handed, kinds, (h, kind) => {
     const body = codexOutputParts(h.text)?.body ?? h.text;
-    return { ...measureHanded(h, kind, { body, isError: false }), bodyTokens: o200k(body) };
+    return {
+      ...measureHanded(h, kind, { body, isError: false }, BASELINE_TOKENS.codex),
+      bodyTokens: o200k(body),
+    };
   });
 }

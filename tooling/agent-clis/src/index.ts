@@ -31,4 +31,4 @@ export {
 export type { AuditEvent, HarnessBins, SessionResult } from './scenario';
 export { COMMIT_MESSAGE, EXECUTED_STEPS, FINAL_TEXT, RESULT_KINDS, repoBins, SERVER, STEP } from './scenario';
 export type { TokenRow } from './tokens';
-export { formatTokenTable, HandedForm, structuredOf, tokenRows } from './tokens';
+export { BASELINE_TOKENS, formatTokenTable, HandedForm, handedJson, tokenRows } from './tokens';

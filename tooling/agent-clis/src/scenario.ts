@@ -170,14 +170,15 @@ export function instanceIn(args: readonly string[], entry: string): string {
 function approveWhenHeld<Body, Handed extends HandedResult>(
   model: FakeModel<Body, Handed>,
   step: number,
-  at: { harness: string; instance: string; home: string },
+  at: { harness: string; home: string },
 ): Promise<Approval> {
   const held = model.hold(step);
   return held.arrived.then(async () => {
     try {
       const pending = model.handedResults().find((h) => h.step === STEP.commitHeld);
       const id = approvalIdIn(pending?.text) ?? 'no-approval-id-in-the-answer';
-      const args = ['approvals', 'approve', id, '--by', 'person:reviewer', '--instance', at.instance];
+      // As the answer words it: the id alone finds the instance init put beside the default one.
+      const args = ['approvals', 'approve', id, '--by', 'person:reviewer'];
       return { id, run: await runNode(at.harness, args, { home: at.home }) };
     } finally {
       held.release();
@@ -212,7 +213,7 @@ export async function runSession<Body, Handed extends HandedResult, Setup extend
   try {
     const approveAt = STEP.commitApproved;
     const approving = client.personApproves
-      ? approveWhenHeld(model, approveAt, { harness: bins.harness, instance, home })
+      ? approveWhenHeld(model, approveAt, { harness: bins.harness, home })
       : undefined;
     const run = await client.run({ ...place, modelUrl: model.url, setup });
     const reached = approving !== undefined && model.requests.some((r) => r.step === approveAt);

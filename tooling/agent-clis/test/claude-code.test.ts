@@ -4,7 +4,6 @@
 // a command not granted, ask for a commit (held for a person), and ask again once the test approved
 // it with `harness approvals approve`. The expectations below are what Claude Code put in each
 // tool_result it handed its model, byte for byte where the bytes are stable.
-import { resultText } from '@harness/commands';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,10 +19,9 @@ import {
   runClaudeCodeScenario,
   SERVER,
   STEP,
-  structuredOf,
   tokenRows,
 } from '../src/index';
-import { expectTextContentWithheld, handedAt, installForTests, sessionTests } from './helpers';
+import { expectLeanReply, expectTokenTargets, handedAt, installForTests, sessionTests } from './helpers';
 
 const { installed, skip } = await installForTests(CLAUDE_CODE, 'the real Claude Code');
 
@@ -70,30 +68,26 @@ describe.skipIf(skip !== undefined)(
       expect(s.unknownPaths).toEqual(['HEAD /']);
     });
 
-    it('hands the model each executed result as the structuredContent JSON in one string, not the text content', () => {
+    it("hands the model each executed result as the lean reply's JSON in one string, not the text content", () => {
       for (const [step, command] of EXECUTED_STEPS) {
         const h = handed(step);
         expect(typeof h.block.content, `step ${step}`).toBe('string');
         expect(h.block.is_error, `step ${step}`).toBeUndefined();
-        expect(JSON.stringify(structuredOf(h.text)), `step ${step}`).toBe(h.text);
-        // The text content serve sent beside it: the output, then one status line.
-        expectTextContentWithheld(h.text, h.text, command);
+        expectLeanReply(h.text, command);
       }
     });
 
     it('hands the model the listing as its JSON, which for a listing is the text content too', () => {
       const h = handed(STEP.list);
       expect(h.block.is_error).toBeUndefined();
-      const structured = structuredOf(h.text);
-      expect(structured).toMatchObject({ status: 'ok', hidden: 0, omitted: 0, compacted: 0 });
-      expect(resultText(structured!)).toBe(h.text);
+      expect(JSON.parse(h.text)).toMatchObject({ status: 'ok', hidden: 0, omitted: 0, compacted: 0 });
     });
 
     it('hands the model a refusal as the text content alone, marked is_error: git.push is not granted to coder', () => {
       const h = handed(STEP.push);
       expect(h.block).toMatchObject({ type: 'tool_result', is_error: true });
       expect(h.block.content).toBe(
-        '[git.push: unknown_command; nearest: git.diff, git.log, git.show. No command by that name is listed for this run. Call list_commands to see what this run can call.]',
+        '[git.push: unknown_command; nearest: git.diff, git.log, git.show. Call list_commands.]',
       );
     });
 
@@ -101,8 +95,7 @@ describe.skipIf(skip !== undefined)(
       const h = handed(STEP.commitHeld);
       expect(h.block).toMatchObject({ type: 'tool_result', is_error: true });
       expect(h.block.content).toBe(
-        `command:call:git:commit needs approval: cautious tier: a write needs approval (request ${s.approval?.id}); ` +
-          `a person must approve it (harness approvals approve ${s.approval?.id} --instance ${s.instance}), ` +
+        `a person must approve it (harness approvals approve ${s.approval?.id}), ` +
           `then the identical call runs once (expires ${expiresIn(h.text)})\n[git.commit: approval_required]`,
       );
       expect(s.approval?.id).toMatch(/^apr-[0-9a-f]{16}$/);
@@ -112,7 +105,7 @@ describe.skipIf(skip !== undefined)(
       client: `Claude Code ${CLAUDE_CODE.version}`,
       session: () => s,
       json: (step) => handed(step).text,
-      untracked: ['? .harness/', '? .mcp.json'],
+      untracked: ['?? .harness/', '?? .mcp.json'],
       tokenRows: () => tokenRows(s.handed, RESULT_KINDS),
       expectTokenRows: (rows) => {
         expect(rows.map((r) => [r.kind, r.handed, r.isError])).toEqual([
@@ -123,9 +116,7 @@ describe.skipIf(skip !== undefined)(
           ['approval pending: git.commit', HandedForm.text, true],
           ['git.commit, approved', HandedForm.structured, false],
         ]);
-        // Each executed result handed as JSON costs more than the text content serve sent beside it.
-        for (const r of rows.filter((row) => row.handed === HandedForm.structured))
-          expect(r.handedTokens, r.kind).toBeGreaterThan(r.textContentTokens);
+        expectTokenTargets(rows);
       },
     });
   },

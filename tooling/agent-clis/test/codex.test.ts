@@ -27,9 +27,8 @@ import {
   runCodexScenario,
   SERVER,
   STEP,
-  structuredOf,
 } from '../src/index';
-import { expectTextContentWithheld, handedAt, installForTests, sessionTests } from './helpers';
+import { expectLeanReply, expectTokenTargets, handedAt, installForTests, sessionTests } from './helpers';
 
 const { installed, skip } = await installForTests(CODEX, 'the real Codex CLI');
 
@@ -111,50 +110,39 @@ describe.skipIf(skip !== undefined)(
         const h = handed(step);
         expect(Object.keys(h.item).sort(), `step ${step}`).toEqual(['call_id', 'id', 'output', 'type']);
         expect(h.item.output, `step ${step}`).toBe(h.text);
-        expect(h.text, `step ${step}`).toMatch(
-          /^Wall time: \d+\.\d{4} seconds\nOutput:\n\{"outputId":"out-run-\d+"/,
-        );
-        const structured = structuredOf(h.body);
-        expect(structured, `step ${step}: ${h.body.slice(0, 200)}`).toBeDefined();
-        expect(JSON.stringify(structured)).toBe(h.body);
+        expect(h.text, `step ${step}`).toMatch(/^Wall time: \d+\.\d{4} seconds\nOutput:\n\{"/);
       }
-      // The text content serve sent beside an executed result: the output, then one status line.
-      for (const [step, command] of EXECUTED_STEPS)
-        expectTextContentWithheld(handed(step).body, handed(step).text, command);
+      expect(JSON.parse(handed(STEP.list).body)).toMatchObject({ status: 'ok', hidden: 0 });
+      // An executed call's structuredContent is its lean reply.
+      for (const [step, command] of EXECUTED_STEPS) expectLeanReply(handed(step).body, command);
     });
 
-    it('hands the model the refusal of git.push, not granted to coder, as JSON with nothing marking it an error', () => {
+    it('hands the model the refusal of git.push, not granted to coder, as JSON whose ok: false marks it an error', () => {
       expect(JSON.parse(handed(STEP.push).body)).toEqual({
-        outputId: expect.stringMatching(/^out-run-\d+$/),
-        status: 'unknown_command',
-        command: 'git.push',
-        suggestions: ['git.diff', 'git.log', 'git.show'],
-        hint: 'No command by that name is listed for this run. Call list_commands to see what this run can call.',
+        ok: false,
+        code: 'unknown_command',
+        nearest: ['git.diff', 'git.log', 'git.show'],
+        hint: 'Call list_commands.',
       });
     });
 
     it('hands the model the approval-pending answer as JSON naming the approval and the command that approves it', () => {
       const id = s.approval?.id;
       expect(id).toMatch(/^apr-[0-9a-f]{16}$/);
-      const result = JSON.parse(handed(STEP.commitHeld).body);
-      expect(result).toMatchObject({
-        status: 'executed',
-        command: 'git.commit',
-        outcome: { ok: false, code: 'approval_required', mayHaveLanded: false, reason: 'approval_required' },
-        entry: { status: 'admitted', value: { approval_id: id } },
+      expect(JSON.parse(handed(STEP.commitHeld).body)).toEqual({
+        ok: false,
+        code: 'approval_required',
+        message: `a person must approve it (harness approvals approve ${id}), then the identical call runs once`,
+        approval: id,
+        expires: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       });
-      expect(result.entry.value.message).toBe(
-        `command:call:git:commit needs approval: cautious tier: a write needs approval (request ${id}); ` +
-          `a person must approve it (harness approvals approve ${id} --instance ${s.instance}), ` +
-          'then the identical call runs once',
-      );
     });
 
     sessionTests({
       client: `Codex ${CODEX.version}`,
       session: () => s,
       json: (step) => handed(step).body,
-      untracked: ['? .harness/'],
+      untracked: ['?? .harness/'],
       tokenRows: () => codexTokenRows(s.handed, RESULT_KINDS),
       expectTokenRows: (rows) => {
         expect(rows.map((r) => [r.kind, r.handed])).toEqual([
@@ -165,12 +153,9 @@ describe.skipIf(skip !== undefined)(
           ['approval pending: git.commit', HandedForm.structured],
           ['git.commit, approved', HandedForm.structured],
         ]);
-        for (const r of rows) {
-          // The header line costs a few tokens on every result.
-          expect(r.handedTokens, r.kind).toBeGreaterThan(r.bodyTokens);
-          if (r.handed === HandedForm.structured)
-            expect(r.bodyTokens, r.kind).toBeGreaterThan(r.textContentTokens);
-        }
+        // The header line costs a few tokens on every result.
+        for (const r of rows) expect(r.handedTokens, r.kind).toBeGreaterThan(r.bodyTokens);
+        expectTokenTargets(rows);
       },
     });
   },
@@ -194,8 +179,8 @@ describe.skipIf(skip !== undefined)(
     it("declines it in Codex's default sandbox with the tools approved: the commit is denied, as if by a person", async () => {
       const s = await runCodexElicitation(bins(), dirs[1].path, 'default');
       const result = expectDeclinedByCodex(s, 'read-only');
-      expect(result.entry.value.message).toMatch(
-        /^command:call:git:commit: this exact call was denied by elicitation:codex-mcp-client \(approval apr-/,
+      expect(result.message).toMatch(
+        /^git\.commit: this exact call was denied by elicitation:codex-mcp-client \(approval apr-/,
       );
     });
   },
@@ -206,7 +191,7 @@ describe.skipIf(skip !== undefined)(
  * `sandbox`, the audit holds the denial by Codex's MCP client, nothing is committed, and the model is
  * handed the refusal. Returns that refusal's JSON.
  */
-function expectDeclinedByCodex(s: CodexSession, sandbox: string): { entry: { value: { message: string } } } {
+function expectDeclinedByCodex(s: CodexSession, sandbox: string): { message: string } {
   expect(s.codex.code, s.codex.stderr).toBe(0);
   expect(s.codex.stderr).toContain(`sandbox: ${sandbox}\n`);
   expect(s.audit.map((e) => `${e.actor} ${e.command} ${e.phase} ${e.outcome}`)).toEqual([
@@ -217,6 +202,6 @@ function expectDeclinedByCodex(s: CodexSession, sandbox: string): { entry: { val
   ]);
   expect(s.commits).toEqual([...PROJECT_COMMITS]);
   const result = JSON.parse(handedIn(s, 0).body);
-  expect(result).toMatchObject({ outcome: { ok: false, code: 'not_granted', reason: 'approval_denied' } });
+  expect(result).toMatchObject({ ok: false, code: 'not_granted', reason: 'approval_denied' });
   return result;
 }

@@ -1,7 +1,6 @@
 // Expectations every client's session meets, whatever the client hands its model: the commit the
-// person approved, the audit, the git.status and git.diff outcomes, the text content kept from the
+// person approved, the audit, the git.status and git.diff replies, the record-keeping kept from the
 // model, and the printed token table; and the install a test file needs.
-import { resultText } from '@harness/commands';
 import { expect, it } from 'vitest';
 import {
   CHANGED_FILE,
@@ -10,6 +9,7 @@ import {
   formatTokenTable,
   gitIn,
   type HandedResult,
+  handedJson,
   type Installed,
   installPinned,
   ORIGINAL_LINES,
@@ -18,7 +18,6 @@ import {
   type SessionResult,
   STAGED_FILE,
   STEP,
-  structuredOf,
   type TokenRow,
 } from '../src/index';
 
@@ -33,60 +32,30 @@ export function handedAt<Handed extends HandedResult>(handed: readonly Handed[],
 }
 
 /**
- * Expects `json` (what the model was handed for an executed `command`, `handed` in full) to be a tool
- * outcome whose text content, the output then one status line, the model was not handed.
+ * Expects `json` (what the model was handed for an executed call) to be a call tool's lean reply: the
+ * exit status and the output, none of the record-keeping (output ids, referents, byte counts), and not
+ * serve's text content (the output then a status line).
  */
-export function expectTextContentWithheld(json: string, handed: string, command: string): void {
-  const structured = structuredOf(json);
-  expect(structured, `${command}: ${json.slice(0, 200)}`).toBeDefined();
-  expect(resultText(structured!)).toMatch(new RegExp(`\\n\\[${command}: ok, exit 0\\]$`));
-  expect(handed).not.toContain(`[${command}: ok, exit 0]`);
+export function expectLeanReply(json: string, command: string): void {
+  const handed = handedJson(json);
+  expect(handed?.kind, `${command}: ${json.slice(0, 200)}`).toBe('reply');
+  expect(json).not.toMatch(/outputId|referent|labelSource|bodyBytes/);
+  expect(json).not.toContain(`[${command}: ok, exit 0]`);
 }
 
-/** The executed git.status outcome's JSON, `untracked` being the `? …` lines after the project's two. */
-function executedStatus(untracked: readonly string[]): unknown {
+/** git.status's reply: porcelain v1, `untracked` being the `?? …` lines of what the client's init added. */
+function statusReply(untracked: readonly string[]): unknown {
   return {
-    outputId: expect.stringMatching(/^out-run-\d+$/),
-    status: 'executed',
-    command: 'git.status',
-    outcome: {
-      ok: true,
-      id: 'git.status',
-      code: 'ok',
-      mayHaveLanded: false,
-      completed: [],
-      bodyBytes: expect.any(Number),
-    },
-    entry: {
-      status: 'admitted',
-      labelSource: 'query',
-      referent: expect.stringMatching(/^doc-\d+$/),
-      value: {
-        status: 'ok',
-        output: [
-          expect.stringMatching(/^# branch\.oid [0-9a-f]{40}$/),
-          '# branch.head main',
-          expect.stringMatching(
-            new RegExp(`^1 A\\. N\\.\\.\\. 000000 100644 100644 0{40} [0-9a-f]{40} ${STAGED_FILE}$`),
-          ),
-          expect.stringMatching(
-            new RegExp(`^1 \\.M N\\.\\.\\. 100644 100644 100644 [0-9a-f]{40} [0-9a-f]{40} ${CHANGED_FILE}$`),
-          ),
-          ...untracked,
-        ],
-        stderr: '',
-        exitCode: 0,
-        durationMs: expect.any(Number),
-      },
-    },
-    truncated: false,
+    ok: true,
+    exit: 0,
+    output: ['## main', `A  ${STAGED_FILE}`, ` M ${CHANGED_FILE}`, ...untracked].join('\n'),
   };
 }
 
-/** Expects `json` to be the executed git.diff outcome, the 200-line patch as one string. */
-function expectDiffOutcome(json: string): void {
-  const result = JSON.parse(json) as { entry: { value: { output: string } } };
-  const patch = result.entry.value.output.replace(/^index [0-9a-f]+\.\.[0-9a-f]+ 100644$/m, 'index …');
+/** Expects `json` to be the git.diff reply, the 200-line patch as one string. */
+function expectDiffReply(json: string): void {
+  const reply = JSON.parse(json) as { output: string };
+  const patch = reply.output.replace(/^index [0-9a-f]+\.\.[0-9a-f]+ 100644$/m, 'index …');
   expect(patch).toBe(
     [
       `diff --git a/${CHANGED_FILE} b/${CHANGED_FILE}`,
@@ -96,15 +65,14 @@ function expectDiffOutcome(json: string): void {
       '@@ -1,100 +1,100 @@',
       ...ORIGINAL_LINES.map((l) => `-${l}`),
       ...CHANGED_LINES.map((l) => `+${l}`),
-      '',
     ].join('\n'),
   );
-  expect(result).toMatchObject({ status: 'executed', command: 'git.diff', truncated: false });
+  expect(Object.keys(reply).sort()).toEqual(['exit', 'ok', 'output']);
 }
 
 /**
  * Expects the approval to have succeeded, the repository to hold the commit, and `json` (what the model
- * was handed for the approved commit) to be the executed commit.
+ * was handed for the approved commit) to be its reply: what git commit printed.
  */
 function expectApprovedCommit(s: AnySession, json: string): void {
   expect(s.approval?.run.code, s.approval?.run.stderr).toBe(0);
@@ -115,10 +83,10 @@ function expectApprovedCommit(s: AnySession, json: string): void {
   expect(gitIn(s.project, 'show', '--name-only', '--format=%an', 'HEAD')).toBe(
     `Project Owner\n\n${STAGED_FILE}\n`,
   );
-  expect(JSON.parse(json)).toMatchObject({
-    status: 'executed',
-    command: 'git.commit',
-    outcome: { ok: true, code: 'ok', mayHaveLanded: true },
+  expect(JSON.parse(json)).toEqual({
+    ok: true,
+    exit: 0,
+    output: expect.stringMatching(new RegExp(`^\\[main [0-9a-f]+\\] ${COMMIT_MESSAGE}\n 1 file changed`)),
   });
 }
 
@@ -143,9 +111,9 @@ export interface SessionTestsOf<Row extends TokenRow> {
   client: string;
   /** The session; read when the tests run. */
   session: () => AnySession;
-  /** The outcome JSON the model was handed for a step (after any header the client adds). */
+  /** The JSON the model was handed for a step (after any header the client adds). */
   json: (step: number) => string;
-  /** The `git status` lines of what the client's `harness init` added to the project. */
+  /** The `git status` porcelain v1 lines of what the client's `harness init` added to the project. */
   untracked: readonly string[];
   /** The token rows of the session. */
   tokenRows: () => Row[];
@@ -155,15 +123,15 @@ export interface SessionTestsOf<Row extends TokenRow> {
 
 /**
  * The tests every client's whole session passes, whatever it hands its model: git.status and git.diff
- * as their outcomes' JSON, the commit the person approved, the audit, and the token table it prints.
+ * as their lean replies' JSON, the commit the person approved, the audit, and the token table it prints.
  */
 export function sessionTests<Row extends TokenRow>(of: SessionTestsOf<Row>): void {
-  it("hands the model git.status as the executed outcome's JSON, the porcelain lines in an array", () => {
-    expect(JSON.parse(of.json(STEP.status))).toEqual(executedStatus(of.untracked));
+  it('hands the model git.status as its lean reply: exit 0 and the porcelain v1 lines as one text', () => {
+    expect(JSON.parse(of.json(STEP.status))).toEqual(statusReply(of.untracked));
   });
 
-  it("hands the model git.diff as the executed outcome's JSON, the 200-line patch as one escaped string", () => {
-    expectDiffOutcome(of.json(STEP.diff));
+  it('hands the model git.diff as its lean reply, the 200-line patch as one escaped string', () => {
+    expectDiffReply(of.json(STEP.diff));
   });
 
   it('runs the commit the test approved with harness approvals approve: the repository holds it', () => {
@@ -193,4 +161,27 @@ export async function installForTests(
   const skip = installed.ok ? undefined : `${what} is not available: ${installed.reason}`;
   if (skip) console.warn(`${pkg.name}@${pkg.version} tests skipped: ${skip}`);
   return { installed, skip };
+}
+
+/** The rows held to at most 0.6 of what the client handed before the lean reply. */
+const HELD_TO_RATIO = [
+  'git.status',
+  'refusal: git.push, not granted',
+  'approval pending: git.commit',
+  'git.commit, approved',
+];
+/** The diff's own patch costs more than 0.6 of the old form: it is held to its floor instead. */
+const DIFF = 'git.diff, 200 changed lines';
+/** What a reply (and Codex's header) may add to the patch it carries. */
+const DIFF_ENVELOPE_TOKENS = 30;
+
+/** Expects each row to meet its token target: 0.6 of the baseline, or for the diff its floor and a small envelope. */
+export function expectTokenTargets(rows: readonly TokenRow[]): void {
+  for (const r of rows) {
+    if (HELD_TO_RATIO.includes(r.kind)) expect(r.ratio, r.kind).toBeLessThanOrEqual(0.6);
+    if (r.kind === DIFF) {
+      expect(r.outputTokens, r.kind).toBeGreaterThan(0.6 * r.baselineTokens);
+      expect(r.handedTokens, r.kind).toBeLessThanOrEqual(r.outputTokens + DIFF_ENVELOPE_TOKENS);
+    }
+  }
 }

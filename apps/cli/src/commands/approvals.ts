@@ -2,9 +2,15 @@
 // serve` uses, and a person's decision on one. The instance is chosen as every harness command
 // chooses it; the listing, the decision and how they read are the host's (`@harness/host/operator`),
 // shared with `loom approvals` and decided through the same API as the console.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_INSTANCE_DIR, instanceLocation, listApprovalsCommand } from '@harness/config/instance';
+import {
+  DEFAULT_INSTANCE_DIR,
+  type InstanceLocation,
+  instanceLocation,
+  instancesHome,
+  listApprovalsCommand,
+} from '@harness/config/instance';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { out } from '../output';
@@ -15,9 +21,11 @@ const help = `Usage: harness approvals list [--all] [--json] [--instance <dir>]
 
 The calls of strict (and cautious write) commands that wait for a person, and a person's decision
 on one. The instance is the one harness serve uses: --instance <dir>, else $HARNESS_HOME, else
-${DEFAULT_INSTANCE_DIR} ($XDG_DATA_HOME/harness/default). An agent told that a call waits is
-given the exact command to run: harness approvals approve <id>, with --instance <dir> when serve's
-instance is not the default one.
+${DEFAULT_INSTANCE_DIR} ($XDG_DATA_HOME/harness/default). approve and deny without
+--instance or $HARNESS_HOME look for the id in the default instance, then in every other instance
+of that directory (those harness init creates). An agent told that a call waits is given the exact
+command to run: harness approvals approve <id>, with --instance <dir> when serve's instance is
+elsewhere.
 
   list                pending calls, newest first: id, command, tier, agent, run, how long ago it
                       asked, when it expires, the argument values and the argv it would run (values
@@ -45,14 +53,19 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
   if (sub !== 'list' && sub !== 'approve' && sub !== 'deny') {
     throw new CliError('usage', `unknown subcommand 'approvals ${sub}'; expected list, approve or deny`);
   }
-  const { instanceDir, chosenBy } = instanceLocation({ flag: values.instance, env: process.env });
+  const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
+  const chosen = instanceLocation({ flag: values.instance, env: process.env });
+  const id = sub === 'list' ? undefined : rest[0];
+  const { instanceDir, chosenBy } =
+    chosen.chosenBy === 'default' && id !== undefined
+      ? await instanceHolding(id, chosen, host.getApproval)
+      : chosen;
   if (!existsSync(join(instanceDir, 'instance.json'))) {
     throw new CliError(
       'config',
       `no instance at ${instanceDir} (chosen by ${chosenBy}), so no approvals; harness serve creates it on first use, or pass --instance <dir> (or set HARNESS_HOME) to the instance serve uses`,
     );
   }
-  const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
   try {
     if (sub === 'list') {
       if (values.by !== undefined || rest.length > 0) {
@@ -74,7 +87,8 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
       id,
       sub === 'approve' ? 'approved' : 'denied',
       values.by ?? operator.personName(),
-      listApprovalsCommand('harness', values.instance),
+      // The instance the id was found in, when it was not the one chosen.
+      listApprovalsCommand('harness', instanceDir === chosen.instanceDir ? values.instance : instanceDir),
     );
     if (!decided.ok) throw new CliError('check_failed', decided.message);
     if (values.json) out(JSON.stringify({ approval: decided.record }));
@@ -88,4 +102,37 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * The instance of the data directory that holds approval `id`: the default one when it does (or
+ * when none does, for its own not-found message), else the first other instance directly under
+ * {@link instancesHome} whose store has it. An instance whose store does not open is passed over.
+ */
+async function instanceHolding(
+  id: string,
+  defaultLocation: InstanceLocation,
+  getApproval: (instanceDir: string, id: string) => Promise<unknown>,
+): Promise<{ instanceDir: string; chosenBy: string }> {
+  const home = instancesHome(process.env);
+  let names: string[];
+  try {
+    names = readdirSync(home).sort();
+  } catch {
+    return defaultLocation;
+  }
+  const dirs = [
+    defaultLocation.instanceDir,
+    ...names.map((n) => join(home, n)).filter((d) => d !== defaultLocation.instanceDir),
+  ];
+  for (const dir of dirs) {
+    if (!existsSync(join(dir, 'instance.json'))) continue;
+    const found = await getApproval(dir, id).catch(() => undefined);
+    if (found !== undefined) {
+      return dir === defaultLocation.instanceDir
+        ? defaultLocation
+        : { instanceDir: dir, chosenBy: `approval id, in ${home}` };
+    }
+  }
+  return defaultLocation;
 }
