@@ -63,6 +63,17 @@ export interface ApprovalOneAnswer {
   approval: ApprovalAnswer;
 }
 
+/**
+ * `GET /api/approvals/:id/calls`: the newest events of the approval's run (its agent's calls), newest
+ * first, at most 10; `complete` is false when the search stopped at its bound (the agent's 2 000
+ * newest events) before reaching the agent's first.
+ */
+export interface ApprovalCallsAnswer {
+  run: string;
+  calls: AuditEvent[];
+  complete: boolean;
+}
+
 /** `GET /api/audit`: newest first; `next` is the cursor of the older page. */
 export interface AuditPageAnswer {
   events: AuditEvent[];

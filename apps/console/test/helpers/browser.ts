@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { repoRoot } from '@harness/test-utils';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.HARNESS_CHROMIUM ?? '/usr/bin/chromium';
@@ -24,9 +24,24 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A desktop browser window, the default of {@link openConsole}. */
+export const DESKTOP: BrowserContextOptions = { viewport: { width: 1200, height: 800 } };
+/** A phone: 390 × 844 CSS px at 3 device pixels per px, touch, the page's meta viewport honoured. */
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+};
+
 /** A fresh browser context logged in through a one-time URL, at `hash` (e.g. `#/audit`). */
-export async function openConsole(browser: Browser, loginUrl: string, hash = ''): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+export async function openConsole(
+  browser: Browser,
+  loginUrl: string,
+  hash = '',
+  device: BrowserContextOptions = DESKTOP,
+): Promise<Page> {
+  const context = await browser.newContext(device);
   const page = await context.newPage();
   await page.goto(loginUrl);
   if (hash !== '') await page.goto(new URL(hash, page.url()).href);

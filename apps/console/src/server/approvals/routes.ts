@@ -1,12 +1,14 @@
-// Approvals: the pending queue (and the history), and a person's decision on one pending call,
+// Approvals: the pending queue (and the history), one approval with its run's recent calls (the
+// one-approval page, ./calls.ts), and a person's decision on one pending call,
 // through the same host API as `loom approvals approve|deny` (single use, exact arguments). A call
 // whose command line cannot be shown (./plan.ts) can be denied, never approved.
 import { decideApproval } from '@harness/host';
 import type { ApprovalRecord } from '@harness/store';
-import type { ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
+import type { ApprovalCallsAnswer, ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
 import { apiError, hostErrorAnswer } from '../http';
+import { recentCalls } from './calls';
 import { approvalOutcomes } from './outcome';
 import { approvalPlan, unrenderableMessage } from './plan';
 
@@ -37,6 +39,12 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     return c.json({
       approval: { ...record, outcome: outcomes.get(record.id) ?? null, plan: approvalPlan(record) },
     } satisfies ApprovalOneAnswer);
+  });
+
+  api.get('/approvals/:id/calls', async (c) => {
+    const record = await ctx.store.getApproval(c.req.param('id'));
+    if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
+    return c.json((await recentCalls(ctx.store, record)) satisfies ApprovalCallsAnswer);
   });
 
   api.post('/approvals/:id/decision', async (c) => {

@@ -1,11 +1,19 @@
 // Approvals: the pending queue, live; approve or deny one exact call with one confirmation (a call
 // whose command line cannot be shown can only be denied); the history with each approved call's
-// outcome.
+// outcome. `#/approvals/<id>` is one approval on a page of its own, sized for a phone (the link a
+// notification carries): its call, its run's recent calls, and the same decision.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ApprovalAnswer as Approval, ApprovalsAnswer } from '../../answers';
+import type {
+  ApprovalAnswer as Approval,
+  ApprovalCallsAnswer,
+  ApprovalOneAnswer,
+  ApprovalsAnswer,
+} from '../../answers';
 import { getJson, postJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
+import { href, type Route } from '../route';
+import { Subject } from './audit';
 
 function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }) {
   const [asking, setAsking] = useState<'approved' | 'denied' | undefined>(undefined);
@@ -89,6 +97,22 @@ function Args({ approval }: { approval: Approval }) {
   );
 }
 
+function CommandLine({ approval }: { approval: Approval }) {
+  return approval.plan.ok ? (
+    <ol class="argv">
+      {approval.plan.argv.map((a, i) => (
+        <li key={i}>
+          <code>{a}</code>
+        </li>
+      ))}
+    </ol>
+  ) : (
+    <p class="plan-problem" id={`plan-${approval.id}`}>
+      {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
+    </p>
+  );
+}
+
 function Pending({ approval, onDone }: { approval: Approval; onDone: () => void }) {
   return (
     <article class="approval" aria-labelledby={`a-${approval.id}`} data-approval-id={approval.id}>
@@ -96,6 +120,9 @@ function Pending({ approval, onDone }: { approval: Approval; onDone: () => void 
         <code>{approval.command}</code>
       </h3>
       <p class="reason">{approval.reason}</p>
+      <p>
+        <a href={href('approvals', approval.id)}>Open on its own page</a>
+      </p>
       <dl class="facts">
         <div>
           <dt>Agent</dt>
@@ -119,19 +146,7 @@ function Pending({ approval, onDone }: { approval: Approval; onDone: () => void 
       <h4>Arguments</h4>
       <Args approval={approval} />
       <h4>Command line</h4>
-      {approval.plan.ok ? (
-        <ol class="argv">
-          {approval.plan.argv.map((a, i) => (
-            <li key={i}>
-              <code>{a}</code>
-            </li>
-          ))}
-        </ol>
-      ) : (
-        <p class="plan-problem" id={`plan-${approval.id}`}>
-          {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
-        </p>
-      )}
+      <CommandLine approval={approval} />
       <Decide approval={approval} onDone={onDone} />
     </article>
   );
@@ -155,14 +170,16 @@ function History({ list }: { list: Approval[] }) {
       <tbody>
         {list.map((a) => (
           <tr key={a.id} data-approval-id={a.id}>
-            <td class={`status ${a.status}`}>{a.status}</td>
-            <td>
+            <td data-label="Status" class={`status ${a.status}`}>
+              {a.status}
+            </td>
+            <td data-label="Command">
               <code>{a.command}</code>
             </td>
-            <td>{a.agent}</td>
-            <td>{a.decided_by ?? '—'}</td>
-            <td>{when(a.decided_at)}</td>
-            <td>
+            <td data-label="Agent">{a.agent}</td>
+            <td data-label="Decided by">{a.decided_by ?? '—'}</td>
+            <td data-label="Decided">{when(a.decided_at)}</td>
+            <td data-label="Outcome">
               {a.outcome
                 ? `${a.outcome.outcome}${a.outcome.exitCode === null ? '' : ` (exit ${a.outcome.exitCode})`}`
                 : a.status === 'approved'
@@ -176,7 +193,135 @@ function History({ list }: { list: Approval[] }) {
   );
 }
 
-export function ApprovalsView() {
+/** Where an approval stands, in one sentence. */
+function standing(a: Approval): string {
+  const by = `${a.decided_by ?? 'someone'} at ${when(a.decided_at)}`;
+  switch (a.status) {
+    case 'pending':
+      return `Waiting for a decision until ${when(a.expires_at)}.`;
+    case 'approved':
+      return `Approved by ${by}; the agent's identical call has not run yet.`;
+    case 'consumed':
+      return `Approved by ${by}; it ran${a.outcome ? `: ${a.outcome.outcome}${a.outcome.exitCode === null ? '' : ` (exit ${a.outcome.exitCode})`}` : ''}.`;
+    case 'denied':
+      return `Denied by ${by}.`;
+    case 'expired':
+      return `Expired at ${when(a.expires_at)} without a decision.`;
+  }
+}
+
+function RunCalls({ approval }: { approval: Approval }) {
+  const { data, error } = useLive(
+    () => getJson<ApprovalCallsAnswer>(`/approvals/${encodeURIComponent(approval.id)}/calls`),
+    ['audit'],
+    [approval.id],
+  );
+  if (error) return <p role="alert">{error}</p>;
+  if (data === undefined) return <p>Loading…</p>;
+  if (data.calls.length === 0) {
+    return (
+      <p>
+        {data.complete
+          ? 'The audit holds no call of this run.'
+          : "No call of this run among its agent's 2 000 newest events."}
+      </p>
+    );
+  }
+  return (
+    <ol class="calls">
+      {data.calls.map((e) => (
+        <li key={e.seq} data-seq={e.seq}>
+          <a href={href('audit', String(e.seq))}>
+            <Subject event={e} />
+          </a>
+          <span class={`status ${e.outcome}`}>
+            {`${e.outcome}/${e.code}`}
+            {e.reason ? ` (${e.reason})` : ''}
+          </span>
+          <time dateTime={e.at}>{when(e.at)}</time>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** One approval on a page of its own (`#/approvals/<id>`): sized for a phone, decided with large buttons. */
+function ApprovalPage({ id }: { id: string }) {
+  const { data, error, reload } = useLive(
+    () => getJson<ApprovalOneAnswer>(`/approvals/${encodeURIComponent(id)}`),
+    ['approvals', 'audit'],
+    [id],
+  );
+  const back = (
+    <p>
+      <a href={href('approvals')}>All approvals</a>
+    </p>
+  );
+  if (data === undefined) {
+    return (
+      <>
+        {back}
+        {error ? <p role="alert">{error}</p> : <p>Loading…</p>}
+      </>
+    );
+  }
+  const a = data.approval;
+  return (
+    <article class="approval one" aria-labelledby="one-h" data-approval-id={a.id}>
+      {back}
+      <h2 id="one-h">
+        <code>{a.command}</code>
+      </h2>
+      <p class={`decision status ${a.status}`} role="status">
+        {standing(a)}
+      </p>
+      <p class="reason">{a.reason}</p>
+      <dl class="facts">
+        <div>
+          <dt>Agent</dt>
+          <dd>{a.agent}</dd>
+        </div>
+        <div>
+          <dt>Run</dt>
+          <dd>
+            <code>{a.run}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Tier</dt>
+          <dd>{a.tier ?? '(not recorded)'}</dd>
+        </div>
+        <div>
+          <dt>Asked</dt>
+          <dd>
+            <time dateTime={a.created_at}>{when(a.created_at)}</time>
+          </dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>
+            <time dateTime={a.expires_at}>{when(a.expires_at)}</time>
+          </dd>
+        </div>
+      </dl>
+      <h3>Arguments</h3>
+      <Args approval={a} />
+      <h3>Command line</h3>
+      <CommandLine approval={a} />
+      {a.status === 'pending' && <Decide approval={a} onDone={reload} />}
+      {error && <p role="alert">{error}</p>}
+      <h3>Recent calls of this run</h3>
+      <RunCalls approval={a} />
+    </article>
+  );
+}
+
+export function ApprovalsView({ route }: { route: Route }) {
+  const one = route.rest[0];
+  return one === undefined ? <ApprovalList /> : <ApprovalPage id={one} />;
+}
+
+function ApprovalList() {
   const { data, error, reload } = useLive(
     () => getJson<ApprovalsAnswer>('/approvals?status=all'),
     ['approvals', 'audit'],

@@ -64,7 +64,8 @@ function subject(e: AuditEvent): { text: string; code: boolean } {
   };
 }
 
-function Subject({ event }: { event: AuditEvent }) {
+/** An event's subject: its command as code, or a listing as words. */
+export function Subject({ event }: { event: AuditEvent }) {
   const { text, code } = subject(event);
   return code ? <code>{text}</code> : <span>{text}</span>;
 }
@@ -86,18 +87,18 @@ function EventTable({ events }: { events: AuditEvent[] }) {
       <tbody>
         {events.map((e) => (
           <tr key={e.seq} data-seq={e.seq}>
-            <td>
+            <td data-label="#">
               <a href={href('audit', String(e.seq))}>{e.seq}</a>
             </td>
-            <td>
+            <td data-label="Time">
               <time dateTime={e.at}>{when(e.at)}</time>
             </td>
-            <td>{e.actor}</td>
-            <td>
+            <td data-label="Actor">{e.actor}</td>
+            <td data-label="Command">
               <Subject event={e} />
             </td>
-            <td>{e.phase}</td>
-            <td class={`status ${e.outcome}`}>
+            <td data-label="Phase">{e.phase}</td>
+            <td data-label="Outcome" class={`status ${e.outcome}`}>
               {`${e.outcome}/${e.code}`}
               {e.reason ? ` (${e.reason})` : ''}
             </td>

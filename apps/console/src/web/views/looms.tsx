@@ -40,15 +40,15 @@ function Receipts({ receipts }: { receipts: Receipt[] }) {
       <tbody>
         {receipts.map((r) => (
           <tr key={`${r.version}-${r.request_id}`} data-request-id={r.request_id}>
-            <td>{`${r.version}${r.created ? ' (created)' : ''}`}</td>
-            <td>
+            <td data-label="Version">{`${r.version}${r.created ? ' (created)' : ''}`}</td>
+            <td data-label="Request id">
               <code>{r.request_id}</code>
             </td>
-            <td>
+            <td data-label="Committed">
               <time dateTime={r.committed_at}>{when(r.committed_at)}</time>
             </td>
-            <td>{r.component_ids.join(', ') || '—'}</td>
-            <td>{r.displaced.join(', ') || '—'}</td>
+            <td data-label="Components added">{r.component_ids.join(', ') || '—'}</td>
+            <td data-label="Displaced">{r.displaced.join(', ') || '—'}</td>
           </tr>
         ))}
       </tbody>
@@ -113,12 +113,12 @@ function LoomList() {
       <tbody>
         {data.looms.map((l) => (
           <tr key={l.loom_id} data-loom-id={l.loom_id}>
-            <td>
+            <td data-label="Loom">
               <a href={href('looms', l.loom_id)}>{l.loom_id}</a>
             </td>
-            <td>{l.version}</td>
-            <td>{l.components}</td>
-            <td>
+            <td data-label="Version">{l.version}</td>
+            <td data-label="Components">{l.components}</td>
+            <td data-label="Changed">
               <time dateTime={l.updated_at}>{when(l.updated_at)}</time>
             </td>
           </tr>

@@ -32,19 +32,21 @@ function RunsTable() {
       <tbody>
         {data.runs.map((r) => (
           <tr key={r.id} data-run-id={r.id}>
-            <td>
+            <td data-label="Run">
               <code>{r.id}</code>
             </td>
-            <td>{r.harness}</td>
-            <td>
+            <td data-label="Harness">{r.harness}</td>
+            <td data-label="Status">
               <span class={`status ${r.status}`}>{r.status}</span>
             </td>
-            <td>{r.reason === null ? '' : r.path === null ? r.reason : `${r.reason}: ${r.path}`}</td>
-            <td>{r.exit_code === null ? '' : String(r.exit_code)}</td>
-            <td>{r.trigger}</td>
-            <td>{r.source ?? ''}</td>
-            <td>{r.delivery === null ? '' : <code>{r.delivery}</code>}</td>
-            <td>{when(r.created_at)}</td>
+            <td data-label="Reason">
+              {r.reason === null ? '' : r.path === null ? r.reason : `${r.reason}: ${r.path}`}
+            </td>
+            <td data-label="Exit">{r.exit_code === null ? '' : String(r.exit_code)}</td>
+            <td data-label="Trigger">{r.trigger}</td>
+            <td data-label="Source">{r.source ?? ''}</td>
+            <td data-label="Delivery">{r.delivery === null ? '' : <code>{r.delivery}</code>}</td>
+            <td data-label="Created">{when(r.created_at)}</td>
           </tr>
         ))}
       </tbody>
