@@ -97,11 +97,19 @@ export async function deliverCall(
   if (call.loomId !== undefined) req.loomId = call.loomId;
   if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
   if (readOnly) req.readOnly = true;
+  const seen = ctx.onHostCall?.(row.name);
   const outcome = await sendRun(client, req, ctx, {
     commandTimeoutMs: row.timeoutMs,
     stop: ctx.stopStarted === true ? ctx.signal : undefined,
-    onProgress: onProgress === undefined ? undefined : (p) => onProgress(row.name, p),
+    onProgress:
+      onProgress === undefined && seen === undefined
+        ? undefined
+        : (p) => {
+            seen?.progress(p);
+            onProgress?.(row.name, p);
+          },
   });
+  seen?.settled(outcome);
 
   if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer };
   if (outcome.kind === 'lost')

@@ -100,6 +100,7 @@ export type { CreateRunOptions, PolicyDecision, RunState } from './run';
 export { createRun } from './run';
 export type {
   HarnessTool,
+  HostCallObserver,
   JsonSchema,
   PromptSlot,
   ToolAnnotations,

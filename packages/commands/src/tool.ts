@@ -1,4 +1,6 @@
 // The framework-neutral tool shape every adapter consumes.
+import type { RunProgress } from '@harness/protocol';
+import type { SendOutcome } from './host/types';
 import type { ToolOutcome } from './outcome';
 import type { RunState } from './run';
 
@@ -19,6 +21,18 @@ export interface ToolProgress {
    * `approval_wait`): its id, the command line that approves it, and when the wait ends unanswered.
    */
   approval?: { id: string; approve: string; waitsUntil: string };
+}
+
+/**
+ * What an observer hears of one call sent to the host (see {@link ToolContext.onHostCall}): the
+ * host's progress reports while it runs, then how it came back. Both are told synchronously; a
+ * throw is the observer's own bug and is not caught.
+ */
+export interface HostCallObserver {
+  /** A progress report of the host: time in flight, output so far, the approval the call waits for. */
+  progress(progress: RunProgress): void;
+  /** How the call came back: the host's answer, or why none came. */
+  settled(outcome: SendOutcome): void;
 }
 
 /** What an embedder passes with every tool call. None of it comes from the model. */
@@ -43,6 +57,13 @@ export interface ToolContext {
    * reports (time in flight, output so far) where the host gives them.
    */
   onProgress?: ((progress: ToolProgress) => void) | undefined;
+  /**
+   * Called as each command call of this tool call is sent to the host (after the catalog and
+   * read-only checks, so a call refused before sending is never told), with the command's id; the
+   * observer it returns hears that call's progress and its outcome. Giving it asks the host for
+   * progress reports. For tracing: `harness serve` derives its OpenTelemetry child spans from it.
+   */
+  onHostCall?: ((command: string) => HostCallObserver) | undefined;
 }
 
 /** MCP-style annotations that are true for the tool they describe. */

@@ -23,6 +23,7 @@ import { CliError, debugRequested, describeFailure } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
 import { type JsonRpcError, MAX_MESSAGE_BYTES, messageTooLarge, PARSE_ERROR } from '../mcp-framing';
+import { type McpCall, startTelemetry, type Telemetry, telemetryOptions } from '../otel';
 import { err, out } from '../output';
 import { openSession, type Session } from '../session';
 import { withExecute } from '../tool-wrap';
@@ -56,6 +57,15 @@ Transport:
                        the broker reports the call's own progress (time in flight, bytes of
                        output so far; every 2 s after the first 2 s), which is then sent
                        instead. A batch reports progress as its calls settle.
+
+Telemetry (docs/observability.md):
+  --otel <url>         export traces and metrics over OTLP/HTTP to this base URL (e.g.
+                       http://127.0.0.1:4318; /v1/traces and /v1/metrics are added). Without
+                       it, OTEL_EXPORTER_OTLP_ENDPOINT turns the same export on. A span per
+                       tool call, child spans per broker round trip, approval wait and run;
+                       never an argument value or a command's output.
+  --metrics            with --http: serve the same metrics as Prometheus text at /metrics
+                       (bearer token required, like /mcp)
 
 Cancellation:
   A client that cancels a call (notifications/cancelled) stops it: the broker kills a running
@@ -93,6 +103,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       heartbeat: { type: 'string' },
       approvals: { type: 'string' },
       retention: { type: 'string' },
+      otel: { type: 'string' },
+      metrics: { type: 'boolean' },
     },
     false,
   );
@@ -124,6 +136,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (listen !== undefined && (values['token-file'] !== undefined || process.env.HARNESS_HTTP_TOKEN))
     given = resolveHttpToken(values['token-file'], '');
   const retentionMs = values.retention === undefined ? undefined : parseRetention(values.retention);
+  if (values.metrics === true && listen === undefined)
+    throw new CliError(
+      'usage',
+      '--metrics serves /metrics on the HTTP listener; give --http <host:port> too (over stdio, export with --otel <url>)',
+    );
+  // The SDK is loaded only when telemetry is asked for: a serve without it loads none of it.
+  const otel = telemetryOptions(values.otel, values.metrics === true, process.env);
   // Over stdio the embedded host starts once the transport is up, in the background: initialize and
   // tools/list need none of it, and the first call that does waits for it. Over HTTP it starts
   // before the listener: the generated token lives in the instance directory the start creates.
@@ -151,9 +170,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
       );
     }
   }
-  const serving: Serving = { session, heartbeatMs, approvalsInstance };
+  const telemetry = otel === undefined ? undefined : await startTelemetry(otel, version);
+  const serving: Serving = { session, heartbeatMs, approvalsInstance, telemetry };
   const stop = async () => {
     await session.close();
+    await telemetry?.shutdown();
   };
   if (listen === undefined) {
     await serveStdio(serving);
@@ -162,7 +183,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     try {
       token = given ?? resolveHttpToken(undefined, httpTokenPath(session));
     } catch (error) {
-      await session.close();
+      await stop();
       throw error;
     }
     await serveHttp(serving, listen, token, limits);
@@ -329,6 +350,8 @@ interface Serving {
   heartbeatMs: number;
   /** The instance whose approvals the person decides through elicitation; unset without `--approvals elicit`. */
   approvalsInstance: string | undefined;
+  /** Spans and metrics of every call (`--otel`, `--metrics`); unset: none, and nothing of OTel loaded. */
+  telemetry: Telemetry | undefined;
 }
 
 /**
@@ -348,7 +371,7 @@ async function sharedValidator(): Promise<jsonSchemaValidator> {
   };
 }
 
-async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving, runId: string) {
+async function newMcpServer({ session, heartbeatMs, approvalsInstance, telemetry }: Serving, runId: string) {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { registerMcpTools, toolOutputSchema } = await import('@harness/commands/mcp');
@@ -368,6 +391,14 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance }: Serving
     );
   }
   if (heartbeatMs > 0) tools = tools.map((t) => withHeartbeat(t, heartbeatMs));
+  if (telemetry !== undefined) {
+    const mcpCall = (signal: AbortSignal | undefined): McpCall => ({
+      requestId: signal === undefined ? undefined : requests.get(signal),
+      sessionId: server.server.transport?.sessionId,
+      transport: runId === 'stdio' ? 'stdio' : 'http',
+    });
+    tools = tools.map((t) => telemetry.instrument(t, mcpCall));
+  }
   registerMcpTools(server, tools, ({ signal, requestId }) => {
     requests.set(signal, requestId);
     return session.context(signal, run);
@@ -529,6 +560,8 @@ async function serveHttp(
         res.setHeader('www-authenticate', 'Bearer');
         return reply(res, 401, 'missing or wrong bearer token');
       }
+      if (req.method === 'GET' && req.url === '/metrics' && serving.telemetry?.serveMetrics !== undefined)
+        return serving.telemetry.serveMetrics(req, res);
       if (!req.url?.startsWith('/mcp')) return reply(res, 404, 'the MCP endpoint is /mcp');
       const sessionId = req.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
