@@ -37,6 +37,9 @@ const REFUSAL_HINTS = {
     'The host refused an argument value before running anything (see the message). Change that value and call again.',
 } as const;
 
+/** A host's reasons for refusing a call whose approval was decided against it: by a person, or by nobody in time. */
+const DECIDED_APPROVALS: ReadonlySet<string> = new Set(['approval_denied', 'approval_expired']);
+
 /**
  * Shapes an answered call. The answer is measured against the run's ceiling with `queryLabel` (what
  * the model had seen when it wrote the call); an admitted answer is held as a referent whose
@@ -67,9 +70,14 @@ export function shapeAnswer(
     ...(hostCode === undefined ? {} : { hostCode }),
     ...(answer.reason === undefined ? {} : { reason: cutId(answer.reason) }),
   };
-  // The host's own message already says how an approval goes; one sentence, said once.
+  // The host's own message already says how an approval went (required, denied, expired); one
+  // sentence, said once.
   const hint =
-    refusal === undefined || refusal === RefusalCode.approval_required ? undefined : REFUSAL_HINTS[refusal];
+    refusal === undefined ||
+    refusal === RefusalCode.approval_required ||
+    (answer.reason !== undefined && DECIDED_APPROVALS.has(answer.reason))
+      ? undefined
+      : REFUSAL_HINTS[refusal];
   const signature = answer.code === 'bad-args' ? row.signature : undefined;
 
   const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });

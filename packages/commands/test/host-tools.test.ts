@@ -358,6 +358,38 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       expect(JSON.stringify(held)).not.toMatch(/Do not retry/);
     });
 
+    it.each([
+      ['approval_denied', 'files.write: this exact call was denied by person:ann (approval apr-1)'],
+      [
+        'approval_expired',
+        'files.write: approval apr-1 expired at 2026-12-02T10:15:00.000Z with no decision',
+      ],
+    ])(
+      'a call whose approval was decided against it (%s) reads not_granted with that reason and the host’s words, no hint besides',
+      async (reason, message) => {
+        sc.script({
+          commands,
+          behaviour: {
+            'files.write': {
+              answer: {
+                ok: false,
+                id: 'files.write',
+                code: 'refused',
+                reason,
+                mayHaveLanded: false,
+                completed: [],
+                body: { message },
+              },
+            },
+          },
+        });
+        const refused = await call('run_command', { command: 'files.write' });
+        expect(refused.outcome).toMatchObject({ code: 'not_granted', hostCode: 'refused', reason });
+        expect(refused.hint).toBeUndefined();
+        expect(JSON.stringify(refused)).toContain(message);
+      },
+    );
+
     it('a value the host refused to render reads render_refused, with a hint to change the value', async () => {
       sc.script({
         commands,

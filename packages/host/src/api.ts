@@ -8,6 +8,7 @@ import {
   type AuditPage,
   type AuditQuery,
   describeStoreTarget,
+  instanceAuditSigner,
   openStoreTarget,
   type PruneResult,
   type StoreFactory,
@@ -124,7 +125,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       scope,
       packs,
       transport: 'broker',
-      approvalTtlMs: options.approvalTtlMs ?? APPROVAL_TTL_MS,
+      ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
     });
     hosts.add(host);
     return host;
@@ -265,7 +266,10 @@ async function prepareBroker(
   );
   const store = await step(
     'store',
-    () => (options.openStore ?? openStoreTarget)(instance.store),
+    () =>
+      (options.openStore ?? openStoreTarget)(instance.store, {
+        auditSigner: instanceAuditSigner(instance.dir),
+      }),
     () =>
       `${describeStoreTarget(instance.store)} ${instance.store.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,
   );

@@ -7,9 +7,11 @@ import {
   type ApprovalKey,
   type ApprovalRequestInfo,
   type ApprovalStore,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecideInput,
   type Decision,
   decide,
+  getCommand,
   type Workspace,
 } from '@harness/packs';
 import { canonicalJson, sha256 } from './canonical';
@@ -71,7 +73,10 @@ export async function decideWithApprovals(
     args: shown.args,
     argv: shown.argv,
     tier: info.tier,
-    ttlMs: ctx.approvalTtlMs,
+    ttlMs:
+      ctx.approvalTtlMs ??
+      getCommand(workspace, key.commandId)?.approvalTimeoutMs ??
+      DEFAULT_APPROVAL_TIMEOUT_MS,
   });
   return decide(workspace, {
     ...input,

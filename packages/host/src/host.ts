@@ -23,7 +23,11 @@ export type {
   Transport,
 } from './command/types';
 
-/** How long a pending or decided approval stays usable (docs/host.md, "Approvals"): one hour. */
+/**
+ * How long an approved call may still run once (docs/host.md, "Approvals"): one hour. A pending
+ * request lives its command's `approval_timeout` (default 15 minutes), unless the host's
+ * `approvalTtlMs` says otherwise.
+ */
 export const APPROVAL_TTL_MS = 60 * 60 * 1000;
 
 /** Options of {@link createCommandHost}. */
@@ -32,6 +36,7 @@ export interface CommandHostOptions {
   scope: ResolvedScope;
   packs?: PackBackend;
   transport?: Transport;
+  /** How long every approval request lives, in ms, whatever its command's `approval_timeout` says. */
   approvalTtlMs?: number;
 }
 
@@ -94,7 +99,7 @@ function listingCache(
 export function createCommandHost(options: CommandHostOptions): CommandHost {
   const { store, scope, packs } = options;
   const transport = options.transport ?? 'broker';
-  const approvalTtlMs = options.approvalTtlMs ?? APPROVAL_TTL_MS;
+  const approvalTtlMs = options.approvalTtlMs;
   const audit = auditRecorder(store, scope);
   const waits = new AbortController();
   const current = listingCache(scope, transport, packs);

@@ -168,22 +168,28 @@ class PackCall {
     return { answer, audit: this.#audit() };
   }
 
-  /** Waiting for a person's approval, or denied by one: nothing ran. */
+  /** Waiting for a person's approval, or denied by one, or by nobody (it expired): nothing ran. */
   async awaitingApproval(): Promise<PackOutcome> {
     const decision = this.#decision;
     const record = decision.approvalId ? await this.#ctx.store.getApproval(decision.approvalId) : undefined;
     const denied = record?.status === 'denied';
+    // Deny by default: a request nobody decided before its expiry refuses the call it holds.
+    const expired =
+      record?.status === 'expired' ||
+      (record?.status === 'pending' && Date.parse(record.expires_at) <= Date.now());
     const answer: CommandAnswer = {
       ...this.#base,
       ok: false,
       code: 'refused',
-      reason: denied ? 'approval_denied' : 'approval_required',
+      reason: denied ? 'approval_denied' : expired ? 'approval_expired' : 'approval_required',
       mayHaveLanded: false,
       body: {
         message: denied
           ? `${this.#id}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
-          : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
-            this.#stillHeld(record?.expires_at),
+          : expired
+            ? `${this.#id}: approval ${record?.id} expired at ${record?.expires_at} with no decision, so this call is refused and nothing ran; tell the person, and make the identical call again only if they want it asked anew`
+            : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
+              this.#stillHeld(),
         approval_id: decision.approvalId ?? null,
         expires_at: record?.expires_at ?? null,
       },
@@ -192,14 +198,12 @@ class PackCall {
   }
 
   /** What a held call's answer says of its approval: how to approve it, and how its wait ended. */
-  #stillHeld(expiresAt: string | undefined): string {
+  #stillHeld(): string {
     const id = this.#decision.approvalId;
     const approve = `a person must approve it${approveHint(id, this.#backend.instanceDir)}, then the identical call runs once`;
     const wait = this.#wait;
     if (wait === undefined) return approve;
     const waited = `this call waited ${seconds(wait.waitedMs)}`;
-    if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now())
-      return `approval ${id} expired while ${waited} for a person's decision; the identical call asks for a new one`;
     const why =
       wait.end === 'closing'
         ? `the host is shutting down, so ${waited}`

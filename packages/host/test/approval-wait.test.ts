@@ -35,13 +35,21 @@ command_packs:
   - id: now
     permission: strict
     approval_wait: 0
+    approval_timeout: 20m
     commands:
       - id: write
         argv: [echo, 'now:{{line}}']
         effects: write
+  - id: brief
+    permission: strict
+    approval_timeout: 400ms
+    commands:
+      - id: write
+        argv: [echo, 'brief:{{line}}']
+        effects: write
 agents:
   - id: scribe
-    grants: [notes.write, quick.write, now.write]
+    grants: [notes.write, quick.write, now.write, brief.write]
 `;
 
 let dir: ReturnType<typeof tempDir>;
@@ -178,18 +186,37 @@ describe('a call held for approval waits for the decision where approval_wait is
     expect(rows.map((r) => [r.outcome, r.payload.refused_before_run])).toEqual([['cancelled', 'cancelled']]);
   });
 
-  it("never waits past the approval's own expiry", async () => {
-    await store.close();
-    ({ host, store } = await hostFor(instance, { run: 'run-x', agent: 'scribe' }, 400));
-    const call = waitingCall('notes.write', 'short-lived');
+  it("never waits past the approval's own expiry, and refuses the call when nobody decided by then (approval_expired)", async () => {
+    const call = waitingCall('brief.write', 'short-lived');
     const waiting = await call.waiting();
-    // The approval lives 400 ms; the wait of 10 minutes is cut there.
+    // The pack's approval_timeout is 400 ms; the workspace's wait of 10 minutes is cut there.
     expect(Date.parse(waiting.waitsUntil)).toBeLessThan(Date.now() + 1_000);
     const answer = await call.answer;
-    expect(answer).toMatchObject({ reason: 'approval_required' });
-    expect((answer.body as { message: string }).message).toContain(
-      `approval ${waiting.id} expired while this call waited`,
+    expect(answer).toMatchObject({
+      ok: false,
+      code: 'refused',
+      reason: 'approval_expired',
+      mayHaveLanded: false,
+    });
+    const record = await store.getApproval(waiting.id);
+    expect((answer.body as { message: string }).message).toBe(
+      `brief.write: approval ${waiting.id} expired at ${record?.expires_at} with no decision, so this call is refused and nothing ran; tell the person, and make the identical call again only if they want it asked anew`,
     );
+    const rows = await runRows('brief.write');
+    expect(rows.map((r) => [r.outcome, r.reason])).toEqual([['refused', 'approval_expired']]);
+  });
+
+  it('keeps a request open 15 minutes by default, or as long as the pack says (approval_timeout)', async () => {
+    const byDefault = await host.run({ op: 'run', command: 'quick.write', args: { line: 'a' } }, {});
+    const bySaid = await host.run({ op: 'run', command: 'now.write', args: { line: 'b' } }, {});
+    const life = async (answer: { body: unknown }) => {
+      const a = await store.getApproval((answer.body as { approval_id: string }).approval_id);
+      return Date.parse(a?.expires_at ?? '') - Date.parse(a?.created_at ?? '');
+    };
+    // quick.write waits 300 ms for a decision first, then answers approval_required.
+    expect(byDefault).toMatchObject({ reason: 'approval_required' });
+    expect(await life(byDefault)).toBe(15 * 60 * 1000);
+    expect(await life(bySaid)).toBe(20 * 60 * 1000);
   });
 
   it('stops every wait when the host ends its waits (a broker closing): the call answers approval_required, the approval pending', async () => {
@@ -281,7 +308,13 @@ describe('approval_wait in the workspace file', () => {
     const listed = await host.list({});
     if ('forbidden' in listed) throw new Error(listed.forbidden);
     const timeouts = Object.fromEntries(listed.commands.map((r) => [r.id, r.timeoutMs]));
-    expect(timeouts).toEqual({ 'notes.write': 30_000 + 600_000, 'quick.write': 30_300, 'now.write': 30_000 });
+    // brief.write's wait of 10 minutes is cut to its request's life, 400 ms.
+    expect(timeouts).toEqual({
+      'notes.write': 30_000 + 600_000,
+      'quick.write': 30_300,
+      'now.write': 30_000,
+      'brief.write': 30_400,
+    });
   });
 
   it('refuses a value that is not a wait, naming the file, the line and an example', async () => {

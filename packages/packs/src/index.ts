@@ -52,4 +52,9 @@ export type {
   UnavailablePack,
   Workspace,
 } from './types';
-export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, PROBE_TIMEOUT_MS } from './units';
+export {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+} from './units';

@@ -26,8 +26,8 @@ export interface PackCommandRow {
    */
   readonly timeoutMs: number;
   /**
-   * How long a call held for approval waits for a person's decision, in ms (`approval_wait`);
-   * absent when it does not wait. A client waits this long on top of `timeoutMs`.
+   * How long a call held for approval waits for a person's decision, in ms (`approval_wait`, cut to
+   * the request's `approval_timeout`); absent when it does not wait. A client waits this long on top of `timeoutMs`.
    */
   readonly approvalWaitMs?: number;
   /** The command's label, else its pack's; absent when neither declares one. */
@@ -64,7 +64,10 @@ export function listCommands(
         inputs: inputsSchema(command),
         effect: command.effects,
         timeoutMs: command.timeoutMs,
-        ...(command.approvalWaitMs === undefined ? {} : { approvalWaitMs: command.approvalWaitMs }),
+        // A wait never outlives the request it waits on.
+        ...(command.approvalWaitMs === undefined
+          ? {}
+          : { approvalWaitMs: Math.min(command.approvalWaitMs, command.approvalTimeoutMs) }),
         ...(command.label ? { ifc: command.label } : {}),
       });
     }

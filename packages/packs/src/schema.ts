@@ -440,6 +440,10 @@ const packShape = {
     description:
       "How long a call of this pack held for approval waits for a person's decision before it answers; overrides the workspace's approval_wait. 0: answer at once.",
   }),
+  approval_timeout: duration.optional().meta({
+    description:
+      "How long an approval request of this pack stays open for a person before it expires and the call is refused (approval_expired); overrides the workspace's approval_timeout. Default 15m.",
+  }),
   input_overrides: z
     .record(id('command'), z.record(name('input'), inputOverride))
     .optional()
@@ -501,6 +505,10 @@ const workspaceShape = {
   approval_wait: approvalWait.optional().meta({
     description:
       "How long a call held for approval waits for a person's decision (e.g. 2m) before it answers approval_required; a pack's own approval_wait wins. Absent or 0: it answers at once.",
+  }),
+  approval_timeout: duration.optional().meta({
+    description:
+      "How long an approval request stays open for a person before it expires and the call is refused (approval_expired): nobody answering is a no. A pack's own approval_timeout wins. Default 15m.",
   }),
   command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
   agents: z.array(agent, { error: 'expected a list of agents' }).optional(),

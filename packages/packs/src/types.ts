@@ -108,6 +108,12 @@ export interface PackCommand {
    * `approval_required` at once).
    */
   readonly approvalWaitMs?: number;
+  /**
+   * How long an approval request of this command stays open for a person, in ms: the pack's
+   * `approval_timeout`, else the workspace's, else {@link DEFAULT_APPROVAL_TIMEOUT_MS}. A request
+   * nobody decides by then expires, and the call is refused (deny by default).
+   */
+  readonly approvalTimeoutMs: number;
   /** Scopes a caller must hold: the pack's `scopes` plus the command's own. */
   readonly scopes: readonly string[];
   /** The command's label, else the pack's, else absent. */

@@ -5,6 +5,7 @@ import { decide, loadWorkspace, runPackCommand } from '../src/index';
 describe('public API', () => {
   it('exports exactly these names', async () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual([
+      'DEFAULT_APPROVAL_TIMEOUT_MS',
       'DEFAULT_MAX_OUTPUT_BYTES',
       'DEFAULT_TIMEOUT_MS',
       'PROBE_TIMEOUT_MS',

@@ -172,7 +172,7 @@ agents:
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
       ]
     `);
   });
@@ -588,5 +588,36 @@ describe('JSON Schema for editors', () => {
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
     expect(pkg.exports['./workspace.schema.json']).toBe('./schema/workspace.schema.json');
     expect(pkg.files).toContain('schema');
+  });
+});
+
+describe('approval_timeout', () => {
+  const two = (workspaceKey: string, packKey: string) =>
+    `${workspaceKey}command_packs:
+  - id: a
+${packKey}    commands:
+      - { id: w, argv: ['true'], effects: write }
+  - id: b
+    commands:
+      - { id: w, argv: ['true'], effects: write }
+`;
+  const lives = (ws: Awaited<ReturnType<typeof loadOk>>) =>
+    ws.packs.flatMap((p) => p.commands.map((c) => [c.id, c.approvalTimeoutMs]));
+
+  it('keeps a request open 15 minutes unless the workspace or the pack says, the pack winning', async () => {
+    expect(lives(await loadOk(two('', '')))).toEqual([
+      ['w', 900_000],
+      ['w', 900_000],
+    ]);
+    expect(lives(await loadOk(two('approval_timeout: 1h\n', '    approval_timeout: 90s\n')))).toEqual([
+      ['w', 90_000],
+      ['w', 3_600_000],
+    ]);
+  });
+
+  it('refuses a value that is not a duration, naming the line and an example', async () => {
+    expect(await loadErrors(two('approval_timeout: forever\n', ''))).toEqual([
+      'workspace.yaml:1:19: approval_timeout: expected a duration such as 30s, 5m or 500ms, found "forever"; e.g. approval_timeout: 15m',
+    ]);
   });
 });

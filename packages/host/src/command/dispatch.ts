@@ -23,7 +23,7 @@ export interface DispatchContext {
   store: Store;
   scope: ResolvedScope;
   packs: PackBackend | undefined;
-  approvalTtlMs: number;
+  approvalTtlMs: number | undefined;
   /** The call's `run` event for an answer and the dispatch's audit detail. */
   eventOf: (answer: CommandAnswer, detail: Record<string, unknown>) => AuditEventInput;
   /** See {@link PackCallContext.recordStart}. */

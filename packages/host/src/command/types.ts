@@ -11,7 +11,8 @@ export interface PackCallContext {
   actor: string;
   run: string;
   store: Store;
-  approvalTtlMs: number;
+  /** How long an approval request lives when the host says (else its command's `approval_timeout`). */
+  approvalTtlMs: number | undefined;
   /** The call's id: its `start`, `run` and `reap` audit events carry it as `payload.call_id`. */
   callId: string;
   /**

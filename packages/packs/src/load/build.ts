@@ -2,6 +2,7 @@
 // of the file at once), then the requirement probes (only for a file otherwise sound: a probe spawns
 // processes), then the agents' grants against the packs offered.
 import { dirname, resolve } from 'node:path';
+import { parseDuration } from '@harness/config';
 import type { PacksIssue } from '../errors';
 import { approvalWaitMs, type WorkspaceFile } from '../schema';
 import type { Workspace } from '../types';
@@ -21,7 +22,13 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
   const built = buildPacks(
     raw.command_packs ?? [],
     dir,
-    { ...ctx, approvalWaitMs: approvalWaitMs(raw.approval_wait) },
+    {
+      ...ctx,
+      approvalWaitMs: approvalWaitMs(raw.approval_wait),
+      ...(raw.approval_timeout === undefined
+        ? {}
+        : { approvalTimeoutMs: parseDuration(raw.approval_timeout)! }),
+    },
     issues,
   );
   argvSafety(raw.command_packs ?? [], ctx, warnings);

@@ -22,6 +22,8 @@ export interface PackDefaults {
   readonly maxOutputBytes: number;
   /** The pack's `approval_wait`, else the workspace's, in ms; 0: none. */
   readonly approvalWaitMs: number;
+  /** The pack's `approval_timeout`, else the workspace's, else the default, in ms. */
+  readonly approvalTimeoutMs: number;
   readonly label: Label | undefined;
   /** The credentials the pack's env hands every command's process. */
   readonly credentials: readonly string[];
@@ -238,6 +240,7 @@ function commandOf(
     timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
     maxOutputBytes: defaults.maxOutputBytes,
     ...(defaults.approvalWaitMs > 0 ? { approvalWaitMs: defaults.approvalWaitMs } : {}),
+    approvalTimeoutMs: defaults.approvalTimeoutMs,
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
     ...(label ? { label } : {}),
   });

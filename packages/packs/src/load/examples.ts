@@ -23,6 +23,7 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   'timeout_overrides.*': 'build: 5m',
   max_output: 'max_output: 10MB',
   approval_wait: 'approval_wait: 2m',
+  approval_timeout: 'approval_timeout: 15m',
   requires: 'requires: [{ binary: jq, version: ">=1.7" }]',
   'requires.binary': 'binary: jq',
   'requires.version': 'version: ">=1.7"',

@@ -8,7 +8,7 @@ import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { approvalWaitMs } from '../schema';
 import type { Label, Pack } from '../types';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
 import { resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
@@ -90,6 +90,10 @@ function buildPack(
     maxOutputBytes: rp.max_output === undefined ? DEFAULT_MAX_OUTPUT_BYTES : parseByteSize(rp.max_output)!,
     approvalWaitMs:
       rp.approval_wait === undefined ? (ctx.approvalWaitMs ?? 0) : approvalWaitMs(rp.approval_wait),
+    approvalTimeoutMs:
+      rp.approval_timeout === undefined
+        ? (ctx.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS)
+        : parseDuration(rp.approval_timeout)!,
     label: rp.label as Label | undefined,
     credentials: credentialsReceived(rp.env ?? {}),
     reserved,

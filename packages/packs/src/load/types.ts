@@ -79,4 +79,6 @@ export interface BuildContext extends CheckContext {
   readonly openListedValues?: boolean;
   /** The workspace's `approval_wait` in ms (0: none), each pack's unless it sets its own. */
   readonly approvalWaitMs?: number;
+  /** The workspace's `approval_timeout` in ms, each pack's unless it sets its own; absent: the default. */
+  readonly approvalTimeoutMs?: number;
 }
