@@ -1,4 +1,5 @@
 // harness doctor: one line per check and a verdict, against real instances, sockets and configs.
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
@@ -38,6 +39,14 @@ describe('harness doctor', () => {
       expect(by['store size']?.detail).toMatch(
         /^\d+\.\d MiB \(database \d+\.\d MiB, write-ahead log \d+\.\d MiB\); prune old audit events with 'loom audit prune --before 30d --instance /,
       );
+      // The instance's key, made with it: its public key as loom audit verify --public-key takes it.
+      const keyFile = join(instance, 'audit-key.pem');
+      const { x } = createPublicKey(createPrivateKey(readFileSync(keyFile))).export({ format: 'jwk' });
+      expect(by['audit key']).toEqual({
+        name: 'audit key',
+        status: 'ok',
+        detail: `public key ed25519:${x} (${keyFile} mode 600)`,
+      });
     } finally {
       await conn.close();
     }

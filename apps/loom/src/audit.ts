@@ -1,4 +1,6 @@
-// `loom audit tail|prune`: reading the record (filtered, followed) and trimming it.
+// `loom audit tail|prune|verify|export`: reading the record (filtered, followed), trimming it,
+// checking its chains (docs/audit.md) and exporting it as a self-verifying bundle.
+import { closeSync, createReadStream, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { parseDuration, RETENTION_WINDOW } from '@harness/config';
 import { auditLine } from '@harness/host/operator';
 import type { AuditEvent, AuditQuery } from '@harness/store';
@@ -35,8 +37,13 @@ export async function audit(
     return sub === undefined ? 2 : 0;
   }
   if (sub === 'prune') return prune(rest, out, instanceOf);
+  if (sub === 'verify') return verify(rest, out, instanceOf);
+  if (sub === 'export') return exportBundle(rest, out, instanceOf);
   if (sub !== 'tail')
-    throw new LoomError(LoomErrorCode.usage, `unknown subcommand "audit ${sub}"; expected tail or prune`);
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `unknown subcommand "audit ${sub}"; expected tail, prune, verify or export`,
+    );
   return tail(rest, out, instanceOf);
 }
 
@@ -141,4 +148,201 @@ async function prune(
       `removed ${removed.audit} audit event(s) and ${removed.approvals} spent approval(s) from before ${before.toISOString()}\n`,
     );
   return 0;
+}
+
+/**
+ * The keys `--public-key` names: one key (`ed25519:…`), or a file holding one PEM public key or
+ * several `ed25519:…` keys, one a line.
+ */
+async function pinnedKeys(value: string | undefined): Promise<string[]> {
+  if (value === undefined) return [];
+  const store = await import('@harness/store');
+  const parse = (text: string): string => {
+    try {
+      return store.normalizePublicKey(text);
+    } catch (error) {
+      throw new LoomError(LoomErrorCode.usage, `--public-key: ${(error as Error).message}`);
+    }
+  };
+  if (value.startsWith('ed25519:')) return [parse(value)];
+  let text: string;
+  try {
+    text = readFileSync(value, 'utf8');
+  } catch (error) {
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `--public-key must be a key (ed25519:…, as harness doctor prints it) or a readable file of keys; ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  if (text.includes('BEGIN PUBLIC KEY')) return [parse(text)];
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map(parse);
+}
+
+/** `loom audit verify`: the chains of the instance's store, or of an export (`--from`). */
+async function verify(
+  argv: readonly string[],
+  out: Out,
+  instanceOf: (dir: string | undefined) => string,
+): Promise<number> {
+  const p = parseArgs(argv, { instance: true, from: true, 'public-key': true, json: false, debug: false });
+  if (p.flags.help) {
+    out(HELP.audit);
+    return 0;
+  }
+  if (p.positional.length > 0)
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `audit verify takes no arguments, found ${p.positional.join(' ')}`,
+    );
+  const store = await import('@harness/store');
+  const keys = await pinnedKeys(str(p, 'public-key'));
+  const from = str(p, 'from');
+  let result: Awaited<ReturnType<typeof store.verifyAuditStore>>;
+  let what: string;
+  if (from !== undefined) {
+    const input = createReadStream(from, { highWaterMark: 1 << 20 });
+    const opened = new Promise<void>((resolve, reject) => {
+      input.once('open', () => resolve());
+      input.once('error', reject);
+    });
+    try {
+      await opened;
+    } catch (error) {
+      throw new LoomError(
+        LoomErrorCode.usage,
+        `--from ${from} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); name a file \`loom audit export\` wrote`,
+      );
+    }
+    try {
+      result = await store.verifyAuditExport(store.auditExportLines(input), { publicKeys: keys });
+    } finally {
+      input.destroy();
+    }
+    what = from;
+  } else {
+    const host = await import('@harness/host');
+    const dir = instanceOf(str(p, 'instance'));
+    // The instance's own key is pinned unless keys are named: its chain must be there, signed by it.
+    const own = keys.length > 0 ? keys : [store.instanceAuditSigner(dir)?.publicKey ?? []].flat();
+    const opened = await host.openStore(dir);
+    try {
+      result = await store.verifyAuditStore(opened, { publicKeys: own });
+    } finally {
+      await opened.close();
+    }
+    what = `the store of ${dir}`;
+  }
+  if (p.flags.json) {
+    out(`${JSON.stringify(result)}\n`);
+    return result.ok ? 0 : 1;
+  }
+  out(verifyReport(what, result));
+  return result.ok ? 0 : 1;
+}
+
+/** What `audit verify` prints for a person: the verdict, then one line per chain. */
+function verifyReport(
+  what: string,
+  r: Awaited<ReturnType<typeof import('@harness/store')['verifyAuditStore']>>,
+): string {
+  const lines: string[] = [];
+  if (r.problem !== undefined) {
+    lines.push(`TAMPERED ${r.problem.kind}: ${r.problem.message}`);
+  } else {
+    lines.push(
+      `verified ${r.events} event(s) of ${what}: no event was changed, removed, inserted or reordered`,
+    );
+  }
+  for (const c of r.chains) {
+    const range = c.from === null ? 'no events' : `positions ${c.from}-${c.to}`;
+    const key =
+      c.publicKey === null
+        ? 'no key'
+        : `${c.publicKey}${c.pinned ? ' (pinned)' : ' (not pinned: name it with --public-key)'}`;
+    const tail =
+      c.unsigned > 0 ? `; ${c.unsigned} event(s) after the newest checkpoint are not signed yet` : '';
+    lines.push(
+      `  chain ${c.chain}: ${c.events} event(s), ${range}, signed through ${c.signedThrough}${tail}; key ${key}`,
+    );
+  }
+  if (r.unchained > 0) lines.push(`  ${r.unchained} event(s) from before the store kept chains: not covered`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `loom audit export --format jsonl [--out <file>]`: the self-verifying bundle. */
+async function exportBundle(
+  argv: readonly string[],
+  out: Out,
+  instanceOf: (dir: string | undefined) => string,
+): Promise<number> {
+  const p = parseArgs(argv, { instance: true, format: true, out: true, debug: false });
+  if (p.flags.help) {
+    out(HELP.audit);
+    return 0;
+  }
+  const format = str(p, 'format');
+  if (format !== 'jsonl')
+    throw new LoomError(
+      LoomErrorCode.usage,
+      `audit export needs --format jsonl${format === undefined ? '' : `, found --format ${format}`} (the one format there is)`,
+    );
+  const store = await import('@harness/store');
+  const host = await import('@harness/host');
+  const dir = instanceOf(str(p, 'instance'));
+  const signer = store.readAuditSigner(dir);
+  const file = str(p, 'out');
+  const opened = await host.openStore(dir);
+  try {
+    if (file === undefined) {
+      const write = batched((text) => out(text));
+      await store.exportAudit(opened, signer, write);
+      write.flush();
+      return 0;
+    }
+    // Written beside the file and renamed over it: a failed export leaves no half file behind.
+    const staging = `${file}.${process.pid}.tmp`;
+    const fd = openSync(staging, 'w', 0o600);
+    let closed = false;
+    try {
+      const write = batched((text) => writeSync(fd, text));
+      const written = await store.exportAudit(opened, signer, write);
+      write.flush();
+      closeSync(fd);
+      closed = true;
+      renameSync(staging, file);
+      process.stderr.write(
+        `exported ${written.events} event(s) and ${written.checkpoints} checkpoint(s) to ${file}\n`,
+      );
+    } catch (error) {
+      if (!closed) closeSync(fd);
+      rmSync(staging, { force: true });
+      throw error;
+    }
+    return 0;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Lines gathered into writes of about 64 KiB; `flush` writes what is left. */
+function batched(sink: (text: string) => void): ((text: string) => void) & { flush(): void } {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (pending.length > 0) sink(pending.join(''));
+    pending = [];
+    size = 0;
+  };
+  return Object.assign(
+    (text: string): void => {
+      pending.push(text);
+      size += text.length;
+      if (size >= 65_536) flush();
+    },
+    { flush },
+  );
 }

@@ -9,6 +9,8 @@ Usage:
   loom approvals list|watch|approve <id>|deny <id> [--instance <dir>]
   loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
   loom audit prune --before <date|duration> [--json] [--instance <dir>]
+  loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--json] [--instance <dir>]
+  loom audit export --format jsonl [--out <file>] [--instance <dir>]
   loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]
   loom migrate [--instance <dir>]
 
@@ -65,6 +67,8 @@ watch prints the pending approvals, then each new one as it arrives, one line ea
 `,
   audit: `loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
 loom audit prune --before <date|duration> [--json] [--instance <dir>]
+loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--json] [--instance <dir>]
+loom audit export --format jsonl [--out <file>] [--instance <dir>]
 
 tail prints the last <count> (default 20) matching audit events, oldest first, one line each with the
 argv a command ran (values cut with a marker …(+N chars); --json gives the events whole).
@@ -77,6 +81,14 @@ argv a command ran (values cut with a marker …(+N chars); --json gives the eve
 prune deletes the audit events recorded before a date (2026-11-01, or an ISO time) or older than a
 duration (30d, 12h, 90m), and the approvals that can never be used again (consumed, denied,
 expired) last changed before it. Receipts are kept: a retried compose must always replay its receipt.
+It removes the instance's own chain only, and writes a signed checkpoint of where that chain now starts.
+verify checks the hash chains of the instance's store, or of an export (--from), and names the first
+event that was changed, removed, inserted or reordered, or where the tail was cut (exit 1); see
+docs/audit.md for what it proves. --public-key pins the key(s) the chains must be signed with
+(ed25519:…, as harness doctor prints it, or a file of them); for a store, the instance's own key is
+pinned by default.
+export writes the whole log as a self-verifying JSONL bundle (stdout, or --out <file>, mode 0600),
+signed by the instance's key: keep a copy elsewhere, and verify it with --from.
 `,
   init: `loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>] [--json]
 

@@ -12,7 +12,10 @@ import {
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import {
+  AUDIT_KEY_FILE,
   embeddedStoreTarget,
+  ensureAuditKey,
+  instanceAuditSigner,
   migrateStoreTarget,
   openStoreTarget,
   type PostgresTarget,
@@ -40,6 +43,11 @@ export interface InstanceInfo {
   workspaceCopy: string;
   /** Where the instance keeps its store. */
   store: StoreTarget;
+  /**
+   * The instance's Ed25519 private key (mode 0600): it signs the checkpoints of the instance's audit
+   * chain (docs/audit.md). An instance made before keys gets one when its store is next opened.
+   */
+  auditKeyFile: string;
   createdAt: string;
   /**
    * What the instance serves, recorded when it was created with one: an agent of the workspace, or
@@ -105,7 +113,16 @@ export async function initInstance(
     );
     // The store is made (SQLite) or brought to this host's schema (PostgreSQL) before the
     // instance exists: a server that does not answer leaves no instance behind.
-    await migrateStoreTarget(options.store ?? embeddedStoreTarget(staging));
+    const storeTarget = options.store ?? embeddedStoreTarget(staging);
+    await migrateStoreTarget(storeTarget);
+    // The instance's key, and the signed start of its audit chain (docs/audit.md).
+    ensureAuditKey(staging);
+    const begun = await openStoreTarget(storeTarget, { auditSigner: instanceAuditSigner(staging) });
+    try {
+      await begun.checkpointAudit('schedule');
+    } finally {
+      await begun.close();
+    }
     try {
       renameSync(staging, target);
     } catch (cause) {
@@ -183,6 +200,7 @@ export function readInstance(dir: string): InstanceInfo {
     workspaceFile: record.workspace,
     workspaceCopy: join(abs, record.workspaceCopy),
     store: storeRecord(record.store, abs),
+    auditKeyFile: join(abs, AUDIT_KEY_FILE),
     createdAt: typeof record.createdAt === 'string' ? record.createdAt : '',
     ...(typeof record.scopeFile === 'string'
       ? { serves: { scopeFile: record.scopeFile } }
@@ -219,8 +237,10 @@ function servesRecord(serves: InstanceServes | undefined): Record<string, string
 
 /**
  * Opens the store of an instance directory (the directory must have been made by
- * {@link initInstance}), through `factory` (default: the store its record names).
+ * {@link initInstance}), through `factory` (default: the store its record names), with the
+ * instance's audit key: its events join the instance's chain (docs/audit.md).
  */
 export function openStore(dir: string, factory: StoreFactory = openStoreTarget): Promise<Store> {
-  return factory(readInstance(dir).store);
+  const info = readInstance(dir);
+  return factory(info.store, { auditSigner: instanceAuditSigner(info.dir) });
 }

@@ -19,6 +19,10 @@ export const StoreErrorCode = defineCodes({
    * newer (written by a newer host: upgrade this one).
    */
   store_schema: 'store_schema',
+  /** The instance's audit key, or a public key given to verify with, cannot be read or is not Ed25519. */
+  audit_key: 'audit_key',
+  /** An audit export cannot be read: not a `loom-audit-export/1` JSONL file, or a line is not JSON. */
+  audit_export: 'audit_export',
   /** An approval id is unknown or no longer pending. */
   approval_not_found: 'approval_not_found',
 });

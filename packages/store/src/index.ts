@@ -2,6 +2,28 @@
 // opened from a target (an SQLite file, or a PostgreSQL schema several hosts share). The record
 // types alone, importing nothing, are `@harness/store/records`.
 
+export { canonicalJson, checkpointText, eventHash, eventText, GENESIS } from './audit-chain';
+export {
+  AUDIT_EXPORT_FORMAT,
+  auditExportLines,
+  exportAudit,
+  verifyAuditExport,
+  verifyAuditStore,
+} from './audit-export';
+export {
+  AUDIT_KEY_FILE,
+  chainOf,
+  ensureAuditKey,
+  instanceAuditSigner,
+  normalizePublicKey,
+  readAuditSigner,
+} from './audit-key';
+export type {
+  AuditChainReport,
+  AuditProblem,
+  AuditProblemKind,
+  AuditVerification,
+} from './audit-verify';
 export { StoreError, StoreErrorCode } from './errors';
 export { newId } from './ids';
 export {
@@ -16,10 +38,14 @@ export type {
   ApprovalRecord,
   ApprovalRequest,
   ApprovalStatus,
+  AuditCheckpoint,
+  AuditCheckpointKind,
   AuditEvent,
   AuditEventInput,
   AuditPage,
   AuditQuery,
+  AuditSigner,
+  ChainedAuditEvent,
   ComponentInput,
   ComponentView,
   ComposeInput,
@@ -32,6 +58,7 @@ export type {
   SqliteTarget,
   Store,
   StoreFactory,
+  StoreOpenOptions,
   StoreTarget,
 } from './types';
 export { AUDIT_PAGE_MAX, STAGE_CAPACITY } from './types';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describePostgres } from './postgres/target';
 import { openSqliteStore } from './sqlite/index';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/schema';
-import type { Store, StoreTarget } from './types';
+import type { Store, StoreOpenOptions, StoreTarget } from './types';
 
 /** The file name of the embedded (default) store inside an instance directory. */
 export const STORE_FILE = 'loom.db';
@@ -15,14 +15,17 @@ export function embeddedStoreTarget(instanceDir: string): StoreTarget {
   return { kind: 'sqlite', file: join(instanceDir, STORE_FILE) };
 }
 
-/** Opens the store a target names (the default {@link StoreFactory}). */
-export async function openStoreTarget(target: StoreTarget): Promise<Store> {
+/**
+ * Opens the store a target names (the default {@link StoreFactory}); with an audit signer (the
+ * instance key) its events join that key's chain and its checkpoints are signed (docs/audit.md).
+ */
+export async function openStoreTarget(target: StoreTarget, options: StoreOpenOptions = {}): Promise<Store> {
   switch (target.kind) {
     case 'sqlite':
-      return openSqliteStore(target.file);
+      return openSqliteStore(target.file, options);
     case 'postgres': {
       const { openPostgresStore } = await import('./postgres/index');
-      return openPostgresStore(target);
+      return openPostgresStore(target, options);
     }
   }
 }

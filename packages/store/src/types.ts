@@ -107,6 +107,65 @@ export interface AuditEvent {
   payload: Record<string, unknown>;
 }
 
+/**
+ * An audit event with its place in its host's hash chain (docs/audit.md). `chain`, `n`, `prev` and
+ * `hash` are `null` on an event recorded before the store kept chains.
+ */
+export interface ChainedAuditEvent extends AuditEvent {
+  /** The chain: the fingerprint of the appending instance's key (or `unsigned`). */
+  chain: string | null;
+  /** Its position in the chain, from 1. */
+  n: number | null;
+  /** The hash of the event before it in the chain (64 zeros for the first). */
+  prev: string | null;
+  /** SHA-256 of its canonical encoding, lowercase hex. */
+  hash: string | null;
+}
+
+/**
+ * Why a checkpoint was written: `genesis` (a chain's start, position 0), `schedule` (every few
+ * minutes while the chain grows), `shutdown` (the store closing), `export` (before an export),
+ * `prune` (what a prune removed: the chain may start after it).
+ */
+export type AuditCheckpointKind = 'genesis' | 'schedule' | 'shutdown' | 'export' | 'prune';
+
+/** A signed statement that a chain's event at position `n` has hash `head`. */
+export interface AuditCheckpoint {
+  id: number;
+  chain: string;
+  n: number;
+  head: string;
+  at: string;
+  kind: AuditCheckpointKind;
+  /** For a `prune` checkpoint: how many events of the chain it removed; otherwise 0. */
+  removed: number;
+  /** The signer's public key, `ed25519:<base64url>`; its fingerprint is the chain. */
+  publicKey: string;
+  /** Ed25519 over the checkpoint's canonical text (docs/audit.md), base64. */
+  signature: string;
+}
+
+/** What signs a store's checkpoints: an instance key (made by `@harness/store`'s audit key helpers). */
+export interface AuditSigner {
+  /** The chain it appends to: the fingerprint of its public key. */
+  readonly chain: string;
+  /** `ed25519:<base64url>`. */
+  readonly publicKey: string;
+  /** The Ed25519 signature of a text's UTF-8 bytes, base64. */
+  sign(message: string): string;
+}
+
+/** How a store is opened beyond its target. */
+export interface StoreOpenOptions {
+  /**
+   * The instance key: events are appended to its chain and checkpoints signed with it. Without
+   * one, events go to the `unsigned` chain and no checkpoint is written.
+   */
+  auditSigner?: AuditSigner | undefined;
+  /** How often a checkpoint is written while the chain grows (default 5 minutes). */
+  checkpointEveryMs?: number;
+}
+
 /** An audit event before it is stored. */
 export type AuditEventInput = Omit<AuditEvent, 'seq' | 'at'>;
 
@@ -228,11 +287,25 @@ export interface Store {
   /** One filtered page of the audit log, oldest first (see {@link AuditQuery}). */
   queryAudit(query: AuditQuery): Promise<AuditPage>;
   /**
-   * Deletes audit events recorded before `before`, and approvals that can never be used again
+   * Deletes audit events of this store's chain (and events from before chains) recorded before
+   * `before`, writing a signed `prune` checkpoint of what it removed, and approvals that can never be used again
    * (consumed, denied or expired) whose last change is before it. Receipts are kept: a retry with
    * the same request id must always replay its receipt. Returns how many rows went.
    */
   prune(before: Date): Promise<PruneResult>;
+  /**
+   * Audit events with their chain fields, in `seq` order: those after `after`, at most `limit`
+   * (up to {@link AUDIT_PAGE_MAX}), what a verifier or an export reads page by page.
+   */
+  readAuditChain(after: number, limit: number): Promise<ChainedAuditEvent[]>;
+  /** Every checkpoint of every chain, by chain and position. */
+  auditCheckpoints(): Promise<AuditCheckpoint[]>;
+  /**
+   * Signs the head of this store's chain (its instance key's) when it has moved since its newest
+   * checkpoint: the new checkpoint, or `undefined` (nothing new, or no key). A chain with no event
+   * yet is begun: its `genesis` checkpoint is written (what creating an instance does).
+   */
+  checkpointAudit(kind: 'schedule' | 'shutdown' | 'export'): Promise<AuditCheckpoint | undefined>;
   /** Consumes a live approved approval for `key` (single use); `undefined` when there is none. */
   takeApproval(key: string, now?: Date): Promise<ApprovalRecord | undefined>;
   /** Returns the live denied or pending approval for `key`, or records a new pending one. */
@@ -252,7 +325,7 @@ export interface Store {
     ttlMs: number,
     now?: Date,
   ): Promise<ApprovalRecord>;
-  /** Releases the store's file or connections. */
+  /** Writes a `shutdown` checkpoint when this store appended since the last one, then releases the store's file or connections. */
   close(): Promise<void>;
 }
 
@@ -281,4 +354,4 @@ export interface PostgresTarget {
 }
 
 /** Opens the store of a target; the host is given one (default: {@link openStoreTarget}). */
-export type StoreFactory = (target: StoreTarget) => Promise<Store>;
+export type StoreFactory = (target: StoreTarget, options?: StoreOpenOptions) => Promise<Store>;

@@ -5,7 +5,23 @@ describe('public API', () => {
   it('pins the export list of @harness/store', async () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
+        'AUDIT_EXPORT_FORMAT',
+        'AUDIT_KEY_FILE',
         'AUDIT_PAGE_MAX',
+        'GENESIS',
+        'auditExportLines',
+        'canonicalJson',
+        'chainOf',
+        'checkpointText',
+        'ensureAuditKey',
+        'eventHash',
+        'eventText',
+        'exportAudit',
+        'instanceAuditSigner',
+        'normalizePublicKey',
+        'readAuditSigner',
+        'verifyAuditExport',
+        'verifyAuditStore',
         'DEFAULT_PG_SCHEMA',
         'STAGE_CAPACITY',
         'STORE_FILE',

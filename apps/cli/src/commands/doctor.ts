@@ -1,6 +1,7 @@
 // `harness doctor`: one line per check (configuration, binaries and versions, broker reachable,
-// socket permissions, store health) and a verdict. Exit 1 when any check fails.
+// socket permissions, store health, the instance's audit key) and a verdict. Exit 1 when any check fails.
 import { execFileSync } from 'node:child_process';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -17,7 +18,8 @@ const help = `Usage: harness doctor [--json] [configuration]
 
 Checks, one line each: Node.js version; the host configuration files, or for the embedded default
 exactly what serve checks on that instance before it starts (its record, its store — which one,
-SQLite or PostgreSQL, and whether it answers — credentials file mode, workspace, agent or scope); the host CLI and the binaries the example packs use, with
+SQLite or PostgreSQL, and whether it answers — credentials file mode, workspace, agent or scope); the
+instance's audit key (mode 0600) and its public key, to pin with loom audit verify; the host CLI and the binaries the example packs use, with
 versions; confinement (bubblewrap or sandbox-exec, under the workspace's sandbox_mode); the broker
 socket (reachable, mode 0600). Exit 1 when any check fails; a
 warning (an optional binary missing, no broker running yet) does not fail.
@@ -84,6 +86,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (found.instanceDir !== undefined && !found.storeChecked) await checkStore(found.instanceDir, add);
   if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'loom.db'))) {
     add('store size', 'ok', storeSize(found.instanceDir));
+  }
+  if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'instance.json'))) {
+    checkAuditKey(found.instanceDir, add);
   }
   for (const c of await projectChecks(process.cwd())) add(c.name, c.status, c.detail);
   if (values['runner-config'] !== undefined) {
@@ -288,6 +293,38 @@ function canExecute(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The instance's audit key (docs/audit.md): readable by its owner only, and its public key as
+ * `ed25519:<base64url of the 32 raw bytes>` — what `loom audit verify --public-key` pins and what a
+ * person keeps beside a copy of an export.
+ */
+function checkAuditKey(instanceDir: string, add: Add): void {
+  const file = join(instanceDir, 'audit-key.pem');
+  if (!existsSync(file)) {
+    add('audit key', 'warn', `no ${file} yet (made the next time the instance's store is opened)`);
+    return;
+  }
+  try {
+    const mode = statSync(file).mode & 0o777;
+    const { x } = createPublicKey(createPrivateKey(readFileSync(file))).export({ format: 'jwk' }) as {
+      x?: string;
+    };
+    if (x === undefined) throw new Error('not an Ed25519 key');
+    const where = `${file} mode ${mode.toString(8)}`;
+    add(
+      'audit key',
+      mode === 0o600 ? 'ok' : 'fail',
+      `public key ed25519:${x} (${where}${mode === 0o600 ? '' : ', expected 600: chmod 600 it'})`,
+    );
+  } catch (error) {
+    add(
+      'audit key',
+      'fail',
+      `${file} is not readable as the instance's Ed25519 key: ${(error as Error).message}`,
+    );
   }
 }
 

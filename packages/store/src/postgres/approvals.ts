@@ -2,6 +2,8 @@
 // transaction. The single use is a conditional UPDATE of a row locked FOR UPDATE: of two hosts
 // taking one approval at once, the second waits for the first, then finds the row no longer
 // `approved` and takes nothing.
+
+import type { ChainSetup } from '../chained';
 import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
@@ -36,7 +38,7 @@ type ApprovalPart = Pick<
 >;
 
 /** The approvals part of the PostgreSQL store. */
-export function pgApprovals(db: PgDb): ApprovalPart {
+export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
   const take = async (tx: Tx, key: string, now: Date): Promise<ApprovalRecord | undefined> => {
     await expireDue(tx, now, key);
     const [row] = await tx.query<ApprovalRow>(
@@ -107,7 +109,7 @@ export function pgApprovals(db: PgDb): ApprovalPart {
     );
     const decided = approvalView(row as ApprovalRow);
     // Last before COMMIT (insertAudit): the decision and its audit row commit together.
-    await insertAudit(tx, decisionEvent(decided, by));
+    await insertAudit(tx, decisionEvent(decided, by), setup);
     return decided;
   };
 

@@ -1,6 +1,7 @@
 // The PostgreSQL store: one schema of one database shared by several hosts, a pool per store (so
 // per broker), every method one transaction. Loaded only when an instance names PostgreSQL.
-import type { PostgresTarget, Store } from '../types';
+import { chainSetup, withCheckpoints } from '../chained';
+import type { PostgresTarget, Store, StoreOpenOptions } from '../types';
 import { pgApprovals } from './approvals';
 import { pgAudit } from './audit';
 import { connectPostgres, type PgOptions } from './client';
@@ -15,7 +16,10 @@ export { PG_SCHEMA_VERSION };
  * that is not at {@link PG_SCHEMA_VERSION} (a `store_schema` StoreError naming both versions). It
  * never migrates: that is `loom init --store postgres` and `loom migrate`.
  */
-export async function openPostgresStore(target: PostgresTarget, options: PgOptions = {}): Promise<Store> {
+export async function openPostgresStore(
+  target: PostgresTarget,
+  options: PgOptions & StoreOpenOptions = {},
+): Promise<Store> {
   const db = await connectPostgres(target, options);
   try {
     await checkPostgresSchema(db);
@@ -23,7 +27,11 @@ export async function openPostgresStore(target: PostgresTarget, options: PgOptio
     await db.close();
     throw error;
   }
-  return { ...pgLooms(db), ...pgAudit(db), ...pgApprovals(db), close: () => db.close() };
+  const setup = chainSetup(options);
+  return withCheckpoints(
+    { ...pgLooms(db, setup), ...pgAudit(db, setup), ...pgApprovals(db, setup), close: () => db.close() },
+    options,
+  );
 }
 
 /** Creates the schema of a target or brings it to {@link PG_SCHEMA_VERSION}; the versions before and after. */

@@ -8,6 +8,7 @@
 // composes into one loom serialize there, a stale `expectedVersion` matches no row
 // (`version_conflict`), and without one each compose bumps the version the last one left.
 import { randomBytes } from 'node:crypto';
+import type { ChainSetup } from '../chained';
 import { type ComposeDialect, composeAsync, type Layout, type Plan } from '../compose';
 import type { ComposeInput, LoomSummary, Store } from '../types';
 import {
@@ -102,7 +103,7 @@ async function write(tx: Tx, input: ComposeInput, p: Plan, now: string, attempt:
  * COMMIT answer was lost, so this call committed it (and its audit row) and reports that, not a
  * replay.
  */
-function composeDialect(tx: Tx, attempt: string): ComposeDialect<true> {
+function composeDialect(tx: Tx, attempt: string, setup: ChainSetup): ComposeDialect<true> {
   return {
     prior: async (namespace, requestId) => {
       const [row] = await tx.query<ReceiptRow & { current: number }>(
@@ -127,13 +128,14 @@ function composeDialect(tx: Tx, attempt: string): ComposeDialect<true> {
     },
     layout: (loomId, stages) => layout(tx, loomId, stages),
     write: (input, p, now) => write(tx, input, p, now, attempt),
-    audit: (event) => insertAudit(tx, event),
+    audit: (event) => insertAudit(tx, event, setup),
   };
 }
 
 /** The looms part of the PostgreSQL store. */
 export function pgLooms(
   db: PgDb,
+  setup: ChainSetup,
 ): Pick<Store, 'compose' | 'inspect' | 'receipts' | 'listLooms' | 'loomReceipts'> {
   const read = { idempotent: true, readOnly: true } as const;
   const single = { idempotent: true, readOnly: true, single: true } as const;
@@ -153,7 +155,7 @@ export function pgLooms(
   return {
     compose: (input) => {
       const attempt = randomBytes(8).toString('hex');
-      return db.tx('commit a compose', (tx) => composeAsync(composeDialect(tx, attempt), input), {
+      return db.tx('commit a compose', (tx) => composeAsync(composeDialect(tx, attempt, setup), input), {
         idempotent: true,
         lock: lockKey(`compose:${input.namespace}\n${input.requestId}`),
         unknownHint:

@@ -58,6 +58,16 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX approvals_key ON approvals (key, status);
    CREATE INDEX approvals_status ON approvals (status, created_at);`,
+  // 2: the audit log is a hash chain per host (instance key), with signed checkpoints
+  // (docs/audit.md). Events written before stay without chain fields.
+  `ALTER TABLE audit ADD COLUMN chain TEXT, ADD COLUMN chain_n BIGINT, ADD COLUMN prev TEXT, ADD COLUMN hash TEXT;
+   CREATE TABLE audit_heads (chain TEXT PRIMARY KEY, n BIGINT NOT NULL, head TEXT NOT NULL);
+   CREATE TABLE audit_checkpoints (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, chain TEXT NOT NULL, n BIGINT NOT NULL,
+     head TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, removed BIGINT NOT NULL,
+     public_key TEXT NOT NULL, signature TEXT NOT NULL
+   );
+   CREATE INDEX audit_checkpoints_chain ON audit_checkpoints (chain, n);`,
 ];
 
 /** The schema version this code reads and writes. */

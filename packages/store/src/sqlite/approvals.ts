@@ -1,5 +1,6 @@
 // Approvals in SQLite: request, decide, take (single use), read. Every method one transaction.
 import type Database from 'better-sqlite3';
+import type { ChainSetup } from '../chained';
 import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
@@ -149,9 +150,9 @@ function list(st: Statements, status: ApprovalStatus | 'all', now: Date): Approv
 }
 
 /** The approvals part of the SQLite store. */
-export function sqliteApprovals(db: Database.Database): ApprovalPart {
+export function sqliteApprovals(db: Database.Database, setup: ChainSetup): ApprovalPart {
   const st = statements(db);
-  const insertAudit = auditInserter(db);
+  const insertAudit = auditInserter(db, setup);
   const takeTx = db.transaction((key: string, now: Date) => take(st, key, now));
   const requestTx = db.transaction((input: ApprovalRequest) => request(st, input));
   const decideTx = db.transaction(

@@ -1,6 +1,8 @@
 // The SQLite store: one file per instance, better-sqlite3, every method one transaction.
+
+import { chainSetup, withCheckpoints } from '../chained';
 import { StoreError, StoreErrorCode } from '../errors';
-import type { Store } from '../types';
+import type { Store, StoreOpenOptions } from '../types';
 import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
 import { sqliteLooms } from './looms';
@@ -22,6 +24,9 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
     appendAudit: 'append an audit event',
     tailAudit: 'read the audit log',
     queryAudit: 'query the audit log',
+    readAuditChain: 'read the audit chain',
+    auditCheckpoints: 'read the audit checkpoints',
+    checkpointAudit: 'checkpoint the audit chain',
     prune: 'prune the audit log and spent approvals',
     takeApproval: 'take an approval',
     requestApproval: 'request an approval',
@@ -54,12 +59,19 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
  * brokers on one instance wait for each other, every write in one `BEGIN IMMEDIATE` transaction and
  * every read in one deferred transaction (one snapshot).
  */
-export function openSqliteStore(file: string, options: { readonly?: boolean } = {}): Store {
+export function openSqliteStore(
+  file: string,
+  options: { readonly?: boolean } & StoreOpenOptions = {},
+): Store {
   const db = openDatabase(file, options);
-  return {
-    ...guarded({ ...sqliteLooms(db), ...sqliteAudit(db), ...sqliteApprovals(db) }),
-    close: async () => {
-      db.close();
+  const setup = chainSetup(options);
+  return withCheckpoints(
+    {
+      ...guarded({ ...sqliteLooms(db, setup), ...sqliteAudit(db, setup), ...sqliteApprovals(db, setup) }),
+      close: async () => {
+        db.close();
+      },
     },
-  };
+    options,
+  );
 }

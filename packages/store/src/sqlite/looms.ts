@@ -1,6 +1,7 @@
 // Looms in SQLite: compose (components, operations, receipt and audit event in one transaction),
 // inspect, receipts. The compose algorithm is ../compose.ts; this file holds its statements.
 import type Database from 'better-sqlite3';
+import type { ChainSetup } from '../chained';
 import { type ComposeDialect, composeSync, type Layout } from '../compose';
 import { StoreError, StoreErrorCode } from '../errors';
 import type { AuditEventInput, ComposeInput, ComposeOutcome, LoomSummary, Store } from '../types';
@@ -130,9 +131,10 @@ function composeDialect(
 /** The looms part of the SQLite store. */
 export function sqliteLooms(
   db: Database.Database,
+  setup: ChainSetup,
 ): Sync<Pick<Store, 'compose' | 'inspect' | 'receipts' | 'listLooms' | 'loomReceipts'>> {
   const st = statements(db);
-  const dialect = composeDialect(st, auditInserter(db));
+  const dialect = composeDialect(st, auditInserter(db, setup));
   // The compose and its audit event commit together, or neither does.
   const composeTx = db.transaction((input: ComposeInput): ComposeOutcome => composeSync(dialect, input));
   // Reads run in a (deferred) transaction too: the loom row and its components come from one snapshot.

@@ -55,6 +55,19 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS audit_outcome ON audit(outcome);
    CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
    CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);`,
+  // 3: the audit log is a hash chain per instance key, with signed checkpoints (docs/audit.md).
+  // Events written before stay without chain fields: a verifier counts them apart.
+  `ALTER TABLE audit ADD COLUMN chain TEXT;
+   ALTER TABLE audit ADD COLUMN chain_n INTEGER;
+   ALTER TABLE audit ADD COLUMN prev TEXT;
+   ALTER TABLE audit ADD COLUMN hash TEXT;
+   CREATE TABLE IF NOT EXISTS audit_heads (chain TEXT PRIMARY KEY, n INTEGER NOT NULL, head TEXT NOT NULL);
+   CREATE TABLE IF NOT EXISTS audit_checkpoints (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL, n INTEGER NOT NULL, head TEXT NOT NULL,
+     at TEXT NOT NULL, kind TEXT NOT NULL, removed INTEGER NOT NULL, public_key TEXT NOT NULL,
+     signature TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS audit_checkpoints_chain ON audit_checkpoints(chain, n);`,
 ];
 
 /** The schema version this code writes into `meta`. */
