@@ -73,7 +73,8 @@ describe('harness approvals', () => {
         new RegExp(
           `^${id} {2}pending {2}notes\\.append {2}tier strict {2}agent demo {2}run \\S+ {2}asked \\d+[smh] ago {2}expires \\S+\\n` +
             ' {2}args {2}line="approved by a person"\\n' +
-            ' {2}argv {2}node -e .+ -- "approved by a person"\\n$',
+            ' {2}argv {2}node -e .+ -- "approved by a person"\\n' +
+            ' {2}plan {2}[0-9a-f]{12}\\n$',
         ),
       );
       const json = await runCli(['approvals', 'list', '--json'], { home });

@@ -5,11 +5,11 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 import { tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = join(appDir, 'dist', 'harness.js');

@@ -250,6 +250,9 @@ describe.skipIf(!hasBrowser)('the console at a phone’s width', () => {
     ]);
     expect(await one.locator('dl.args dd').allTextContents()).toEqual(['written from a phone']);
     expect(await one.locator('ol.argv li').allTextContents()).toEqual(record?.argv);
+    // The plan the approval is bound to, as harness approvals list prints it.
+    expect(record?.plan_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await one.locator('p.plan-hash').textContent()).toBe(`plan ${record?.plan_hash?.slice(0, 12)}`);
     // The long argv element wraps inside the screen, in a monospace font.
     const script = one.locator('ol.argv li code').nth(2);
     const box = await script.boundingBox();

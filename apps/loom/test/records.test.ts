@@ -108,7 +108,7 @@ function follow(args: string[]) {
 }
 
 describe('loom approvals shows what a person judges', () => {
-  it('list shows the values, the argv, the tier, the agent, the run, the age and the expiry of each call', async () => {
+  it('list shows the values, the argv, the plan hash, the tier, the agent, the run, the age and the expiry of each call', async () => {
     const queue = await broker();
     const a = await approvalId(queue, 'new.txt');
     const b = await approvalId(queue, '../../escape.txt');
@@ -119,9 +119,11 @@ describe('loom approvals shows what a person judges', () => {
         `^${b}  pending  files.touch  tier strict  agent editor  run run-7  asked \\d+[smh] ago  expires ${TIME}\n` +
           `  args  file="../../escape.txt"\n` +
           `  argv  touch -- ../../escape.txt\n` +
+          '  plan  [0-9a-f]{12}\n' +
           `${a}  pending  files.touch  tier strict  agent editor  run run-7  asked \\d+[smh] ago  expires ${TIME}\n` +
           `  args  file="new.txt"\n` +
-          `  argv  touch -- new.txt\n$`,
+          `  argv  touch -- new.txt\n` +
+          '  plan  [0-9a-f]{12}\n$',
       ),
     );
   });
@@ -159,7 +161,7 @@ describe('loom approvals shows what a person judges', () => {
       new RegExp(
         `^${a} approved: the identical call may run once, until ${TIME}\n` +
           `${a}  approved  files.touch  tier strict  agent editor  run run-7  may run once until ${TIME}\n` +
-          `  args  file="new.txt"\n  argv  touch -- new.txt\n$`,
+          `  args  file="new.txt"\n  argv  touch -- new.txt\n  plan  [0-9a-f]{12}\n$`,
       ),
     );
     const b = await approvalId(queue, 'other.txt');
@@ -168,7 +170,7 @@ describe('loom approvals shows what a person judges', () => {
       new RegExp(
         `^${b} denied: the call will not run; the agent is told a person denied it\n` +
           `${b}  denied  files.touch  tier strict  agent editor  run run-7  refused until ${TIME}\n` +
-          `  args  file="other.txt"\n  argv  touch -- other.txt\n$`,
+          `  args  file="other.txt"\n  argv  touch -- other.txt\n  plan  [0-9a-f]{12}\n$`,
       ),
     );
     expect(denied.stdout).not.toMatch(/usable|may run/);
@@ -185,6 +187,10 @@ describe('loom approvals shows what a person judges', () => {
         'ALTER TABLE approvals DROP COLUMN args',
         'ALTER TABLE approvals DROP COLUMN argv',
         'ALTER TABLE approvals DROP COLUMN tier',
+        'ALTER TABLE approvals DROP COLUMN plan_hash',
+        ...['chain', 'chain_n', 'prev', 'hash'].map((c) => `ALTER TABLE audit DROP COLUMN ${c}`),
+        'DROP TABLE audit_heads',
+        'DROP TABLE audit_checkpoints',
         ...['audit_actor', 'audit_command', 'audit_outcome', 'audit_at', 'approvals_status'].map(
           (i) => `DROP INDEX ${i}`,
         ),

@@ -37,8 +37,15 @@ const REFUSAL_HINTS = {
     'The host refused an argument value before running anything (see the message). Change that value and call again.',
 } as const;
 
-/** A host's reasons for refusing a call whose approval was decided against it: by a person, or by nobody in time. */
-const DECIDED_APPROVALS: ReadonlySet<string> = new Set(['approval_denied', 'approval_expired']);
+/**
+ * A host's reasons for refusing a call whose approval went against it: denied by a person, by
+ * nobody in time, or given for a plan the call no longer runs.
+ */
+const DECIDED_APPROVALS: ReadonlySet<string> = new Set([
+  'approval_denied',
+  'approval_expired',
+  'plan_changed',
+]);
 
 /**
  * Shapes an answered call. The answer is measured against the run's ceiling with `queryLabel` (what

@@ -24,11 +24,18 @@ const storeKey = (k: ApprovalKey): string => sha256(canonicalJson([k.commandId, 
 export interface ApprovalPreview {
   args: Record<string, unknown>;
   argv: string[] | null;
+  /** SHA-256 of the call's plan (`CallPlan` of `@harness/packs`, canonical JSON); `null`: no plan. */
+  planHash: string | null;
 }
+
+/** The hash an approval binds: SHA-256 (hex) of the plan's canonical JSON. */
+export const planHash = (plan: unknown): string => sha256(canonicalJson(plan));
 
 /**
  * Runs the gate for one call, taking or requesting its approval in the host's store. `preview` is
- * called only when a new request may be recorded.
+ * called only when a new request may be recorded or an approval was taken: a taken approval allows
+ * the call only while the plan it would run hashes as the plan approved, else the call is denied
+ * (`plan_changed`) and the approval stays used.
  */
 export async function decideWithApprovals(
   workspace: Workspace,
@@ -52,6 +59,16 @@ export async function decideWithApprovals(
   const { key, info } = asked;
   const taken = await ctx.store.takeApproval(storeKey(key));
   if (taken) {
+    const now = taken.plan_hash === null ? null : preview().planHash;
+    if (taken.plan_hash !== null && now !== taken.plan_hash) {
+      return {
+        ...first,
+        outcome: 'deny',
+        code: 'plan_changed',
+        reason: `${first.commandId}: approval ${taken.id} was given for plan ${taken.plan_hash.slice(0, 12)}, and this call would now run plan ${now?.slice(0, 12) ?? '(none)'}: the command's template, its program, its environment or its sandbox changed since; the approval is used up, and the identical call asks a person anew`,
+        approvalId: taken.id,
+      };
+    }
     return decide(workspace, {
       ...input,
       approvals: {
@@ -73,6 +90,7 @@ export async function decideWithApprovals(
     args: shown.args,
     argv: shown.argv,
     tier: info.tier,
+    ...(shown.planHash === null ? {} : { planHash: shown.planHash }),
     ttlMs:
       ctx.approvalTtlMs ??
       getCommand(workspace, key.commandId)?.approvalTimeoutMs ??

@@ -16,7 +16,8 @@ import {
   type Workspace,
 } from '@harness/packs';
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
-import { type ApprovalPreview, decideWithApprovals } from './approval-gate';
+import type { ApprovalRecord } from '@harness/store';
+import { type ApprovalPreview, decideWithApprovals, planHash } from './approval-gate';
 import { type WaitOutcome, waitForPerson } from './approval-wait';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
@@ -55,13 +56,14 @@ export async function runPackCall(
       approvalPreview(backend, id, args),
     );
   const { decision, wait } = await waitIfAsked(backend, id, await decideCall(), decideCall, ctx);
-  // Who decided the approval a call consumed (`person:…` from `loom approvals`, a console,
-  // `elicitation:…` from an MCP client), so the audit row names how the call was allowed.
-  const approvedBy =
-    decision.outcome === 'allow' && decision.approvalId !== undefined
-      ? ((await ctx.store.getApproval(decision.approvalId))?.decided_by ?? undefined)
+  // The approval a call consumed (or found for another plan), so its audit row names it, the plan
+  // it approved and who decided it (`person:…` from `loom approvals`, a console, `elicitation:…`
+  // from an MCP client).
+  const consumed =
+    decision.approvalId !== undefined && (decision.outcome === 'allow' || decision.code === 'plan_changed')
+      ? await ctx.store.getApproval(decision.approvalId)
       : undefined;
-  const call = new PackCall(backend, id, args, ctx, decision, approvedBy, wait);
+  const call = new PackCall(backend, id, args, ctx, decision, consumed, wait);
   if (decision.outcome === 'deny') return call.denied();
   if (wait?.end === 'cancelled') return call.cancelledWaiting();
   if (decision.outcome === 'approval_required') return call.awaitingApproval();
@@ -102,7 +104,11 @@ function approvalPreview(
 ): ApprovalPreview {
   const { workspace, credentials } = backend;
   const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
-  return { args: { ...shown.args }, argv: shown.argv === null ? null : [...shown.argv] };
+  return {
+    args: { ...shown.args },
+    argv: shown.argv === null ? null : [...shown.argv],
+    planHash: shown.plan === null ? null : planHash(shown.plan),
+  };
 }
 
 /** A wait as the answer words it: `1.0s`. */
@@ -131,7 +137,7 @@ class PackCall {
   readonly #args: Record<string, unknown>;
   readonly #ctx: PackCallContext;
   readonly #decision: Decision;
-  readonly #approvedBy: string | undefined;
+  readonly #consumed: ApprovalRecord | undefined;
   readonly #wait: WaitOutcome | undefined;
   readonly #base: { id: string; completed: string[] };
   #release: (() => void) | undefined;
@@ -142,7 +148,7 @@ class PackCall {
     args: Record<string, unknown>,
     ctx: PackCallContext,
     decision: Decision,
-    approvedBy: string | undefined,
+    consumed: ApprovalRecord | undefined,
     wait: WaitOutcome | undefined,
   ) {
     this.#backend = backend;
@@ -150,7 +156,7 @@ class PackCall {
     this.#args = args;
     this.#ctx = ctx;
     this.#decision = decision;
-    this.#approvedBy = approvedBy;
+    this.#consumed = consumed;
     this.#wait = wait;
     this.#base = { id, completed: [] as string[] };
   }
@@ -369,7 +375,7 @@ class PackCall {
     return { answer, audit: this.#audit(outcome), release: this.#release };
   }
 
-  /** The audit detail of the call: its decision, its outcome when it ran, who approved it. */
+  /** The audit detail of the call: its decision, its outcome when it ran, the approval it used. */
   #audit(outcome?: PackRunOutcome): Record<string, unknown> {
     const { workspace, credentials } = this.#backend;
     return {
@@ -379,7 +385,12 @@ class PackCall {
         ...(outcome ? { outcome } : {}),
         ...(credentials ? { credentials } : {}),
       })?.payload ?? {}),
-      ...(this.#approvedBy === undefined ? {} : { approved_by: this.#approvedBy }),
+      ...(this.#consumed === undefined
+        ? {}
+        : {
+            approval: { id: this.#consumed.id, plan_hash: this.#consumed.plan_hash },
+            ...(this.#consumed.decided_by === null ? {} : { approved_by: this.#consumed.decided_by }),
+          }),
       ...(this.#wait === undefined
         ? {}
         : { approval_wait: { ended: this.#wait.end, waited_ms: this.#wait.waitedMs } }),

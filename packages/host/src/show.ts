@@ -90,7 +90,8 @@ export function ageText(at: string, now: Date): string {
 }
 
 /**
- * An approval in three lines: who asks what and until when, then the values, then the argv. With
+ * An approval in three lines: who asks what and until when, then the values, then the argv; and a
+ * fourth with the first 12 hex digits of the plan it approves, where it has one (docs/host.md). With
  * `now` (a listing), the first line says how long ago the call asked (`asked 3m ago`).
  */
 export function approvalBlock(a: ApprovalRecord, now?: Date): string {
@@ -98,7 +99,8 @@ export function approvalBlock(a: ApprovalRecord, now?: Date): string {
   return (
     `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}${asked}  ${until(a)}\n` +
     `  args  ${argsOf(a)}\n` +
-    `  argv  ${argvOf(a)}\n`
+    `  argv  ${argvOf(a)}\n` +
+    (a.plan_hash === null ? '' : `  plan  ${a.plan_hash.slice(0, 12)}\n`)
   );
 }
 

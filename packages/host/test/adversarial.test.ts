@@ -218,13 +218,19 @@ describe('adversarial: approvals are bound to the exact call', () => {
     // A request that lives 1 ms may have expired by the time its answer is written: either way the
     // call is held, not run, and the answer names the request.
     const first = await run(b, 'text.shout', { message: 'late' });
-    expect(first).toMatchObject({ code: 'refused', reason: expect.stringMatching(/^approval_(required|expired)$/) });
+    expect(first).toMatchObject({
+      code: 'refused',
+      reason: expect.stringMatching(/^approval_(required|expired)$/),
+    });
     const id = (first.body as { approval_id: string }).approval_id;
     const expiresAt = Date.parse((await listApprovals(env.instance, { status: 'all' }))[0]?.expires_at ?? '');
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() + 2)));
     await expect(decideApproval(env.instance, id, 'approved', 'person:test')).rejects.toThrow(StoreError);
     const r = await run(b, 'text.shout', { message: 'late' });
-    expect(r).toMatchObject({ code: 'refused', reason: expect.stringMatching(/^approval_(required|expired)$/) });
+    expect(r).toMatchObject({
+      code: 'refused',
+      reason: expect.stringMatching(/^approval_(required|expired)$/),
+    });
     expect((await listApprovals(env.instance, { status: 'all' })).some((a) => a.status === 'consumed')).toBe(
       false,
     );

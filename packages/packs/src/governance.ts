@@ -117,7 +117,8 @@ export type DecisionOutcome = 'allow' | 'deny' | 'approval_required';
 /**
  * Machine codes of a decision (the host copies a deny's code into its answer's `reason`):
  * allow — `open_tier`, `read_auto_approved`, `approved`, `no_governance`;
- * deny — `unknown_command`, `requirement_unmet`, `unknown_agent`, `not_granted`, `readonly_tier`, `scope_denied`;
+ * deny — `unknown_command`, `requirement_unmet`, `unknown_agent`, `not_granted`, `readonly_tier`, `scope_denied`,
+ *   and the host's `plan_changed` (an approval taken for a plan the call would no longer run);
  * approval_required — `strict_tier`, `write_needs_approval`.
  */
 export type DecisionCode =
@@ -132,7 +133,8 @@ export type DecisionCode =
   | 'readonly_tier'
   | 'scope_denied'
   | 'strict_tier'
-  | 'write_needs_approval';
+  | 'write_needs_approval'
+  | 'plan_changed';
 
 /** What {@link decide} returns. Every field is safe to log and to show the agent. */
 export interface Decision {

@@ -25,7 +25,7 @@ export { loadWorkspace, RESERVED_PACK_IDS } from './load';
 export { getCommand } from './lookup';
 export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';
-export type { PackCallPreview } from './preview';
+export type { CallPlan, PackCallPreview } from './preview';
 export { previewPackCall } from './preview';
 export type { RenderedCall } from './render';
 export { credentialMarker, renderPackCommand } from './render';

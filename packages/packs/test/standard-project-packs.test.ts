@@ -959,7 +959,11 @@ describe('standard pack gh, without GitHub', () => {
       { head: 'fix', title: `leak ${TOKEN}`, draft: true },
       { credentials: credentialsFrom({ gh_token: TOKEN }) },
     );
-    expect(preview).toMatchInlineSnapshot(`
+    // The plan an approval binds names the env variables, never their values.
+    expect(preview.plan?.env).toContain('GH_TOKEN');
+    expect(JSON.stringify(preview.plan)).not.toContain(TOKEN);
+    const { plan: _plan, ...shown } = preview;
+    expect(shown).toMatchInlineSnapshot(`
       {
         "args": {
           "draft": true,

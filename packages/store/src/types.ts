@@ -231,6 +231,12 @@ export interface ApprovalRecord {
   argv: string[] | null;
   /** The tier of the command's pack that sent the call to approval; `null` for an older request. */
   tier: string | null;
+  /**
+   * SHA-256 (hex) of the exact plan the call would run (command, rendered argv, resolved
+   * executable, env names, cwd, sandbox, pack): an approved call runs only while its plan hashes
+   * the same. `null` for an older request.
+   */
+  plan_hash: string | null;
   status: ApprovalStatus;
   created_at: string;
   expires_at: string;
@@ -252,6 +258,8 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   argv: string[] | null;
   tier: string;
+  /** See {@link ApprovalRecord.plan_hash}. */
+  planHash?: string;
   ttlMs: number;
   now?: Date;
 }

@@ -101,5 +101,6 @@ export function approvalView(row: ApprovalRow): ApprovalRecord {
     args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
     argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
     tier: row.tier ?? null,
+    plan_hash: row.plan_hash ?? null,
   };
 }

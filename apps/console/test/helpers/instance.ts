@@ -3,11 +3,11 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 import { initInstance } from '@harness/host';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { OUTCOME_META_KEY } from '@harness/commands/mcp';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const harnessBin = join(repoRoot, 'apps', 'cli', 'dist', 'harness.js');

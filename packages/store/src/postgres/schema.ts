@@ -59,8 +59,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX approvals_key ON approvals (key, status);
    CREATE INDEX approvals_status ON approvals (status, created_at);`,
   // 2: the audit log is a hash chain per host (instance key), with signed checkpoints
-  // (docs/audit.md). Events written before stay without chain fields.
-  `ALTER TABLE audit ADD COLUMN chain TEXT, ADD COLUMN chain_n BIGINT, ADD COLUMN prev TEXT, ADD COLUMN hash TEXT;
+  // (docs/audit.md). Events written before stay without chain fields. An approval keeps the hash
+  // of the plan it approves.
+  `ALTER TABLE approvals ADD COLUMN plan_hash TEXT;
+   ALTER TABLE audit ADD COLUMN chain TEXT, ADD COLUMN chain_n BIGINT, ADD COLUMN prev TEXT, ADD COLUMN hash TEXT;
    CREATE TABLE audit_heads (chain TEXT PRIMARY KEY, n BIGINT NOT NULL, head TEXT NOT NULL);
    CREATE TABLE audit_checkpoints (
      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, chain TEXT NOT NULL, n BIGINT NOT NULL,

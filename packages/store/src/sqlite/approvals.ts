@@ -25,7 +25,7 @@ function statements(db: Database.Database) {
       "SELECT * FROM approvals WHERE status = ? OR (status IN ('pending', 'approved', 'denied') AND expires_at <= ?) ORDER BY created_at DESC, rowid DESC",
     ),
     insert: db.prepare(
-      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     consume: db.prepare(
       "UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE id = ? AND status = 'approved'",
@@ -79,6 +79,7 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     args: JSON.stringify(input.args),
     argv: input.argv === null ? null : JSON.stringify(input.argv),
     tier: input.tier,
+    plan_hash: input.planHash ?? null,
     status: 'pending',
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + input.ttlMs).toISOString(),
@@ -98,6 +99,7 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     row.args,
     row.argv,
     row.tier,
+    row.plan_hash,
     row.status,
     row.created_at,
     row.expires_at,

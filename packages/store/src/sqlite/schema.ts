@@ -56,8 +56,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
    CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);`,
   // 3: the audit log is a hash chain per instance key, with signed checkpoints (docs/audit.md).
-  // Events written before stay without chain fields: a verifier counts them apart.
-  `ALTER TABLE audit ADD COLUMN chain TEXT;
+  // Events written before stay without chain fields: a verifier counts them apart. An approval
+  // keeps the hash of the plan it approves.
+  `ALTER TABLE approvals ADD COLUMN plan_hash TEXT;
+   ALTER TABLE audit ADD COLUMN chain TEXT;
    ALTER TABLE audit ADD COLUMN chain_n INTEGER;
    ALTER TABLE audit ADD COLUMN prev TEXT;
    ALTER TABLE audit ADD COLUMN hash TEXT;

@@ -99,13 +99,21 @@ function Args({ approval }: { approval: Approval }) {
 
 function CommandLine({ approval }: { approval: Approval }) {
   return approval.plan.ok ? (
-    <ol class="argv">
-      {approval.plan.argv.map((a, i) => (
-        <li key={i}>
-          <code>{a}</code>
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol class="argv">
+        {approval.plan.argv.map((a, i) => (
+          <li key={i}>
+            <code>{a}</code>
+          </li>
+        ))}
+      </ol>
+      {approval.plan_hash === null ? null : (
+        // What the approval is bound to: the same 12 digits as `harness approvals list` prints.
+        <p class="plan-hash" title={approval.plan_hash}>
+          plan <code>{approval.plan_hash.slice(0, 12)}</code>
+        </p>
+      )}
+    </>
   ) : (
     <p class="plan-problem" id={`plan-${approval.id}`}>
       {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
