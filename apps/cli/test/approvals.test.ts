@@ -91,6 +91,11 @@ describe('harness approvals', () => {
       expect(get(structured(ran), 'outcome', 'ok')).toBe(true);
       expect(readFileSync(join(workspace, 'data', 'notes.txt'), 'utf8')).toBe('approved by a person\n');
       expect((await runCli(['approvals', 'list'], { home })).stdout).toBe('no pending approvals\n');
+      // The decision says where it was given.
+      const all = JSON.parse((await runCli(['approvals', 'list', '--all', '--json'], { home })).stdout) as {
+        approvals: { id: string; decided_via: string | null }[];
+      };
+      expect(all.approvals.find((a) => a.id === id)?.decided_via).toBe('cli');
     } finally {
       await serve.close();
     }

@@ -94,7 +94,11 @@ describe('harness serve --approvals elicit', () => {
       expect(message).not.toContain(SECRET);
       const id = /approval (apr-\S+),/.exec(message)?.[1] ?? '';
       const record = await getApproval(box.instance, id);
-      expect(record).toMatchObject({ status: 'consumed', decided_by: 'elicitation:elicit-accepting' });
+      expect(record).toMatchObject({
+        status: 'consumed',
+        decided_by: 'elicitation:elicit-accepting',
+        decided_via: 'elicitation',
+      });
       const rows = (await signRows()).slice(before);
       // The person's decision is a row of its own, between the refusal and the run it allowed.
       expect(rows.map((r) => [r.phase, r.actor, r.outcome, r.reason])).toEqual([
@@ -102,7 +106,7 @@ describe('harness serve --approvals elicit', () => {
         ['approval', 'elicitation:elicit-accepting', 'approved', null],
         ['run', 'agent:demo', 'ok', null],
       ]);
-      expect(rows[1]?.payload).toMatchObject({ approvalId: id });
+      expect(rows[1]?.payload).toMatchObject({ approvalId: id, via: 'elicitation' });
       expect(rows[2]?.payload).toMatchObject({ approvalId: id, approved_by: 'elicitation:elicit-accepting' });
     } finally {
       await client.close();

@@ -226,7 +226,10 @@ describe.skipIf(!hasBrowser)('approvals in the browser', () => {
     await card(page, held.id).getByRole('button', { name: 'Deny…' }).click();
     await card(page, held.id).getByRole('button', { name: 'Confirm: deny' }).click();
     await card(page, held.id).waitFor({ state: 'detached' });
-    expect(await running.ctx.store.getApproval(held.id)).toMatchObject({ status: 'denied' });
+    expect(await running.ctx.store.getApproval(held.id)).toMatchObject({
+      status: 'denied',
+      decided_via: 'console',
+    });
     await page.context().close();
   });
 

@@ -296,7 +296,10 @@ describe.skipIf(!hasBrowser)('the console at a phone’s width', () => {
       .poll(() => status.textContent())
       .toMatch(/^Approved by person:\S+ at .+; the agent's identical call has not run yet\.$/);
     expect(await one.getByRole('button').count()).toBe(0);
-    expect(await running.ctx.store.getApproval(pendingId)).toMatchObject({ status: 'approved' });
+    expect(await running.ctx.store.getApproval(pendingId)).toMatchObject({
+      status: 'approved',
+      decided_via: 'console',
+    });
     // The agent's identical call now runs, once; the page follows it live.
     expect(t.notes()).toBe('');
     const ran = await append(agent, 'written from a phone');

@@ -7,6 +7,7 @@ import {
   type AuditEvent,
   type AuditPage,
   type AuditQuery,
+  type DecisionVia,
   describeStoreTarget,
   instanceAuditSigner,
   openStoreTarget,
@@ -402,6 +403,7 @@ export async function getApproval(instanceDir: string, id: string): Promise<Appr
 /**
  * Approves or denies a pending approval. A person does this (`loom approvals approve <id>`); no
  * broker request reaches it. An approved call may run once, within `ttlMs` (default one hour).
+ * `via` records where the decision was given (`cli`, `console`, `elicitation`).
  */
 export async function decideApproval(
   instanceDir: string,
@@ -409,10 +411,11 @@ export async function decideApproval(
   decision: 'approved' | 'denied',
   by: string,
   ttlMs = APPROVAL_TTL_MS,
+  via?: DecisionVia,
 ): Promise<ApprovalRecord> {
   const store = await openStore(instanceDir);
   try {
-    return await store.decideApproval(id, decision, by, ttlMs);
+    return await store.decideApproval(id, decision, by, ttlMs, new Date(), via);
   } finally {
     await store.close();
   }

@@ -39,7 +39,7 @@ export async function decideAsPerson(
   listCommand: string,
 ): Promise<PersonDecision> {
   try {
-    return { ok: true, record: await decideApproval(instanceDir, id, decision, by) };
+    return { ok: true, record: await decideApproval(instanceDir, id, decision, by, undefined, 'cli') };
   } catch (error) {
     if (!(error instanceof StoreError && error.code === StoreErrorCode.approval_not_found)) throw error;
   }

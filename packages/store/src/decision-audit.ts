@@ -22,6 +22,7 @@ export function decisionEvent(record: ApprovalRecord, by: string): AuditEventInp
       arg_names: record.arg_names,
       tier: record.tier,
       expires_at: record.expires_at,
+      ...(record.decided_via === null ? {} : { via: record.decided_via }),
     },
   };
 }

@@ -50,6 +50,7 @@ export type {
   ComponentView,
   ComposeInput,
   ComposeOutcome,
+  DecisionVia,
   LoomSummary,
   LoomView,
   PostgresTarget,

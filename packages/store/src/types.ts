@@ -205,6 +205,9 @@ export interface AuditPage {
 /** The states of an approval (docs/host.md, "Approvals"). */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
 
+/** Where a person gave a decision: `harness`/`loom approvals` (`cli`), the console, or their MCP client (`elicitation`). */
+export type DecisionVia = 'cli' | 'console' | 'elicitation';
+
 /** One approval request for a `strict` call. */
 export interface ApprovalRecord {
   id: string;
@@ -237,6 +240,8 @@ export interface ApprovalRecord {
    * the same. `null` for an older request.
    */
   plan_hash: string | null;
+  /** How the decision was given (`cli`, `console`, `elicitation`); `null` while pending, or when the decider did not say. */
+  decided_via: DecisionVia | null;
   status: ApprovalStatus;
   created_at: string;
   expires_at: string;
@@ -332,6 +337,7 @@ export interface Store {
     by: string,
     ttlMs: number,
     now?: Date,
+    via?: DecisionVia,
   ): Promise<ApprovalRecord>;
   /** Writes a `shutdown` checkpoint when this store appended since the last one, then releases the store's file or connections. */
   close(): Promise<void>;

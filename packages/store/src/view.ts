@@ -102,5 +102,6 @@ export function approvalView(row: ApprovalRow): ApprovalRecord {
     argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
     tier: row.tier ?? null,
     plan_hash: row.plan_hash ?? null,
+    decided_via: row.decided_via ?? null,
   };
 }

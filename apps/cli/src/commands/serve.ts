@@ -446,7 +446,8 @@ function approvalApi(instanceDir: string): ApprovalApi {
   const host = () => import('@harness/host');
   return {
     get: async (id) => (await host()).getApproval(instanceDir, id),
-    decide: async (id, decision, by) => (await host()).decideApproval(instanceDir, id, decision, by),
+    decide: async (id, decision, by) =>
+      (await host()).decideApproval(instanceDir, id, decision, by, undefined, 'elicitation'),
   };
 }
 

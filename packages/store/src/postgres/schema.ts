@@ -60,8 +60,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX approvals_status ON approvals (status, created_at);`,
   // 2: the audit log is a hash chain per host (instance key), with signed checkpoints
   // (docs/audit.md). Events written before stay without chain fields. An approval keeps the hash
-  // of the plan it approves.
-  `ALTER TABLE approvals ADD COLUMN plan_hash TEXT;
+  // of the plan it approves, and how its decision was given.
+  `ALTER TABLE approvals ADD COLUMN plan_hash TEXT, ADD COLUMN decided_via TEXT;
    ALTER TABLE audit ADD COLUMN chain TEXT, ADD COLUMN chain_n BIGINT, ADD COLUMN prev TEXT, ADD COLUMN hash TEXT;
    CREATE TABLE audit_heads (chain TEXT PRIMARY KEY, n BIGINT NOT NULL, head TEXT NOT NULL);
    CREATE TABLE audit_checkpoints (

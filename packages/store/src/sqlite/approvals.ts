@@ -4,7 +4,14 @@ import type { ChainSetup } from '../chained';
 import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
-import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, AuditEventInput, Store } from '../types';
+import type {
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  AuditEventInput,
+  DecisionVia,
+  Store,
+} from '../types';
 import { type ApprovalRow, approvalView } from '../view';
 import { auditInserter } from './audit';
 import type { Sync } from './sync';
@@ -33,6 +40,7 @@ function statements(db: Database.Database) {
     set: db.prepare(
       'UPDATE approvals SET status = ?, decided_at = COALESCE(?, decided_at), decided_by = COALESCE(?, decided_by), consumed_at = COALESCE(?, consumed_at), expires_at = ? WHERE id = ?',
     ),
+    via: db.prepare('UPDATE approvals SET decided_via = ? WHERE id = ?'),
   };
 }
 
@@ -80,6 +88,7 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     argv: input.argv === null ? null : JSON.stringify(input.argv),
     tier: input.tier,
     plan_hash: input.planHash ?? null,
+    decided_via: null,
     status: 'pending',
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + input.ttlMs).toISOString(),
@@ -119,6 +128,7 @@ function decide(
   by: string,
   ttlMs: number,
   now: Date,
+  via: DecisionVia | undefined,
 ): ApprovalRecord {
   const found = st.byId.get(id);
   const row = found ? expireIfDue(st, found, now) : undefined;
@@ -132,11 +142,13 @@ function decide(
   }
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   st.set.run(decision, now.toISOString(), by, null, expires, id);
+  if (via !== undefined) st.via.run(via, id);
   const decided = approvalView({
     ...row,
     status: decision,
     decided_at: now.toISOString(),
     decided_by: by,
+    decided_via: via ?? null,
     expires_at: expires,
   });
   insertAudit(decisionEvent(decided, by));
@@ -158,8 +170,8 @@ export function sqliteApprovals(db: Database.Database, setup: ChainSetup): Appro
   const takeTx = db.transaction((key: string, now: Date) => take(st, key, now));
   const requestTx = db.transaction((input: ApprovalRequest) => request(st, input));
   const decideTx = db.transaction(
-    (id: string, decision: 'approved' | 'denied', by: string, ttlMs: number, now: Date) =>
-      decide(st, insertAudit, id, decision, by, ttlMs, now),
+    (id: string, decision: 'approved' | 'denied', by: string, ttlMs: number, now: Date, via?: DecisionVia) =>
+      decide(st, insertAudit, id, decision, by, ttlMs, now, via),
   );
   const getTx = db.transaction((id: string): ApprovalRecord | undefined => {
     const row = st.byId.get(id);
@@ -173,7 +185,7 @@ export function sqliteApprovals(db: Database.Database, setup: ChainSetup): Appro
     requestApproval: (input) => requestTx.immediate(input),
     getApproval: (id) => getTx(id),
     listApprovals: (filter = {}) => listTx.immediate(filter.status ?? 'pending', filter.now ?? new Date()),
-    decideApproval: (id, decision, by, ttlMs, now = new Date()) =>
-      decideTx.immediate(id, decision, by, ttlMs, now),
+    decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined) =>
+      decideTx.immediate(id, decision, by, ttlMs, now, via),
   };
 }

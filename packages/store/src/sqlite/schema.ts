@@ -57,8 +57,9 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);`,
   // 3: the audit log is a hash chain per instance key, with signed checkpoints (docs/audit.md).
   // Events written before stay without chain fields: a verifier counts them apart. An approval
-  // keeps the hash of the plan it approves.
+  // keeps the hash of the plan it approves, and how its decision was given.
   `ALTER TABLE approvals ADD COLUMN plan_hash TEXT;
+   ALTER TABLE approvals ADD COLUMN decided_via TEXT;
    ALTER TABLE audit ADD COLUMN chain TEXT;
    ALTER TABLE audit ADD COLUMN chain_n INTEGER;
    ALTER TABLE audit ADD COLUMN prev TEXT;

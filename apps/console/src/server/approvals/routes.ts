@@ -69,7 +69,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
       }
     }
     try {
-      const record = await decideApproval(ctx.instanceDir, id, decision, ctx.person);
+      const record = await decideApproval(ctx.instanceDir, id, decision, ctx.person, undefined, 'console');
       ctx.watch.publish({ topic: 'approvals', value: `decided:${record.id}` });
       return c.json({ approval: record });
     } catch (error) {
