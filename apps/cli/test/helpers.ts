@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { OUTCOME_META_KEY } from '@harness/commands/mcp';
+import { resultOutcome } from '@harness/commands/mcp';
 import { tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -247,8 +247,7 @@ export async function connectHttp(url: URL, token?: string): Promise<Client> {
  * `structuredContent` is the lean reply a model reads), any other tool's as its `structuredContent`.
  */
 export function structured(result: unknown): Record<string, unknown> {
-  const r = result as { structuredContent: Record<string, unknown>; _meta?: Record<string, unknown> };
-  return (r._meta?.[OUTCOME_META_KEY] as Record<string, unknown> | undefined) ?? r.structuredContent;
+  return resultOutcome(result as Parameters<typeof resultOutcome>[0]) as Record<string, unknown>;
 }
 
 /** Reads a nested field. */

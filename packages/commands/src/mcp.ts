@@ -29,6 +29,18 @@ export const PROGRESS_META_KEY = 'harness.dev/progress';
 export const OUTCOME_META_KEY = 'harness.dev/outcome';
 
 /**
+ * The whole typed outcome of a tool result as a client received it: a call tool's under `_meta`
+ * ({@link OUTCOME_META_KEY}), any other tool's as its `structuredContent`; undefined when it has
+ * neither. Parse it with the tool's outcome schema (`TOOL_OUTCOMES`) before reading it.
+ */
+export function resultOutcome(result: {
+  structuredContent?: unknown;
+  _meta?: Record<string, unknown> | undefined;
+}): unknown {
+  return result._meta?.[OUTCOME_META_KEY] ?? result.structuredContent;
+}
+
+/**
  * The params of one progress notification: MCP's `progress`, `total` and `message`, and a running
  * call's time in flight and output so far as numbers under `_meta["harness.dev/progress"]` (MCP
  * clients keep `_meta`; they drop params the specification does not name), with the approval it

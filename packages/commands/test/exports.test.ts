@@ -50,6 +50,7 @@ describe('public surface', () => {
       'OUTCOME_META_KEY',
       'PROGRESS_META_KEY',
       'registerMcpTools',
+      'resultOutcome',
       'toolOutputSchema',
     ]);
   });

@@ -278,7 +278,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const steps: Step[] = [];
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const { OUTCOME_META_KEY } = await import('@harness/commands/mcp');
+  const { resultOutcome } = await import('@harness/commands/mcp');
   const [node, harnessBin] = selfArgv();
   const transport = new StdioClientTransport({
     command: node,
@@ -294,10 +294,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const client = new Client({ name: 'harness-demo', version });
   // Each result is parsed at this edge with its tool's outcome schema: the steps read typed fields.
   // A call tool's outcome is under `_meta` (its structuredContent is the lean reply a model reads).
-  const call = async (name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown> => {
-    const result = await client.callTool({ name, arguments: args });
-    return result._meta?.[OUTCOME_META_KEY] ?? result.structuredContent;
-  };
+  const call = async (name: keyof typeof TOOL_OUTCOMES, args: Args): Promise<unknown> =>
+    resultOutcome(await client.callTool({ name, arguments: args }));
   const demo: Demo = {
     client,
     instance,

@@ -3,7 +3,7 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OUTCOME_META_KEY } from '@harness/commands/mcp';
+import { resultOutcome } from '@harness/commands/mcp';
 import { initInstance } from '@harness/host';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -55,9 +55,8 @@ export function structured(result: unknown): Record<string, unknown> {
     content?: { text?: string }[];
     _meta?: Record<string, unknown>;
   };
-  const outcome = r._meta?.[OUTCOME_META_KEY] as Record<string, unknown> | undefined;
+  const outcome = resultOutcome(r) as Record<string, unknown> | undefined;
   if (outcome) return outcome;
-  if (r.structuredContent) return r.structuredContent;
   return JSON.parse(r.content?.[0]?.text ?? '{}') as Record<string, unknown>;
 }
 
