@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resultOutcome } from '@harness/commands/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -227,9 +228,9 @@ export async function callNoop(
   command: NoopCommand = 'bench.noop',
 ): Promise<void> {
   const res = await client.callTool({ name: tool, arguments: { command, args: {} } });
-  const value = res.structuredContent as { status?: string; outcome?: { ok?: boolean } } | undefined;
+  const value = resultOutcome(res) as { status?: string; outcome?: { ok?: boolean } } | undefined;
   if (value?.status !== 'executed' || value.outcome?.ok !== true)
-    throw new Error(`${tool} bench.noop failed: ${JSON.stringify(res.structuredContent)}`);
+    throw new Error(`${tool} bench.noop failed: ${JSON.stringify(value)}`);
 }
 
 /** A batch of `n` calls of bench.noop through one tool call; throws unless every call executed. */
@@ -241,7 +242,7 @@ export async function callBatch(
 ): Promise<void> {
   const calls = Array.from({ length: n }, () => ({ command, args: {} }));
   const res = await client.callTool({ name: tool, arguments: { calls } });
-  const value = res.structuredContent as { results?: { status?: string }[] } | undefined;
+  const value = resultOutcome(res) as { results?: { status?: string }[] } | undefined;
   const executed = value?.results?.filter((r) => r.status === 'executed').length ?? 0;
-  if (executed !== n) throw new Error(`batch of ${n} failed: ${JSON.stringify(res.structuredContent)}`);
+  if (executed !== n) throw new Error(`batch of ${n} failed: ${JSON.stringify(value)}`);
 }

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampleEach, writeResult } from '@harness/bench-utils';
+import { resultOutcome } from '@harness/commands/mcp';
 import { detectSandbox } from '@harness/exec';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -72,9 +73,9 @@ async function statusThroughServe(): Promise<void> {
     name: 'run_read_command',
     arguments: { command: 'git.status', args: {} },
   });
-  const value = res.structuredContent as { status?: string; outcome?: { ok?: boolean } } | undefined;
+  const value = resultOutcome(res) as { status?: string; outcome?: { ok?: boolean } } | undefined;
   if (value?.status !== 'executed' || value.outcome?.ok !== true) {
-    throw new Error(`git.status failed: ${JSON.stringify(res.structuredContent).slice(0, 500)}`);
+    throw new Error(`git.status failed: ${JSON.stringify(value).slice(0, 500)}`);
   }
 }
 

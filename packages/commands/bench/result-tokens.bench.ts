@@ -149,7 +149,8 @@ if (missing) {
         ratio: total(rows, 'after') / total(rows, 'before'),
       },
       cases: rows,
-      notes: 'Same results, real host, real commands. structuredContent still carries the whole result.',
+      notes:
+        "Same results, real host, real commands. This measures the text content; a call tool's structuredContent is its lean reply (call-reply.ts), measured per client in tooling/agent-clis.",
     });
     process.stdout.write(`commands-result-tokens: ${after} / ${before} tokens = ${ratio.toFixed(3)}\n`);
   } finally {
