@@ -84,6 +84,8 @@ export interface McpCall {
   /** The streamable-HTTP session id; none over stdio. */
   sessionId: string | undefined;
   transport: 'stdio' | 'http';
+  /** The request's `_meta`, when it carried a W3C `traceparent` (and maybe a `tracestate`). */
+  traceContext?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Serve's telemetry, started. */
@@ -109,8 +111,9 @@ interface Instruments {
 
 /** Starts the SDK: a tracer provider and a meter provider, each with its exporters. */
 export async function startTelemetry(options: TelemetryOptions, serviceVersion: string): Promise<Telemetry> {
-  const [api, traceSdk, metricsSdk, resources, semconv] = await Promise.all([
+  const [api, core, traceSdk, metricsSdk, resources, semconv] = await Promise.all([
     import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/sdk-metrics'),
     import('@opentelemetry/resources'),
@@ -183,7 +186,7 @@ export async function startTelemetry(options: TelemetryOptions, serviceVersion: 
     }),
   };
   const tracer = tracerProvider.getTracer('harness', serviceVersion);
-  const scope = { api, tracer, instruments };
+  const scope = { api, tracer, instruments, propagator: new core.W3CTraceContextPropagator() };
   return {
     instrument: (tool, call) => instrumented(tool, call, scope),
     ...(prometheus === undefined
@@ -205,28 +208,39 @@ interface Scope {
   api: typeof import('@opentelemetry/api');
   tracer: Tracer;
   instruments: Instruments;
+  /** Reads a W3C `traceparent`/`tracestate` pair into a context whose span is the caller's. */
+  propagator: import('@opentelemetry/api').TextMapPropagator;
 }
 
 /** `tool`, each call of it in a SERVER span with one CLIENT child span per command sent to the host. */
 function instrumented(
   tool: HarnessTool,
   mcpCall: (signal: AbortSignal | undefined) => McpCall,
-  { api, tracer, instruments }: Scope,
+  { api, tracer, instruments, propagator }: Scope,
 ): HarnessTool {
   return withExecute(tool, async (input, ctx) => {
     const call = mcpCall(ctx.signal);
     const started = performance.now();
-    const span = tracer.startSpan(`tools/call ${tool.name}`, {
-      kind: api.SpanKind.SERVER,
-      attributes: {
-        [SEMCONV.mcpMethodName]: 'tools/call',
-        [SEMCONV.genAiOperationName]: SEMCONV.executeTool,
-        [SEMCONV.genAiToolName]: tool.name,
-        [SEMCONV.networkTransport]: call.transport === 'stdio' ? 'pipe' : 'tcp',
-        ...(call.requestId === undefined ? {} : { [SEMCONV.jsonrpcRequestId]: String(call.requestId) }),
-        ...(call.sessionId === undefined ? {} : { [SEMCONV.mcpSessionId]: call.sessionId }),
+    // A client's trace context (`params._meta.traceparent`) makes the call a span of its trace.
+    const caller =
+      call.traceContext === undefined
+        ? api.ROOT_CONTEXT
+        : propagator.extract(api.ROOT_CONTEXT, call.traceContext, api.defaultTextMapGetter);
+    const span = tracer.startSpan(
+      `tools/call ${tool.name}`,
+      {
+        kind: api.SpanKind.SERVER,
+        attributes: {
+          [SEMCONV.mcpMethodName]: 'tools/call',
+          [SEMCONV.genAiOperationName]: SEMCONV.executeTool,
+          [SEMCONV.genAiToolName]: tool.name,
+          [SEMCONV.networkTransport]: call.transport === 'stdio' ? 'pipe' : 'tcp',
+          ...(call.requestId === undefined ? {} : { [SEMCONV.jsonrpcRequestId]: String(call.requestId) }),
+          ...(call.sessionId === undefined ? {} : { [SEMCONV.mcpSessionId]: call.sessionId }),
+        },
       },
-    });
+      caller,
+    );
     const parent = api.trace.setSpan(api.ROOT_CONTEXT, span);
     const onHostCall = (command: string) => hostCallSpan(command, parent, { api, tracer, instruments });
     let result: ToolOutcome | undefined;
@@ -301,7 +315,11 @@ function recordResult(result: ToolOutcome, tool: string, instruments: Instrument
  * command's answer carries, placed to end at the answer (the host's end record follows the run by
  * well under a millisecond).
  */
-function hostCallSpan(command: string, parent: import('@opentelemetry/api').Context, scope: Scope) {
+function hostCallSpan(
+  command: string,
+  parent: import('@opentelemetry/api').Context,
+  scope: Omit<Scope, 'propagator'>,
+) {
   const { api, tracer, instruments } = scope;
   const span = tracer.startSpan(
     `broker run ${command}`,

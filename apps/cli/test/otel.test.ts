@@ -158,6 +158,11 @@ describe('the semantic convention names serve uses', () => {
   });
 });
 
+// A client's trace context, as W3C Trace Context writes it: version, trace id, parent span id, flags.
+const CALLER_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN_ID = '00f067aa0ba902b7';
+const CALLER_TRACEPARENT = `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01`;
+
 describe('harness serve --otel', () => {
   const box = sandbox();
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
@@ -177,6 +182,7 @@ describe('harness serve --otel', () => {
     const unknown = await client.callTool({
       name: 'run_command',
       arguments: { command: 'nope.missing', args: { value: secret } },
+      _meta: { traceparent: CALLER_TRACEPARENT },
     });
     expect(structured(unknown).status).toBe('unknown_command');
     // Closing the client stops serve, which exports what it still holds before it exits.
@@ -209,6 +215,13 @@ describe('harness serve --otel', () => {
     expect(calls.map((s) => s.kind)).toEqual([2, 2]); // SERVER
     expect(calls[1]?.status?.code).toBe(2); // ERROR
     for (const body of receiver.raw) expect(body).not.toContain('argument-value-7f3a91');
+  });
+
+  it("continues the client's trace when the call's _meta carries a traceparent, else starts one", () => {
+    const [plain, traced] = receiver.spans.filter((s) => s.name === 'tools/call run_command');
+    expect(traced).toMatchObject({ traceId: CALLER_TRACE_ID, parentSpanId: CALLER_SPAN_ID });
+    expect(plain?.traceId).not.toBe(CALLER_TRACE_ID);
+    expect(plain?.parentSpanId ?? '').toBe('');
   });
 
   it('nests the broker round trip under the call, and the command run under the round trip', () => {

@@ -16,7 +16,19 @@ export type McpContextFactory = (extra: {
   sessionId?: string | undefined;
   /** The MCP request of the call, for requests related to it (an elicitation over HTTP, say). */
   requestId: string | number;
+  /**
+   * The request's `_meta` members that are text (W3C trace context: `traceparent`, `tracestate`),
+   * so a server can continue the client's trace.
+   */
+  meta?: Readonly<Record<string, string>> | undefined;
 }) => Omit<ToolContext, 'signal' | 'onProgress'>;
+
+/** The members of a request's `_meta` whose values are text; none when it has none. */
+function textMeta(meta: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  if (meta === undefined) return undefined;
+  const text = Object.entries(meta).filter((e): e is [string, string] => typeof e[1] === 'string');
+  return text.length === 0 ? undefined : Object.fromEntries(text);
+}
 
 /** The `_meta` key under which a progress notification carries a running call's figures. */
 export const PROGRESS_META_KEY = 'harness.dev/progress';
@@ -122,6 +134,7 @@ export function registerMcpTools(
           signal: extra.signal,
           sessionId: extra.sessionId,
           requestId: extra.requestId,
+          meta: textMeta(extra._meta),
         });
         const result: ToolOutcome = await tool.execute(args, {
           // An MCP cancellation names this one call: it stops calls already sent too.

@@ -7,6 +7,7 @@ import {
   type AuditEvent,
   type AuditPage,
   type AuditQuery,
+  auditChainOn,
   type DecisionVia,
   describeStoreTarget,
   instanceAuditSigner,
@@ -270,6 +271,7 @@ async function prepareBroker(
     () =>
       (options.openStore ?? openStoreTarget)(instance.store, {
         auditSigner: instanceAuditSigner(instance.dir),
+        chainAudit: auditChainOn(),
       }),
     () =>
       `${describeStoreTarget(instance.store)} ${instance.store.kind === 'sqlite' ? 'opens' : 'answers; its schema is the version this host needs'}`,

@@ -3,7 +3,13 @@
 // The store is `@harness/store`; these of its names are part of what the host's own API takes and
 // throws (a target in `initInstance`, the StoreError of every store failure), so an embedder of
 // the host needs no second import for them.
-export { describeStoreTarget, postgresTargetFromEnv, StoreError, StoreErrorCode } from '@harness/store';
+export {
+  AUDIT_CHAIN_ENV,
+  describeStoreTarget,
+  postgresTargetFromEnv,
+  StoreError,
+  StoreErrorCode,
+} from '@harness/store';
 export type {
   BrokerCheck,
   BrokerStartSettings,

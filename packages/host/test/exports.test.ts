@@ -6,6 +6,7 @@ describe('public API', () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
         'APPROVAL_TTL_MS',
+        'AUDIT_CHAIN_ENV',
         'HostErrorCode',
         'HostError',
         'checkBroker',
@@ -63,11 +64,12 @@ describe('public API', () => {
     );
   });
 
-  it('re-exports of the store only what its own API takes and throws, and no ./records entry (that is @harness/store/records)', async () => {
+  it('re-exports of the store only what its own API takes and throws (and the variable its broker reads), and no ./records entry (that is @harness/store/records)', async () => {
     const store = await import('@harness/store');
     const host: Record<string, unknown> = await import('../src/index');
     const shared = Object.keys(store).filter((name) => name in host);
     expect(shared.sort()).toEqual([
+      'AUDIT_CHAIN_ENV',
       'StoreError',
       'StoreErrorCode',
       'describeStoreTarget',

@@ -10,6 +10,17 @@ export const GENESIS = '0'.repeat(64);
 /** The chain a store appends to when it was opened without an instance key: never signed. */
 export const UNSIGNED_CHAIN = 'unsigned';
 
+/**
+ * The environment variable that turns a broker's chain off (`off`): to measure what the chain
+ * costs a call, never to run with (docs/audit.md, "Measuring the chain").
+ */
+export const AUDIT_CHAIN_ENV = 'HARNESS_AUDIT_CHAIN';
+
+/** Whether `env` leaves the audit chain on: anything but `HARNESS_AUDIT_CHAIN=off`. */
+export function auditChainOn(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  return env[AUDIT_CHAIN_ENV] !== 'off';
+}
+
 /** How often a store that appends writes a signed checkpoint of its chain's head: every 5 minutes. */
 export const CHECKPOINT_EVERY_MS = 300_000;
 

@@ -7,12 +7,15 @@ import type { AuditSigner, Store, StoreOpenOptions } from './types';
 export interface ChainSetup {
   readonly chain: string;
   readonly signer: AuditSigner | undefined;
+  /** `false` (`chainAudit: false`): events are written without chain fields, nothing is signed. */
+  readonly on: boolean;
 }
 
 /** The chain setup of open options. */
 export function chainSetup(options: StoreOpenOptions): ChainSetup {
-  const signer = options.auditSigner;
-  return { chain: signer?.chain ?? UNSIGNED_CHAIN, signer };
+  const on = options.chainAudit !== false;
+  const signer = on ? options.auditSigner : undefined;
+  return { chain: signer?.chain ?? UNSIGNED_CHAIN, signer, on };
 }
 
 /** The store methods that may append an audit event. */
@@ -25,7 +28,7 @@ const APPENDING = ['appendAudit', 'compose', 'decideApproval'] as const;
  * at the next one; it loses nothing, since the chain itself is already committed.
  */
 export function withCheckpoints(store: Store, options: StoreOpenOptions): Store {
-  if (options.auditSigner === undefined) return store;
+  if (options.auditSigner === undefined || options.chainAudit === false) return store;
   const every = options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
   let timer: NodeJS.Timeout | undefined;
   let dirty = false;

@@ -2,7 +2,15 @@
 // opened from a target (an SQLite file, or a PostgreSQL schema several hosts share). The record
 // types alone, importing nothing, are `@harness/store/records`.
 
-export { canonicalJson, checkpointText, eventHash, eventText, GENESIS } from './audit-chain';
+export {
+  AUDIT_CHAIN_ENV,
+  auditChainOn,
+  canonicalJson,
+  checkpointText,
+  eventHash,
+  eventText,
+  GENESIS,
+} from './audit-chain';
 export {
   AUDIT_EXPORT_FORMAT,
   auditExportLines,

@@ -164,6 +164,12 @@ export interface StoreOpenOptions {
   auditSigner?: AuditSigner | undefined;
   /** How often a checkpoint is written while the chain grows (default 5 minutes). */
   checkpointEveryMs?: number;
+  /**
+   * `false`: events are written without chain fields and no checkpoint is signed, which
+   * `verifyAudit` reports as unchained events. Only to measure what the chain costs
+   * (`HARNESS_AUDIT_CHAIN=off`, docs/audit.md); default `true`.
+   */
+  chainAudit?: boolean;
 }
 
 /** An audit event before it is stored. */

@@ -488,6 +488,33 @@ describeStores('the audit chain names each tampering with the event it touched',
     }
   });
 
+  it('writes no chain field and signs nothing with the chain turned off, which the verifier names', async () => {
+    const signer = newSigner();
+    const store = await signedStore(signer);
+    await store.close();
+    const open = (await import('../src/open')).openStoreTarget;
+    const off = await open(kind.target(), { auditSigner: signer, chainAudit: false });
+    await appendMany(off, 3);
+    await off.close();
+    const written = (await rows()).slice(100);
+    expect(written.map((r) => [r.chain, r.hash, r.prev])).toEqual([
+      [null, null, null],
+      [null, null, null],
+      [null, null, null],
+    ]);
+    expect(await kind.sql('SELECT count(*) AS n FROM audit_checkpoints WHERE n > 100')).toEqual([
+      { n: kind.name === 'postgres' ? '0' : 0 },
+    ]);
+    const reader = await kind.open();
+    try {
+      const result = await verify(reader, signer);
+      expect(result.ok).toBe(false);
+      expect(result.problem?.seq).toBe(written[0]?.seq);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('exports a bundle that verifies offline, and names a change or a cut in the file [AUD-13]', async () => {
     const signer = newSigner();
     const store = await signedStore(signer);

@@ -5,10 +5,12 @@ describe('public API', () => {
   it('pins the export list of @harness/store', async () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
+        'AUDIT_CHAIN_ENV',
         'AUDIT_EXPORT_FORMAT',
         'AUDIT_KEY_FILE',
         'AUDIT_PAGE_MAX',
         'GENESIS',
+        'auditChainOn',
         'auditExportLines',
         'canonicalJson',
         'chainOf',

@@ -382,6 +382,8 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance, telemetry
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
   // The MCP request of each call, by its cancel signal: an elicitation is sent as part of it.
   const requests = new WeakMap<AbortSignal, string | number>();
+  // The W3C trace context each call's request carried in its `_meta`, by its cancel signal.
+  const traceContexts = new WeakMap<AbortSignal, Readonly<Record<string, string>>>();
   let tools = session.tools;
   if (approvalsInstance !== undefined) {
     const channel = personChannel(server, requests);
@@ -396,11 +398,13 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance, telemetry
       requestId: signal === undefined ? undefined : requests.get(signal),
       sessionId: server.server.transport?.sessionId,
       transport: runId === 'stdio' ? 'stdio' : 'http',
+      traceContext: signal === undefined ? undefined : traceContexts.get(signal),
     });
     tools = tools.map((t) => telemetry.instrument(t, mcpCall));
   }
-  registerMcpTools(server, tools, ({ signal, requestId }) => {
+  registerMcpTools(server, tools, ({ signal, requestId, meta }) => {
     requests.set(signal, requestId);
+    if (meta?.traceparent !== undefined) traceContexts.set(signal, meta);
     return session.context(signal, run);
   });
   // Only this session's tools are on this server, and they never change while it serves.

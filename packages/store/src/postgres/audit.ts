@@ -60,6 +60,26 @@ export async function insertAudit(tx: Tx, given: AuditEventInput, setup: ChainSe
     'UPDATE audit_clock SET at = GREATEST(at, $1) WHERE id = 1 RETURNING at',
     [new Date().toISOString()],
   );
+  if (!setup.on) {
+    const [row] = await tx.query<{ seq: string }>(
+      `INSERT INTO audit (at, run, actor, job, command, action, phase, outcome, code, reason, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING seq`,
+      [
+        clock?.at ?? '',
+        e.run,
+        e.actor,
+        e.job,
+        e.command,
+        e.action,
+        e.phase,
+        e.outcome,
+        e.code,
+        e.reason,
+        JSON.stringify(e.payload),
+      ],
+    );
+    return Number(row?.seq);
+  }
   // A statement of its own, after the clock's lock is held: its snapshot is taken now, so it sees
   // every append that committed before (read in the same statement, it would see the snapshot
   // taken before the lock wait, and two concurrent appends would link to one head).

@@ -60,7 +60,9 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX approvals_status ON approvals (status, created_at);`,
   // 2: the audit log is a hash chain per host (instance key), with signed checkpoints
   // (docs/audit.md). Events written before stay without chain fields. An approval keeps the hash
-  // of the plan it approves, and how its decision was given.
+  // of the plan it approves, how its decision was given and the person's signed assertion (a
+  // passkey's, from the console); each announcement of an approval to a notify target is a row of
+  // approval_notices, its delivery log.
   `ALTER TABLE approvals ADD COLUMN plan_hash TEXT, ADD COLUMN decided_via TEXT;
    ALTER TABLE audit ADD COLUMN chain TEXT, ADD COLUMN chain_n BIGINT, ADD COLUMN prev TEXT, ADD COLUMN hash TEXT;
    CREATE TABLE audit_heads (chain TEXT PRIMARY KEY, n BIGINT NOT NULL, head TEXT NOT NULL);
@@ -69,7 +71,14 @@ const MIGRATIONS: readonly string[] = [
      head TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, removed BIGINT NOT NULL,
      public_key TEXT NOT NULL, signature TEXT NOT NULL
    );
-   CREATE INDEX audit_checkpoints_chain ON audit_checkpoints (chain, n);`,
+   CREATE INDEX audit_checkpoints_chain ON audit_checkpoints (chain, n);
+   ALTER TABLE approvals ADD COLUMN assertion TEXT;
+   CREATE TABLE approval_notices (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, approval TEXT NOT NULL, target TEXT NOT NULL,
+     event TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, http_status INTEGER,
+     error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (approval, target, event)
+   );
+   CREATE INDEX approval_notices_approval ON approval_notices (approval);`,
 ];
 
 /** The schema version this code reads and writes. */

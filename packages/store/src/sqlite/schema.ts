@@ -57,7 +57,9 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);`,
   // 3: the audit log is a hash chain per instance key, with signed checkpoints (docs/audit.md).
   // Events written before stay without chain fields: a verifier counts them apart. An approval
-  // keeps the hash of the plan it approves, and how its decision was given.
+  // keeps the hash of the plan it approves, how its decision was given and the person's signed
+  // assertion (a passkey's, from the console); each announcement of an approval to a notify target
+  // is a row of approval_notices, its delivery log.
   `ALTER TABLE approvals ADD COLUMN plan_hash TEXT;
    ALTER TABLE approvals ADD COLUMN decided_via TEXT;
    ALTER TABLE audit ADD COLUMN chain TEXT;
@@ -70,7 +72,14 @@ const MIGRATIONS: readonly string[] = [
      at TEXT NOT NULL, kind TEXT NOT NULL, removed INTEGER NOT NULL, public_key TEXT NOT NULL,
      signature TEXT NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS audit_checkpoints_chain ON audit_checkpoints(chain, n);`,
+   CREATE INDEX IF NOT EXISTS audit_checkpoints_chain ON audit_checkpoints(chain, n);
+   ALTER TABLE approvals ADD COLUMN assertion TEXT;
+   CREATE TABLE IF NOT EXISTS approval_notices (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, approval TEXT NOT NULL, target TEXT NOT NULL,
+     event TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, http_status INTEGER,
+     error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (approval, target, event)
+   );
+   CREATE INDEX IF NOT EXISTS approval_notices_approval ON approval_notices(approval);`,
 ];
 
 /** The schema version this code writes into `meta`. */
