@@ -64,4 +64,5 @@ onDir.cleanup();
 offDir.cleanup();
 if (!onFound.ok || onFound.events === 0 || onFound.unchained !== 0)
   throw new Error(`the chain was not on: ${JSON.stringify(onFound)}`);
-if (offFound.unchained !== offFound.events) throw new Error(`the chain was not off: ${JSON.stringify(offFound)}`);
+if (offFound.unchained !== offFound.events)
+  throw new Error(`the chain was not off: ${JSON.stringify(offFound)}`);

@@ -109,13 +109,17 @@ interface Instruments {
   approvalWait: Histogram;
 }
 
-/** Starts the SDK: a tracer provider and a meter provider, each with its exporters. */
-export async function startTelemetry(options: TelemetryOptions, serviceVersion: string): Promise<Telemetry> {
-  const [api, core, traceSdk, metricsSdk, resources, semconv] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/core'),
+/** The OTLP/HTTP URL of one signal (`/v1/traces`, `/v1/metrics`) under `--otel`'s base URL. */
+function signalUrl(options: TelemetryOptions, path: string): { url?: string } {
+  // Given --otel, the signal paths are added to it as OTEL_EXPORTER_OTLP_ENDPOINT's are; from the
+  // environment, the exporters read every OTEL_EXPORTER_OTLP_* variable themselves.
+  return options.endpoint === undefined ? {} : { url: `${options.endpoint.replace(/\/+$/, '')}${path}` };
+}
+
+/** The process's resource (`service.name`, `service.version`) and a tracer provider exporting over OTLP when asked. */
+export async function startTracerProvider(options: TelemetryOptions, serviceVersion: string) {
+  const [traceSdk, resources, semconv] = await Promise.all([
     import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/sdk-metrics'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/semantic-conventions'),
   ]);
@@ -123,25 +127,32 @@ export async function startTelemetry(options: TelemetryOptions, serviceVersion: 
     [semconv.ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || 'harness',
     [semconv.ATTR_SERVICE_VERSION]: serviceVersion,
   });
-  const otlp = options.endpoint !== undefined || options.fromEnv;
-  // Given --otel, the signal paths are added to it as OTEL_EXPORTER_OTLP_ENDPOINT's are; from the
-  // environment, the exporters read every OTEL_EXPORTER_OTLP_* variable themselves.
-  const signalUrl = (path: string) =>
-    options.endpoint === undefined ? {} : { url: `${options.endpoint.replace(/\/+$/, '')}${path}` };
-
   const spanProcessors = [];
-  if (otlp) {
+  if (options.endpoint !== undefined || options.fromEnv) {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    spanProcessors.push(new traceSdk.BatchSpanProcessor(new OTLPTraceExporter(signalUrl('/v1/traces'))));
+    spanProcessors.push(
+      new traceSdk.BatchSpanProcessor(new OTLPTraceExporter(signalUrl(options, '/v1/traces'))),
+    );
   }
-  const tracerProvider = new traceSdk.BasicTracerProvider({ resource, spanProcessors });
+  return { resource, tracerProvider: new traceSdk.BasicTracerProvider({ resource, spanProcessors }) };
+}
+
+/** Starts the SDK: a tracer provider and a meter provider, each with its exporters. */
+export async function startTelemetry(options: TelemetryOptions, serviceVersion: string): Promise<Telemetry> {
+  const [api, core, metricsSdk, { resource, tracerProvider }] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/sdk-metrics'),
+    startTracerProvider(options, serviceVersion),
+  ]);
+  const otlp = options.endpoint !== undefined || options.fromEnv;
 
   const readers = [];
   if (otlp) {
     const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
     readers.push(
       new metricsSdk.PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(signalUrl('/v1/metrics')),
+        exporter: new OTLPMetricExporter(signalUrl(options, '/v1/metrics')),
         exportIntervalMillis: options.exportIntervalMs,
         exportTimeoutMillis: Math.min(30_000, options.exportIntervalMs),
       }),

@@ -9,6 +9,7 @@ import { RunStore, runnerPaths, signBody } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, bin, runCli, sandbox } from './helpers';
+import { attrs, otlpReceiver } from './otlp-receiver';
 
 const FAKE = join(repoRoot, 'packages', 'runner', 'test', 'fakes', 'fake-agent.mjs');
 const SECRET = 'cli-webhook-secret';
@@ -51,10 +52,10 @@ afterEach(() => {
   box.cleanup();
 });
 
-function start(): Promise<{ url: string; child: ChildProcess }> {
+function start(...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [bin, 'runner', 'start', '--config', config, '--instance', box.instance],
+    [bin, 'runner', 'start', '--config', config, '--instance', box.instance, ...extra],
     {
       env: baseEnv(box.home, { GH_WEBHOOK_SECRET: SECRET }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,6 +138,48 @@ describe('harness runner start and harness runs', () => {
     expect(rec.tty).toEqual({ 0: false, 1: true, 2: true });
     child.kill('SIGTERM');
     expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+  });
+
+  it('exports a span of each run, with the program run under it and nothing from the event, with --otel', async () => {
+    const receiver = await otlpReceiver();
+    try {
+      const { url, child } = await start('--otel', receiver.url);
+      expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-otel')).toBe(202);
+      const list = await until(
+        runs,
+        (l) => l.length === 2 && l.every((r) => r.status !== 'pending' && r.status !== 'running'),
+      );
+      // Stopping the runner exports what it still holds.
+      child.kill('SIGTERM');
+      expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+      await receiver.until(() => receiver.spans.filter((s) => s.name.startsWith('run ')).length === 2);
+      const review = list.find((r) => r.harness === 'review') as Record<string, unknown>;
+      const run = receiver.spans.find((s) => s.name === 'run review');
+      expect(run?.kind).toBe(5); // CONSUMER
+      expect(attrs(run?.attributes ?? [])).toEqual({
+        'harness.runner.harness': 'review',
+        'harness.run.id': review.id,
+        'harness.run.trigger': 'webhook',
+        'harness.run.status': 'succeeded',
+        'harness.run.source': 'gh',
+        'harness.run.delivery': 'pr-otel',
+        'process.exit.code': 0,
+      });
+      expect(BigInt(run?.startTimeUnixNano ?? 0) / 1_000_000n).toBe(
+        BigInt(Date.parse(review.created_at as string)),
+      );
+      const exec = receiver.spans.find((s) => s.name === 'exec review');
+      expect(exec).toMatchObject({ traceId: run?.traceId, parentSpanId: run?.spanId });
+      const pr = JSON.parse(
+        readFileSync(join(repoRoot, 'fixtures', 'webhooks', 'github', 'pr_opened.json'), 'utf8'),
+      );
+      for (const body of receiver.raw) {
+        expect(body).not.toContain(pr.repository.full_name);
+        expect(body).not.toContain('Review pull request');
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('shows a template_unresolved skip with its path in harness runs [TM-82]', async () => {

@@ -36,6 +36,11 @@ export interface SupervisorOptions {
    * `[process.execPath, '/path/to/harness.js']`. Without it such a run fails with `tools_unavailable`.
    */
   readonly serveArgv?: readonly string[];
+  /**
+   * Told each run's final record once it is written (its status, reason, times): how
+   * `harness runner start --otel` makes a span of each run. Whatever it throws is ignored.
+   */
+  readonly onRunEnded?: (record: RunRecord) => void;
 }
 
 /** The runner's directory layout under an instance. */
@@ -294,6 +299,17 @@ export class Supervisor {
     );
   }
 
+  /** Hands a run's final record to `onRunEnded`, which can never fail the run. */
+  private tellEnded(id: string): void {
+    const ended = this.options.onRunEnded === undefined ? undefined : this.store.get(id);
+    if (ended === undefined) return;
+    try {
+      this.options.onRunEnded?.(ended);
+    } catch {
+      // A span that could not be made is not the run's concern.
+    }
+  }
+
   /** Carries out one recorded run, from `pending` to its final status. Never throws. */
   private async execute(id: string): Promise<void> {
     const record = this.store.get(id);
@@ -313,6 +329,7 @@ export class Supervisor {
       this.log(
         `run ${id} (${record.harness}): ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`,
       );
+      this.tellEnded(id);
     };
     try {
       const h = this.harness(record.harness);

@@ -8,15 +8,18 @@ import {
   RunnerError,
   Supervisor,
 } from '@harness/runner';
+import { version } from '../../package.json';
 import { parse } from '../args';
 import { embeddedLocation } from '../embedded';
 import { CliError } from '../errors';
+import { telemetryOptions } from '../otel';
+import { type RunTracing, startRunTracing } from '../otel-runs';
 import { err, out, printJson } from '../output';
 import { selfArgv } from '../self';
 
 const help = `Usage:
   harness runner check --config <file> [--project] [--json]
-  harness runner start --config <file> [--instance <dir>]
+  harness runner start --config <file> [--instance <dir>] [--otel <url>]
   harness runner describe <harness> --config <file> [--json]
 
 check     loads the runner file and reports every problem as file:line:column (exit 1), or ok.
@@ -28,6 +31,8 @@ describe  shows every field of one harness as the runner resolved it.
 Options:
   --config <file>     the runner file (YAML)
   --instance <dir>    the instance directory (env HARNESS_HOME; default ~/.local/share/harness/default)
+  --otel <url>        start: export a span of each run over OTLP/HTTP to this base URL (else
+                      OTEL_EXPORTER_OTLP_ENDPOINT, if set); see docs/observability.md
   --json              print JSON`;
 
 /** Loads a runner file or throws a configuration error listing every issue. */
@@ -51,6 +56,7 @@ export async function runnerCommand(argv: string[]): Promise<number> {
     instance: { type: 'string' },
     project: { type: 'boolean' },
     json: { type: 'boolean' },
+    otel: { type: 'string' },
   });
   if (values.help || verb === undefined || verb === '--help' || verb === '-h') {
     out(help);
@@ -91,15 +97,28 @@ export async function runnerCommand(argv: string[]): Promise<number> {
           out(`${k.padEnd(17)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
       return 0;
     }
-    case 'start':
-      return start(loadConfig(values.config), embeddedLocation(values.instance).instanceDir);
+    case 'start': {
+      const otel = telemetryOptions(values.otel, false, process.env);
+      const config = loadConfig(values.config);
+      const tracing = otel === undefined ? undefined : await startRunTracing(otel, version);
+      try {
+        return await start(config, embeddedLocation(values.instance).instanceDir, tracing);
+      } finally {
+        await tracing?.shutdown();
+      }
+    }
     default:
       throw new CliError('usage', `unknown runner command '${verb}'; expected check, start or describe`);
   }
 }
 
-async function start(config: RunnerConfig, instanceDir: string): Promise<number> {
-  const supervisor = new Supervisor(config, { instanceDir, log: (line) => err(line), serveArgv: selfArgv() });
+async function start(config: RunnerConfig, instanceDir: string, tracing?: RunTracing): Promise<number> {
+  const supervisor = new Supervisor(config, {
+    instanceDir,
+    log: (line) => err(line),
+    serveArgv: selfArgv(),
+    ...(tracing === undefined ? {} : { onRunEnded: (record) => tracing.runEnded(record) }),
+  });
   let url: string | undefined;
   try {
     ({ url } = await supervisor.start());
