@@ -2,8 +2,8 @@
 // spans for each broker round trip and, from what the broker reports, the approval wait and the
 // command's run; metrics of the same calls, exported over OTLP/HTTP and/or served as Prometheus text
 // at /metrics. The SDK is loaded by `startTelemetry` only, so a serve without telemetry loads none
-// of it. Nothing here ever reads an argument value or a command's output: a span and a metric carry
-// names, ids, codes, durations and byte counts.
+// of it. A span and a metric carry names, ids, codes, durations and byte counts, never a command's
+// output; argument values only where the command's pack says `telemetry: { include_args: true }`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HarnessTool, SendOutcome, ToolOutcome } from '@harness/commands';
 import type { RunProgress } from '@harness/protocol';
@@ -253,7 +253,8 @@ function instrumented(
       caller,
     );
     const parent = api.trace.setSpan(api.ROOT_CONTEXT, span);
-    const onHostCall = (command: string) => hostCallSpan(command, parent, { api, tracer, instruments });
+    const onHostCall = (command: string, sent: { args?: Readonly<Record<string, unknown>> }) =>
+      hostCallSpan(command, sent.args, parent, { api, tracer, instruments });
     let result: ToolOutcome | undefined;
     try {
       result = await tool.execute(input, { ...ctx, onHostCall });
@@ -328,13 +329,20 @@ function recordResult(result: ToolOutcome, tool: string, instruments: Instrument
  */
 function hostCallSpan(
   command: string,
+  args: Readonly<Record<string, unknown>> | undefined,
   parent: import('@opentelemetry/api').Context,
   scope: Omit<Scope, 'propagator'>,
 ) {
   const { api, tracer, instruments } = scope;
   const span = tracer.startSpan(
     `broker run ${command}`,
-    { kind: api.SpanKind.CLIENT, attributes: { 'harness.command': command } },
+    {
+      kind: api.SpanKind.CLIENT,
+      attributes: {
+        'harness.command': command,
+        ...(args === undefined ? {} : { 'harness.command.args': argsAttribute(args) }),
+      },
+    },
     parent,
   );
   const inside = api.trace.setSpan(parent, span);
@@ -401,6 +409,15 @@ function hostCallSpan(
       span.end();
     },
   };
+}
+
+/** The most characters of argument values a span carries; longer JSON is cut and marked. */
+export const ARGS_ATTRIBUTE_MAX = 4096;
+
+/** A call's argument values as one span attribute: their JSON, cut at {@link ARGS_ATTRIBUTE_MAX}. */
+function argsAttribute(args: Readonly<Record<string, unknown>>): string {
+  const json = JSON.stringify(args);
+  return json.length <= ARGS_ATTRIBUTE_MAX ? json : `${json.slice(0, ARGS_ATTRIBUTE_MAX)}…(cut)`;
 }
 
 /** The `durationMs` of a pack command's answer body (its process ran), else `undefined`. */

@@ -1,6 +1,7 @@
 // OpenTelemetry from `harness serve`: the real SDK client calls a real serve started with --otel,
 // whose OTLP/HTTP exporters post to a small OTLP/HTTP receiver run here (JSON encoding, what
 // @opentelemetry/exporter-*-otlp-http send). Every wait ends on an event: an export arriving.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initInstance } from '@harness/host';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -204,6 +205,45 @@ describe('harness serve --otel, a call that waits for approval', () => {
     const waits = receiver.metrics.find((m) => m.name === 'harness.approval.wait.duration');
     expect(Number(waits?.histogram?.dataPoints[0]?.count)).toBe(1);
     for (const body of receiver.raw) expect(body).not.toContain('traced note');
+  });
+});
+
+describe('harness serve --otel, a pack that lets telemetry carry its argument values', () => {
+  const box = sandbox();
+  let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
+  beforeAll(async () => {
+    receiver = await otlpReceiver();
+    // The test workspace with one change: the slow pack opts in, the echo pack does not.
+    const workspace = join(box.root, 'workspace.yaml');
+    const text = readFileSync(slowWorkspace, 'utf8');
+    writeFileSync(
+      workspace,
+      text.replace('    timeout: 30s\n', '    timeout: 30s\n    telemetry: { include_args: true }\n'),
+    );
+    const client = await serveStdio(
+      ['--instance', box.instance, '--workspace', workspace, '--otel', receiver.url],
+      box.home,
+    );
+    for (const [command, args] of [
+      ['slow.wait', { seconds: 0 }],
+      ['echo.argv', { value: 'echo-value-5c1d' }],
+    ] as const) {
+      const result = await client.callTool({ name: 'run_command', arguments: { command, args } });
+      expect(result.isError).not.toBe(true);
+    }
+    await client.close();
+    await receiver.until(() => receiver.spans.filter((s) => s.name.startsWith('broker run')).length === 2);
+  }, 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    box.cleanup();
+  });
+
+  it("puts the opted-in pack's argument values on its broker round trip, and no other pack's", () => {
+    const span = (name: string) => attrs(receiver.spans.find((s) => s.name === name)?.attributes ?? []);
+    expect(span('broker run slow.wait')['harness.command.args']).toBe('{"seconds":0}');
+    expect(span('broker run echo.argv')).not.toHaveProperty('harness.command.args');
+    for (const body of receiver.raw) expect(body).not.toContain('echo-value-5c1d');
   });
 });
 

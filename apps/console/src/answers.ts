@@ -207,3 +207,50 @@ export type ModelStatus =
 export interface TaskModelAnswer {
   model: ModelStatus;
 }
+
+/** One enrolled passkey as `GET /api/passkeys` lists it (never its key). */
+export interface PasskeyAnswer {
+  id: string;
+  label: string;
+  algorithm: 'ES256' | 'Ed25519';
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** `GET /api/passkeys`: the enrolled passkeys, and what they are for on this console. */
+export interface PasskeysAnswer {
+  passkeys: PasskeyAnswer[];
+  /** The relying party id passkeys are made for: the host name of the console's address. */
+  rpId: string;
+  /** Whether a passkey can be made here: the console's address is a host name, not an IP address. */
+  enrolable: boolean;
+  /** Decisions are signed with a passkey (there is one); a console reachable from elsewhere requires it. */
+  signDecisions: boolean;
+  /** A decision without a passkey's assertion is refused (`passkey_required`). */
+  signingRequired: boolean;
+}
+
+/** `POST /api/approvals/<id>/challenge`: the nonce and the WebAuthn request a decision is signed with. */
+export interface DecisionChallengeAnswer {
+  nonce: string;
+  /** The WebAuthn request (JSON, binary fields base64url): its challenge binds the approval, decision, plan hash and nonce. */
+  options: RequestOptionsJSON;
+}
+
+/** `PublicKeyCredentialRequestOptionsJSON`, as far as the page reads it. */
+export interface RequestOptionsJSON {
+  challenge: string;
+  rpId?: string;
+  timeout?: number;
+  userVerification?: 'required' | 'preferred' | 'discouraged';
+  allowCredentials?: { id: string; type: 'public-key'; transports?: string[] }[];
+}
+
+import type { ApprovalNotice } from '@harness/store/records';
+
+export type { ApprovalNotice };
+
+/** `GET /api/approvals/<id>/notices`: the delivery log of its announcements, oldest first (docs/notify.md). */
+export interface ApprovalNoticesAnswer {
+  notices: ApprovalNotice[];
+}

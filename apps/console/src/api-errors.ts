@@ -22,6 +22,21 @@ export const ApiErrorCode = defineCodes({
   conflict: 'conflict',
   /** An approval whose command line cannot be shown, so it cannot be approved (it can be denied). */
   plan_unrenderable: 'plan_unrenderable',
+  /** A request that reached a console behind a TLS proxy without `X-Forwarded-Proto: https` (403). */
+  https_required: 'https_required',
+  /** Too many login, passkey or decision requests from one session or address in a short time (429). */
+  rate_limited: 'rate_limited',
+  /**
+   * A passkey is needed: a token login, or a decision without an assertion, on a console reachable
+   * from other machines that has passkeys enrolled (403).
+   */
+  passkey_required: 'passkey_required',
+  /** A passkey ceremony that failed: an unknown credential, a bad signature, a wrong origin (400). */
+  passkey_invalid: 'passkey_invalid',
+  /** A decision's assertion signs another approval, decision or plan hash (409). */
+  assertion_mismatch: 'assertion_mismatch',
+  /** A decision's assertion whose nonce is used already, unknown or expired (409). */
+  assertion_replayed: 'assertion_replayed',
   /** A bug in the console; it printed the error. */
   internal: 'internal',
 });

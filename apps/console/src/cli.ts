@@ -12,6 +12,9 @@ import { type RunningConsole, type StartConsoleOptions, startConsole } from './s
 /** The environment variable holding the operator's login token (never a flag: argv is public). */
 export const TOKEN_ENV = 'HARNESS_CONSOLE_TOKEN';
 
+/** The environment variable holding the token a Prometheus scrape job gives for GET /metrics. */
+export const METRICS_TOKEN_ENV = 'HARNESS_CONSOLE_METRICS_TOKEN';
+
 export const CONSOLE_HELP = `Usage: harness console [--instance <dir>] [--listen 127.0.0.1:8787] [options]
 
 Starts the console: a local web page to approve strict calls, read the audit and the looms.
@@ -25,6 +28,12 @@ Options:
   --listen <host:port>                where to listen (default ${DEFAULT_LISTEN}, loopback only)
   --token-file <path>                 a login token the operator keeps (env ${TOKEN_ENV});
                                       required when --listen is not loopback
+  --metrics-token-file <path>         serve Prometheus metrics at /metrics to a bearer of this
+                                      token (env ${METRICS_TOKEN_ENV}); it reads nothing else
+  --public-url <https://host[:port]>  the address people open when a TLS reverse proxy is in
+                                      front; Host and Origin are held to it
+  --tls-cert <pem> --tls-key <pem>    serve HTTPS with this certificate and key
+                                      (--listen off loopback needs one of these two ways)
   --loom-authoring-config <abs path>  host config of the Loom authoring tools (env ${AUTHORING_CONFIG_ENV}),
                                       used by Tasks
   --session-idle <duration>           a session nobody used for this long ends (default
@@ -39,6 +48,10 @@ export interface ConsoleFlags {
   instance: string | undefined;
   listen: string;
   tokenFile: string | undefined;
+  metricsTokenFile: string | undefined;
+  publicUrl: string | undefined;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
   authoringConfig: string | undefined;
   /** `--session-idle` in ms; the default when absent. */
   sessionIdleMs: number;
@@ -79,6 +92,10 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
         instance: { type: 'string' },
         listen: { type: 'string' },
         'token-file': { type: 'string' },
+        'metrics-token-file': { type: 'string' },
+        'public-url': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         'loom-authoring-config': { type: 'string' },
         'session-idle': { type: 'string' },
         'session-lifetime': { type: 'string' },
@@ -96,6 +113,10 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
     instance: v.instance,
     listen: v.listen ?? DEFAULT_LISTEN,
     tokenFile: v['token-file'],
+    metricsTokenFile: v['metrics-token-file'],
+    publicUrl: v['public-url'],
+    tlsCert: v['tls-cert'],
+    tlsKey: v['tls-key'],
     authoringConfig: v['loom-authoring-config'],
     sessionIdleMs: durationValue('--session-idle', v['session-idle'], DEFAULT_SESSION_IDLE_MS),
     sessionLifetimeMs: durationValue(
@@ -107,6 +128,41 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
   };
 }
 
+/** A token from its file (the flag wins), else from its environment variable; none when neither. */
+function readToken(flag: string, file: string | undefined, fromEnv: string | undefined): string | undefined {
+  if (file === undefined) return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ConsoleError(
+      ConsoleErrorCode.token_invalid,
+      `${flag} ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
+/** Reads `--tls-cert` and `--tls-key` (both or neither); the PEM texts. */
+function readTls(flags: ConsoleFlags): { cert: string; key: string } | undefined {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
+    throw new ConsoleError(
+      ConsoleErrorCode.tls_invalid,
+      '--tls-cert and --tls-key go together: give the certificate (PEM) and its private key (PEM)',
+    );
+  }
+  const read = (flag: string, path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new ConsoleError(
+        ConsoleErrorCode.tls_invalid,
+        `${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  };
+  return { cert: read('--tls-cert', flags.tlsCert), key: read('--tls-key', flags.tlsKey) };
+}
+
 /**
  * Turns flags and the environment into start options: reads the token file, checks the authoring
  * configuration (absolute, a valid file) before anything listens (LA-03, LA-04: the flag wins).
@@ -116,19 +172,9 @@ export async function resolveConsoleOptions(
   instanceDir: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StartConsoleOptions> {
-  let token: string | undefined;
-  if (flags.tokenFile !== undefined) {
-    try {
-      token = readFileSync(flags.tokenFile, 'utf8').trim();
-    } catch (error) {
-      throw new ConsoleError(
-        ConsoleErrorCode.token_invalid,
-        `--token-file ${flags.tokenFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
-  } else if (env[TOKEN_ENV] !== undefined && env[TOKEN_ENV] !== '') {
-    token = env[TOKEN_ENV];
-  }
+  const token = readToken('--token-file', flags.tokenFile, env[TOKEN_ENV]);
+  const metricsToken = readToken('--metrics-token-file', flags.metricsTokenFile, env[METRICS_TOKEN_ENV]);
+  const tls = readTls(flags);
   const path = resolveConfigPath({ flag: flags.authoringConfig, env: env[AUTHORING_CONFIG_ENV] });
   if (!path.ok) {
     throw new ConsoleError(
@@ -151,6 +197,9 @@ export async function resolveConsoleOptions(
     sessionIdleMs: flags.sessionIdleMs,
     sessionLifetimeMs: flags.sessionLifetimeMs,
     ...(token === undefined ? {} : { token }),
+    ...(metricsToken === undefined ? {} : { metricsToken }),
+    ...(flags.publicUrl === undefined ? {} : { publicUrl: flags.publicUrl }),
+    ...(tls === undefined ? {} : { tls }),
     ...(path.value === undefined ? {} : { authoringConfig: path.value }),
   };
 }

@@ -181,18 +181,27 @@ describe('console listener', () => {
         code: 'token_required',
         message: expect.stringContaining('--token-file'),
       });
+      // Off loopback it needs TLS too: here a TLS proxy in front (docs/console.md, "Beyond loopback").
       const withToken = await startConsole({
         instanceDir: t.instanceDir,
         listen: '0.0.0.0:0',
         token: 'x'.repeat(40),
+        publicUrl: 'https://console.test',
       });
       try {
+        const proxied = { host: 'console.test', 'x-forwarded-proto': 'https' };
         // The operator's token logs in (more than once: it is theirs); a wrong one does not.
-        const r = await raw(`http://127.0.0.1:${withToken.port}/?token=${'x'.repeat(40)}`);
+        const r = await raw(`http://127.0.0.1:${withToken.port}/?token=${'x'.repeat(40)}`, {
+          headers: proxied,
+        });
         expect(r.status).toBe(303);
-        const r2 = await raw(`http://127.0.0.1:${withToken.port}/?token=${'x'.repeat(40)}`);
+        const r2 = await raw(`http://127.0.0.1:${withToken.port}/?token=${'x'.repeat(40)}`, {
+          headers: proxied,
+        });
         expect(r2.status).toBe(303);
-        const bad = await raw(`http://127.0.0.1:${withToken.port}/?token=${'y'.repeat(40)}`);
+        const bad = await raw(`http://127.0.0.1:${withToken.port}/?token=${'y'.repeat(40)}`, {
+          headers: proxied,
+        });
         expect(bad.status).toBe(401);
       } finally {
         await withToken.close();

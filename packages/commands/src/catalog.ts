@@ -24,6 +24,8 @@ export interface CatalogRow {
    * whole number); a call waits that long plus a margin for its answer.
    */
   readonly timeoutMs: number | undefined;
+  /** The host says the pack lets telemetry export this command's argument values (the literal `true`). */
+  readonly telemetryArgs: boolean;
   /** The one-line signature (rendered on first use, then held). */
   readonly signature: string;
 }
@@ -77,6 +79,7 @@ class Row implements CatalogRow {
   readonly ifc: unknown;
   readonly hasLabel: boolean;
   readonly timeoutMs: number | undefined;
+  readonly telemetryArgs: boolean;
   #signature: string | undefined;
 
   constructor(raw: Record<string, unknown>, name: string) {
@@ -93,6 +96,7 @@ class Row implements CatalogRow {
     const timeout = raw.timeoutMs;
     this.timeoutMs =
       typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout > 0 ? timeout : undefined;
+    this.telemetryArgs = raw.telemetryArgs === true;
   }
 
   get signature(): string {

@@ -97,7 +97,7 @@ export async function deliverCall(
   if (call.loomId !== undefined) req.loomId = call.loomId;
   if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
   if (readOnly) req.readOnly = true;
-  const seen = ctx.onHostCall?.(row.name);
+  const seen = ctx.onHostCall?.(row.name, row.telemetryArgs ? { args: call.args } : {});
   const outcome = await sendRun(client, req, ctx, {
     commandTimeoutMs: row.timeoutMs,
     stop: ctx.stopStarted === true ? ctx.signal : undefined,

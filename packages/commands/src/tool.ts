@@ -62,8 +62,12 @@ export interface ToolContext {
    * read-only checks, so a call refused before sending is never told), with the command's id; the
    * observer it returns hears that call's progress and its outcome. Giving it asks the host for
    * progress reports. For tracing: `harness serve` derives its OpenTelemetry child spans from it.
+   * `args` are the call's argument values, given only when the host's row says the command's pack
+   * lets telemetry export them (`telemetry.include_args`); otherwise the observer never sees them.
    */
-  onHostCall?: ((command: string) => HostCallObserver) | undefined;
+  onHostCall?:
+    | ((command: string, sent: { args?: Readonly<Record<string, unknown>> }) => HostCallObserver)
+    | undefined;
 }
 
 /** MCP-style annotations that are true for the tool they describe. */

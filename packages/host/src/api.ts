@@ -8,6 +8,7 @@ import {
   type AuditPage,
   type AuditQuery,
   auditChainOn,
+  type DecisionAssertion,
   type DecisionVia,
   describeStoreTarget,
   instanceAuditSigner,
@@ -20,6 +21,7 @@ import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import { APPROVAL_TTL_MS, type CommandHost, createCommandHost, type PackBackend } from './host';
 import { openStore, readInstance } from './instance';
+import { createApprovalNotifier } from './notify/notifier';
 import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
 import { ownIdentity } from './peer';
 import { reapRunning } from './running';
@@ -121,12 +123,17 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   // One command host per content of the workspace the broker serves; each is told to end its
   // waits for people at close, since a call may still wait on a host an edit replaced.
   const hosts = new Set<CommandHost>();
+  const notices = createApprovalNotifier({
+    store: prepared.store,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
   const makeHost = (scope: ResolvedScope, packs: PackBackend): CommandHost => {
     const host = createCommandHost({
       store: prepared.store,
       scope,
       packs,
       transport: 'broker',
+      notices,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
     });
     hosts.add(host);
@@ -176,6 +183,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         // A call waiting for a person answers now: the close waits for calls in flight.
         for (const host of hosts) host.endWaits();
         await server.close();
+        await notices.close();
         await retention?.idle();
         // The backend loaded at start owns the runtime every later one borrowed.
         await prepared.backend.close?.();
@@ -184,6 +192,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     };
   } catch (error) {
     await workspace?.close();
+    await notices.close();
     await prepared.backend.close?.();
     await prepared.store.close();
     throw error;
@@ -405,7 +414,9 @@ export async function getApproval(instanceDir: string, id: string): Promise<Appr
 /**
  * Approves or denies a pending approval. A person does this (`loom approvals approve <id>`); no
  * broker request reaches it. An approved call may run once, within `ttlMs` (default one hour).
- * `via` records where the decision was given (`cli`, `console`, `elicitation`).
+ * `via` records where the decision was given (`cli`, `console`, `elicitation`); `assertion`, the
+ * person's passkey assertion over it, is kept with it and in its audit event (the console checks
+ * it before deciding).
  */
 export async function decideApproval(
   instanceDir: string,
@@ -414,10 +425,11 @@ export async function decideApproval(
   by: string,
   ttlMs = APPROVAL_TTL_MS,
   via?: DecisionVia,
+  assertion?: DecisionAssertion,
 ): Promise<ApprovalRecord> {
   const store = await openStore(instanceDir);
   try {
-    return await store.decideApproval(id, decision, by, ttlMs, new Date(), via);
+    return await store.decideApproval(id, decision, by, ttlMs, new Date(), via, assertion);
   } finally {
     await store.close();
   }

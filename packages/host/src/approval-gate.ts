@@ -96,6 +96,7 @@ export async function decideWithApprovals(
       getCommand(workspace, key.commandId)?.approvalTimeoutMs ??
       DEFAULT_APPROVAL_TIMEOUT_MS,
   });
+  ctx.notices?.requested(record, workspace.notify);
   return decide(workspace, {
     ...input,
     approvals: { take: () => undefined, request: () => ({ id: record.id }) },

@@ -12,6 +12,7 @@ import { checkArguments } from './command/arguments';
 import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/audit';
 import { dispatch } from './command/dispatch';
 import type { PackBackend, RunControl, Transport } from './command/types';
+import type { ApprovalNotices } from './notify/notifier';
 import type { ResolvedScope } from './scope';
 
 export type {
@@ -38,6 +39,8 @@ export interface CommandHostOptions {
   transport?: Transport;
   /** How long every approval request lives, in ms, whatever its command's `approval_timeout` says. */
   approvalTtlMs?: number;
+  /** Told of each approval a call asks for (a broker's notifier, docs/notify.md). */
+  notices?: ApprovalNotices;
 }
 
 /** A command host bound to one scope: what a broker serves and what direct transport runs. */
@@ -192,6 +195,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           callId,
           control,
           waitsEnded: waits.signal,
+          notices: options.notices,
         },
         id,
         admitted.row,

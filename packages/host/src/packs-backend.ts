@@ -255,6 +255,7 @@ function manifestRows(workspace: Workspace): ManifestRow[] {
     // A call held for approval may wait `approval_wait` before its run starts: a client waits for both.
     timeoutMs: r.timeoutMs + (r.approvalWaitMs ?? 0),
     ...(r.ifc ? { ifc: r.ifc as ManifestRow['ifc'] & object } : {}),
+    ...(r.telemetryArgs ? { telemetryArgs: true } : {}),
   }));
   for (const row of rows) {
     if (row.outputs?.length === 0) delete row.outputs;

@@ -78,6 +78,8 @@ export const PacksErrorCode = defineCodes({
   sandbox_unsupported: 'sandbox_unsupported',
   /** No confinement mechanism works here: a warning under `preferred`, a pack left out under `required`. */
   sandbox_unavailable: 'sandbox_unavailable',
+  /** A warning: a `notify` target names an environment variable (its secret) that is not set here. */
+  notify_env_unset: 'notify_env_unset',
 });
 
 /** One of the {@link PacksErrorCode} values. */
@@ -250,6 +252,8 @@ export interface PacksIssueDetails {
     readonly packs: readonly string[];
     readonly hint: string;
   };
+  /** The notify target's name and the environment variable it names that is not set. */
+  readonly notify_env_unset: { readonly target: string; readonly env: string };
 }
 
 /**

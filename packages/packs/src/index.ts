@@ -22,6 +22,13 @@ export type { GrantResult } from './grants';
 export { resolveGrants } from './grants';
 export type { LoadOptions, LoadResult, WorkspaceSource } from './load';
 export { loadWorkspace, RESERVED_PACK_IDS } from './load';
+export type {
+  NotifyConfig,
+  NotifyTarget,
+  NtfyTarget,
+  SlackTarget,
+  WebhookTarget,
+} from './load/notify';
 export { getCommand } from './lookup';
 export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';

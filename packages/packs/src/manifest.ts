@@ -32,6 +32,8 @@ export interface PackCommandRow {
   readonly approvalWaitMs?: number;
   /** The command's label, else its pack's; absent when neither declares one. */
   readonly ifc?: Label;
+  /** The pack lets telemetry export this command's argument values (`telemetry.include_args`). */
+  readonly telemetryArgs?: true;
 }
 
 /** The arguments schema of a command. */
@@ -69,6 +71,7 @@ export function listCommands(
           ? {}
           : { approvalWaitMs: Math.min(command.approvalWaitMs, command.approvalTimeoutMs) }),
         ...(command.label ? { ifc: command.label } : {}),
+        ...(command.telemetryArgs ? { telemetryArgs: true as const } : {}),
       });
     }
   }

@@ -12,6 +12,7 @@ import {
 } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
 import { z } from 'zod';
+import { notifySchema } from './load/notify';
 import { STANDARD_PACK_IDS } from './standard/library';
 
 /** Pattern of input names and credential names: one tmpl path segment. */
@@ -444,6 +445,15 @@ const packShape = {
     description:
       "How long an approval request of this pack stays open for a person before it expires and the call is refused (approval_expired); overrides the workspace's approval_timeout. Default 15m.",
   }),
+  telemetry: z
+    .strictObject({
+      include_args: z.boolean().meta({
+        description:
+          "true: OpenTelemetry spans of this pack's calls carry their argument values (harness.command.args); default false: never.",
+      }),
+    })
+    .optional()
+    .meta({ description: 'What telemetry (harness serve --otel) may export of this pack’s calls.' }),
   input_overrides: z
     .record(id('command'), z.record(name('input'), inputOverride))
     .optional()
@@ -510,6 +520,7 @@ const workspaceShape = {
     description:
       "How long an approval request stays open for a person before it expires and the call is refused (approval_expired): nobody answering is a no. A pack's own approval_timeout wins. Default 15m.",
   }),
+  notify: notifySchema.optional(),
   command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
   agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
 };

@@ -1,5 +1,6 @@
 import type { SandboxPolicy } from '@harness/exec';
 import type { PacksIssue } from './errors';
+import type { NotifyConfig } from './load/notify';
 
 /** The four permission tiers of a pack (the same four as SwarmKit's `mcp_servers`). */
 export type Tier = 'open' | 'cautious' | 'strict' | 'readonly';
@@ -114,6 +115,8 @@ export interface PackCommand {
    * nobody decides by then expires, and the call is refused (deny by default).
    */
   readonly approvalTimeoutMs: number;
+  /** The pack's `telemetry.include_args`: spans may carry this command's argument values. */
+  readonly telemetryArgs?: true;
   /** Scopes a caller must hold: the pack's `scopes` plus the command's own. */
   readonly scopes: readonly string[];
   /** The command's label, else the pack's, else absent. */
@@ -181,6 +184,8 @@ export interface Workspace {
   readonly warnings: readonly PacksIssue[];
   /** The workspace's `sandbox_mode` and whether this machine can confine. */
   readonly sandbox: SandboxStatus;
+  /** The `notify` block: who is told of approvals waiting for a person (docs/notify.md); absent: nobody. */
+  readonly notify?: NotifyConfig;
 }
 
 /** How a workspace's commands are confined on this machine. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   credentialsFrom,
   getCommand,
+  listCommands,
   loadWorkspace,
   PacksErrorCode,
   workspaceJsonSchema,
@@ -172,7 +173,7 @@ agents:
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, commands; unknown key "permision"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
       ]
     `);
   });
@@ -619,5 +620,35 @@ ${packKey}    commands:
     expect(await loadErrors(two('approval_timeout: forever\n', ''))).toEqual([
       'workspace.yaml:1:19: approval_timeout: expected a duration such as 30s, 5m or 500ms, found "forever"; e.g. approval_timeout: 15m',
     ]);
+  });
+});
+
+describe('telemetry', () => {
+  const two = (packKey: string) =>
+    `command_packs:
+  - id: a
+${packKey}    commands:
+      - { id: w, argv: ['true'], effects: write }
+  - id: b
+    commands:
+      - { id: w, argv: ['true'], effects: write }
+`;
+
+  it("lets a pack's spans carry its argument values only when it says include_args: true", async () => {
+    const rows = listCommands(await loadOk(two('    telemetry: { include_args: true }\n')));
+    expect(rows.map((r) => [r.id, r.telemetryArgs])).toEqual([
+      ['a.w', true],
+      ['b.w', undefined],
+    ]);
+    const off = listCommands(await loadOk(two('    telemetry: { include_args: false }\n')));
+    expect(off.map((r) => r.telemetryArgs)).toEqual([undefined, undefined]);
+  });
+
+  it('refuses an include_args that is not true or false, naming the line', async () => {
+    const errors = await loadErrors(two('    telemetry: { include_args: yes }\n'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^workspace\.yaml:3:32: command_packs\[0\]\.telemetry\.include_args: expected true or false, found "yes"/,
+    );
   });
 });

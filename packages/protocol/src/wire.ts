@@ -77,6 +77,8 @@ export const manifestRow = z.object({
    * call's answer at least this long plus a margin. Absent: the host states none.
    */
   timeoutMs: whole(1).exactOptional(),
+  /** The pack lets telemetry export this command's argument values (`telemetry.include_args`). */
+  telemetryArgs: z.boolean().exactOptional(),
   // Hiding fields: presentation only (the broker's scope decides what runs); a harness hides a row
   // that carries them from agents.
   origin: z.string().exactOptional(),

@@ -3,7 +3,8 @@
 // cut. One pass, constant memory per chain, so a store or an export of millions of events streams.
 import { checkpointText, eventHash, GENESIS, type HashedEvent } from './audit-chain';
 import { chainOf, verifySignature } from './audit-key';
-import type { AuditCheckpoint, ChainedAuditEvent } from './types';
+import { verifyDecisionAssertion } from './decision-audit';
+import type { AuditCheckpoint, ChainedAuditEvent, DecisionAssertion } from './types';
 
 /** What kind of tampering the first problem is. */
 export type AuditProblemKind =
@@ -24,7 +25,9 @@ export type AuditProblemKind =
   /** A chain's start is not signed (no genesis or prune checkpoint), or a pinned key's chain is absent. */
   | 'unanchored'
   /** An export's trailer is missing, does not match its lines, or is not signed by its key. */
-  | 'export';
+  | 'export'
+  /** A decision's passkey assertion does not sign that decision (docs/console.md, "Signed decisions"). */
+  | 'forged_decision';
 
 /** The first problem a verification found. */
 export interface AuditProblem {
@@ -167,6 +170,8 @@ export class AuditVerifier {
   event(e: ChainedAuditEvent): boolean {
     if (this.problem !== undefined) return false;
     this.events++;
+    // Only a decision carrying an assertion costs a signature check; every other event costs nothing here.
+    if (e.phase === 'approval' && e.payload.assertion !== undefined && !this.decisionSigned(e)) return false;
     if (e.chain === null || e.n === null || e.prev === null || e.hash === null) {
       if (this.events - 1 > this.unchained) {
         return this.fail(
@@ -218,6 +223,22 @@ export class AuditVerifier {
       );
     }
     return this.accept(s, link);
+  }
+
+  /** Checks the passkey assertion a decision event carries. */
+  private decisionSigned(e: ChainedAuditEvent): boolean {
+    const check = verifyDecisionAssertion(
+      String(e.payload.approvalId),
+      e.outcome,
+      e.payload.assertion as DecisionAssertion,
+    );
+    if (check.ok) return true;
+    return this.fail(
+      'forged_decision',
+      e.chain,
+      e.seq,
+      `event ${e.seq}, the decision ${e.outcome} on approval ${String(e.payload.approvalId)}, carries a passkey assertion that does not sign it: ${check.reason}`,
+    );
   }
 
   /** The first event of a chain: its start must be signed (genesis, or a prune that ends before it). */

@@ -32,6 +32,8 @@ export type {
   AuditProblemKind,
   AuditVerification,
 } from './audit-verify';
+export type { AssertionCheck } from './decision-audit';
+export { DECISION_CHALLENGE_CONTEXT, decisionChallenge, verifyDecisionAssertion } from './decision-audit';
 export { StoreError, StoreErrorCode } from './errors';
 export { newId } from './ids';
 export {
@@ -43,6 +45,7 @@ export {
 } from './open';
 export { DEFAULT_PG_SCHEMA, postgresTargetFromEnv, readPostgresRecord } from './postgres/target';
 export type {
+  ApprovalNotice,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalStatus,
@@ -58,9 +61,13 @@ export type {
   ComponentView,
   ComposeInput,
   ComposeOutcome,
+  DecisionAssertion,
   DecisionVia,
   LoomSummary,
   LoomView,
+  NoticeEvent,
+  NoticeStatus,
+  NoticeUpdate,
   PostgresTarget,
   PruneResult,
   Receipt,

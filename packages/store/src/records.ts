@@ -2,6 +2,7 @@
 // constants only, importing nothing, so a page running in a browser can type what it reads with
 // the store's own definitions (`import type { ApprovalRecord } from '@harness/store/records'`).
 export type {
+  ApprovalNotice,
   ApprovalRecord,
   ApprovalStatus,
   AuditEvent,

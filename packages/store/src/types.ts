@@ -214,6 +214,27 @@ export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'e
 /** Where a person gave a decision: `harness`/`loom approvals` (`cli`), the console, or their MCP client (`elicitation`). */
 export type DecisionVia = 'cli' | 'console' | 'elicitation';
 
+/**
+ * A person's passkey (WebAuthn) assertion over one decision. Its challenge is
+ * `decisionChallenge(approvalId, decision, planHash, nonce)`; the signature covers
+ * authenticatorData ‖ SHA-256(clientDataJSON). Every binary field is base64url.
+ */
+export interface DecisionAssertion {
+  /** The passkey's credential id. */
+  credentialId: string;
+  /** The passkey's public key, SPKI DER: what a verifier needs offline. */
+  publicKey: string;
+  /** `ES256` (P-256 ECDSA, DER signature) or `Ed25519`. */
+  algorithm: 'ES256' | 'Ed25519';
+  authenticatorData: string;
+  clientDataJSON: string;
+  signature: string;
+  /** The server's single-use nonce the challenge binds. */
+  nonce: string;
+  /** The approval's plan hash the challenge binds (`''` for an approval recorded without one). */
+  planHash: string;
+}
+
 /** One approval request for a `strict` call. */
 export interface ApprovalRecord {
   id: string;
@@ -248,6 +269,11 @@ export interface ApprovalRecord {
   plan_hash: string | null;
   /** How the decision was given (`cli`, `console`, `elicitation`); `null` while pending, or when the decider did not say. */
   decided_via: DecisionVia | null;
+  /**
+   * The person's passkey assertion over the decision (a console with passkeys signs it), kept so a
+   * verifier checks it offline; `null` for a decision given without one.
+   */
+  assertion: DecisionAssertion | null;
   status: ApprovalStatus;
   created_at: string;
   expires_at: string;
@@ -272,6 +298,42 @@ export interface ApprovalRequest {
   /** See {@link ApprovalRecord.plan_hash}. */
   planHash?: string;
   ttlMs: number;
+  now?: Date;
+}
+
+/** What an approval notice announces (docs/notify.md). */
+export type NoticeEvent = 'approval.pending' | 'approval.approved' | 'approval.denied' | 'approval.expired';
+
+/** Where one announcement stands: `sending` (claimed, attempts under way), `delivered`, `failed` (every attempt failed). */
+export type NoticeStatus = 'sending' | 'delivered' | 'failed';
+
+/** One row of an approval's delivery log: one event announced to one notify target. */
+export interface ApprovalNotice {
+  id: number;
+  approval: string;
+  /** The target's name in the workspace's `notify` block. */
+  target: string;
+  event: NoticeEvent;
+  status: NoticeStatus;
+  /** The attempts made so far. */
+  attempts: number;
+  /** The HTTP status of the last answer; `null` when none came (timeout, refused connection). */
+  http_status: number | null;
+  /** Why the last attempt failed, in a few words (`HTTP 500`, `timeout after 5s`): never a URL or a secret. */
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The state of one announcement after an attempt, as the notifier records it. */
+export interface NoticeUpdate {
+  approval: string;
+  target: string;
+  event: NoticeEvent;
+  status: NoticeStatus;
+  attempts: number;
+  httpStatus: number | null;
+  error: string | null;
   now?: Date;
 }
 
@@ -344,7 +406,18 @@ export interface Store {
     ttlMs: number,
     now?: Date,
     via?: DecisionVia,
+    assertion?: DecisionAssertion,
   ): Promise<ApprovalRecord>;
+  /**
+   * Claims the announcement of `event` of approval `approval` to `target`: records it `sending`
+   * and answers `true`, or answers `false` when it is already recorded (another host, or an earlier
+   * run of this one, claimed it). The one place "announced once" is decided.
+   */
+  claimNotice(notice: { approval: string; target: string; event: NoticeEvent; now?: Date }): Promise<boolean>;
+  /** Records where a claimed announcement stands after an attempt. */
+  recordNotice(update: NoticeUpdate): Promise<void>;
+  /** The delivery log of one approval, oldest first. */
+  listNotices(approval: string): Promise<ApprovalNotice[]>;
   /** Writes a `shutdown` checkpoint when this store appended since the last one, then releases the store's file or connections. */
   close(): Promise<void>;
 }

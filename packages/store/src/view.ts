@@ -1,6 +1,6 @@
 // What every store builds the same way from its rows: the loom view `loom.inspect` shows, the
 // receipt a compose returns, and an approval record.
-import type { ApprovalRecord, ComponentView, LoomView, Receipt } from './types';
+import type { ApprovalRecord, ComponentView, DecisionAssertion, LoomView, Receipt } from './types';
 
 /** The kind a stored reference reads as; a legacy `piece:` reference reads as `pattern` (LA-67). */
 export function refKind(ref: string): string {
@@ -87,10 +87,11 @@ export function receiptView(row: ReceiptRow): Receipt {
 }
 
 /** An approval row as a store reads it: the JSON columns as text; args, argv and tier are NULL in rows of an older writer. */
-export interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv'> {
+export interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv' | 'assertion'> {
   arg_names: string;
   args: string | null;
   argv: string | null;
+  assertion: string | null;
 }
 
 /** The approval record of a stored row. */
@@ -103,5 +104,6 @@ export function approvalView(row: ApprovalRow): ApprovalRecord {
     tier: row.tier ?? null,
     plan_hash: row.plan_hash ?? null,
     decided_via: row.decided_via ?? null,
+    assertion: row.assertion == null ? null : (JSON.parse(row.assertion) as DecisionAssertion),
   };
 }

@@ -3,20 +3,25 @@
 import { Hono } from 'hono';
 import { ApiErrorCode } from '../api-errors';
 import type { ConsoleContext, ConsoleEnv } from './context';
+import { registerMetrics } from './metrics';
 import { ROUTE_MODULES } from './routes';
 import { securityMiddleware } from './security';
 import { registerStatic } from './static';
 
 export interface AppOptions {
   ctx: ConsoleContext;
-  listen: { host: string; port: () => number };
   /** Where the built page is (default: the package's dist/web). */
   webDir?: string;
+  /** The bearer token of GET /metrics (`--metrics-token-file`); none: the path says it is off. */
+  metricsToken?: string | undefined;
 }
 
 export function createConsoleApp(options: AppOptions): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  app.use('*', securityMiddleware({ sessions: options.ctx.sessions, listen: options.listen }));
+  const { sessions, site, passkeys, limiter } = options.ctx;
+  // Before the session checks: a scrape job holds the metrics token, never a session.
+  registerMetrics(app, options.ctx.store, options.metricsToken);
+  app.use('*', securityMiddleware({ sessions, site, passkeys, limiter }));
   registerStatic(app, options.webDir);
   const api = new Hono<ConsoleEnv>();
   for (const register of ROUTE_MODULES) register(api, options.ctx);

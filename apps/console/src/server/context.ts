@@ -2,8 +2,12 @@
 
 import type { Store } from '@harness/store';
 import type { Hono } from 'hono';
+import type { Ceremonies } from './passkeys/ceremonies';
+import type { PasskeyStore } from './passkeys/store';
+import type { RateLimiter } from './rate-limit';
 import type { SecurityVariables } from './security';
 import type { Sessions } from './session-store';
+import type { Site } from './site';
 import type { Watch } from './watch';
 
 /** The Hono environment of the console's routes. */
@@ -23,6 +27,14 @@ export interface ConsoleContext {
   readonly person: string;
   /** The console's login sessions: logout ends one, the live feed closes when its own ends. */
   readonly sessions: Sessions;
+  /** Where people reach the console (origin, TLS, relying party id), and whether other machines can. */
+  readonly site: Site;
+  /** The enrolled passkeys (`<instance>/console-passkeys.db`). */
+  readonly passkeys: PasskeyStore;
+  /** The passkey challenges and decision nonces handed out and not yet answered. */
+  readonly ceremonies: Ceremonies;
+  /** The token buckets of the login, passkey and decision requests. */
+  readonly limiter: RateLimiter;
 }
 
 /**

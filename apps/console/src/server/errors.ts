@@ -8,6 +8,12 @@ export const ConsoleErrorCode = defineCodes({
   listen_invalid: 'listen_invalid',
   /** A non-loopback listener without a token. */
   token_required: 'token_required',
+  /** A non-loopback listener without TLS: neither `--tls-cert`/`--tls-key` nor an `https://` `--public-url`. */
+  tls_required: 'tls_required',
+  /** `--tls-cert`/`--tls-key` given alone, unreadable, or not a certificate and its key. */
+  tls_invalid: 'tls_invalid',
+  /** `--public-url` is not an origin (`https://host[:port]`, no path, query or fragment). */
+  public_url_invalid: 'public_url_invalid',
   /** A token file that cannot be read, or a token too short. */
   token_invalid: 'token_invalid',
   /** The instance directory does not hold an instance. */

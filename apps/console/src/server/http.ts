@@ -3,7 +3,12 @@ import type { Context } from 'hono';
 import { ApiErrorCode } from '../api-errors';
 
 /** `{ error: { code, message } }` with a status. */
-export function apiError(c: Context, status: 400 | 404 | 409 | 503, code: ApiErrorCode, message: string) {
+export function apiError(
+  c: Context,
+  status: 400 | 401 | 403 | 404 | 409 | 503,
+  code: ApiErrorCode,
+  message: string,
+) {
   return c.json({ error: { code, message } }, status);
 }
 

@@ -4,7 +4,7 @@
 import { streamSSE } from 'hono/streaming';
 import { SESSION_ENDED_EVENT } from '../wire';
 import type { RouteModule } from './context';
-import { sessionRefusal } from './security';
+import { passkeySignIn, sessionRefusal } from './security';
 
 /**
  * Sent as a comment this often so proxies and the browser keep the stream open; the session is
@@ -34,7 +34,7 @@ export const liveRoutes: RouteModule = (api, ctx) => {
         // Checked before anything is sent: an expired session is told nothing more but why.
         const checked = ctx.sessions.check(sessionId);
         if (!checked.ok) {
-          const { code, message } = sessionRefusal(ctx.sessions, checked.reason);
+          const { code, message } = sessionRefusal(ctx.sessions, checked.reason, passkeySignIn(ctx));
           const data = JSON.stringify({ code, message, reason: checked.reason });
           await stream.writeSSE({ event: SESSION_ENDED_EVENT, data });
           break;

@@ -2,10 +2,12 @@
 // Add a module by importing it and listing it below (one line each); keep a view's routes in its own
 // folder (approvals/, audit/, looms/, tasks/, runs/ …) so views never share a file.
 import { approvalsRoutes } from './approvals/routes';
+import { signedDecisionRoutes } from './approvals/signed-decision';
 import { auditRoutes } from './audit/routes';
 import type { RouteModule } from './context';
 import { liveRoutes } from './live';
 import { loomsRoutes } from './looms/routes';
+import { passkeysRoutes } from './passkeys/routes';
 import { runsRoutes } from './runs/routes';
 import { sessionRoutes } from './session';
 import { tasksRoutes } from './tasks/routes';
@@ -14,6 +16,8 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   sessionRoutes,
   liveRoutes,
   approvalsRoutes,
+  signedDecisionRoutes,
+  passkeysRoutes,
   auditRoutes,
   loomsRoutes,
   tasksRoutes,

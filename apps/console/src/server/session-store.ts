@@ -25,9 +25,13 @@ export interface SessionLimits {
 /** Why a session ended. */
 export type SessionEndReason = 'idle' | 'lifetime' | 'logged_out';
 
+/** How a session logged in: a printed single-use link, the operator's token, or a passkey. */
+export type LoginVia = 'link' | 'operator' | 'passkey';
+
 /** One logged-in browser. */
 export interface Session {
   readonly id: string;
+  readonly via: LoginVia;
   readonly csrf: string;
   readonly createdAt: number;
   lastActiveAt: number;
@@ -85,21 +89,26 @@ export class Sessions {
 
   /** Exchanges a login token for a new session id; `undefined` when the token is not valid. */
   login(token: string): string | undefined {
-    let ok = false;
+    let via: LoginVia | undefined;
     for (const t of this.oneTime) {
       if (sameSecret(t, token)) {
         this.oneTime.delete(t);
-        ok = true;
+        via = 'link';
         break;
       }
     }
-    if (!ok && this.operatorToken !== undefined && sameSecret(this.operatorToken, token)) ok = true;
-    if (!ok) return undefined;
+    if (via === undefined && this.operatorToken !== undefined && sameSecret(this.operatorToken, token))
+      via = 'operator';
+    return via === undefined ? undefined : this.open(via);
+  }
+
+  /** Opens a session for a login already checked (a token here, or a passkey's assertion); its id. */
+  open(via: LoginVia): string {
     // Sessions whose cookie never came back are ended here, so the map stays bounded.
     this.sweep();
     const id = newToken();
     const now = this.clock();
-    this.sessions.set(id, { id, csrf: newToken(), createdAt: now, lastActiveAt: now });
+    this.sessions.set(id, { id, via, csrf: newToken(), createdAt: now, lastActiveAt: now });
     return id;
   }
 

@@ -4,7 +4,7 @@
 import { deleteCookie } from 'hono/cookie';
 import type { LogoutAnswer, SessionAnswer } from '../answers';
 import type { RouteModule } from './context';
-import { CSRF_HEADER, SESSION_COOKIE, sessionRefusal } from './security';
+import { CSRF_HEADER, passkeySignIn, SESSION_COOKIE, sessionRefusal } from './security';
 
 export const sessionRoutes: RouteModule = (api, ctx) => {
   api.get('/session', (c) =>
@@ -27,7 +27,7 @@ export const sessionRoutes: RouteModule = (api, ctx) => {
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.json({
       signedOut: true,
-      message: sessionRefusal(ctx.sessions, 'logged_out').message,
+      message: sessionRefusal(ctx.sessions, 'logged_out', passkeySignIn(ctx)).message,
     } satisfies LogoutAnswer);
   });
 };

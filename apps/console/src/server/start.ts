@@ -1,12 +1,18 @@
 // Starts a console: checks the instance and the options, opens the store, listens, and hands back
 // the one-time login URL to print.
+
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { openStore, readInstance } from '@harness/host';
 import { serve } from '@hono/node-server';
 import { createConsoleApp } from './app';
 import type { ConsoleContext } from './context';
 import { ConsoleError, ConsoleErrorCode } from './errors';
-import { authority, DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
+import { DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
+import { Ceremonies } from './passkeys/ceremonies';
+import { PasskeyStore } from './passkeys/store';
+import { RateLimiter } from './rate-limit';
 import { showDuration, TOKEN_PARAM } from './security';
 import {
   type Clock,
@@ -15,6 +21,7 @@ import {
   type SessionLimits,
   Sessions,
 } from './session-store';
+import { parsePublicUrl, siteOf } from './site';
 import { Watch } from './watch';
 
 /** The shortest operator token accepted (`--token-file`, `HARNESS_CONSOLE_TOKEN`). */
@@ -26,6 +33,12 @@ export interface StartConsoleOptions {
   listen?: string;
   /** The operator's login token; required when `listen` is not loopback. */
   token?: string;
+  /** The bearer token a Prometheus scrape job gives for GET /metrics; none: /metrics is off. */
+  metricsToken?: string;
+  /** The address people open when a TLS reverse proxy is in front (`https://host[:port]`). */
+  publicUrl?: string;
+  /** A certificate (chain) and its key, PEM: the console serves HTTPS itself. */
+  tls?: { cert: string; key: string };
   /** An absolute, already validated `--loom-authoring-config` path. */
   authoringConfig?: string;
   /** Who decides, as recorded on approvals; default `person:$USER`. */
@@ -44,7 +57,7 @@ export interface StartConsoleOptions {
 
 /** A running console. */
 export interface RunningConsole {
-  /** `http://host:port` */
+  /** The origin people open: the public URL's, else `http(s)://host:port`. */
   readonly origin: string;
   readonly port: number;
   /** The printed URL: the origin with a fresh single-use login token. */
@@ -81,14 +94,34 @@ function sessionLimits(options: StartConsoleOptions): SessionLimits {
   return limits;
 }
 
+/** Checks a certificate and its key before anything listens. */
+function checkTls(tls: { cert: string; key: string }): void {
+  try {
+    createSecureContext({ cert: tls.cert, key: tls.key });
+  } catch (error) {
+    throw new ConsoleError(
+      ConsoleErrorCode.tls_invalid,
+      `--tls-cert and --tls-key are not a PEM certificate and its private key (${(error as Error).message})`,
+    );
+  }
+}
+
 export async function startConsole(options: StartConsoleOptions): Promise<RunningConsole> {
   const listen = parseListen(options.listen ?? DEFAULT_LISTEN);
   const limits = sessionLimits(options);
   const loopback = isLoopback(listen.host);
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
+  if (options.tls !== undefined) checkTls(options.tls);
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
     throw new ConsoleError(
       ConsoleErrorCode.token_invalid,
       `the console token must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  if (options.metricsToken !== undefined && options.metricsToken.length < MIN_TOKEN_LENGTH) {
+    throw new ConsoleError(
+      ConsoleErrorCode.token_invalid,
+      `the metrics token must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
     );
   }
   if (!loopback && options.token === undefined) {
@@ -97,6 +130,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       `--listen ${options.listen} is not loopback: anyone who reaches it could approve commands, so the console needs a token; put one in a file readable only by you and pass --token-file <path> (or set HARNESS_CONSOLE_TOKEN), or listen on 127.0.0.1`,
     );
   }
+  let port = listen.port;
+  const site = siteOf(listen, () => port, publicUrl, options.tls !== undefined);
   let instance: ReturnType<typeof readInstance>;
   try {
     instance = readInstance(options.instanceDir);
@@ -107,6 +142,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     );
   }
   const store = await openStore(instance.dir);
+  const passkeys = new PasskeyStore(instance.dir, () => site.rpId());
   const watch = new Watch(options.pollMs);
   const sessions = new Sessions(options.token, limits, options.clock);
   const ctx: ConsoleContext = {
@@ -116,21 +152,33 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     authoringConfig: options.authoringConfig,
     person: options.person ?? `person:${process.env.USER ?? 'owner'}`,
     sessions,
+    site,
+    passkeys,
+    ceremonies: new Ceremonies(options.clock),
+    limiter: new RateLimiter(undefined, undefined, options.clock),
   };
-  let port = listen.port;
   try {
     const app = createConsoleApp({
       ctx,
-      listen: { host: listen.host, port: () => port },
       ...(options.webDir === undefined ? {} : { webDir: options.webDir }),
+      metricsToken: options.metricsToken,
     });
-    const server = serve({ fetch: app.fetch, hostname: listen.host, port: listen.port });
+    const server =
+      options.tls === undefined
+        ? serve({ fetch: app.fetch, hostname: listen.host, port: listen.port })
+        : serve({
+            fetch: app.fetch,
+            hostname: listen.host,
+            port: listen.port,
+            createServer: createHttpsServer,
+            serverOptions: { cert: options.tls.cert, key: options.tls.key },
+          });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
     });
     port = (server.address() as AddressInfo).port;
-    const origin = `http://${authority(listen.host, port)}`;
+    const origin = site.origin();
     const loginUrl = () => `${origin}/?${TOKEN_PARAM}=${sessions.issueLoginToken()}`;
     return {
       origin,
@@ -144,11 +192,13 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           server.close(() => resolve());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
+        passkeys.close();
         await store.close();
       },
     };
   } catch (error) {
     watch.stop();
+    passkeys.close();
     await store.close();
     throw error;
   }

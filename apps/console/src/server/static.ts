@@ -5,7 +5,7 @@ import { dirname, extname, join } from 'node:path';
 import type { Hono } from 'hono';
 import type { ConsoleEnv } from './context';
 import { ConsoleError, ConsoleErrorCode } from './errors';
-import { FAVICON } from './security';
+import { FAVICON, LOGIN_PAGE } from './security';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -21,7 +21,7 @@ export function webDir(): string {
   return join(dirname(require.resolve('@harness/console/package.json')), 'dist', 'web');
 }
 
-/** Registers `/` (the page), `/assets/*` (read once into memory) and `/favicon.ico` (none). */
+/** Registers `/` (the page, also at `/login`), `/assets/*` (read once into memory) and `/favicon.ico` (none). */
 export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {
@@ -45,8 +45,11 @@ export function registerStatic(app: Hono<ConsoleEnv>, dir = webDir()): void {
   });
   // No icon of its own: an empty answer keeps the browser from asking again, and from logging a 401.
   app.get(FAVICON, (c) => c.body(null, 204));
-  app.get('/', (c) => {
-    c.header('Content-Type', TYPES['.html']);
-    return c.body(new Uint8Array(html));
-  });
+  // The passkey login is the same page: it shows the sign-in at this path.
+  for (const path of ['/', LOGIN_PAGE]) {
+    app.get(path, (c) => {
+      c.header('Content-Type', TYPES['.html']);
+      return c.body(new Uint8Array(html));
+    });
+  }
 }

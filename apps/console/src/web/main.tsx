@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { logout, type SignedOut } from './api';
 import { useSignedOut } from './hooks';
+import { signInWithPasskey } from './passkey';
 import { href, useRoute } from './route';
 import { VIEWS } from './views';
 
@@ -90,5 +91,39 @@ function Shell() {
   );
 }
 
+/** `/login`: sign in with a passkey, then open the console where the address pointed (its fragment). */
+function PasskeyLogin() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    document.title = 'Sign in · harness console';
+  }, []);
+  const signIn = async () => {
+    setBusy(true);
+    try {
+      await signInWithPasskey();
+      location.replace(`/${location.hash}`);
+    } catch (e) {
+      setError((e as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <header>
+        <span class="brand">harness console</span>
+      </header>
+      <main id="main">
+        <h1>Sign in</h1>
+        <p>This console signs in with a passkey enrolled on it.</p>
+        <button type="button" class="sign-in" disabled={busy} onClick={signIn}>
+          Sign in with a passkey
+        </button>
+        {error && <p role="alert">{error}</p>}
+      </main>
+    </>
+  );
+}
+
 const root = document.getElementById('app');
-if (root !== null) render(<Shell />, root);
+if (root !== null) render(location.pathname === '/login' ? <PasskeyLogin /> : <Shell />, root);

@@ -5,6 +5,7 @@ import type { Route } from './route';
 import { ApprovalsView } from './views/approvals';
 import { AuditView } from './views/audit';
 import { LoomsView } from './views/looms';
+import { PasskeysView } from './views/passkeys';
 import { RunsView } from './views/runs';
 import { TasksView } from './views/tasks';
 
@@ -22,4 +23,5 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'looms', title: 'Looms', component: LoomsView },
   { id: 'tasks', title: 'Tasks', component: TasksView },
   { id: 'runs', title: 'Runs', component: RunsView },
+  { id: 'passkeys', title: 'Passkeys', component: PasskeysView },
 ];

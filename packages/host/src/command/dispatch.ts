@@ -3,6 +3,7 @@
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import { type AuditEventInput, type Store, StoreError, StoreErrorCode } from '@harness/store';
 import { type BuiltinContext, runBuiltin } from '../builtins';
+import type { ApprovalNotices } from '../notify/notifier';
 import type { ResolvedScope } from '../scope';
 import { isBuiltin } from './admission';
 import type { CheckedArgs } from './arguments';
@@ -33,6 +34,8 @@ export interface DispatchContext {
   control: RunControl;
   /** See {@link PackCallContext.waitsEnded}. */
   waitsEnded?: AbortSignal;
+  /** See {@link PackCallContext.notices}. */
+  notices?: ApprovalNotices | undefined;
 }
 
 function builtinAudit(
@@ -92,6 +95,7 @@ export async function dispatch(
         onOutputBytes: ctx.control.onOutputBytes,
         onApprovalWait: ctx.control.onApprovalWait,
         waitsEnded: ctx.waitsEnded,
+        notices: ctx.notices,
       };
       const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
       out = {

@@ -1,6 +1,7 @@
 // The types the command layer shares with its embedders and with the pack backend.
 import type { CommandAnswer, ManifestRow, RunProgress } from '@harness/protocol';
 import type { Store } from '@harness/store';
+import type { ApprovalNotices } from '../notify/notifier';
 
 /** The approval a call held for a person's decision waits for, as its progress reports name it. */
 export type ApprovalWaiting = NonNullable<RunProgress['approval']>;
@@ -31,6 +32,8 @@ export interface PackCallContext {
    * decision answers `approval_required` at once, its approval still pending.
    */
   waitsEnded?: AbortSignal | undefined;
+  /** Told of each approval a call asks for, to announce it (the workspace's `notify` block). */
+  notices?: ApprovalNotices | undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Workspace } from '../types';
 import { checkAgentIds, resolveAgents } from './agents';
 import { argvSafety, credentialFlow } from './argv-safety';
 import { sortIssues } from './issues';
+import { buildNotify } from './notify';
 import { buildPacks } from './packs';
 import { probeRequirements } from './probes';
 import { applySandboxMode } from './sandbox';
@@ -34,6 +35,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
   argvSafety(raw.command_packs ?? [], ctx, warnings);
   credentialFlow(raw.command_packs ?? [], ctx, warnings);
   checkAgentIds(raw.agents ?? [], ctx, issues);
+  const notify = buildNotify(raw.notify, ctx, issues, warnings);
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 
   const scope = await probeRequirements(built, ctx, issues, warnings);
@@ -56,6 +58,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
     agents: Object.freeze(agents),
     warnings: Object.freeze(sortedWarnings),
     sandbox: Object.freeze(sandbox),
+    ...(notify === undefined ? {} : { notify }),
   });
   return { ok: true, workspace, warnings: sortedWarnings };
 }

@@ -24,6 +24,8 @@ export interface PackDefaults {
   readonly approvalWaitMs: number;
   /** The pack's `approval_timeout`, else the workspace's, else the default, in ms. */
   readonly approvalTimeoutMs: number;
+  /** The pack's `telemetry.include_args`. */
+  readonly telemetryArgs: boolean;
   readonly label: Label | undefined;
   /** The credentials the pack's env hands every command's process. */
   readonly credentials: readonly string[];
@@ -241,6 +243,7 @@ function commandOf(
     maxOutputBytes: defaults.maxOutputBytes,
     ...(defaults.approvalWaitMs > 0 ? { approvalWaitMs: defaults.approvalWaitMs } : {}),
     approvalTimeoutMs: defaults.approvalTimeoutMs,
+    ...(defaults.telemetryArgs ? { telemetryArgs: true as const } : {}),
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
     ...(label ? { label } : {}),
   });

@@ -94,6 +94,7 @@ function buildPack(
       rp.approval_timeout === undefined
         ? (ctx.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS)
         : parseDuration(rp.approval_timeout)!,
+    telemetryArgs: rp.telemetry?.include_args === true,
     label: rp.label as Label | undefined,
     credentials: credentialsReceived(rp.env ?? {}),
     reserved,

@@ -31,7 +31,10 @@ export interface LoadOptions {
    * passes its instance directories here.
    */
   readonly hide?: readonly string[];
-  /** The environment the built-in hidden paths are read from (`XDG_*`, `HARNESS_HOME`). Default: this process's. */
+  /**
+   * The environment the built-in hidden paths are read from (`XDG_*`, `HARNESS_HOME`), and where a
+   * `notify` target's variables are looked for (an unset one is a warning). Default: this process's.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * The library `- standard: <name>` entries name: name → the pack's YAML text (a `command_packs`

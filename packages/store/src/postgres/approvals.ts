@@ -7,13 +7,20 @@ import type { ChainSetup } from '../chained';
 import { decisionEvent } from '../decision-audit';
 import { StoreError, StoreErrorCode } from '../errors';
 import { newId } from '../ids';
-import type { ApprovalRecord, ApprovalRequest, ApprovalStatus, DecisionVia, Store } from '../types';
+import type {
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalStatus,
+  DecisionAssertion,
+  DecisionVia,
+  Store,
+} from '../types';
 import { type ApprovalRow, approvalView } from '../view';
 import { insertAudit } from './audit';
 import { lockKey, type PgDb, type Tx } from './client';
 
 const COLUMNS =
-  'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, decided_via, status, created_at, expires_at, decided_at, decided_by, consumed_at';
+  'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, decided_via, assertion, status, created_at, expires_at, decided_at, decided_by, consumed_at';
 // Newest first; `ordinal` orders two requests of the same millisecond as they were made.
 const NEWEST = 'ORDER BY created_at DESC, ordinal DESC';
 const LIVE = "status IN ('pending', 'approved', 'denied')";
@@ -91,6 +98,7 @@ export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
     ttlMs: number,
     now: Date,
     via: DecisionVia | undefined,
+    assertion: DecisionAssertion | undefined,
   ): Promise<ApprovalRecord> => {
     const [found] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 FOR UPDATE`, [
       id,
@@ -106,8 +114,16 @@ export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
       );
     }
     const [row] = await tx.query<ApprovalRow>(
-      `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5, decided_via = $6 WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, decision, now.toISOString(), by, new Date(now.getTime() + ttlMs).toISOString(), via ?? null],
+      `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5, decided_via = $6, assertion = $7 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [
+        id,
+        decision,
+        now.toISOString(),
+        by,
+        new Date(now.getTime() + ttlMs).toISOString(),
+        via ?? null,
+        assertion === undefined ? null : JSON.stringify(assertion),
+      ],
     );
     const decided = approvalView(row as ApprovalRow);
     // Last before COMMIT (insertAudit): the decision and its audit row commit together.
@@ -151,8 +167,8 @@ export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
       db.tx('list approvals', (tx) => list(tx, filter.status ?? 'pending', filter.now ?? new Date()), {
         idempotent: true,
       }),
-    decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined) =>
-      db.tx('decide an approval', (tx) => decide(tx, id, decision, by, ttlMs, now, via), {
+    decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined, assertion = undefined) =>
+      db.tx('decide an approval', (tx) => decide(tx, id, decision, by, ttlMs, now, via, assertion), {
         idempotent: false,
         unknownHint: `see whether it was decided with \`loom approvals list --all\``,
       }),

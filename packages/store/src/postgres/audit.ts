@@ -367,7 +367,11 @@ export function pgAudit(
               )
             )[0]?.n ?? 0;
           const audit = await pruneChain(tx, setup, iso);
-          // A spent approval's last change: its use, else its decision, else its expiry.
+          // A spent approval's last change: its use, else its decision, else its expiry. Its
+          // delivery log goes with it.
+          await count(
+            "DELETE FROM approval_notices WHERE approval IN (SELECT id FROM approvals WHERE status IN ('consumed', 'denied', 'expired') AND COALESCE(consumed_at, decided_at, expires_at) < $1 AND expires_at < $1)",
+          );
           const approvals = await count(
             "DELETE FROM approvals WHERE status IN ('consumed', 'denied', 'expired') AND COALESCE(consumed_at, decided_at, expires_at) < $1 AND expires_at < $1",
           );

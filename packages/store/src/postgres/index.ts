@@ -6,6 +6,7 @@ import { pgApprovals } from './approvals';
 import { pgAudit } from './audit';
 import { connectPostgres, type PgOptions } from './client';
 import { pgLooms } from './looms';
+import { pgNotices } from './notices';
 import { checkPostgresSchema, migratePostgres, PG_SCHEMA_VERSION } from './schema';
 
 export type { PgOptions };
@@ -29,7 +30,13 @@ export async function openPostgresStore(
   }
   const setup = chainSetup(options);
   return withCheckpoints(
-    { ...pgLooms(db, setup), ...pgAudit(db, setup), ...pgApprovals(db, setup), close: () => db.close() },
+    {
+      ...pgLooms(db, setup),
+      ...pgAudit(db, setup),
+      ...pgApprovals(db, setup),
+      ...pgNotices(db),
+      close: () => db.close(),
+    },
     options,
   );
 }

@@ -9,6 +9,7 @@ import type {
   ApprovalRequest,
   ApprovalStatus,
   AuditEventInput,
+  DecisionAssertion,
   DecisionVia,
   Store,
 } from '../types';
@@ -41,6 +42,7 @@ function statements(db: Database.Database) {
       'UPDATE approvals SET status = ?, decided_at = COALESCE(?, decided_at), decided_by = COALESCE(?, decided_by), consumed_at = COALESCE(?, consumed_at), expires_at = ? WHERE id = ?',
     ),
     via: db.prepare('UPDATE approvals SET decided_via = ? WHERE id = ?'),
+    assertion: db.prepare('UPDATE approvals SET assertion = ? WHERE id = ?'),
   };
 }
 
@@ -89,6 +91,7 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     tier: input.tier,
     plan_hash: input.planHash ?? null,
     decided_via: null,
+    assertion: null,
     status: 'pending',
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + input.ttlMs).toISOString(),
@@ -129,6 +132,7 @@ function decide(
   ttlMs: number,
   now: Date,
   via: DecisionVia | undefined,
+  assertion: DecisionAssertion | undefined,
 ): ApprovalRecord {
   const found = st.byId.get(id);
   const row = found ? expireIfDue(st, found, now) : undefined;
@@ -143,12 +147,15 @@ function decide(
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   st.set.run(decision, now.toISOString(), by, null, expires, id);
   if (via !== undefined) st.via.run(via, id);
+  const stored = assertion === undefined ? null : JSON.stringify(assertion);
+  if (stored !== null) st.assertion.run(stored, id);
   const decided = approvalView({
     ...row,
     status: decision,
     decided_at: now.toISOString(),
     decided_by: by,
     decided_via: via ?? null,
+    assertion: stored,
     expires_at: expires,
   });
   insertAudit(decisionEvent(decided, by));
@@ -170,8 +177,15 @@ export function sqliteApprovals(db: Database.Database, setup: ChainSetup): Appro
   const takeTx = db.transaction((key: string, now: Date) => take(st, key, now));
   const requestTx = db.transaction((input: ApprovalRequest) => request(st, input));
   const decideTx = db.transaction(
-    (id: string, decision: 'approved' | 'denied', by: string, ttlMs: number, now: Date, via?: DecisionVia) =>
-      decide(st, insertAudit, id, decision, by, ttlMs, now, via),
+    (
+      id: string,
+      decision: 'approved' | 'denied',
+      by: string,
+      ttlMs: number,
+      now: Date,
+      via?: DecisionVia,
+      assertion?: DecisionAssertion,
+    ) => decide(st, insertAudit, id, decision, by, ttlMs, now, via, assertion),
   );
   const getTx = db.transaction((id: string): ApprovalRecord | undefined => {
     const row = st.byId.get(id);
@@ -185,7 +199,7 @@ export function sqliteApprovals(db: Database.Database, setup: ChainSetup): Appro
     requestApproval: (input) => requestTx.immediate(input),
     getApproval: (id) => getTx(id),
     listApprovals: (filter = {}) => listTx.immediate(filter.status ?? 'pending', filter.now ?? new Date()),
-    decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined) =>
-      decideTx.immediate(id, decision, by, ttlMs, now, via),
+    decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined, assertion = undefined) =>
+      decideTx.immediate(id, decision, by, ttlMs, now, via, assertion),
   };
 }

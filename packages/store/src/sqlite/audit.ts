@@ -275,6 +275,10 @@ export function sqliteAudit(
   const pruneApprovals = db.prepare<[string, string]>(
     "DELETE FROM approvals WHERE status IN ('consumed', 'denied', 'expired') AND COALESCE(consumed_at, decided_at, expires_at) < ? AND expires_at < ?",
   );
+  // Their delivery logs go with them (an approval's notices are read only beside it).
+  const pruneNotices = db.prepare<[string, string]>(
+    "DELETE FROM approval_notices WHERE approval IN (SELECT id FROM approvals WHERE status IN ('consumed', 'denied', 'expired') AND COALESCE(consumed_at, decided_at, expires_at) < ? AND expires_at < ?)",
+  );
   const pruneTx = db.transaction((before: string): PruneResult => {
     const { chain, signer } = setup;
     const through = prunedThrough.get(before, chain);
@@ -292,6 +296,7 @@ export function sqliteAudit(
       );
       pruneCheckpoints.run(chain, through.n);
     }
+    pruneNotices.run(before, before);
     const approvals = pruneApprovals.run(before, before).changes;
     return { audit, approvals };
   });

@@ -6,6 +6,7 @@ import type { Store, StoreOpenOptions } from '../types';
 import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
 import { sqliteLooms } from './looms';
+import { sqliteNotices } from './notices';
 import { openDatabase } from './schema';
 import type { SyncStore } from './sync';
 
@@ -33,6 +34,9 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
     getApproval: 'read an approval',
     listApprovals: 'list approvals',
     decideApproval: 'decide an approval',
+    claimNotice: 'claim an approval notice',
+    recordNotice: 'record an approval notice',
+    listNotices: "read an approval's notices",
   };
   const out = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(store) as [keyof typeof what, (...a: unknown[]) => unknown][]) {
@@ -67,7 +71,12 @@ export function openSqliteStore(
   const setup = chainSetup(options);
   return withCheckpoints(
     {
-      ...guarded({ ...sqliteLooms(db, setup), ...sqliteAudit(db, setup), ...sqliteApprovals(db, setup) }),
+      ...guarded({
+        ...sqliteLooms(db, setup),
+        ...sqliteAudit(db, setup),
+        ...sqliteApprovals(db, setup),
+        ...sqliteNotices(db),
+      }),
       close: async () => {
         db.close();
       },

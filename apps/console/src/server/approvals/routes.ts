@@ -9,8 +9,10 @@ import { ApiErrorCode } from '../../api-errors';
 import type { RouteModule } from '../context';
 import { apiError, hostErrorAnswer } from '../http';
 import { recentCalls } from './calls';
+import { approvalNoticesRoutes } from './notices';
 import { approvalOutcomes } from './outcome';
 import { approvalPlan, unrenderableMessage } from './plan';
+import { checkSignedDecision } from './signed-decision';
 
 const STATUSES = new Set(['pending', 'approved', 'denied', 'consumed', 'expired', 'all']);
 
@@ -47,8 +49,12 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     return c.json((await recentCalls(ctx.store, record)) satisfies ApprovalCallsAnswer);
   });
 
+  approvalNoticesRoutes(api, ctx);
+
   api.post('/approvals/:id/decision', async (c) => {
-    const body = (await c.req.json().catch(() => undefined)) as { decision?: unknown } | undefined;
+    const body = (await c.req.json().catch(() => undefined)) as
+      | { decision?: unknown; assertion?: unknown }
+      | undefined;
     const decision = body?.decision;
     if (decision !== 'approved' && decision !== 'denied') {
       return apiError(
@@ -59,17 +65,30 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
       );
     }
     const id = c.req.param('id');
+    // A recorded argv and plan hash never change, so checking them before the decision is not a
+    // race. One that is gone or no longer pending is left to decideApproval, which says so.
+    const pending = await ctx.store.getApproval(id);
     if (decision === 'approved') {
-      // A recorded argv never changes, so checking it before the decision is not a race. One that
-      // is gone or no longer pending is left to decideApproval, which says so.
-      const pending = await ctx.store.getApproval(id);
       const plan = pending?.status === 'pending' ? approvalPlan(pending) : undefined;
       if (plan !== undefined && !plan.ok) {
         return apiError(c, 409, ApiErrorCode.plan_unrenderable, unrenderableMessage(id, plan));
       }
     }
+    const signed =
+      pending === undefined
+        ? { ok: true as const, assertion: undefined }
+        : await checkSignedDecision(ctx, c.get('session')?.id, pending, decision, body?.assertion);
+    if (!signed.ok) return apiError(c, signed.status, signed.code, signed.message);
     try {
-      const record = await decideApproval(ctx.instanceDir, id, decision, ctx.person, undefined, 'console');
+      const record = await decideApproval(
+        ctx.instanceDir,
+        id,
+        decision,
+        ctx.person,
+        undefined,
+        'console',
+        signed.assertion,
+      );
       ctx.watch.publish({ topic: 'approvals', value: `decided:${record.id}` });
       return c.json({ approval: record });
     } catch (error) {

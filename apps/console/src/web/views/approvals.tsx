@@ -9,10 +9,12 @@ import type {
   ApprovalOneAnswer,
   ApprovalsAnswer,
 } from '../../answers';
-import { getJson, postJson } from '../api';
+import { getJson } from '../api';
 import { show, when } from '../format';
 import { useLive } from '../hooks';
+import { decide as decideApproval } from '../passkey';
 import { href, type Route } from '../route';
+import { ApprovalNotices } from './approval-notices';
 import { Subject } from './audit';
 
 function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }) {
@@ -27,7 +29,8 @@ function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }
     if (asking === undefined) return;
     setBusy(true);
     try {
-      await postJson(`/approvals/${encodeURIComponent(approval.id)}/decision`, { decision: asking });
+      // Signed with the person's passkey when the console has one (../passkey.ts).
+      await decideApproval(approval.id, asking);
       onDone();
     } catch (e) {
       setError((e as Error).message);
@@ -283,6 +286,7 @@ function ApprovalPage({ id }: { id: string }) {
       <p class={`decision status ${a.status}`} role="status">
         {standing(a)}
       </p>
+      {a.assertion ? <p class="signed">Signed with a passkey.</p> : null}
       <p class="reason">{a.reason}</p>
       <dl class="facts">
         <div>
@@ -316,10 +320,13 @@ function ApprovalPage({ id }: { id: string }) {
       <Args approval={a} />
       <h3>Command line</h3>
       <CommandLine approval={a} />
-      {a.status === 'pending' && <Decide approval={a} onDone={reload} />}
+      {/* Keyed by the approval: another approval's page never inherits this one's confirmation state. */}
+      {a.status === 'pending' && <Decide key={a.id} approval={a} onDone={reload} />}
       {error && <p role="alert">{error}</p>}
       <h3>Recent calls of this run</h3>
-      <RunCalls approval={a} />
+      <RunCalls key={a.id} approval={a} />
+      <h3>Notifications</h3>
+      <ApprovalNotices key={a.id} id={a.id} />
     </article>
   );
 }

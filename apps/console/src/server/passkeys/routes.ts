@@ -1,0 +1,187 @@
+// Passkeys (WebAuthn): `GET /api/passkeys` lists them; `POST /api/passkeys/register/options` and
+// `POST /api/passkeys/register` enrol one from a signed-in session (with an enrolled passkey's
+// signature first, on a console reachable from elsewhere that has one); `POST /api/passkeys/login/options`
+// and `POST /api/passkeys/login` sign in with one, without a session (docs/console.md, "Passkeys").
+import { isIP } from 'node:net';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import type { PasskeysAnswer } from '../../answers';
+import { ApiErrorCode } from '../../api-errors';
+import type { ConsoleContext, RouteModule } from '../context';
+import { apiError } from '../http';
+import { passkeyOnly, setSessionCookie } from '../security';
+import type { Ceremony } from './ceremonies';
+import { PASSKEY_ALGORITHMS, spkiOfCose } from './keys';
+import { clientChallenge, credentialOf, type WebAuthnResponse } from './webauthn';
+
+/** The longest label a passkey may have. */
+const LABEL_MAX = 64;
+
+const RETRY = 'start again (the page asks the passkey again)';
+
+/** An assertion checked against an enrolled passkey: the passkey (its counter moved on), or why not. */
+type Checked = { ok: true } | { ok: false; why: string };
+
+async function checkAssertion(
+  ctx: ConsoleContext,
+  response: WebAuthnResponse | undefined,
+  challenge: string,
+): Promise<Checked> {
+  const passkey = ctx.passkeys.get(String(response?.id));
+  if (passkey === undefined) return { ok: false, why: 'this passkey is not enrolled on this console' };
+  try {
+    const verified = await verifyAuthenticationResponse({
+      response: response as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
+      expectedChallenge: challenge,
+      expectedOrigin: ctx.site.origin(),
+      expectedRPID: ctx.site.rpId(),
+      credential: credentialOf(passkey),
+      requireUserVerification: true,
+    });
+    if (!verified.verified) return { ok: false, why: 'the passkey did not verify' };
+    ctx.passkeys.used(passkey.id, verified.authenticationInfo.newCounter);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, why: `the passkey was not accepted (${(error as Error).message})` };
+  }
+}
+
+/** A request for any enrolled passkey's signature, remembered as `ceremony`. */
+async function askPasskey(ctx: ConsoleContext, ceremony: Ceremony) {
+  const options = await generateAuthenticationOptions({
+    rpID: ctx.site.rpId(),
+    userVerification: 'required',
+    allowCredentials: ctx.passkeys.list().map((p) => ({ id: p.id, transports: p.transports })),
+  });
+  ctx.ceremonies.put(options.challenge, ceremony);
+  return options;
+}
+
+export const passkeysRoutes: RouteModule = (api, ctx) => {
+  const invalid = (c: Parameters<typeof apiError>[0], why: string) =>
+    apiError(c, 400, ApiErrorCode.passkey_invalid, `${why}; ${RETRY}`);
+
+  api.get('/passkeys', (c) => {
+    const passkeys = ctx.passkeys.list();
+    return c.json({
+      passkeys: passkeys.map(({ id, label, algorithm, created_at, last_used_at }) => ({
+        id,
+        label,
+        algorithm,
+        created_at,
+        last_used_at,
+      })),
+      rpId: ctx.site.rpId(),
+      enrolable: isIP(ctx.site.rpId().replace(/^\[|\]$/g, '')) === 0,
+      signDecisions: passkeys.length > 0,
+      signingRequired: passkeyOnly(ctx),
+    } satisfies PasskeysAnswer);
+  });
+
+  // On a console reachable from elsewhere that has a passkey, another is enrolled only with the
+  // signature of one enrolled already: a stolen session cannot add the thief's passkey.
+  api.post('/passkeys/register/options', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { label?: unknown; proof?: WebAuthnResponse };
+    const label = typeof body.label === 'string' ? body.label.trim() : '';
+    if (label === '' || label.length > LABEL_MAX) {
+      return apiError(
+        c,
+        400,
+        ApiErrorCode.bad_request,
+        `give the passkey a label of 1 to ${LABEL_MAX} characters`,
+      );
+    }
+    const sessionId = c.get('session')?.id ?? '';
+    if (passkeyOnly(ctx)) {
+      if (body.proof === undefined)
+        return c.json({ stepUp: await askPasskey(ctx, { kind: 'step-up', sessionId }) });
+      const challenge = clientChallenge(body.proof);
+      const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
+      if (ceremony?.kind !== 'step-up' || ceremony.sessionId !== sessionId) {
+        return invalid(c, 'this signature was not asked for here, was used already, or expired');
+      }
+      const checked = await checkAssertion(ctx, body.proof, challenge as string);
+      if (!checked.ok) return invalid(c, checked.why);
+    }
+    const options = await generateRegistrationOptions({
+      rpName: 'harness console',
+      rpID: ctx.site.rpId(),
+      userName: ctx.person,
+      userID: new Uint8Array(ctx.passkeys.userHandle()),
+      attestationType: 'none',
+      excludeCredentials: ctx.passkeys.list().map((p) => ({ id: p.id, transports: p.transports })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
+    });
+    ctx.ceremonies.put(options.challenge, { kind: 'register', sessionId, label });
+    return c.json({ options });
+  });
+
+  api.post('/passkeys/register', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { response?: WebAuthnResponse };
+    const challenge = clientChallenge(body.response);
+    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
+    if (ceremony?.kind !== 'register' || ceremony.sessionId !== c.get('session')?.id) {
+      return invalid(c, 'this enrolment was not started here, was used already, or expired');
+    }
+    try {
+      const verified = await verifyRegistrationResponse({
+        response: body.response as Parameters<typeof verifyRegistrationResponse>[0]['response'],
+        expectedChallenge: challenge as string,
+        expectedOrigin: ctx.site.origin(),
+        expectedRPID: ctx.site.rpId(),
+        requireUserVerification: true,
+        supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
+      });
+      if (!verified.verified) return invalid(c, 'the passkey did not verify');
+      const { credential } = verified.registrationInfo;
+      const key = spkiOfCose(credential.publicKey);
+      ctx.passkeys.add({
+        id: credential.id,
+        cose: Buffer.from(credential.publicKey).toString('base64url'),
+        spki: key.spki,
+        algorithm: key.algorithm,
+        counter: credential.counter,
+        label: ceremony.label,
+        transports: credential.transports ?? [],
+        created_at: new Date().toISOString(),
+      });
+      return c.json({ passkey: { id: credential.id, label: ceremony.label, algorithm: key.algorithm } });
+    } catch (error) {
+      return invalid(c, `the passkey was not accepted (${(error as Error).message})`);
+    }
+  });
+
+  api.post('/passkeys/login/options', async (c) => {
+    if (ctx.passkeys.count() === 0) {
+      return apiError(
+        c,
+        409,
+        ApiErrorCode.conflict,
+        'this console has no passkey yet: open the login link `harness console` printed, then add one under Passkeys',
+      );
+    }
+    const options = await generateAuthenticationOptions({
+      rpID: ctx.site.rpId(),
+      userVerification: 'required',
+    });
+    ctx.ceremonies.put(options.challenge, { kind: 'login' });
+    return c.json({ options });
+  });
+
+  api.post('/passkeys/login', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { response?: WebAuthnResponse };
+    const challenge = clientChallenge(body.response);
+    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
+    if (ceremony?.kind !== 'login')
+      return invalid(c, 'this sign-in was not started here, was used already, or expired');
+    const checked = await checkAssertion(ctx, body.response, challenge as string);
+    if (!checked.ok) return invalid(c, checked.why);
+    setSessionCookie(c, ctx, ctx.sessions.open('passkey'));
+    return c.json({ signedIn: true });
+  });
+};

@@ -1,0 +1,172 @@
+// What each kind of target is sent for one event of one approval (docs/notify.md, "What is sent").
+// Argument values and argv go only to a target that says `include_args: true`. A secret is read
+// from the environment here, when the request is built, and goes only into that request.
+import type { NotifyTarget } from '@harness/packs';
+import type { ApprovalRecord, NoticeEvent } from '@harness/store';
+
+/** The approval as a notice carries it. */
+export interface NoticeApproval {
+  id: string;
+  command: string;
+  args?: Record<string, unknown> | null;
+  argv?: string[] | null;
+  plan_hash: string | null;
+  agent: string;
+  run: string;
+  tier: string | null;
+  reason: string;
+  created_at: string;
+  expires_at: string;
+  status: ApprovalRecord['status'];
+  decided_by?: string;
+}
+
+/** The JSON body a webhook receives. */
+export interface WebhookNotice {
+  event: NoticeEvent;
+  approval: NoticeApproval;
+  link?: string;
+}
+
+/** One HTTP request to send (signed per attempt for a webhook), or why none can be. */
+export type NoticeRequest =
+  | {
+      ok: true;
+      url: string;
+      headers: Record<string, string>;
+      body: string;
+      /** The webhook secret the body is signed with at each attempt. */
+      secret?: string;
+    }
+  | { ok: false; error: string };
+
+/** The link to the console's one-approval page, when the workspace names the console. */
+export function approvalLink(base: string | undefined, id: string): string | undefined {
+  if (base === undefined) return undefined;
+  const url = new URL(base);
+  url.hash = `/approvals/${encodeURIComponent(id)}`;
+  return url.toString();
+}
+
+/** The approval's fields a notice carries: values and argv only when the target includes them. */
+export function noticeApproval(record: ApprovalRecord, includeArgs: boolean): NoticeApproval {
+  return {
+    id: record.id,
+    command: record.command,
+    ...(includeArgs ? { args: record.args, argv: record.argv } : {}),
+    plan_hash: record.plan_hash,
+    agent: record.agent,
+    run: record.run,
+    tier: record.tier,
+    reason: record.reason,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    status: record.status,
+    ...(record.decided_by === null ? {} : { decided_by: record.decided_by }),
+  };
+}
+
+const HEADLINES: Record<NoticeEvent, string> = {
+  'approval.pending': 'Approval needed',
+  'approval.approved': 'Approved',
+  'approval.denied': 'Denied',
+  'approval.expired': 'Expired',
+};
+
+/** One line naming the event and the call, e.g. `Approval needed: git.push by agent dev`. */
+export function headline(event: NoticeEvent, record: ApprovalRecord): string {
+  const by = record.decided_by !== null && event !== 'approval.pending' ? ` (${record.decided_by})` : '';
+  return `${HEADLINES[event]}: ${record.command} by agent ${record.agent}${by}`;
+}
+
+/** The plain-text lines a person reads (ntfy's message, Slack's text). */
+function textLines(
+  event: NoticeEvent,
+  record: ApprovalRecord,
+  includeArgs: boolean,
+  link?: string,
+): string[] {
+  return [
+    headline(event, record),
+    `Why: ${record.reason}`,
+    ...(includeArgs && record.argv !== null ? [`Runs: ${JSON.stringify(record.argv)}`] : []),
+    `Tier ${record.tier ?? 'unknown'}, run ${record.run}, plan ${record.plan_hash?.slice(0, 12) ?? '(none)'}`,
+    ...(event === 'approval.pending' ? [`Expires ${record.expires_at}`] : []),
+    `Approval ${record.id}`,
+    ...(link === undefined ? [] : [link]),
+  ];
+}
+
+/** A variable's value, or the reason a target cannot be sent to (no value is ever in the reason). */
+function fromEnv(env: NodeJS.ProcessEnv, name: string): string | { error: string } {
+  const value = env[name];
+  return value === undefined || value === '' ? { error: `${name} is not set` } : value;
+}
+
+/** The request that tells `target` of `event`; `env` holds the secrets the target names. */
+export function noticeRequest(
+  target: NotifyTarget,
+  event: NoticeEvent,
+  record: ApprovalRecord,
+  linkBase: string | undefined,
+  env: NodeJS.ProcessEnv,
+): NoticeRequest {
+  const link = approvalLink(linkBase, record.id);
+  switch (target.kind) {
+    case 'webhook': {
+      const secret = fromEnv(env, target.secretEnv);
+      if (typeof secret !== 'string') return { ok: false, ...secret };
+      const body: WebhookNotice = {
+        event,
+        approval: noticeApproval(record, target.includeArgs),
+        ...(link === undefined ? {} : { link }),
+      };
+      return {
+        ok: true,
+        url: target.url,
+        headers: { 'content-type': 'application/json', 'x-harness-event': event },
+        body: JSON.stringify(body),
+        secret,
+      };
+    }
+    case 'ntfy': {
+      const token = target.tokenEnv === undefined ? undefined : fromEnv(env, target.tokenEnv);
+      if (token !== undefined && typeof token !== 'string') return { ok: false, ...token };
+      return {
+        ok: true,
+        url: target.url,
+        headers: {
+          'content-type': 'text/plain; charset=utf-8',
+          // ntfy reads header values as Latin-1 unless RFC 2047-encoded: keep the title ASCII.
+          Title: asciiOnly(headline(event, record)),
+          Tags: event === 'approval.pending' ? 'lock' : event.slice('approval.'.length),
+          Priority: event === 'approval.pending' ? 'high' : 'default',
+          ...(link === undefined ? {} : { Click: link }),
+          ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+        },
+        body: textLines(event, record, target.includeArgs).join('\n'),
+      };
+    }
+    case 'slack': {
+      const url = fromEnv(env, target.urlEnv);
+      if (typeof url !== 'string') return { ok: false, ...url };
+      // Slack reads &, < and > as markup in text.
+      const text = textLines(event, record, target.includeArgs, link)
+        .join('\n')
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;');
+      return {
+        ok: true,
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }),
+      };
+    }
+  }
+}
+
+/** `text` with every character outside printable ASCII replaced by `?`. */
+function asciiOnly(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?');
+}
