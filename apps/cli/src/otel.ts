@@ -253,8 +253,11 @@ function instrumented(
       caller,
     );
     const parent = api.trace.setSpan(api.ROOT_CONTEXT, span);
-    const onHostCall = (command: string, sent: { args?: Readonly<Record<string, unknown>> }) =>
-      hostCallSpan(command, sent.args, parent, { api, tracer, instruments });
+    const onHostCall = (command: string, sent: { args?: Readonly<Record<string, unknown>> }) => ({
+      ...hostCallSpan(command, sent.args, parent, { api, tracer, instruments }),
+      measured: (m: { status: string; reasonCode?: string; startTime: number; endTime: number }) =>
+        measureSpan(command, m, parent, tracer),
+    });
     let result: ToolOutcome | undefined;
     try {
       result = await tool.execute(input, { ...ctx, onHostCall });
@@ -409,6 +412,32 @@ function hostCallSpan(
       span.end();
     },
   };
+}
+
+/**
+ * The span of an answer's measurement against the run's ceiling (under the call's span, after the
+ * round trip): whether it was admitted or withheld, and why.
+ */
+function measureSpan(
+  command: string,
+  m: { status: string; reasonCode?: string; startTime: number; endTime: number },
+  parent: import('@opentelemetry/api').Context,
+  tracer: Tracer,
+): void {
+  tracer
+    .startSpan(
+      `measure ${command}`,
+      {
+        startTime: m.startTime,
+        attributes: {
+          'harness.command': command,
+          'harness.measurement.status': m.status,
+          ...(m.reasonCode === undefined ? {} : { 'harness.measurement.reason': m.reasonCode }),
+        },
+      },
+      parent,
+    )
+    .end(m.endTime);
 }
 
 /** The most characters of argument values a span carries; longer JSON is cut and marked. */

@@ -138,7 +138,7 @@ describe('harness serve --otel', () => {
     expect(plain?.parentSpanId ?? '').toBe('');
   });
 
-  it('nests the broker round trip under the call, and the command run under the round trip', () => {
+  it('nests the broker round trip under the call, the command run under the round trip, and the measurement after it', () => {
     const call = receiver.spans.find(
       (s) => s.name === 'tools/call run_command' && attrs(s.attributes)['harness.tool.status'] === 'executed',
     );
@@ -151,6 +151,16 @@ describe('harness serve --otel', () => {
       'harness.answer.may_have_landed': false,
     });
     expect(exec).toMatchObject({ traceId: call?.traceId, parentSpanId: broker?.spanId });
+    // The answer measured against the run's ceiling, after the round trip, under the call.
+    const measure = receiver.spans.find((s) => s.name === 'measure echo.argv');
+    expect(measure).toMatchObject({ traceId: call?.traceId, parentSpanId: call?.spanId });
+    expect(attrs(measure?.attributes ?? [])).toEqual({
+      'harness.command': 'echo.argv',
+      'harness.measurement.status': 'admitted',
+    });
+    expect(BigInt(measure?.startTimeUnixNano ?? 0)).toBeGreaterThanOrEqual(
+      BigInt(broker?.endTimeUnixNano ?? 0),
+    );
     // The call that named no listed command sent nothing: it has no round trip.
     expect(receiver.spans.filter((s) => s.name.startsWith('broker run'))).toHaveLength(1);
   });

@@ -87,7 +87,14 @@ export function shapeAnswer(
       : REFUSAL_HINTS[refusal];
   const signature = answer.code === 'bad-args' ? row.signature : undefined;
 
+  const measuredFrom = performance.timeOrigin + performance.now();
   const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });
+  delivered.seen?.measured?.({
+    status: measurement.status,
+    ...(measurement.status === EntryStatus.admitted ? {} : { reasonCode: measurement.reasonCode }),
+    startTime: measuredFrom,
+    endTime: performance.timeOrigin + performance.now(),
+  });
   let entryStub: Entry;
   let entryFull: AdmittedEntry | undefined;
   if (measurement.status === EntryStatus.admitted) {

@@ -8,7 +8,7 @@ import type { HostAnswer, HostClient, RunRequest, SendOutcome } from './host/typ
 import type { FailedToDeliverOutcome, NotGrantedOutcome, UnknownCommandOutcome } from './outcome';
 import { DeliveryCode, Landed, OutcomeStatus, ReadRefusal, RefusalCode } from './outcome-codes';
 import { cutId } from './shape';
-import type { ToolContext } from './tool';
+import type { HostCallObserver, ToolContext } from './tool';
 
 /** A result before its output id is minted (ids are minted in the calls' order once all settled). */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'outputId'> : never;
@@ -27,7 +27,14 @@ export type FinalCall = Unnumbered<UnknownCommandOutcome | FailedToDeliverOutcom
  */
 export type Delivery =
   | { kind: 'final'; result: FinalCall }
-  | { kind: 'answered'; call: ParsedCall; row: CatalogRow; answer: HostAnswer };
+  | {
+      kind: 'answered';
+      call: ParsedCall;
+      row: CatalogRow;
+      answer: HostAnswer;
+      /** The observer of this call (`ToolContext.onHostCall`), told of the answer's measurement. */
+      seen?: HostCallObserver | undefined;
+    };
 
 const UNKNOWN_HINT = 'Call list_commands.';
 const READ_NOT_GRANTED_HINT =
@@ -111,7 +118,7 @@ export async function deliverCall(
   });
   seen?.settled(outcome);
 
-  if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer };
+  if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer, seen };
   if (outcome.kind === 'lost')
     return final({
       status: OutcomeStatus.failed_to_deliver,

@@ -33,6 +33,11 @@ export interface HostCallObserver {
   progress(progress: RunProgress): void;
   /** How the call came back: the host's answer, or why none came. */
   settled(outcome: SendOutcome): void;
+  /**
+   * The answer measured against the run's ceiling (after `settled`, for an answer only): whether it
+   * was admitted or withheld, and when the measurement began and ended (ms since the epoch).
+   */
+  measured?(measurement: { status: string; reasonCode?: string; startTime: number; endTime: number }): void;
 }
 
 /** What an embedder passes with every tool call. None of it comes from the model. */
