@@ -349,6 +349,9 @@ function hostCallSpan(
     parent,
   );
   const inside = api.trace.setSpan(parent, span);
+  const sent = Date.now();
+  // When the host's checks were over: the first approval wait's start, else the run's start.
+  let checked: number | undefined;
   let wait: { span: Span; id: string; started: number } | undefined;
   // `at` (ms since the epoch): when the wait is known to have ended, if before now.
   const endWait = (at = Date.now()) => {
@@ -363,6 +366,7 @@ function hostCallSpan(
     progress(p: RunProgress) {
       if (p.approval !== undefined && wait?.id !== p.approval.id) {
         endWait();
+        checked ??= Date.now();
         wait = {
           id: p.approval.id,
           started: Date.now(),
@@ -382,6 +386,16 @@ function hostCallSpan(
       const ran = outcome.kind === 'answer' ? ranMs(outcome.answer.body) : undefined;
       // A wait no progress line saw end ended before the command's run began, at the latest.
       endWait(end - (ran ?? 0));
+      if (outcome.kind === 'answer') {
+        // The host's part before the run (or before the wait, or the whole answer of a refusal).
+        tracer
+          .startSpan(
+            `broker check ${command}`,
+            { startTime: sent, attributes: { 'harness.command': command } },
+            inside,
+          )
+          .end(Math.max(sent, checked ?? end - (ran ?? 0)));
+      }
       if (outcome.kind === 'answer') {
         const { answer } = outcome;
         span.setAttributes({

@@ -138,7 +138,7 @@ describe('harness serve --otel', () => {
     expect(plain?.parentSpanId ?? '').toBe('');
   });
 
-  it('nests the broker round trip under the call, the command run under the round trip, and the measurement after it', () => {
+  it('nests the broker round trip under the call, its checks and the command run under the round trip, and the measurement after it', () => {
     const call = receiver.spans.find(
       (s) => s.name === 'tools/call run_command' && attrs(s.attributes)['harness.tool.status'] === 'executed',
     );
@@ -151,6 +151,12 @@ describe('harness serve --otel', () => {
       'harness.answer.may_have_landed': false,
     });
     expect(exec).toMatchObject({ traceId: call?.traceId, parentSpanId: broker?.spanId });
+    // The host's checks: from the send to the run's start, under the round trip.
+    const check = receiver.spans.find((s) => s.name === 'broker check echo.argv');
+    expect(check).toMatchObject({ traceId: call?.traceId, parentSpanId: broker?.spanId });
+    expect(BigInt(check?.endTimeUnixNano ?? 0)).toBeLessThanOrEqual(
+      BigInt(exec?.startTimeUnixNano ?? 0) + 1_000_000n,
+    );
     // The answer measured against the run's ceiling, after the round trip, under the call.
     const measure = receiver.spans.find((s) => s.name === 'measure echo.argv');
     expect(measure).toMatchObject({ traceId: call?.traceId, parentSpanId: call?.spanId });
