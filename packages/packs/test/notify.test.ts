@@ -96,13 +96,13 @@ describe('the notify block', () => {
 `),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:9: notify.link: expected an http:// or https:// URL without a #fragment, found "ftp://console"",
-        "workspace.yaml:4:12: notify.timeout: expected a duration such as 5s, above 0 and at most 30s, found "2m"; e.g. timeout: 30s",
-        "workspace.yaml:5:13: notify.attempts: expected a whole number from 1 to 10, found number 0",
-        "workspace.yaml:7:13: notify.targets[0].kind: expected a target whose kind is webhook, ntfy or slack, found "pager"",
-        "workspace.yaml:9:7: notify.targets[1].secret_env: missing; expected the name of an environment variable",
-        "workspace.yaml:12:16: notify.targets[2].url_env: expected the name of an environment variable such as HOOK_SECRET, found "lower-case"",
-        "workspace.yaml:13:7: notify.targets[2]: expected only the keys kind, url_env, name, include_args; unknown key "extra"",
+        "workspace.yaml:3:9: notify.link: expected an http:// or https:// URL without a #fragment, found "ftp://console"; e.g. link: https://console.example.com/",
+        "workspace.yaml:4:12: notify.timeout: expected a duration such as 5s, above 0 and at most 30s, found "2m"; e.g. timeout: 5s",
+        "workspace.yaml:5:13: notify.attempts: expected a whole number from 1 to 10, found number 0; e.g. attempts: 4",
+        "workspace.yaml:7:13: notify.targets[0].kind: expected a target whose kind is webhook, ntfy or slack, found "pager"; e.g. kind: webhook",
+        "workspace.yaml:9:7: notify.targets[1].secret_env: missing; expected the name of an environment variable; e.g. secret_env: HOOK_SECRET",
+        "workspace.yaml:12:16: notify.targets[2].url_env: expected the name of an environment variable such as HOOK_SECRET, found "lower-case"; e.g. url_env: SLACK_WEBHOOK_URL",
+        "workspace.yaml:13:7: notify.targets[2]: expected only the keys kind, url_env, name, include_args; unknown key "extra"; e.g. targets: [{ kind: webhook, url: "https://hooks.example.com/harness", secret_env: HOOK_SECRET }]",
       ]
     `);
   });
