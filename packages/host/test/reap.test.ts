@@ -163,82 +163,77 @@ const reapEvents = async () => (await tailAudit(instance, 100)).filter((e) => e.
 describe.skipIf(process.platform !== 'linux')('a command outliving a crashed broker', () => {
   // Two broker starts, a kill and a group reap: at a CI load of 10-30 this takes far longer than
   // the 2 s it takes idle, so its deadlines are generous (each ends on an event, never a sleep).
-  it(
-    'survives SIGKILL of its broker, and the next broker start kills its whole group and audits it',
-    { timeout: 90_000 },
-    async () => {
-      const queue = join(root.path, 'run', 'q.sock');
-      const first = await brokerProcess(queue);
-      // The call never gets an answer: the broker dies mid-run.
-      const call = brokerRun(queue, { command: 'slow.hang', args: {} });
+  it('survives SIGKILL of its broker, and the next broker start kills its whole group and audits it', async () => {
+    const queue = join(root.path, 'run', 'q.sock');
+    const first = await brokerProcess(queue);
+    // The call never gets an answer: the broker dies mid-run.
+    const call = brokerRun(queue, { command: 'slow.hang', args: {} });
 
-      const name = await until('the running record with its process', () => {
-        const first = listRunning(instance)[0];
-        return first?.record?.pid == null ? undefined : first.name;
-      });
-      const record = recordOf(name) as RunningRecord & { pid: number; pgid: number };
-      groups.add(record.pgid);
-      expect(record).toMatchObject({ version: 2, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
-      expect(name).toBe(`${RUNNING_DB}#${record.callId}`);
-      expect(record.owner.pid).toBe(first.child.pid);
-      expect(record.startTime).toBe(stat(record.pid)?.[19]);
-      expect((statSync(runningDb()).mode & 0o777).toString(8)).toBe('600');
-      expect((statSync(runningDir()).mode & 0o777).toString(8)).toBe('700');
-      // sh and both sleeps.
-      const before = await until('sh and both sleeps', () => {
-        const m = members(record.pgid);
-        return m.length >= 3 ? m : undefined;
-      });
+    const name = await until('the running record with its process', () => {
+      const first = listRunning(instance)[0];
+      return first?.record?.pid == null ? undefined : first.name;
+    });
+    const record = recordOf(name) as RunningRecord & { pid: number; pgid: number };
+    groups.add(record.pgid);
+    expect(record).toMatchObject({ version: 2, pgid: record.pid, commandId: 'slow.hang', run: 'run-reap' });
+    expect(name).toBe(`${RUNNING_DB}#${record.callId}`);
+    expect(record.owner.pid).toBe(first.child.pid);
+    expect(record.startTime).toBe(stat(record.pid)?.[19]);
+    expect((statSync(runningDb()).mode & 0o777).toString(8)).toBe('600');
+    expect((statSync(runningDir()).mode & 0o777).toString(8)).toBe('700');
+    // sh and both sleeps.
+    const before = await until('sh and both sleeps', () => {
+      const m = members(record.pgid);
+      return m.length >= 3 ? m : undefined;
+    });
 
-      first.child.kill('SIGKILL');
-      await first.exited;
-      expect((await call).ok).toBe(false);
-      // Nothing killed them: the broker's exit hooks never ran, and its timeout died with it.
-      await new Promise((r) => setTimeout(r, 300));
-      expect(members(record.pgid).sort()).toEqual(before.sort());
-      expect(records()).toEqual([name]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect((await call).ok).toBe(false);
+    // Nothing killed them: the broker's exit hooks never ran, and its timeout died with it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(members(record.pgid).sort()).toEqual(before.sort());
+    expect(records()).toEqual([name]);
 
-      const second = await startBroker({ instanceDir: instance, socketPath: queue, scope: SCOPE });
-      brokers.push(second);
-      // startBroker waited for the group to go; poll briefly anyway so a slow kernel does not flake.
-      await until('the group to be gone', () => members(record.pgid).length === 0, 15_000);
-      for (const pid of before) {
-        // Gone, or at most a zombie (runs nothing) where PID 1 does not reap orphans.
-        expect(['Z', 'X', undefined]).toContain(stat(pid)?.[0]);
-      }
-      expect(records()).toEqual([]);
-      const events = await reapEvents();
-      expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({
-        run: 'run-reap',
-        actor: REAP_ACTOR,
-        command: 'slow.hang',
-        phase: 'reap',
-        outcome: 'reaped',
-        payload: {
-          pid: record.pid,
-          pgid: record.pgid,
-          start_time: record.startTime,
-          verified_by: 'proc-start-time',
-          signal: 'SIGKILL',
-          group_gone: true,
-          agent_actor: 'agent:reader',
-          call_id: record.callId,
-        },
-      });
-      // The call's start event, committed before the process started, carries the same call id.
-      const starts = (await tailAudit(instance, 100)).filter((e) => e.phase === 'start');
-      expect(starts.map((e) => [e.command, e.outcome, e.payload.call_id])).toEqual([
-        ['slow.hang', 'started', record.callId],
-      ]);
+    const second = await startBroker({ instanceDir: instance, socketPath: queue, scope: SCOPE });
+    brokers.push(second);
+    // startBroker waited for the group to go; poll briefly anyway so a slow kernel does not flake.
+    await until('the group to be gone', () => members(record.pgid).length === 0, 15_000);
+    for (const pid of before) {
+      // Gone, or at most a zombie (runs nothing) where PID 1 does not reap orphans.
+      expect(['Z', 'X', undefined]).toContain(stat(pid)?.[0]);
+    }
+    expect(records()).toEqual([]);
+    const events = await reapEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      run: 'run-reap',
+      actor: REAP_ACTOR,
+      command: 'slow.hang',
+      phase: 'reap',
+      outcome: 'reaped',
+      payload: {
+        pid: record.pid,
+        pgid: record.pgid,
+        start_time: record.startTime,
+        verified_by: 'proc-start-time',
+        signal: 'SIGKILL',
+        group_gone: true,
+        agent_actor: 'agent:reader',
+        call_id: record.callId,
+      },
+    });
+    // The call's start event, committed before the process started, carries the same call id.
+    const starts = (await tailAudit(instance, 100)).filter((e) => e.phase === 'start');
+    expect(starts.map((e) => [e.command, e.outcome, e.payload.call_id])).toEqual([
+      ['slow.hang', 'started', record.callId],
+    ]);
 
-      // The new broker serves, and its own runs leave no record behind once they settle.
-      const ran = await brokerRun(queue, { command: 'slow.quick', args: {} });
-      expect(ran.ok && ran.value.ok).toBe(true);
-      expect(records()).toEqual([]);
-    },
-    30_000,
-  );
+    // The new broker serves, and its own runs leave no record behind once they settle.
+    const ran = await brokerRun(queue, { command: 'slow.quick', args: {} });
+    expect(ran.ok && ran.value.ok).toBe(true);
+    expect(records()).toEqual([]);
+  }, 90_000);
 });
 
 describe.skipIf(process.platform !== 'linux')('reaping stale records', () => {
