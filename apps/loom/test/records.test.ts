@@ -189,6 +189,8 @@ describe('loom approvals shows what a person judges', () => {
         'ALTER TABLE approvals DROP COLUMN tier',
         'ALTER TABLE approvals DROP COLUMN plan_hash',
         'ALTER TABLE approvals DROP COLUMN decided_via',
+        'ALTER TABLE approvals DROP COLUMN assertion',
+        'DROP TABLE approval_notices',
         ...['chain', 'chain_n', 'prev', 'hash'].map((c) => `ALTER TABLE audit DROP COLUMN ${c}`),
         'DROP TABLE audit_heads',
         'DROP TABLE audit_checkpoints',
