@@ -1,12 +1,15 @@
 // Builds the page into dist/web: one ES module bundle (Preact and the views), one stylesheet, and
 // index.html. esbuild is the bundler (see docs/console.md, "Libraries").
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'web');
+const final = join(root, 'dist', 'web');
+// Built beside, then put in place in one rename: a console another task or test is serving from
+// dist/web never finds it half written or gone for the length of a build.
+const out = join(root, 'dist', `web.building-${process.pid}`);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'assets'), { recursive: true });
 await build({
@@ -30,3 +33,12 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync(join(root, 'src', 'web', 'index.html'), join(out, 'index.html'));
+const old = join(root, 'dist', `web.old-${process.pid}`);
+rmSync(old, { recursive: true, force: true });
+try {
+  renameSync(final, old);
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+renameSync(out, final);
+rmSync(old, { recursive: true, force: true });
