@@ -142,7 +142,13 @@ export function auditInserter(db: Database.Database, setup: ChainSetup): (event:
   );
   const addCheckpoint = checkpointInserter(db);
   const { chain, signer } = setup;
-  const unchained = (event: AuditEventInput, at: string): number =>
+  /** Inserts an event's row; `link` holds its chain fields, none for an unchained event. */
+  const write = (
+    event: AuditEventInput,
+    at: string,
+    payload: string,
+    link?: { n: number; prev: string; hash: string },
+  ): number =>
     Number(
       insert.run(
         at,
@@ -155,11 +161,11 @@ export function auditInserter(db: Database.Database, setup: ChainSetup): (event:
         event.outcome,
         event.code,
         event.reason,
-        JSON.stringify(event.payload),
-        null,
-        null,
-        null,
-        null,
+        payload,
+        link === undefined ? null : chain,
+        link?.n ?? null,
+        link?.prev ?? null,
+        link?.hash ?? null,
       ).lastInsertRowid,
     );
   // `at` never goes below the previous event's, even if the clock steps back: time bounds are then
@@ -169,7 +175,7 @@ export function auditInserter(db: Database.Database, setup: ChainSetup): (event:
     const now = new Date().toISOString();
     const previous = lastAt.get()?.at;
     const at = previous !== undefined && previous > now ? previous : now;
-    if (!setup.on) return unchained(event, at);
+    if (!setup.on) return write(event, at, JSON.stringify(event.payload));
     const head = headOf.get(chain);
     // A chain's start is signed with its first event, so removing every checkpoint shows.
     if (head === undefined && signer !== undefined) {
@@ -180,25 +186,7 @@ export function auditInserter(db: Database.Database, setup: ChainSetup): (event:
     const payload = JSON.stringify(event.payload);
     // Hashed as it reads back (JSON drops undefined members, turns a Date into text).
     const hash = eventHash({ ...event, at, chain, n, prev, payload: JSON.parse(payload) });
-    const seq = Number(
-      insert.run(
-        at,
-        event.run,
-        event.actor,
-        event.job,
-        event.command,
-        event.action,
-        event.phase,
-        event.outcome,
-        event.code,
-        event.reason,
-        payload,
-        chain,
-        n,
-        prev,
-        hash,
-      ).lastInsertRowid,
-    );
+    const seq = write(event, at, payload, { n, prev, hash });
     setHead.run(chain, n, hash);
     return seq;
   };
