@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { chromium } from 'playwright-core';
 import { startConsole } from '../src/index';
+import { addVirtualAuthenticator } from '../test/helpers/authenticator';
 import { harnessBin, makeInstance } from '../test/helpers/instance';
 import { freePort, testCertificate } from '../test/helpers/tls';
 
@@ -64,18 +65,7 @@ const context = await browser.newContext({
   ignoreHTTPSErrors: true,
 });
 const page = await context.newPage();
-const cdp = await context.newCDPSession(page);
-await cdp.send('WebAuthn.enable');
-await cdp.send('WebAuthn.addVirtualAuthenticator', {
-  options: {
-    protocol: 'ctap2',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  },
-});
+await addVirtualAuthenticator(context, page);
 await page.goto(`${running.loginUrl()}#/passkeys`);
 await page.getByLabel('Label').fill('phone');
 await page.getByRole('button', { name: 'Add a passkey' }).tap();

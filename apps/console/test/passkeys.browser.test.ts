@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
+import { addVirtualAuthenticator } from './helpers/authenticator';
 import {
   BROWSER_SKIP,
   expectAccessible,
@@ -57,18 +58,7 @@ describe.skipIf(!hasBrowser)('passkeys and signed decisions over HTTPS, on a pho
     browser = await launchBrowser();
     context = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
     page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
   });
   afterAll(async () => {
     await context?.close();

@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
+import { addVirtualAuthenticator } from './helpers/authenticator';
 import { BROWSER_SKIP, hasBrowser, launchBrowser, PHONE } from './helpers/browser';
 import { harnessBin, makeInstance, type TestInstance } from './helpers/instance';
 import { freePort, testCertificate } from './helpers/tls';
@@ -79,18 +80,7 @@ notify:
     browser = await launchBrowser();
     context = await browser.newContext({ ...PHONE, ignoreHTTPSErrors: true });
     page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
   }, 120_000);
   afterAll(async () => {
     await context?.close();
