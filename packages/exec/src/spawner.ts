@@ -65,13 +65,16 @@ type FromSpawner =
  * program runs outside any bundle. Per request it spawns the program detached, stops reading its
  * pipes before the loop turns (so no byte, nor the end of file, is taken here while the handles wait
  * their turn on the channel), sends the pid with the stdout handle, then the stderr (and stdin)
- * handle, and later the exit. When the caller's channel closes, it exits: what it started lives on,
+ * handle, and later the exit. When the caller's channel closes, it exits without a word (a message it
+ * could no longer send included): what it started lives on,
  * as it would had the caller spawned it (the caller's next start reaps what it recorded).
  */
 const SPAWNER_SOURCE = `/* @harness/exec spawner */
 'use strict';
 const { spawn } = require('node:child_process');
-const send = (message, handle) => process.send(message, handle);
+// A send after the caller has gone (its channel closed first) fails quietly: the spawner is about to
+// exit on 'disconnect', and an error event here would print a stack on the caller's stderr.
+const send = (message, handle) => process.send(message, handle, () => {});
 process.on('message', (m) => {
   let child;
   try {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
@@ -166,6 +167,22 @@ describe.skipIf(process.platform !== 'linux')('a spawner', () => {
     expect(alive(child)).toBe(false);
     const next = await spawnerUp(s);
     expect(next).not.toBe(helper);
+  });
+
+  it("says nothing on the caller's stderr when the caller closes it before it is up", async () => {
+    // The caller's stderr is the spawner's: the pipe closes when both have exited.
+    const caller = spawn(
+      process.execPath,
+      ['--conditions=@harness/source', '--import', 'tsx', join(import.meta.dirname, 'spawner-leaver.ts')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    caller.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    caller.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => caller.once('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 
   it('is gone once closed, and leaves nothing it started running', async () => {
