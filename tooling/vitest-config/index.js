@@ -20,6 +20,10 @@ export function harnessVitestConfig(overrides = {}) {
     ...overrides,
     test: {
       include: ['test/**/*.test.ts'],
+      // The files of a worker share one import of each module (docs/testing.md, "The suite's cost"):
+      // a test file must not depend on fresh module state, and must put back what it changes of the
+      // process (its environment, its working directory, its listeners).
+      isolate: false,
       testTimeout: timeout,
       hookTimeout: timeout,
       ...(overrides.test ?? {}),

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
-import { afterAll } from 'vitest';
 import { formatIssue, type LoadOptions, loadWorkspace, type Workspace } from '../src/index';
 
+// One directory for every file a worker runs (they share this module): removed when the worker exits.
 const dir = tempDir('packs-test-');
-afterAll(() => dir.cleanup());
+process.once('exit', () => dir.cleanup());
 
-/** A directory for workspaces written inline by a test file (removed after the file's tests). */
+/** A directory for workspaces written inline by the test files (removed when their worker exits). */
 export const workDir = dir.path;
 
 /** Loads inline YAML as `workspace.yaml` (a relative name, so messages are stable); returns the formatted issues on failure. */
