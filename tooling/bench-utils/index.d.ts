@@ -35,11 +35,14 @@ export interface NamedSide extends Side {
 }
 /**
  * Times every subject and the anchor interleaved in each round (the order rotating), and writes one
- * result per subject with `ratio = subject / anchor`.
+ * result per subject with `ratio = subject / anchor`. With a `floor` (the least any implementation
+ * could cost here, timed in the same rounds), each result also holds the floor's stats and
+ * `ratioToFloor = subject / floor`.
  */
 export declare function compareEach(options: {
   anchor: Side;
   subjects: NamedSide[];
+  floor?: Side;
   rounds?: number;
   inner?: number;
   warmup?: number;

@@ -72,21 +72,48 @@ export function writeResult(name, result) {
     ...result,
   };
   writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(full, null, 2)}\n`);
-  const ratio = typeof full.ratio === 'number' ? ` ratio ${full.ratio.toFixed(3)}` : '';
+  const ratio = typeof full.ratio === 'number' ? ` ratio ${full.ratio.toFixed(3)}${medians(full)}` : '';
   const verdict = full.pass === undefined ? '' : full.pass ? ' (target met)' : ' (TARGET MISSED)';
   process.stdout.write(`${name}:${ratio}${verdict}\n`);
   return full;
 }
 
+// The absolute medians beside a ratio, so a reader sees what the anchor cost in this run (a loaded
+// machine inflates it and hides fixed costs).
+function medians(result) {
+  const subject = result.subject?.median;
+  const anchor = result.anchor?.median;
+  if (typeof subject !== 'number' || typeof anchor !== 'number') return '';
+  const floor = typeof result.floor?.median === 'number' ? `, floor ${result.floor.median.toFixed(2)}` : '';
+  const toFloor =
+    typeof result.ratioToFloor === 'number' ? `; ratio to floor ${result.ratioToFloor.toFixed(3)}` : '';
+  return ` (${subject.toFixed(2)} vs anchor ${anchor.toFixed(2)}${floor}${toFloor})`;
+}
+
 /**
- * Times several subjects against one anchor, all interleaved in each round (the order rotates every
+ * Times several subjects against one anchor, all interleaved in each round (the order rotating every
  * round so no side always runs first), and writes one result per subject, each with the shared
  * anchor's median. Use it when subjects share one costly set-up, such as a running server.
+ *
+ * `floor`, when given, is timed in the same rounds: the least any implementation of the subjects
+ * could cost on this machine (e.g. a do-nothing server doing the same work). Each result then holds
+ * the floor's stats, its own ratio to the anchor, and `ratioToFloor` (the subject's median over the
+ * floor's): where the floor's ratio is above a target, the target cannot be met here.
  */
-export async function compareEach({ anchor, subjects, rounds = 30, inner = 1, warmup = 3, unit = 'ms' }) {
-  const [anchorStats, ...subjectStats] = await sampleEach([anchor, ...subjects], { rounds, inner, warmup });
+export async function compareEach({
+  anchor,
+  subjects,
+  floor,
+  rounds = 30,
+  inner = 1,
+  warmup = 3,
+  unit = 'ms',
+}) {
+  const sides = floor === undefined ? [anchor, ...subjects] : [anchor, floor, ...subjects];
+  const [anchorStats, ...rest] = await sampleEach(sides, { rounds, inner, warmup });
+  const floorStats = floor === undefined ? undefined : rest.shift();
   return subjects.map((subject, i) => {
-    const stats = subjectStats[i];
+    const stats = rest[i];
     const ratio = stats.median / anchorStats.median;
     const target = subject.target;
     return writeResult(subject.name, {
@@ -96,6 +123,12 @@ export async function compareEach({ anchor, subjects, rounds = 30, inner = 1, wa
       ratio,
       target: target === undefined ? undefined : { ratioAtMost: target },
       pass: target === undefined ? undefined : ratio <= target,
+      ...(floorStats === undefined
+        ? {}
+        : {
+            floor: { label: floor.label, ...floorStats, ratio: floorStats.median / anchorStats.median },
+            ratioToFloor: stats.median / floorStats.median,
+          }),
       notes: subject.notes,
     });
   });

@@ -17,6 +17,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const bin = join(here, '..', 'dist', 'harness.js');
 /** A plain MCP SDK server with one tool: the floor of an MCP round trip. */
 export const plainServer = join(here, 'plain-server.mjs');
+/** The floor of serve-overhead: a plain SDK server whose one tool runs a program (spawn-server.mjs). */
+export const spawnServer = join(here, 'spawn-server.mjs');
 
 /** Exits the benchmark (status 0) with a note when the bin was not built. */
 export function requireBin(name: string): void {
@@ -134,13 +136,13 @@ export async function serveHttp(
   };
 }
 
-/** The real SDK client connected to the plain SDK server over stdio. */
-export async function plainStdio(): Promise<Client> {
+/** The real SDK client connected over stdio to a plain SDK server (`server`: {@link plainServer}). */
+export async function plainStdio(server = plainServer): Promise<Client> {
   const client = new Client({ name: 'harness-bench', version: '0.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [plainServer],
+      args: [server],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'ignore',
     }),
@@ -196,7 +198,14 @@ export type NoopCommand = 'bench.noop' | 'confined.noop';
  * spawned detached with both pipes read like {@link spawnTrue}.
  */
 export function spawnBwrapTrue(bwrap: string, cwd: string): Promise<void> {
-  return spawnPiped(bwrap, [
+  const [file, ...args] = bwrapTrueArgv(bwrap, cwd);
+  return spawnPiped(file as string, args);
+}
+
+/** The command line {@link spawnBwrapTrue} starts, program first. */
+export function bwrapTrueArgv(bwrap: string, cwd: string): string[] {
+  return [
+    bwrap,
     '--die-with-parent',
     '--unshare-pid',
     '--as-pid-1',
@@ -218,7 +227,7 @@ export function spawnBwrapTrue(bwrap: string, cwd: string): Promise<void> {
     cwd,
     '--',
     '/usr/bin/true',
-  ]);
+  ];
 }
 
 /** One pack-command call through a tool; throws unless the command was executed. */
@@ -245,4 +254,10 @@ export async function callBatch(
   const value = resultOutcome(res) as { results?: { status?: string }[] } | undefined;
   const executed = value?.results?.filter((r) => r.status === 'executed').length ?? 0;
   if (executed !== n) throw new Error(`batch of ${n} failed: ${JSON.stringify(value)}`);
+}
+
+/** One call of the floor server's `run` tool ({@link spawnServer}); rejects unless `argv` exited 0. */
+export async function callSpawnServer(client: Client, argv: string[]): Promise<void> {
+  const res = await client.callTool({ name: 'run', arguments: { argv } });
+  if (res.isError) throw new Error(`spawn-server run ${argv[0]} failed: ${JSON.stringify(res.content)}`);
 }

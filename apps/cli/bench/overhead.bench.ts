@@ -1,6 +1,6 @@
 // serve-overhead: one pack command running `true`, called with run_read_command and run_command
 // through `harness serve` with the real MCP SDK client (over stdio, and over streamable HTTP),
-// interleaved in one run with its floor: `true` spawned detached with both pipes read.
+// interleaved in one run with its anchor: `true` spawned detached with both pipes read.
 //
 // Two pairs, each measured against its own anchor:
 // - `serve-overhead-*`: `bench.noop`, unconfined (`sandbox: false`), against a plain spawn of `true`.
@@ -8,21 +8,41 @@
 // - `serve-overhead-confined-*`: `confined.noop`, confined as every read command is by default
 //   (bubblewrap), against bubblewrap started with the same command line around `true`: what the
 //   harness adds to a confined command. The sandbox's own cost is `sandbox-spawn`'s (packages/exec).
+//
+// Each pair is timed beside its floor too: a plain MCP SDK server (spawn-server.mjs) whose one tool
+// spawns the same command line the same way and answers, over the same stdio, to the same client.
+// Any MCP server that runs a command pays that much; `ratioToFloor` is what serve adds above it.
 import { compareEach } from '@harness/bench-utils';
 import { detectSandbox } from '@harness/exec';
-import { benchDir, callNoop, requireBin, serveHttp, serveStdio, spawnBwrapTrue, spawnTrue } from './fixture';
+import {
+  benchDir,
+  bwrapTrueArgv,
+  callNoop,
+  callSpawnServer,
+  plainStdio,
+  requireBin,
+  serveHttp,
+  serveStdio,
+  spawnBwrapTrue,
+  spawnServer,
+  spawnTrue,
+} from './fixture';
 
 requireBin('serve-overhead');
 const stdioDir = benchDir();
 const httpDir = benchDir();
 const stdio = await serveStdio(stdioDir);
 const http = await serveHttp(httpDir);
+const floorServer = await plainStdio(spawnServer);
+const floorLabel = (what: string) =>
+  `a plain MCP SDK server over stdio whose one tool spawns ${what} detached, reads both pipes and answers`;
 const notes =
   'per call: MCP JSON-RPC, policy, the listing check, the broker socket, grant and schema checks, the durable start record, the pack runner spawning true, the end record, measurement and shaping';
 const rounds = { rounds: 30, inner: 10, warmup: 3 };
 try {
   await compareEach({
     anchor: { label: "spawn('true'), detached, stdout and stderr piped and read", fn: spawnTrue },
+    floor: { label: floorLabel('true'), fn: () => callSpawnServer(floorServer, ['true']) },
     subjects: [
       {
         name: 'serve-overhead-read',
@@ -65,6 +85,10 @@ try {
           'bwrap (the command line exec gives a default read command) around true, detached, both pipes read',
         fn: () => spawnBwrapTrue(detection.file, stdioDir.root),
       },
+      floor: {
+        label: floorLabel('the same bubblewrap command line around true'),
+        fn: () => callSpawnServer(floorServer, bwrapTrueArgv(detection.file, stdioDir.root)),
+      },
       subjects: [
         {
           name: 'serve-overhead-confined-read',
@@ -86,6 +110,7 @@ try {
   }
 } finally {
   await stdio.client.close();
+  await floorServer.close();
   await http.stop();
   stdioDir.cleanup();
   httpDir.cleanup();
