@@ -2,7 +2,7 @@
 // (docs/notify.md, "The delivery log"), in a real browser at a phone's width: the rows a broker's
 // notifier wrote to the instance's real store, and a delivery finishing while the page is open.
 import type { ApprovalRecord, NoticeEvent } from '@harness/store';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
@@ -12,6 +12,7 @@ import {
   launchBrowser,
   openConsole,
   PHONE,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
@@ -20,7 +21,7 @@ if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 describe.skipIf(!hasBrowser)('the notifications of one approval', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   let approval: ApprovalRecord;
   beforeAll(async () => {
     t = await makeInstance();

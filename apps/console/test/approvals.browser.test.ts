@@ -2,7 +2,7 @@
 // the page's queue; a person approves or denies it in a real browser; the agent's identical call
 // then runs exactly once, or stays refused; the audit view shows both.
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
@@ -12,6 +12,7 @@ import {
   launchBrowser,
   openConsole,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 
@@ -38,7 +39,7 @@ const card = (page: Page, id: string) => page.locator(`article[data-approval-id=
 describe.skipIf(!hasBrowser)('approvals in the browser', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   let agent: Agent;
   beforeAll(async () => {
     t = await makeInstance();

@@ -1,6 +1,5 @@
 // Looms in the browser: a loom composed through the tools (a real MCP client on `harness serve`)
 // appears in the list, and its page shows its stages, shelf and receipts.
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
@@ -10,6 +9,7 @@ import {
   launchBrowser,
   openConsole,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 
@@ -21,7 +21,7 @@ const get = (value: unknown, ...path: string[]): unknown =>
 describe.skipIf(!hasBrowser)('looms in the browser', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   beforeAll(async () => {
     t = await makeInstance();
     running = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0' });

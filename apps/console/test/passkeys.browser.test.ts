@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { STORE_FILE, verifyAuditStore } from '@harness/store';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { addVirtualAuthenticator } from './helpers/authenticator';
@@ -19,6 +19,7 @@ import {
   launchBrowser,
   PHONE,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 import { freePort, testCertificate } from './helpers/tls';
@@ -31,7 +32,7 @@ describe.skipIf(!hasBrowser)('passkeys and signed decisions over HTTPS, on a pho
   let t: TestInstance;
   let certs: ReturnType<typeof tempDir>;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   let agent: Awaited<ReturnType<typeof serveAgent>>;
   let pendingId: string;
   let context: BrowserContext;

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { RunStore, runnerPaths } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { apiClient } from './helpers/api';
@@ -17,6 +17,7 @@ import {
   openConsole,
   PHONE,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 
@@ -85,7 +86,7 @@ function cells(table: Locator) {
 describe.skipIf(!hasBrowser)('the console at a phone’s width', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   let agent: Agent;
   let pendingId: string;
   let loomId: string;

@@ -11,11 +11,11 @@ import { verifyAuditStore } from '@harness/store';
 import { type Received, type Receiver, startReceiver } from '@harness/test-utils/receiver';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { addVirtualAuthenticator } from './helpers/authenticator';
-import { BROWSER_SKIP, hasBrowser, launchBrowser, PHONE } from './helpers/browser';
+import { BROWSER_SKIP, hasBrowser, launchBrowser, PHONE, type TestBrowser } from './helpers/browser';
 import { harnessBin, makeInstance, type TestInstance } from './helpers/instance';
 import { freePort, testCertificate } from './helpers/tls';
 
@@ -34,7 +34,7 @@ describe.skipIf(!hasBrowser)('a person away from the machine approves from a pho
   let t: TestInstance;
   let running: RunningConsole;
   let receiver: Receiver;
-  let browser: Browser;
+  let browser: TestBrowser;
   let context: BrowserContext;
   let page: Page;
   let agent: Client;

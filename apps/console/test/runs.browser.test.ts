@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseYamlConfig } from '@harness/config/yaml';
 import { RunStore, runnerPaths } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
@@ -17,6 +17,7 @@ import {
   launchBrowser,
   openConsole,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
@@ -36,7 +37,7 @@ async function entryShown(page: Page, id: string): Promise<unknown> {
 describe.skipIf(!hasBrowser)('Runs view', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   const saved = process.env.HARNESS_RUNNER_CONFIG;
 
   beforeAll(async () => {

@@ -1,9 +1,15 @@
 // The page shell in a real browser: logged in through the printed link, navigation to each view,
 // and Log out.
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
-import { BROWSER_SKIP, expectAccessible, hasBrowser, launchBrowser, openConsole } from './helpers/browser';
+import {
+  BROWSER_SKIP,
+  expectAccessible,
+  hasBrowser,
+  launchBrowser,
+  openConsole,
+  type TestBrowser,
+} from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
 if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
@@ -11,7 +17,7 @@ if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 describe.skipIf(!hasBrowser)('console shell', () => {
   let t: TestInstance;
   let running: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   beforeAll(async () => {
     t = await makeInstance();
     running = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0' });

@@ -2,7 +2,7 @@
 // (scripted; no model runs here) composes into the loom it was given, and the page shows
 // `originLoomId` and the `looms` receipts; the origin of a turn stays put when the focus changes;
 // without a model the view says how to configure one.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
@@ -12,6 +12,7 @@ import {
   launchBrowser,
   openConsole,
   screenshot,
+  type TestBrowser,
 } from './helpers/browser';
 import { contextOf, type FakeModelServer, startFakeModelServer } from './helpers/fake-model';
 import { makeInstance, type TestInstance } from './helpers/instance';
@@ -57,7 +58,7 @@ describe.skipIf(!hasBrowser)('Tasks view', () => {
   let fake: FakeModelServer;
   let running: RunningConsole;
   let bare: RunningConsole;
-  let browser: Browser;
+  let browser: TestBrowser;
   const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 
   beforeAll(async () => {

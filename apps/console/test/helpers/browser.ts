@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { repoRoot } from '@harness/test-utils';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
 import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.HARNESS_CHROMIUM ?? '/usr/bin/chromium';
@@ -16,12 +22,45 @@ export const hasBrowser = existsSync(CHROMIUM) || process.env.CI === 'true';
 /** The one line a skipped browser test prints. */
 export const BROWSER_SKIP = `browser tests need ${CHROMIUM} (apt-get install chromium; CI installs it)`;
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * What a test file gets of the browser: contexts of its own, all closed by `close()`. A vitest worker
+ * runs several files (docs/testing.md, "The suite's cost"), and they share one Chromium, started by
+ * the first file that asks; it ends with the worker, whose exit closes the pipe Chromium is driven
+ * through. A file's pages never see another file's: each context is a fresh profile.
+ */
+export interface TestBrowser {
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** Closes every context this file opened; the worker's Chromium stays up for the next file. */
+  close(): Promise<void>;
+}
+
+let workerBrowser: Promise<Browser> | undefined;
+
+async function sharedBrowser(): Promise<Browser> {
+  const running = await workerBrowser;
+  if (running?.isConnected()) return running;
+  workerBrowser = chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
   });
+  return workerBrowser;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await sharedBrowser();
+  const contexts = new Set<BrowserContext>();
+  return {
+    async newContext(options) {
+      const context = await browser.newContext(options);
+      contexts.add(context);
+      context.once('close', () => contexts.delete(context));
+      return context;
+    },
+    async close() {
+      await Promise.all([...contexts].map((context) => context.close()));
+    },
+  };
 }
 
 /** A desktop browser window, the default of {@link openConsole}. */
@@ -36,7 +75,7 @@ export const PHONE: BrowserContextOptions = {
 
 /** A fresh browser context logged in through a one-time URL, at `hash` (e.g. `#/audit`). */
 export async function openConsole(
-  browser: Browser,
+  browser: TestBrowser,
   loginUrl: string,
   hash = '',
   device: BrowserContextOptions = DESKTOP,
