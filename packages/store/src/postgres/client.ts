@@ -188,18 +188,19 @@ async function attempt<T>(
     client.release(error);
   };
   let atCommit = false;
+  const tx = wrap(client);
   try {
     if (how.single) {
-      const done = await body(wrap(client));
+      const done = await body(tx);
       release();
       return { done };
     }
     const begin = how.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'BEGIN';
-    // One round trip; the key is a number this module computed, never text from a caller.
-    await client.query(
-      how.lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${how.lock})`,
-    );
-    const done = await body(wrap(client));
+    // One round trip; the key is a number this module computed, never text from a caller. Through
+    // `tx`, so a connection found dead here (the server ended it while it sat idle in the pool, and
+    // its error event had not arrived yet) is `lost` and the transaction is run again on another.
+    await tx.query(how.lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${how.lock})`);
+    const done = await body(tx);
     atCommit = true;
     await client.query('COMMIT');
     release();
