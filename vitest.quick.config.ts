@@ -64,9 +64,6 @@ export default defineConfig({
         name: root.slice(root.indexOf('/') + 1),
         root,
         exclude: slowFiles(root, files),
-        // Unit tests share nothing through module state: one import of a package serves every file
-        // of a worker, which is most of what the inner loop would otherwise spend.
-        isolate: false,
       },
     })),
   },

@@ -37,7 +37,8 @@ export interface TestBrowser {
 let workerBrowser: Promise<Browser> | undefined;
 
 async function sharedBrowser(): Promise<Browser> {
-  const running = await workerBrowser;
+  // A launch that failed, or a Chromium that went away, is started again for the next file.
+  const running = await workerBrowser?.catch(() => undefined);
   if (running?.isConnected()) return running;
   workerBrowser = chromium.launch({
     executablePath: CHROMIUM,
