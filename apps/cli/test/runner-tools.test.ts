@@ -74,7 +74,7 @@ describe('governed tools for a run', () => {
     ]);
     expect(record.tools).toContain('run_read_command');
     expect(record.listing).toContain('echo.argv(value: string)');
-    expect(record.call).toEqual({ isError: false, text: '["from-the-agent"]\n[echo.argv: ok, exit 0]' });
+    expect(record.call).toEqual({ isError: false, text: 'from-the-agent\n[echo.argv: ok, exit 0]' });
     // The server was bound to this run: its job id, and a direct-command slot for a run started by hand.
     expect(record.server.args).toEqual(
       expect.arrayContaining([
@@ -99,7 +99,7 @@ describe('governed tools for a run', () => {
     expect(record.argv[1]).toBe('-c');
     expect(record.argv[2]).toMatch(/^mcp_servers\.harness\.command="/);
     expect(record.argv.at(-1)).toBe('Fix it');
-    expect(record.call.text).toBe('["from-the-agent"]\n[echo.argv: ok, exit 0]');
+    expect(record.call.text).toBe('from-the-agent\n[echo.argv: ok, exit 0]');
   });
 
   it('gives a command harness the configuration file in HARNESS_MCP_CONFIG', async () => {

@@ -76,7 +76,7 @@ describe('harness serve over stdio', () => {
     // What a client that forwards structuredContent hands its model: the output, nothing else.
     expect(res.structuredContent).toEqual({ ok: true, exit: 0, output: '$(id) `x` ; |' });
     expect(res.isError).toBe(false);
-    expect(get(res, 'content', 0, 'text')).toBe('["$(id) `x` ; |"]\n[echo.argv: ok, exit 0]');
+    expect(get(res, 'content', 0, 'text')).toBe('$(id) `x` ; |\n[echo.argv: ok, exit 0]');
   });
 
   it('marks every result that is not a success isError, and says why in its text', async () => {

@@ -50,8 +50,21 @@ export function answerText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Text output as it was printed; parsed output (lines, JSON) as its JSON, so nothing is ambiguous. */
+/**
+ * A command's output as a model reads it, in its text and in its reply alike: printed text without
+ * its last newline, parsed lines (`parse: lines`) one per line as they were printed, other parsed
+ * output (JSON) as it is; `undefined` for none.
+ */
+export function printedOutput(output: unknown): unknown {
+  if (typeof output === 'string') return output === '' ? undefined : output.replace(/\n$/, '');
+  if (Array.isArray(output) && output.every((l) => typeof l === 'string'))
+    return output.length === 0 ? undefined : output.join('\n');
+  return output ?? undefined;
+}
+
+/** The output as text: parsed JSON as its JSON. */
 function outputText(output: unknown): string {
-  if (typeof output === 'string') return output.replace(/\n$/, '');
-  return output === undefined || output === null ? '' : JSON.stringify(output);
+  const shown = printedOutput(output);
+  if (shown === undefined) return '';
+  return typeof shown === 'string' ? shown : JSON.stringify(shown);
 }

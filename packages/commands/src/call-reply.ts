@@ -4,7 +4,7 @@
 // whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
 // `OUTCOME_META_KEY`).
 import { z } from 'zod';
-import { answerFacts } from './answer-text';
+import { answerFacts, printedOutput } from './answer-text';
 import { isRecord } from './json';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
@@ -148,7 +148,7 @@ function executedReply(r: ExecutedOutcome): CallReply {
 function answerReply(value: unknown): Partial<CallReply> {
   if (!isRecord(value)) return { output: value };
   if ('output' in value || 'stdout' in value) {
-    const out = printed('output' in value ? value.output : value.stdout);
+    const out = printedOutput('output' in value ? value.output : value.stdout);
     const stderr = typeof value.stderr === 'string' ? value.stderr.replace(/\n$/, '') : '';
     const message =
       value.status !== 'ok' && typeof value.message === 'string' && out === undefined && stderr === ''
@@ -168,11 +168,3 @@ function answerReply(value: unknown): Partial<CallReply> {
 
 /** The keys of a host answer that is a message about the call, not a command's output. */
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['message', 'status', 'approval_id', 'expires_at']);
-
-/** Printed text without its last newline; parsed lines joined; other parsed output as it is. */
-function printed(output: unknown): unknown {
-  if (typeof output === 'string') return output === '' ? undefined : output.replace(/\n$/, '');
-  if (Array.isArray(output) && output.every((l) => typeof l === 'string'))
-    return output.length === 0 ? undefined : output.join('\n');
-  return output ?? undefined;
-}

@@ -1,5 +1,6 @@
 // The text a model reads for a result, and which results an MCP client sees as errors.
 import { describe, expect, it } from 'vitest';
+import { callToolReply } from '../src/call-reply';
 import type { ToolOutcome } from '../src/outcome';
 import { isErrorResult, resultText } from '../src/result-text';
 import { jsonBytes } from '../src/shape';
@@ -83,13 +84,29 @@ describe('resultText', () => {
     );
   });
 
-  it('keeps parsed output as JSON, so one argument stays one element', () => {
+  it('shows parsed lines one per line, as they were printed and as the reply has them', () => {
     const r = executed(
       {},
-      { status: 'ok', output: ['; rm -rf /'], stderr: '', exitCode: 0, durationMs: 1 },
+      {
+        status: 'ok',
+        output: ['; rm -rf /', 'say "hi"', ''],
+        stderr: '',
+        exitCode: 0,
+        durationMs: 1,
+      },
       { command: 'echo.argv' },
     );
-    expect(resultText(r)).toBe('["; rm -rf /"]\n[echo.argv: ok, exit 0]');
+    expect(resultText(r)).toBe('; rm -rf /\nsay "hi"\n\n[echo.argv: ok, exit 0]');
+    expect(callToolReply(r)).toMatchObject({ output: '; rm -rf /\nsay "hi"\n' });
+  });
+
+  it('keeps parsed JSON output as its JSON', () => {
+    const r = executed(
+      {},
+      { status: 'ok', output: { branch: 'main', ahead: 2 }, stderr: '', exitCode: 0, durationMs: 1 },
+      { command: 'git.status' },
+    );
+    expect(resultText(r)).toBe('{"branch":"main","ahead":2}\n[git.status: ok, exit 0]');
   });
 
   it('says an answer was left out to fit the bound, and how big it was', () => {
