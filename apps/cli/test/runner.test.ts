@@ -297,6 +297,12 @@ describe('harness trigger', () => {
       String(envelope.webhook.body.number),
       edited,
     ]);
+    // As text: the outcome, then how it started, as `harness runs` words it.
+    const text = await runCli(
+      ['trigger', 'review', '--config', config, '--event', edited, '--instance', box.instance],
+      { home: box.home },
+    );
+    expect(text.stdout).toMatch(/^run \S+ \(review\): succeeded, exit 0; manual {2}source gh\n$/);
   });
 
   it('refuses a plain start with an unresolved required value, recording nothing [TM-81]', async () => {

@@ -33,7 +33,7 @@ function token(text: string): string {
 }
 
 /** How the run started: its trigger, then the source's id and the delivery id when it has them. */
-function startOf(r: RunRecord): string {
+export function startOf(r: RunRecord): string {
   return [
     r.trigger,
     r.source === null ? '' : `source ${r.source}`,

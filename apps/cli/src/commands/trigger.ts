@@ -7,6 +7,7 @@ import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
 import { selfArgv } from '../self';
 import { loadConfig } from './runner';
+import { startOf } from './runs';
 
 const help = `Usage: harness trigger <harness> --config <file> [--event <envelope.json>] [--instance <dir>] [--json]
 
@@ -43,7 +44,7 @@ export async function triggerCommand(argv: string[]): Promise<number> {
     if (values.json) printJson(run);
     else
       out(
-        `run ${run.id} (${run.harness}): ${run.status}${run.reason ? ` (${run.reason})` : ''}${run.exit_code === null ? '' : `, exit ${run.exit_code}`}`,
+        `run ${run.id} (${run.harness}): ${run.status}${run.reason ? ` (${run.reason})` : ''}${run.exit_code === null ? '' : `, exit ${run.exit_code}`}; ${startOf(run)}`,
       );
     if (run.status !== 'succeeded' && run.message) err(run.message);
     return run.status === 'succeeded' ? 0 : 1;
