@@ -200,6 +200,20 @@ describePg('bounded waits and lost connections', () => {
     expect(await rows('SELECT command FROM audit')).toEqual([{ command: 'text.echo' }]);
   });
 
+  it("an approval notice's claim whose COMMIT answer is lost is still its own: it reads as won, once", async () => {
+    store = await viaProxy();
+    const claim = { approval: 'apr-lost', target: 'ops', event: 'approval.pending' as const };
+    const before = proxy.injected;
+    proxy.arm({ match: (sql) => sql === 'COMMIT', cut: 'after' });
+    expect(await store.claimNotice(claim)).toBe(true);
+    expect(proxy.injected - before).toBe(1);
+    // Any later claim of the same announcement is another's.
+    expect(await store.claimNotice(claim)).toBe(false);
+    expect(await rows("SELECT status, attempts FROM approval_notices WHERE approval = 'apr-lost'")).toEqual([
+      { status: 'sending', attempts: 0 },
+    ]);
+  });
+
   it('a connection lost before COMMIT was sent is retried: nothing had landed, the retry lands once', async () => {
     store = await viaProxy();
     const before = proxy.injected;

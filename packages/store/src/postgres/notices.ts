@@ -11,22 +11,37 @@ const COLUMNS = 'id, approval, target, event, status, attempts, http_status, err
 /** The notices part of the PostgreSQL store. */
 export function pgNotices(db: PgDb): NoticePart {
   return {
-    claimNotice: (n) =>
-      db.tx(
+    claimNotice: (n) => {
+      // The transaction whose INSERT wrote the claim, as that INSERT answered. Run again after a
+      // lost COMMIT, the claim finds the row: written by that transaction, it is this claim's own
+      // (its COMMIT landed) and the announcement is sent, since nothing sends one before its claim
+      // returns; written by any other, it is another claim's and this one is skipped.
+      let inserted: string | undefined;
+      return db.tx(
         'claim an approval notice',
         async (tx) => {
           const at = (n.now ?? new Date()).toISOString();
-          const rows = await tx.query(
+          const rows = await tx.query<{ xmin: string }>(
             `INSERT INTO approval_notices (approval, target, event, status, attempts, created_at, updated_at)
-             VALUES ($1, $2, $3, 'sending', 0, $4, $4) ON CONFLICT (approval, target, event) DO NOTHING RETURNING id`,
+             VALUES ($1, $2, $3, 'sending', 0, $4, $4) ON CONFLICT (approval, target, event) DO NOTHING
+             RETURNING xmin::text AS xmin`,
             [n.approval, n.target, n.event, at],
           );
-          return rows.length === 1;
+          const mine = rows[0]?.xmin;
+          if (mine !== undefined) {
+            inserted = mine;
+            return true;
+          }
+          if (inserted === undefined) return false;
+          const landed = await tx.query(
+            'SELECT id FROM approval_notices WHERE approval = $1 AND target = $2 AND event = $3 AND xmin::text = $4',
+            [n.approval, n.target, n.event, inserted],
+          );
+          return landed.length === 1;
         },
-        // Run again after a lost COMMIT, a claim that landed reads as taken: the announcement is
-        // then skipped rather than sent twice.
         { idempotent: true },
-      ),
+      );
+    },
     recordNotice: (u) =>
       db.tx(
         'record an approval notice',
