@@ -2,6 +2,9 @@
 // here once into the text it shows and the few facts the status line names.
 import { z } from 'zod';
 import { isRecord } from './json';
+import type { ExecutedOutcome } from './outcome';
+import { EntryStatus } from './outcome-codes';
+import { jsonBytes } from './shape';
 
 /** What the status line says of a pack command's answer, where the answer says it. */
 export interface AnswerFacts {
@@ -26,6 +29,31 @@ export function answerFacts(value: unknown): AnswerFacts {
     timedOut: facts.timedOut === true,
     outputExceeded: facts.outputExceeded === true,
   };
+}
+
+/**
+ * What an executed call's status says beyond its code and exit, the same in its text and its reply:
+ * how it may have ended (may have landed, output ceiling reached, timed out), then what of its answer
+ * is not shown whole (withheld, left out, cut to fit).
+ */
+export function executedNotes(r: ExecutedOutcome): string[] {
+  const answered = r.outcome.withheld === true ? undefined : r.outcome;
+  const entry = r.entry;
+  const value = entry.status === EntryStatus.admitted ? entry.value : undefined;
+  const facts = answerFacts(value);
+  const notes: string[] = [];
+  if (r.outcome.mayHaveLanded === true && answered?.ok !== true) notes.push('may have landed');
+  if (facts.outputExceeded) notes.push('output ceiling reached');
+  if (facts.timedOut) notes.push('timed out');
+  if (entry.status === EntryStatus.withheld) {
+    notes.push(`answer withheld (${entry.reasonCode}): its label passes this run's ceiling`);
+  } else if (r.truncated === true) {
+    notes.push(`output left out: ${answered?.bodyBytes} bytes do not fit the output bound; ask for less`);
+  } else if (value !== undefined && answered !== undefined && answered.bodyBytes > jsonBytes(value)) {
+    // Strings inside an answer are cut to a bound (marked …): say so, with the whole size.
+    notes.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
+  }
+  return notes;
 }
 
 /** A command's answer as text: a pack command's output (and stderr), or the answer's JSON. */

@@ -4,12 +4,11 @@
 // whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
 // `OUTCOME_META_KEY`).
 import { z } from 'zod';
-import { answerFacts, printedOutput } from './answer-text';
+import { answerFacts, executedNotes, printedOutput } from './answer-text';
 import { isRecord } from './json';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
 import { isErrorResult } from './result-text';
-import { jsonBytes } from './shape';
 
 const text = () => z.string();
 
@@ -114,28 +113,16 @@ function executedReply(r: ExecutedOutcome): CallReply {
   const ok = !isErrorResult(r);
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
   const entry = r.entry;
-  const notes: string[] = [];
-  let body: Partial<CallReply> = {};
-  if (entry.status === EntryStatus.withheld) {
-    notes.push(`answer withheld (${entry.reasonCode}): its label passes this run's ceiling`);
-  } else if (r.truncated === true) {
-    notes.push(`output left out: ${answered?.bodyBytes} bytes do not fit the output bound; ask for less`);
-  } else if (entry.value !== undefined) {
-    body = answerReply(entry.value);
-    if (answered !== undefined && answered.bodyBytes > jsonBytes(entry.value))
-      notes.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
-  }
-  const facts = answerFacts(entry.status === EntryStatus.admitted ? entry.value : undefined);
-  if (facts.timedOut) notes.unshift('timed out');
-  if (facts.outputExceeded) notes.unshift('output ceiling reached');
-  if (r.outcome.mayHaveLanded === true && !ok) notes.unshift('may have landed');
+  const value = entry.status === EntryStatus.admitted ? entry.value : undefined;
+  const body = value !== undefined && r.truncated !== true ? answerReply(value) : {};
+  const notes = executedNotes(r);
   const code = answered?.code ?? 'withheld';
   return {
     ok,
     ...defined({
       code: ok && code === 'ok' ? undefined : code,
       reason: answered?.reason === code ? undefined : answered?.reason,
-      exit: facts.exitCode,
+      exit: answerFacts(value).exitCode,
       ...body,
       signature: r.signature,
       note: notes.length > 0 ? notes.join('; ') : undefined,

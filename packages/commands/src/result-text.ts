@@ -1,9 +1,8 @@
 // The text a model reads for a tool result: the command's output first, then one status line.
 // The whole result stays the structured value (MCP `structuredContent`); this is its reading.
-import { answerFacts, answerText } from './answer-text';
+import { answerFacts, answerText, executedNotes } from './answer-text';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
-import { jsonBytes } from './shape';
 
 /**
  * True when a result is not a success: a failure to deliver, an unknown command, a refusal, a
@@ -104,27 +103,19 @@ function callText(r: CallOutcome): { body: string; line: string } {
 function executedText(r: ExecutedOutcome): { body: string; line: string } {
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
   const entry = r.entry;
-  const value = entry.status === EntryStatus.admitted ? entry.value : undefined;
   const code = answered?.code ?? '';
-  const parts: string[] = [code];
-  if (answered?.reason !== undefined && answered.reason !== code) parts[0] = `${code} (${answered.reason})`;
-  let body = '';
-  const facts = answerFacts(value);
-  if (facts.exitCode !== undefined) parts.push(`exit ${facts.exitCode}`);
-  if (facts.timedOut) parts.push('timed out');
-  if (facts.outputExceeded) parts.push('output ceiling reached');
-  if (r.outcome.mayHaveLanded === true && answered?.ok !== true) parts.push('may have landed');
-  if (entry.status === EntryStatus.withheld) {
-    parts.push(`answer withheld (${entry.reasonCode}): its label passes this run's ceiling`);
-  } else if (r.truncated === true) {
-    parts.push(`output left out: ${answered?.bodyBytes} bytes do not fit the output bound; ask for less`);
-  } else if (value !== undefined) {
-    body = answerText(value);
-    // Strings inside an answer are cut to a bound (marked …): say so, with the whole size.
-    const shown = jsonBytes(value);
-    if (answered !== undefined && answered.bodyBytes > shown)
-      parts.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
-  }
-  if (r.signature !== undefined) parts.push(`expected ${r.signature}`);
-  return { body, line: `${r.command ?? ''}: ${parts.join(', ')}${after(r.hint)}` };
+  const head =
+    answered?.reason !== undefined && answered.reason !== code ? `${code} (${answered.reason})` : code;
+  const exitCode = answerFacts(entry.status === EntryStatus.admitted ? entry.value : undefined).exitCode;
+  const shown = entry.status === EntryStatus.admitted && r.truncated !== true ? entry.value : undefined;
+  const parts = [
+    head,
+    ...(exitCode === undefined ? [] : [`exit ${exitCode}`]),
+    ...executedNotes(r),
+    ...(r.signature === undefined ? [] : [`expected ${r.signature}`]),
+  ];
+  return {
+    body: shown === undefined ? '' : answerText(shown),
+    line: `${r.command ?? ''}: ${parts.join(', ')}${after(r.hint)}`,
+  };
 }

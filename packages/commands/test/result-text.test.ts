@@ -100,6 +100,16 @@ describe('resultText', () => {
     expect(callToolReply(r)).toMatchObject({ output: '; rm -rf /\nsay "hi"\n' });
   });
 
+  it("names what else a call's status says in one order, in its text and in its reply alike", () => {
+    const r = executed(
+      { ok: false, code: 'failed', reason: 'timeout', mayHaveLanded: true },
+      { status: 'failed', output: 'half', stderr: '', exitCode: null, timedOut: true, durationMs: 30_000 },
+      { command: 'deploy.run' },
+    );
+    expect(resultText(r)).toBe('half\n[deploy.run: failed (timeout), may have landed, timed out]');
+    expect(callToolReply(r)).toMatchObject({ note: 'may have landed; timed out' });
+  });
+
   it('keeps parsed JSON output as its JSON', () => {
     const r = executed(
       {},
