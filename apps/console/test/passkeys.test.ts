@@ -555,4 +555,29 @@ describe('the rate limit of logins, passkeys and decisions', () => {
       t.cleanup();
     }
   });
+
+  it("counts each client behind the proxy by the address the proxy added, not the proxy's own", async () => {
+    const t = await makeInstance();
+    const running = await startConsole({
+      instanceDir: t.instanceDir,
+      listen: '127.0.0.1:0',
+      publicUrl: PUBLIC,
+    });
+    const from = (forwarded: string, i: number) =>
+      throughProxy(running, `/?token=wrong-${i}`, { headers: { 'x-forwarded-for': forwarded } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < RATE_BURST + 1; i++) statuses.push((await from('203.0.113.7', i)).status);
+      expect(statuses.slice(RATE_BURST)).toEqual([429]);
+      // What a client writes before the proxy's own entry changes nothing.
+      expect((await from('198.51.100.9, 203.0.113.7', 100)).status).toBe(429);
+      // Another person behind the same proxy still signs in (here: is told the link is wrong).
+      const other = await from('203.0.113.7, 198.51.100.9', 101);
+      expect(other.status).toBe(401);
+      expect(other.text).toContain('<h1>This login link was already used</h1>');
+    } finally {
+      await running.close();
+      t.cleanup();
+    }
+  });
 });

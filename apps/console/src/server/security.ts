@@ -107,16 +107,31 @@ const PUBLIC_POSTS = new Set(['/api/passkeys/login/options', '/api/passkeys/logi
 /** The requests the rate limit counts (beside the token login and the public ones above). */
 const LIMITED_POST = /^\/api\/(?:passkeys\/|approvals\/[^/]+\/(?:decision|challenge)$)/;
 
+/**
+ * The address a request came from. Behind a TLS proxy every connection is the proxy's, so the
+ * client is the last address of `X-Forwarded-For`: the one the proxy itself added (nginx's
+ * `$proxy_add_x_forwarded_for`, Caddy's default), whatever a client wrote before it.
+ */
+export function clientAddress(c: Context, site: Pick<Site, 'tls'>): string {
+  const connected = getConnInfo(c).remote.address ?? 'unknown';
+  if (site.tls !== 'proxy') return connected;
+  const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+  return forwarded === undefined || forwarded === '' ? connected : forwarded;
+}
+
 /** What a request is counted under by the rate limit: its live session, else its client address. */
-export function clientKey(c: Context, sessions: Sessions): string {
-  const checked = sessions.check(getCookie(c, SESSION_COOKIE));
+export function clientKey(c: Context, options: Pick<SecurityOptions, 'sessions' | 'site'>): string {
+  const checked = options.sessions.check(getCookie(c, SESSION_COOKIE));
   if (checked.ok) return `session:${checked.session.id}`;
-  return `address:${getConnInfo(c).remote.address ?? 'unknown'}`;
+  return `address:${clientAddress(c, options.site)}`;
 }
 
 /** Takes one request from the key's budget; the 429 answer when it is spent. */
-export function rateLimited(c: Context, limiter: RateLimiter, sessions: Sessions): Response | undefined {
-  const decision = limiter.take(clientKey(c, sessions));
+export function rateLimited(
+  c: Context,
+  options: Pick<SecurityOptions, 'limiter' | 'sessions' | 'site'>,
+): Response | undefined {
+  const decision = options.limiter.take(clientKey(c, options));
   if (decision.ok) return undefined;
   c.header('Retry-After', String(decision.retryAfterS));
   return refuse(
@@ -231,9 +246,7 @@ export function securityMiddleware(
     if (url.pathname.startsWith('/assets/') || url.pathname === FAVICON) return next();
     if (c.req.method === 'GET' && url.pathname === LOGIN_PAGE) return next();
     if (c.req.method === 'POST' && PUBLIC_POSTS.has(url.pathname)) {
-      return (
-        originRefusal(c, options.site, host) ?? rateLimited(c, options.limiter, options.sessions) ?? next()
-      );
+      return originRefusal(c, options.site, host) ?? rateLimited(c, options) ?? next();
     }
     const cookie = getCookie(c, SESSION_COOKIE);
     // Idle time restarts only on a request the person made: not on the live feed, nor on a refresh
@@ -263,7 +276,7 @@ export function securityMiddleware(
       }
     }
     if (c.req.method === 'POST' && LIMITED_POST.test(url.pathname)) {
-      const limited = rateLimited(c, options.limiter, options.sessions);
+      const limited = rateLimited(c, options);
       if (limited !== undefined) return limited;
     }
     // Counted only once the request passed every check: a refused forgery keeps nothing alive.
@@ -275,7 +288,7 @@ export function securityMiddleware(
 
 /** `GET /?token=…`: a login token exchanged for a session cookie, then a redirect without it. */
 function tokenLogin(c: Context, options: SecurityOptions, url: URL, token: string): Response {
-  const limited = rateLimited(c, options.limiter, options.sessions);
+  const limited = rateLimited(c, options);
   if (limited !== undefined) return limited;
   url.searchParams.delete(TOKEN_PARAM);
   if (passkeyOnly(options)) {
