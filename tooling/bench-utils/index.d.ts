@@ -56,5 +56,8 @@ export declare function sampleEach(
   sides: { fn: () => unknown }[],
   options?: { rounds?: number; inner?: number; warmup?: number },
 ): Promise<Stats[]>;
-/** Writes any result object to `bench/results/<name>.json` with the machine fields added. */
+/**
+ * Writes any result object to `bench/results/<name>.json` with the machine fields added: Node's
+ * version, the platform, and `machine` (how many CPUs, and the 1-minute load average as it was written).
+ */
 export declare function writeResult(name: string, result: Record<string, unknown>): Record<string, unknown>;

@@ -1,6 +1,7 @@
 // Shared benchmark harness: every benchmark measures a subject beside its anchor in the same process,
 // interleaving the two so that machine noise hits both alike, and writes medians and the ratio as JSON.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,12 +70,15 @@ export function writeResult(name, result) {
     measuredAt: new Date().toISOString(),
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
+    // What the machine was doing: a ratio taken at a load of 10 hides fixed costs that one taken
+    // at 1 shows (the load counts this benchmark's own processes too).
+    machine: { cpus: cpus().length, loadAverage1m: Number(loadavg()[0].toFixed(2)) },
     ...result,
   };
   writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(full, null, 2)}\n`);
   const ratio = typeof full.ratio === 'number' ? ` ratio ${full.ratio.toFixed(3)}${medians(full)}` : '';
   const verdict = full.pass === undefined ? '' : full.pass ? ' (target met)' : ' (TARGET MISSED)';
-  process.stdout.write(`${name}:${ratio}${verdict}\n`);
+  process.stdout.write(`${name}:${ratio}${verdict} at load ${full.machine.loadAverage1m}\n`);
   return full;
 }
 
