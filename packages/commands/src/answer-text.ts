@@ -31,12 +31,22 @@ export function answerFacts(value: unknown): AnswerFacts {
   };
 }
 
-/**
- * What an executed call's status says beyond its code and exit, the same in its text and its reply:
- * how it may have ended (may have landed, output ceiling reached, timed out), then what of its answer
- * is not shown whole (withheld, left out, cut to fit).
- */
-export function executedNotes(r: ExecutedOutcome): string[] {
+/** What a model is shown of an executed call, in its text and in its reply alike. */
+export interface ExecutedStatus {
+  /** The answer to show; `undefined` when it was withheld or left out. */
+  shown: unknown;
+  /** The pack command's exit status, where the answer says it. */
+  exitCode: number | undefined;
+  /**
+   * What its status says beyond its code and exit: how it may have ended (may have landed, output
+   * ceiling reached, timed out), then what of its answer is not shown whole (withheld, left out,
+   * cut to fit).
+   */
+  notes: string[];
+}
+
+/** An executed call's status, read once for its text and its reply. */
+export function executedStatus(r: ExecutedOutcome): ExecutedStatus {
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
   const entry = r.entry;
   const value = entry.status === EntryStatus.admitted ? entry.value : undefined;
@@ -53,7 +63,7 @@ export function executedNotes(r: ExecutedOutcome): string[] {
     // Strings inside an answer are cut to a bound (marked …): say so, with the whole size.
     notes.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
   }
-  return notes;
+  return { shown: r.truncated === true ? undefined : value, exitCode: facts.exitCode, notes };
 }
 
 /** A command's answer as text: a pack command's output (and stderr), or the answer's JSON. */

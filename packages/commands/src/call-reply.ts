@@ -4,10 +4,10 @@
 // whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
 // `OUTCOME_META_KEY`).
 import { z } from 'zod';
-import { answerFacts, executedNotes, printedOutput } from './answer-text';
+import { executedStatus, printedOutput } from './answer-text';
 import { isRecord } from './json';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
-import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
+import { Landed, OutcomeStatus } from './outcome-codes';
 import { isErrorResult } from './result-text';
 
 const text = () => z.string();
@@ -112,17 +112,15 @@ function callReply(r: CallOutcome): CallReply {
 function executedReply(r: ExecutedOutcome): CallReply {
   const ok = !isErrorResult(r);
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
-  const entry = r.entry;
-  const value = entry.status === EntryStatus.admitted ? entry.value : undefined;
-  const body = value !== undefined && r.truncated !== true ? answerReply(value) : {};
-  const notes = executedNotes(r);
+  const { shown, exitCode, notes } = executedStatus(r);
+  const body = shown === undefined ? {} : answerReply(shown);
   const code = answered?.code ?? 'withheld';
   return {
     ok,
     ...defined({
       code: ok && code === 'ok' ? undefined : code,
       reason: answered?.reason === code ? undefined : answered?.reason,
-      exit: answerFacts(value).exitCode,
+      exit: exitCode,
       ...body,
       signature: r.signature,
       note: notes.length > 0 ? notes.join('; ') : undefined,

@@ -1,8 +1,8 @@
 // The text a model reads for a tool result: the command's output first, then one status line.
 // The whole result stays the structured value (MCP `structuredContent`); this is its reading.
-import { answerFacts, answerText, executedNotes } from './answer-text';
+import { answerText, executedStatus } from './answer-text';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
-import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
+import { Landed, OutcomeStatus } from './outcome-codes';
 
 /**
  * True when a result is not a success: a failure to deliver, an unknown command, a refusal, a
@@ -102,16 +102,14 @@ function callText(r: CallOutcome): { body: string; line: string } {
 
 function executedText(r: ExecutedOutcome): { body: string; line: string } {
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
-  const entry = r.entry;
   const code = answered?.code ?? '';
   const head =
     answered?.reason !== undefined && answered.reason !== code ? `${code} (${answered.reason})` : code;
-  const exitCode = answerFacts(entry.status === EntryStatus.admitted ? entry.value : undefined).exitCode;
-  const shown = entry.status === EntryStatus.admitted && r.truncated !== true ? entry.value : undefined;
+  const { shown, exitCode, notes } = executedStatus(r);
   const parts = [
     head,
     ...(exitCode === undefined ? [] : [`exit ${exitCode}`]),
-    ...executedNotes(r),
+    ...notes,
     ...(r.signature === undefined ? [] : [`expected ${r.signature}`]),
   ];
   return {
