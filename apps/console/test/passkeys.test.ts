@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { type ApprovalRecord, STORE_FILE, verifyAuditStore } from '@harness/store';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConsoleFlags, type RunningConsole, resolveConsoleOptions, startConsole } from '../src/index';
 import { RATE_BURST } from '../src/server/rate-limit';
 import { apiClient } from './helpers/api';
@@ -532,52 +532,42 @@ describe('a loopback console with a passkey', () => {
 });
 
 describe('the rate limit of logins, passkeys and decisions', () => {
+  // A console behind a TLS proxy, its budgets full: each test starts one of its own.
+  let t: Awaited<ReturnType<typeof makeInstance>>;
+  let running: RunningConsole;
+  beforeEach(async () => {
+    t = await makeInstance();
+    running = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0', publicUrl: PUBLIC });
+  });
+  afterEach(async () => {
+    await running.close();
+    t.cleanup();
+  });
+
   it('answers 429 rate_limited with Retry-After once an address spent its burst', async () => {
-    const t = await makeInstance();
-    const running = await startConsole({
-      instanceDir: t.instanceDir,
-      listen: '127.0.0.1:0',
-      publicUrl: PUBLIC,
-    });
-    try {
-      const statuses: number[] = [];
-      let last: Answer | undefined;
-      for (let i = 0; i < RATE_BURST + 2; i++) {
-        last = await throughProxy(running, `/?token=wrong-${i}`);
-        statuses.push(last.status);
-      }
-      expect(statuses.slice(0, RATE_BURST)).toEqual(Array(RATE_BURST).fill(401));
-      expect(statuses.slice(RATE_BURST)).toEqual([429, 429]);
-      expect(code(last as Answer)).toBe('rate_limited');
-      expect(Number((last as Answer).headers['retry-after'])).toBeGreaterThan(0);
-    } finally {
-      await running.close();
-      t.cleanup();
+    const statuses: number[] = [];
+    let last: Answer | undefined;
+    for (let i = 0; i < RATE_BURST + 2; i++) {
+      last = await throughProxy(running, `/?token=wrong-${i}`);
+      statuses.push(last.status);
     }
+    expect(statuses.slice(0, RATE_BURST)).toEqual(Array(RATE_BURST).fill(401));
+    expect(statuses.slice(RATE_BURST)).toEqual([429, 429]);
+    expect(code(last as Answer)).toBe('rate_limited');
+    expect(Number((last as Answer).headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it("counts each client behind the proxy by the address the proxy added, not the proxy's own", async () => {
-    const t = await makeInstance();
-    const running = await startConsole({
-      instanceDir: t.instanceDir,
-      listen: '127.0.0.1:0',
-      publicUrl: PUBLIC,
-    });
     const from = (forwarded: string, i: number) =>
       throughProxy(running, `/?token=wrong-${i}`, { headers: { 'x-forwarded-for': forwarded } });
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < RATE_BURST + 1; i++) statuses.push((await from('203.0.113.7', i)).status);
-      expect(statuses.slice(RATE_BURST)).toEqual([429]);
-      // What a client writes before the proxy's own entry changes nothing.
-      expect((await from('198.51.100.9, 203.0.113.7', 100)).status).toBe(429);
-      // Another person behind the same proxy still signs in (here: is told the link is wrong).
-      const other = await from('203.0.113.7, 198.51.100.9', 101);
-      expect(other.status).toBe(401);
-      expect(other.text).toContain('<h1>This login link was already used</h1>');
-    } finally {
-      await running.close();
-      t.cleanup();
-    }
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_BURST + 1; i++) statuses.push((await from('203.0.113.7', i)).status);
+    expect(statuses.slice(RATE_BURST)).toEqual([429]);
+    // What a client writes before the proxy's own entry changes nothing.
+    expect((await from('198.51.100.9, 203.0.113.7', 100)).status).toBe(429);
+    // Another person behind the same proxy still signs in (here: is told the link is wrong).
+    const other = await from('203.0.113.7, 198.51.100.9', 101);
+    expect(other.status).toBe(401);
+    expect(other.text).toContain('<h1>This login link was already used</h1>');
   });
 });
