@@ -8,7 +8,8 @@ export const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 // Sync fs calls on purpose: a handful of stat/access calls cost microseconds, while a round trip
 // through libuv's thread pool per call would dominate the cost of spawning a small program.
 
-function isDirectory(path: string): boolean | undefined {
+/** Whether `path` is a directory (`false`: something else); `undefined` when nothing is there. */
+export function isDirectory(path: string): boolean | undefined {
   try {
     // A PATH entry that does not hold the program is the common case (every entry before the one
     // that does): answered without an exception, whose construction costs several times the stat.

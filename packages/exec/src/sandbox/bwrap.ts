@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { isDirectory } from '../resolve';
 import type { SandboxNetwork } from './types';
 import { SYSTEM_READ_PATHS } from './types';
 
@@ -32,16 +32,11 @@ export interface BwrapLayout {
   readonly prlimit: { readonly file: string; readonly max: number } | null;
 }
 
+// Most denied paths do not exist on a given machine (some forty credential files are denied on every
+// run): `isDirectory` answers those without an exception, whose construction costs several times the stat.
 function kind(path: string): 'dir' | 'file' | undefined {
-  try {
-    // Most denied paths do not exist on a given machine (some forty credential files are denied on
-    // every run): answered without an exception, whose construction costs several times the stat.
-    const found = statSync(path, { throwIfNoEntry: false });
-    if (found === undefined) return undefined;
-    return found.isDirectory() ? 'dir' : 'file';
-  } catch {
-    return undefined;
-  }
+  const dir = isDirectory(path);
+  return dir === undefined ? undefined : dir ? 'dir' : 'file';
 }
 
 /** Whether `path` is one of `roots` or below one. */
