@@ -1,14 +1,16 @@
 import { spawn as spawnChild } from 'node:child_process';
 import { once } from 'node:events';
+import { isAbsolute } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { ExecError, ExecErrorCode } from './errors';
 import { groupAlive, signalGroup, trackGroup, untrackGroup } from './group';
 import { AFTER_KILL_WAIT_MS, GroupWatch, POLL_MS } from './group-watch';
+import { checkProgram, type ProgramIdentity } from './program';
 import { checkCwd, resolveExecutable } from './resolve';
 import { planSandbox, type SandboxLaunch } from './sandbox/plan';
 import type { Confinement } from './sandbox/types';
-import { type StartedChild, type StartRequest, startThrough } from './spawner';
+import { PROGRAM_CHANGED, type StartedChild, type StartRequest, startThrough } from './spawner';
 import type { AppliedLimits, OnExceed, RunOptions, RunOutcome, RunResult } from './types';
 
 /** Built-in timeout when a run gives none: 30 s (origins: SwarmKit's default). */
@@ -110,6 +112,8 @@ interface CheckedRun {
   readonly cwd: string;
   readonly command: string;
   readonly file: string;
+  /** The identity the caller resolved `file` with, checked again right before the spawn. */
+  readonly identity: ProgramIdentity | undefined;
 }
 
 /** Checks every option before anything starts; what cannot run is rejected with an {@link ExecError}. */
@@ -127,8 +131,15 @@ function checkRun(options: RunOptions): CheckedRun {
   }
   const cwd = checkCwd(options.cwd ?? process.cwd());
   const command = argv[0] as string;
-  const file = resolveExecutable(command, env.PATH, cwd);
-  return { argv, env, limits, stdin, signal, cwd, command, file };
+  const program = options.program;
+  if (program !== undefined && !isAbsolute(program.file)) {
+    throw invalid(
+      `program.file must be the absolute path resolveProgram returned; found ${JSON.stringify(program.file)}.`,
+    );
+  }
+  // Resolved once: by the caller (who hashed it), else here. Never a second PATH search at spawn.
+  const file = program?.file ?? resolveExecutable(command, env.PATH, cwd);
+  return { argv, env, limits, stdin, signal, cwd, command, file, identity: program?.identity };
 }
 
 /** What to start: the program itself, or the confining mechanism with the program's argv after it. */
@@ -140,12 +151,21 @@ function startRequest(checked: CheckedRun, launch: SandboxLaunch | undefined): S
     env: checked.env,
     cwd: checked.cwd,
     stdin: checked.stdin !== undefined,
+    ...(checked.identity === undefined ? {} : { check: { file: checked.file, ...checked.identity } }),
     ...(launch?.seccomp === undefined ? {} : { fd3: launch.seccomp.toString('base64') }),
   };
 }
 
 function spawnError(error: unknown, command: string, file: string): ExecError {
+  if (error instanceof ExecError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === PROGRAM_CHANGED) {
+    return new ExecError(
+      ExecErrorCode.program_changed,
+      `the program ${file} was replaced, rewritten or removed since it was resolved and hashed; nothing ran. Plan the call again (an approval given for the old file does not cover the new one).`,
+      { cause: error },
+    );
+  }
   if (code === 'ENOENT') {
     return new ExecError(
       ExecErrorCode.executable_not_found,
@@ -179,6 +199,8 @@ interface ChildPipes {
  * when there is one, goes to the child on descriptor 3 through a pipe closed right after it starts.
  */
 function spawnDirect(request: StartRequest, seccomp: Buffer | undefined): StartedChild {
+  // The last look before the exec: the file at the path is still the one the caller hashed.
+  if (request.check !== undefined) checkProgram({ file: request.check.file, identity: request.check });
   const stdio: ('pipe' | 'ignore')[] = [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'];
   if (seccomp !== undefined) stdio.push('pipe');
   const child = spawnChild(request.file, request.args, {
@@ -205,6 +227,7 @@ async function failedStart(
   file: string,
 ): Promise<never> {
   launch?.cgroup?.remove();
+  launch?.protect?.release();
   const [error] = (await once(subprocess, 'error').catch((e: unknown) => [e])) as [unknown];
   throw spawnError(error, command, file);
 }
@@ -283,6 +306,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     subprocess = remote !== undefined ? await remote : spawnDirect(request, launch?.seccomp);
   } catch (error) {
     launch?.cgroup?.remove();
+    launch?.protect?.release();
     throw spawnError(error, command, file);
   }
   const pid = subprocess.pid ?? (await failedStart(subprocess, launch, command, file));
@@ -312,6 +336,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   // The pipes closed after the exit ('close' follows 'exit'), unless they were abandoned.
   if (!watch.escaped) await exited;
   launch?.cgroup?.remove();
+  launch?.protect?.release();
   const durationMs = performance.now() - started;
   return runResult(checked, pid, watch, durationMs, launch?.confinement ?? { confined: false });
 }

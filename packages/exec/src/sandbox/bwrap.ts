@@ -11,6 +11,17 @@ export interface NormalizedPolicy {
   readonly processes: number | null;
   /** Unix sockets the run may connect to; empty: none (the seccomp filter refuses them all). */
   readonly unixSockets: readonly string[];
+  /** The home hidden but for its visible paths (read `"all"` only), or `null`. */
+  readonly home: { readonly dir: string; readonly visible: readonly string[] } | null;
+  /** Paths kept read-only inside the write paths, each with whether it names a directory. */
+  readonly protect: readonly ProtectedPath[];
+}
+
+/** A path kept read-only inside the write paths. */
+export interface ProtectedPath {
+  readonly path: string;
+  /** It names a directory (written with a trailing `/`): a missing one is held by an empty directory. */
+  readonly dir: boolean;
 }
 
 /** How the bwrap command line is put together beyond the policy. */
@@ -30,6 +41,12 @@ export interface BwrapLayout {
   readonly seccompFd: number | null;
   /** `prlimit` to start the program through, with the process bound, when the rlimit enforces it. */
   readonly prlimit: { readonly file: string; readonly max: number } | null;
+  /**
+   * What each protected path is at plan time: `dir`/`file` (mounted back read-only), `missing` (held
+   * by a placeholder bubblewrap creates), or `skip` (missing under a missing parent: the caller lists
+   * the ancestor, and a placeholder there would create the parents).
+   */
+  readonly protectKinds: readonly ('dir' | 'file' | 'missing' | 'skip')[];
 }
 
 // Most denied paths do not exist on a given machine (some forty credential files are denied on every
@@ -65,6 +82,15 @@ export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string
   if (policy.read === 'all') {
     // The private /tmp hides the host's; a working directory under it is mounted back (read-only).
     if (within(layout.cwd, ['/tmp'])) out.push('--ro-bind-try', layout.cwd, layout.cwd);
+    if (policy.home !== null) {
+      // Home by allow-list: an empty, private home, and what the run needs of it mounted back.
+      const { dir, visible } = policy.home;
+      out.push('--tmpfs', dir);
+      for (const path of visible) out.push('--ro-bind-try', path, path);
+      if (within(layout.file, [dir]) && !within(layout.file, [...visible, ...policy.write])) {
+        out.push('--ro-bind', layout.file, layout.file);
+      }
+    }
   } else {
     for (const path of policy.read) out.push('--ro-bind-try', path, path);
     if (!within(layout.file, [...SYSTEM_READ_PATHS, ...policy.read])) {
@@ -73,6 +99,14 @@ export function bwrapArgs(policy: NormalizedPolicy, layout: BwrapLayout): string
   }
   for (const path of policy.write) out.push('--bind-try', path, path);
   const emptied: string[] = [];
+  policy.protect.forEach(({ path }, i) => {
+    const found = layout.protectKinds[i];
+    if (found === 'dir' || found === 'file') out.push('--ro-bind', path, path);
+    else if (found === 'missing' && policy.protect[i]?.dir) {
+      out.push('--tmpfs', path);
+      emptied.push(path);
+    } else if (found === 'missing') out.push('--ro-bind', '/dev/null', path);
+  });
   for (const path of policy.deny) {
     const found = kind(path);
     if (found === 'dir') {

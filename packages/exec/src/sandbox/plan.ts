@@ -1,9 +1,10 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { ExecError, ExecErrorCode } from '../errors';
-import { bwrapArgs, type NormalizedPolicy, within } from './bwrap';
+import { bwrapArgs, type NormalizedPolicy, type ProtectedPath, within } from './bwrap';
 import { createPidsCgroup, type PidsCgroup } from './cgroup';
 import { detectSandbox } from './detect';
+import { holdProtected, type ProtectHold } from './protect';
 import { seatbeltArgs, seatbeltProfile } from './seatbelt';
 import { encodeFilter, seccompFilter, seccompSupported } from './seccomp';
 import type { Confinement, ProcessLimitKind, SandboxDetection, SandboxPolicy } from './types';
@@ -18,6 +19,8 @@ export interface SandboxLaunch {
   readonly cgroup: PidsCgroup | undefined;
   /** The seccomp program bubblewrap reads on file descriptor 3 (a pipe the caller fills), if any. */
   readonly seccomp: Buffer | undefined;
+  /** The protected paths this run holds; released once the run is gone (placeholders removed). */
+  readonly protect: ProtectHold | undefined;
 }
 
 /** The descriptor bubblewrap reads its seccomp program from: the first after stdin, stdout, stderr. */
@@ -85,7 +88,29 @@ export function normalizePolicy(policy: SandboxPolicy): NormalizedPolicy {
     throw invalid(`sandbox.processes must be an integer >= 1; found ${String(processes)}.`);
   }
   const unixSockets = paths(policy.unixSockets ?? [], 'unixSockets', false);
-  return { read, write, deny, network, processes, unixSockets };
+  const home = policy.home === undefined || read !== 'all' ? null : homeOf(policy.home);
+  const protect = protectedPaths(policy.protect ?? []);
+  return { read, write, deny, network, processes, unixSockets, home, protect };
+}
+
+function homeOf(home: NonNullable<SandboxPolicy['home']>): NormalizedPolicy['home'] {
+  if (home === null || typeof home !== 'object')
+    throw invalid('sandbox.home must be an object { dir, visible }.');
+  const [dir] = paths([home.dir], 'home.dir', true);
+  const visible = paths(home.visible ?? [], 'home.visible', true);
+  return { dir: dir as string, visible };
+}
+
+function protectedPaths(value: readonly string[]): ProtectedPath[] {
+  if (!Array.isArray(value)) throw invalid('sandbox.protect must be an array of absolute paths.');
+  // Not resolved through links: the path is the name a later reader (git, a client) opens, and a
+  // link there is mounted over as it is.
+  return value.map((raw, i) => {
+    const dir = typeof raw === 'string' && raw.length > 1 && raw.endsWith('/');
+    const path = dir ? raw.slice(0, -1) : raw;
+    const [checked] = paths([path], `protect[${i}]`, false);
+    return { path: checked as string, dir };
+  });
 }
 
 function processLimit(max: number | null): {
@@ -147,6 +172,13 @@ export function planSandbox(
         `the working directory ${target.cwd} is outside the sandbox's read and write paths; add it (or a parent) to sandbox read.`,
       );
     }
+  } else if (normalized.home !== null) {
+    const { dir, visible } = normalized.home;
+    if (within(target.cwd, [dir]) && !within(target.cwd, [...visible, ...normalized.write])) {
+      throw invalid(
+        `the working directory ${target.cwd} is in the home ${dir}, which the sandbox hides but for ${visible.join(', ') || 'nothing'}; add it (or a parent) to sandbox home.visible.`,
+      );
+    }
   }
   const base = {
     confined: true as const,
@@ -154,6 +186,8 @@ export function planSandbox(
     write: normalized.write,
     deny: normalized.deny,
     network: normalized.network,
+    ...(normalized.home === null ? {} : { home: normalized.home }),
+    ...(normalized.protect.length === 0 ? {} : { protect: normalized.protect.map((p) => p.path) }),
   };
   const allowed = normalized.unixSockets;
   if (detection.mechanism === 'seatbelt') {
@@ -171,6 +205,7 @@ export function planSandbox(
       },
       cgroup: undefined,
       seccomp: undefined,
+      protect: undefined,
     };
   }
   // bubblewrap sets PWD to the working directory. Only a caller's PWD that differs from it needs
@@ -180,7 +215,9 @@ export function planSandbox(
     target.pwd === undefined || target.pwd === target.cwd ? undefined : envRestore(target.pwd, target.file);
   const limit = processLimit(normalized.processes);
   const filtered = seccompSupported();
+  const protect = normalized.protect.length === 0 ? undefined : holdProtected(normalized.protect);
   const args = bwrapArgs(normalized, {
+    protectKinds: protect?.kinds ?? [],
     seccompFd: filtered ? SECCOMP_FD : null,
     file: target.file,
     args: target.args,
@@ -205,5 +242,6 @@ export function planSandbox(
     },
     cgroup: limit.cgroup,
     seccomp: filtered ? encodedFilter(allowed.length > 0) : undefined,
+    protect,
   };
 }

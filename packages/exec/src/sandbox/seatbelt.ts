@@ -47,6 +47,12 @@ export function seatbeltProfile(policy: NormalizedPolicy, file: string): Seatbel
   const lines = [...BASE];
   if (policy.read === 'all') {
     lines.push('(allow file-read*)');
+    if (policy.home !== null) {
+      // Home by allow-list: hidden, then what the run needs of it readable again (last rule wins).
+      lines.push(`(deny file-read* (subpath ${param('HOME', 0, policy.home.dir)}))`);
+      const visible = policy.home.visible.map((path, i) => `(subpath ${param('VISIBLE', i, path)})`);
+      lines.push(`(allow file-read* ${visible.join(' ')} (literal ${param('EXE', 0, file)}))`);
+    }
   } else {
     const roots = [...SYSTEM_READ_PATHS, ...policy.read];
     const subpaths = roots.map((path, i) => `(subpath ${param('READ', i, path)})`);
@@ -55,6 +61,11 @@ export function seatbeltProfile(policy: NormalizedPolicy, file: string): Seatbel
   if (policy.write.length > 0) {
     const subpaths = policy.write.map((path, i) => `(subpath ${param('WRITE', i, path)})`);
     lines.push(`(allow file-read* file-write* ${subpaths.join(' ')})`);
+  }
+  if (policy.protect.length > 0) {
+    // Kept read-only inside the write paths; a missing one cannot be created either.
+    const subpaths = policy.protect.map(({ path }, i) => `(subpath ${param('PROTECT', i, path)})`);
+    lines.push(`(deny file-write* ${subpaths.join(' ')})`);
   }
   lines.push(...NETWORK[policy.network]);
   // Unix sockets: none, whatever the network setting (`network*` would allow them), but those listed.

@@ -29,6 +29,21 @@ export interface SandboxPolicy {
    * denied directory would hide them, and every other socket directory stays hidden.
    */
   readonly unixSockets?: readonly string[];
+  /**
+   * The user's home, hidden but for what the run needs (only with `read: "all"`): `dir` shows as an
+   * empty, private directory (writes there vanish with the run) with the `visible` paths under it
+   * mounted back read-only, and the write paths writable. A working directory or an executable under
+   * `dir` that no visible or write path covers is refused (`invalid_sandbox`).
+   */
+  readonly home?: { readonly dir: string; readonly visible: readonly string[] };
+  /**
+   * Paths inside the write paths that stay read-only: the rules and the executable configuration
+   * the person trusts later, unconfined (a workspace file, `.git`, a client's config). An entry
+   * ending in `/` names a directory. One that exists is mounted back read-only; one that does not
+   * is held by an empty, read-only placeholder for the run (so it cannot be created), removed
+   * afterwards if it is still empty.
+   */
+  readonly protect?: readonly string[];
 }
 
 /** Network confinement of a run. */
@@ -60,6 +75,10 @@ export type Confinement =
        * only the hidden socket directories stand in the way).
        */
       readonly unixSockets: { readonly allowed: readonly string[]; readonly enforcedBy: UnixSocketGuard };
+      /** The home hidden but for its visible paths, when the policy hid it. */
+      readonly home?: { readonly dir: string; readonly visible: readonly string[] };
+      /** The paths kept read-only inside the write paths. */
+      readonly protect?: readonly string[];
     };
 
 /** What keeps a confined run from Unix sockets it was not given. */
