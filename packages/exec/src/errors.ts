@@ -25,6 +25,11 @@ export const ExecErrorCode = defineCodes({
   invalid_sandbox: 'invalid_sandbox',
   /** `sandbox` was asked for but this machine has no working mechanism (bubblewrap, sandbox-exec). */
   sandbox_unavailable: 'sandbox_unavailable',
+  /**
+   * The program a caller resolved beforehand (`program`) is no longer the file it hashed: replaced,
+   * rewritten or gone between its resolution and the spawn. Nothing ran.
+   */
+  program_changed: 'program_changed',
   /** The OS refused to start the process after the checks passed (e.g. `ENOEXEC`, `E2BIG`). */
   spawn_failed: 'spawn_failed',
 });

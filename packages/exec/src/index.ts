@@ -2,6 +2,8 @@
 // process-group kill, streaming output ceiling) and its confinement (bubblewrap, sandbox-exec).
 export { ExecError, ExecErrorCode } from './errors';
 export { truncationMarker } from './output';
+export type { ProgramIdentity, ResolvedProgram } from './program';
+export { resolveProgram } from './program';
 export { resolveExecutable } from './resolve';
 export { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, run } from './run';
 export { detectSandbox, detectSandboxAsync } from './sandbox/detect';

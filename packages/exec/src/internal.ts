@@ -4,4 +4,5 @@
 
 export { groupAlive } from './group';
 export { procStatFields } from './proc';
+export { hashProgram, programHashReads } from './program';
 export { FALLBACK_PATH } from './resolve';

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn as spawnChild } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import type { ProgramIdentity } from './program';
 
 /** What `run` needs of a started child: the shape of Node's `ChildProcess`, whoever started it. */
 export interface StartedChild extends EventEmitter {
@@ -34,7 +35,16 @@ export interface StartRequest {
    * as it starts (bubblewrap's seccomp program); absent: the child has no descriptor 3.
    */
   readonly fd3?: string;
+  /**
+   * The identity the file at `check.file` (the program, also when `file` is the confining
+   * mechanism) must still have right before the spawn; else the request fails with code
+   * {@link PROGRAM_CHANGED} and nothing starts. Absent: no check (the run resolved it itself).
+   */
+  readonly check?: { readonly file: string } & ProgramIdentity;
 }
+
+/** The error code of a start refused because the program is no longer the file resolved. */
+export const PROGRAM_CHANGED = 'EPROGRAMCHANGED';
 
 /**
  * A spawner process, started at its first use. Pass it to `run` as `spawner`; `close` it when no
@@ -72,11 +82,23 @@ type FromSpawner =
 const SPAWNER_SOURCE = `/* @harness/exec spawner */
 'use strict';
 const { spawn } = require('node:child_process');
+const { statSync } = require('node:fs');
+// The program's identity as the caller resolved and hashed it, looked at again right before the spawn.
+const unchanged = (c) => {
+  let s;
+  try { s = statSync(c.file, { bigint: true }); } catch { return false; }
+  return String(s.dev) === c.dev && String(s.ino) === c.ino && String(s.size) === c.size &&
+    String(s.mtimeNs) === c.mtimeNs && String(s.ctimeNs) === c.ctimeNs;
+};
 // A send after the caller has gone (its channel closed first) fails quietly: the spawner is about to
 // exit on 'disconnect', and an error event here would print a stack on the caller's stderr.
 const send = (message, handle) => process.send(message, handle, () => {});
 process.on('message', (m) => {
   let child;
+  if (m.check !== undefined && !unchanged(m.check)) {
+    send({ id: m.id, error: { code: 'EPROGRAMCHANGED', message: 'the program changed since it was resolved' } });
+    return;
+  }
   try {
     const stdio = [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'];
     if (m.fd3 !== undefined) stdio.push('pipe');

@@ -1,3 +1,4 @@
+import type { ResolvedProgram } from './program';
 import type { Confinement, SandboxPolicy } from './sandbox/types';
 import type { Spawner } from './spawner';
 
@@ -84,6 +85,14 @@ export interface RunOptions {
    * group checks are this process's. See docs/exec.md, "Spawner".
    */
   readonly spawner?: Spawner;
+  /**
+   * The program `argv[0]` was already resolved to ({@link resolveProgram}): the run starts exactly
+   * this file, with no search of `PATH` of its own, after checking right before the spawn that the
+   * file there is still the one resolved (same device, inode, size and times); a file replaced or
+   * rewritten since is refused with `program_changed` and nothing runs. What a caller that showed or
+   * hashed the program first (an approval's plan) passes, so that what was approved is what runs.
+   */
+  readonly program?: Pick<ResolvedProgram, 'file' | 'identity'>;
 }
 
 /** Byte accounting of one output stream, or of both together. */

@@ -15,6 +15,7 @@ describe('public API', () => {
       'detectSandbox',
       'detectSandboxAsync',
       'resolveExecutable',
+      'resolveProgram',
       'run',
       'truncationMarker',
     ]);
@@ -24,7 +25,9 @@ describe('public API', () => {
     expect(Object.keys(await import('../src/internal')).sort()).toEqual([
       'FALLBACK_PATH',
       'groupAlive',
+      'hashProgram',
       'procStatFields',
+      'programHashReads',
     ]);
   });
 
