@@ -224,9 +224,9 @@ export interface PasskeysAnswer {
   rpId: string;
   /** Whether a passkey can be made here: the console's address is a host name, not an IP address. */
   enrolable: boolean;
-  /** Decisions are signed with a passkey (there is one); a console reachable from elsewhere requires it. */
+  /** Decisions are signed with a passkey (there is one). */
   signDecisions: boolean;
-  /** A decision without a passkey's assertion is refused (`passkey_required`). */
+  /** A decision without a passkey's assertion is refused (`passkey_required`): once one is enrolled, on loopback too. */
   signingRequired: boolean;
 }
 

@@ -6,6 +6,7 @@ import { AUTHORING_CONFIG_ENV, readAuthoringConfig, resolveConfigPath } from '@h
 import { parseDuration } from '@harness/config';
 import { ConsoleError, ConsoleErrorCode } from './server/errors';
 import { DEFAULT_LISTEN } from './server/listen';
+import { parseTrustProxy } from './server/proxy';
 import { DEFAULT_SESSION_IDLE_MS, DEFAULT_SESSION_LIFETIME_MS } from './server/session-store';
 import { type RunningConsole, type StartConsoleOptions, startConsole } from './server/start';
 
@@ -32,8 +33,12 @@ Options:
                                       token (env ${METRICS_TOKEN_ENV}); it reads nothing else
   --public-url <https://host[:port]>  the address people open when a TLS reverse proxy is in
                                       front; Host and Origin are held to it
+  --trust-proxy <ip>[,<ip>…]          the address the TLS reverse proxy connects from (repeatable);
+                                      forwarded headers (X-Forwarded-For, X-Forwarded-Proto,
+                                      Forwarded) count only from it and from loopback
   --tls-cert <pem> --tls-key <pem>    serve HTTPS with this certificate and key
-                                      (--listen off loopback needs one of these two ways)
+                                      (--listen off loopback needs these, or --public-url
+                                      with --trust-proxy)
   --loom-authoring-config <abs path>  host config of the Loom authoring tools (env ${AUTHORING_CONFIG_ENV}),
                                       used by Tasks
   --session-idle <duration>           a session nobody used for this long ends (default
@@ -50,6 +55,8 @@ export interface ConsoleFlags {
   tokenFile: string | undefined;
   metricsTokenFile: string | undefined;
   publicUrl: string | undefined;
+  /** `--trust-proxy`, each value as given (repeated, or comma-separated); checked at start. */
+  trustProxy: string[];
   tlsCert: string | undefined;
   tlsKey: string | undefined;
   authoringConfig: string | undefined;
@@ -94,6 +101,7 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
         'token-file': { type: 'string' },
         'metrics-token-file': { type: 'string' },
         'public-url': { type: 'string' },
+        'trust-proxy': { type: 'string', multiple: true },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         'loom-authoring-config': { type: 'string' },
@@ -115,6 +123,7 @@ export function parseConsoleFlags(argv: readonly string[]): ConsoleFlags {
     tokenFile: v['token-file'],
     metricsTokenFile: v['metrics-token-file'],
     publicUrl: v['public-url'],
+    trustProxy: v['trust-proxy'] ?? [],
     tlsCert: v['tls-cert'],
     tlsKey: v['tls-key'],
     authoringConfig: v['loom-authoring-config'],
@@ -199,6 +208,7 @@ export async function resolveConsoleOptions(
     ...(token === undefined ? {} : { token }),
     ...(metricsToken === undefined ? {} : { metricsToken }),
     ...(flags.publicUrl === undefined ? {} : { publicUrl: flags.publicUrl }),
+    ...(flags.trustProxy.length === 0 ? {} : { trustProxy: parseTrustProxy(flags.trustProxy) }),
     ...(tls === undefined ? {} : { tls }),
     ...(path.value === undefined ? {} : { authoringConfig: path.value }),
   };

@@ -485,13 +485,17 @@ describe('a console behind a TLS reverse proxy, with passkeys', () => {
 });
 
 describe('a loopback console with a passkey', () => {
-  it('still signs in by link and decides without a signature, and keeps a signature when one is sent', async () => {
+  it('still signs in by link, but once a passkey is enrolled a decision needs its signature, and another passkey one enrolled already [SEC-40]', async () => {
     const t = await makeInstance();
     const running = await startConsole({ instanceDir: t.instanceDir, listen: 'localhost:0' });
     try {
       expect(running.origin).toBe(`http://localhost:${running.port}`);
       const api = await apiClient(running);
       const key = fakeAuthenticator();
+      // Before any passkey, the link's session decides unsigned: what a program holding the
+      // operator token (or a login link) could do on loopback.
+      const before = await pending(running, 'before the passkey');
+      expect((await api.post(`/approvals/${before.id}/decision`, { decision: 'denied' })).status).toBe(200);
       const options = (await api.post('/passkeys/register/options', { label: 'desk' })).body.options as {
         challenge: string;
         rp: { id: string };
@@ -502,13 +506,27 @@ describe('a loopback console with a passkey', () => {
       ).toBe(200);
       expect((await api.get('/passkeys')).body).toMatchObject({
         signDecisions: true,
-        signingRequired: false,
+        signingRequired: true,
       });
-      // The person at the machine: the link still signs in, and a decision may come unsigned.
+      // The link still signs in on loopback, but that session alone no longer decides.
       const again = await apiClient(running);
       const plain = await pending(running, 'at the desk');
-      expect((await again.post(`/approvals/${plain.id}/decision`, { decision: 'denied' })).status).toBe(200);
-      expect((await running.ctx.store.getApproval(plain.id))?.assertion).toBeNull();
+      const unsigned = await again.post(`/approvals/${plain.id}/decision`, { decision: 'approved' });
+      expect(unsigned.status).toBe(403);
+      expect(unsigned.body).toMatchObject({ error: { code: 'passkey_required' } });
+      expect((await running.ctx.store.getApproval(plain.id))?.status).toBe('pending');
+      // Nor can it enrol a passkey of its own to sign with: that needs an enrolled one's signature.
+      const own = fakeAuthenticator();
+      const ask = await again.post('/passkeys/register/options', { label: 'intruder' });
+      expect(ask.body.options).toBeUndefined();
+      const stepUp = (ask.body.stepUp as { challenge: string }).challenge;
+      const refused = await again.post('/passkeys/register/options', {
+        label: 'intruder',
+        proof: own.assert(stepUp, 'localhost', running.origin),
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: { code: 'passkey_invalid' } });
+      expect(running.ctx.passkeys.list().map((p) => p.label)).toEqual(['desk']);
       const signedOne = await pending(running, 'signed at the desk');
       const challenge = await again.post(`/approvals/${signedOne.id}/challenge`, { decision: 'approved' });
       const response = key.assert(

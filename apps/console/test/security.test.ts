@@ -181,12 +181,14 @@ describe('console listener', () => {
         code: 'token_required',
         message: expect.stringContaining('--token-file'),
       });
-      // Off loopback it needs TLS too: here a TLS proxy in front (docs/console.md, "Beyond loopback").
+      // Off loopback it needs TLS too: here a TLS proxy in front, named (docs/console.md, "Beyond
+      // loopback"); this test's requests come from loopback, which is trusted as well.
       const withToken = await startConsole({
         instanceDir: t.instanceDir,
         listen: '0.0.0.0:0',
         token: 'x'.repeat(40),
         publicUrl: 'https://console.test',
+        trustProxy: ['10.0.0.5'],
       });
       try {
         const proxied = { host: 'console.test', 'x-forwarded-proto': 'https' };

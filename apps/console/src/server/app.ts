@@ -20,7 +20,7 @@ export function createConsoleApp(options: AppOptions): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   const { sessions, site, passkeys, limiter } = options.ctx;
   // Before the session checks: a scrape job holds the metrics token, never a session.
-  registerMetrics(app, options.ctx.store, options.metricsToken);
+  registerMetrics(app, options.ctx.store, site, options.metricsToken);
   app.use('*', securityMiddleware({ sessions, site, passkeys, limiter }));
   registerStatic(app, options.webDir);
   const api = new Hono<ConsoleEnv>();

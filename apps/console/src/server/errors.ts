@@ -8,8 +8,13 @@ export const ConsoleErrorCode = defineCodes({
   listen_invalid: 'listen_invalid',
   /** A non-loopback listener without a token. */
   token_required: 'token_required',
-  /** A non-loopback listener without TLS: neither `--tls-cert`/`--tls-key` nor an `https://` `--public-url`. */
+  /**
+   * A non-loopback listener without TLS of its own (`--tls-cert`/`--tls-key`) and without both an
+   * `https://` `--public-url` and the proxy named with `--trust-proxy`.
+   */
   tls_required: 'tls_required',
+  /** A `--trust-proxy` value that is not an IP address. */
+  trust_proxy_invalid: 'trust_proxy_invalid',
   /** `--tls-cert`/`--tls-key` given alone, unreadable, or not a certificate and its key. */
   tls_invalid: 'tls_invalid',
   /** `--public-url` is not an origin (`https://host[:port]`, no path, query or fragment). */

@@ -10,6 +10,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ApiErrorCode } from '../api-errors';
 import type { ConsoleEnv } from './context';
 import { apiError } from './http';
+import { transportRefusal } from './security';
+import type { Site } from './site';
 
 /** The path of the metrics. */
 export const METRICS_PATH = '/metrics';
@@ -113,11 +115,20 @@ function bearerIs(c: Context, token: string): boolean {
 
 /**
  * Registers GET /metrics on `app`, ahead of the session checks: a scrape job has no session, only
- * the metrics token. Without a token the path answers that it is off and how to turn it on.
+ * the metrics token. The transport checks of every request come first (the Host; behind a TLS
+ * proxy, https as a trusted peer says), so the token never crosses the network in clear. Without a
+ * token the path answers that it is off and how to turn it on.
  */
-export function registerMetrics(app: Hono<ConsoleEnv>, store: Store, token: string | undefined): void {
+export function registerMetrics(
+  app: Hono<ConsoleEnv>,
+  store: Store,
+  site: Site,
+  token: string | undefined,
+): void {
   const metrics = token === undefined ? undefined : new StoreMetrics(store);
   app.get(METRICS_PATH, async (c) => {
+    const refused = transportRefusal(c, site, c.req.header('host') ?? '');
+    if (refused !== undefined) return refused;
     if (metrics === undefined || token === undefined) {
       return apiError(
         c,

@@ -9,6 +9,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { ApiErrorCode } from '../api-errors';
 import { BACKGROUND_HEADER } from '../wire';
 import { noticePage, usedLinkNotice } from './notice-page';
+import { type ForwardedFacts, readForwarded } from './proxy';
 import type { RateLimiter } from './rate-limit';
 import { type LoginVia, type SessionEndReason, type Sessions, sameSecret } from './session-store';
 import type { Site } from './site';
@@ -108,15 +109,40 @@ const PUBLIC_POSTS = new Set(['/api/passkeys/login/options', '/api/passkeys/logi
 const LIMITED_POST = /^\/api\/(?:passkeys\/|approvals\/[^/]+\/(?:decision|challenge)$)/;
 
 /**
- * The address a request came from. Behind a TLS proxy every connection is the proxy's, so the
- * client is the last address of `X-Forwarded-For`: the one the proxy itself added (nginx's
- * `$proxy_add_x_forwarded_for`, Caddy's default), whatever a client wrote before it.
+ * What the proxy in front said about a request (./proxy.ts), or `undefined` when nothing it says
+ * counts: no proxy is configured, or the TCP peer is neither loopback nor an address of
+ * `--trust-proxy` (a client that reached the listener directly, whatever headers it wrote).
  */
-export function clientAddress(c: Context, site: Pick<Site, 'tls'>): string {
+export function trustedForwarded(
+  c: Context,
+  site: Pick<Site, 'behindProxy' | 'trusts'>,
+): ForwardedFacts | undefined {
+  if (!site.behindProxy || !site.trusts(getConnInfo(c).remote.address)) return undefined;
+  return readForwarded((name) => c.req.header(name));
+}
+
+/**
+ * The address a request came from: the TCP peer's, or behind a trusted proxy the client address it
+ * added (the last of `X-Forwarded-For`, whatever a client wrote before it).
+ */
+export function clientAddress(c: Context, site: Pick<Site, 'behindProxy' | 'trusts'>): string {
   const connected = getConnInfo(c).remote.address ?? 'unknown';
-  if (site.tls !== 'proxy') return connected;
-  const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
-  return forwarded === undefined || forwarded === '' ? connected : forwarded;
+  return trustedForwarded(c, site)?.client ?? connected;
+}
+
+/** Whether a request reached the console over https: its own TLS, else what a trusted proxy says. */
+export function cameOverHttps(c: Context, site: Pick<Site, 'tls' | 'behindProxy' | 'trusts'>): boolean {
+  if (site.tls === 'self') return true;
+  return trustedForwarded(c, site)?.proto === 'https';
+}
+
+/**
+ * A redirect target of this console: a path of its own origin. A path that a browser would read as
+ * another host (`//evil.example/`, `/\evil.example/`) or that is no absolute path becomes `/`.
+ */
+export function sameOriginPath(path: string): string {
+  // A browser reads a backslash as a slash: `/\host` is `//host` to it.
+  return !path.startsWith('/') || path.startsWith('//') || path.includes('\\') ? '/' : path;
 }
 
 /** What a request is counted under by the rate limit: its live session, else its client address. */
@@ -173,8 +199,11 @@ export function passkeySignIn(options: Pick<SecurityOptions, 'site' | 'passkeys'
   return passkeyOnly(options) ? `${options.site.origin()}${LOGIN_PAGE}` : undefined;
 }
 
-/** The checks before any session: the Host, and behind a TLS proxy, that the request came over https. */
-function transportRefusal(c: Context, site: Site, host: string): Response | undefined {
+/**
+ * The checks before any session (and before `/metrics`' token): the Host, and behind a TLS proxy,
+ * that the request came over https as a trusted peer says.
+ */
+export function transportRefusal(c: Context, site: Site, host: string): Response | undefined {
   const hosts = site.hosts();
   if (hosts !== undefined && !hosts.has(host.toLowerCase())) {
     return refuse(
@@ -186,12 +215,12 @@ function transportRefusal(c: Context, site: Site, host: string): Response | unde
         : `this console answers only to ${site.publicOrigin}; a reverse proxy in front of it must pass the Host header (nginx: proxy_set_header Host $host)`,
     );
   }
-  if (site.tls === 'proxy' && c.req.header('x-forwarded-proto') !== 'https') {
+  if (site.tls === 'proxy' && !cameOverHttps(c, site)) {
     return refuse(
       c,
       403,
       ApiErrorCode.https_required,
-      `this console is served over https by a reverse proxy (${site.publicOrigin}); open it there. A proxy in front of it must send X-Forwarded-Proto: https`,
+      `this console is served over https by a reverse proxy (${site.publicOrigin}); open it there. A proxy in front of it must connect from loopback or an address given with --trust-proxy, and send X-Forwarded-Proto: https`,
     );
   }
   return undefined;
@@ -293,7 +322,7 @@ function tokenLogin(c: Context, options: SecurityOptions, url: URL, token: strin
   url.searchParams.delete(TOKEN_PARAM);
   if (passkeyOnly(options)) {
     if (options.sessions.check(getCookie(c, SESSION_COOKIE)).ok)
-      return c.redirect(`${url.pathname}${url.search}`, 303);
+      return c.redirect(sameOriginPath(`${url.pathname}${url.search}`), 303);
     return c.html(
       noticePage({
         title: 'Sign in with a passkey',
@@ -308,9 +337,9 @@ function tokenLogin(c: Context, options: SecurityOptions, url: URL, token: strin
   if (id === undefined) {
     // The browser this link logged in is still logged in: the link opens the console again.
     if (options.sessions.check(getCookie(c, SESSION_COOKIE)).ok)
-      return c.redirect(`${url.pathname}${url.search}`, 303);
+      return c.redirect(sameOriginPath(`${url.pathname}${url.search}`), 303);
     return c.html(noticePage(usedLinkNotice(options.sessions.hasOperatorToken)), 401);
   }
   setSessionCookie(c, options, id);
-  return c.redirect(`${url.pathname}${url.search}`, 303);
+  return c.redirect(sameOriginPath(`${url.pathname}${url.search}`), 303);
 }

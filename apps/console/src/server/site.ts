@@ -2,9 +2,10 @@
 // proxy is in front, or TLS served by the console itself. From these follow the origin (the printed
 // link, the Origin a state-changing request must carry, the passkeys' relying party), the Host
 // values answered, and whether the console is reachable from other machines (docs/console.md,
-// "Beyond loopback").
+// "Beyond loopback"), and whom its forwarded headers are believed from (./proxy.ts).
 import { ConsoleError, ConsoleErrorCode } from './errors';
 import { authority, isLoopback, type ListenAddress } from './listen';
+import { isLoopbackAddress, normaliseAddress } from './proxy';
 
 /** Who terminates TLS: the console itself, a reverse proxy in front of it, or nobody (loopback). */
 export type TlsMode = 'self' | 'proxy' | 'none';
@@ -23,6 +24,10 @@ export interface Site {
   hosts(): ReadonlySet<string> | undefined;
   /** The WebAuthn relying party id: the origin's host name. */
   rpId(): string;
+  /** A proxy is in front: a `--public-url`, or `--trust-proxy`. Without one no forwarded header is read. */
+  readonly behindProxy: boolean;
+  /** Whether forwarded headers from this TCP peer count: loopback, or an address of `--trust-proxy`. */
+  trusts(peer: string | undefined): boolean;
 }
 
 /** Parses `--public-url`: an origin, `https://` unless its host is loopback. */
@@ -59,23 +64,35 @@ export function parsePublicUrl(text: string): URL {
 }
 
 /**
- * The site of a listener, a public URL and TLS of its own. Refuses (`tls_required`) a non-loopback
- * listener with neither TLS of its own nor an `https://` public URL.
+ * The site of a listener, a public URL, TLS of its own and the proxies named by `--trust-proxy`
+ * (normalised addresses, ./proxy.ts). Refuses (`tls_required`) a non-loopback listener without TLS
+ * of its own unless an `https://` public URL and `--trust-proxy` say which proxy serves it over
+ * https: otherwise anyone who reaches the listener directly would be served plain HTTP by writing
+ * `X-Forwarded-Proto: https`.
  */
 export function siteOf(
   listen: ListenAddress,
   port: () => number,
   publicUrl: URL | undefined,
   ownTls: boolean,
+  trustProxy: readonly string[] = [],
 ): Site {
   const loopback = isLoopback(listen.host);
   const tls: TlsMode = ownTls ? 'self' : publicUrl?.protocol === 'https:' ? 'proxy' : 'none';
+  const where = authority(listen.host, listen.port);
   if (!loopback && tls === 'none') {
     throw new ConsoleError(
       ConsoleErrorCode.tls_required,
-      `--listen ${authority(listen.host, listen.port)} is not loopback, and the console would serve plain HTTP there; give --tls-cert <pem> and --tls-key <pem>, or --public-url https://… when a TLS reverse proxy is in front, or listen on 127.0.0.1`,
+      `--listen ${where} is not loopback, and the console would serve plain HTTP there; give --tls-cert <pem> and --tls-key <pem>, or --public-url https://… with --trust-proxy <the proxy's address> when a TLS reverse proxy is in front, or listen on 127.0.0.1`,
     );
   }
+  if (!loopback && tls === 'proxy' && trustProxy.length === 0) {
+    throw new ConsoleError(
+      ConsoleErrorCode.tls_required,
+      `--listen ${where} is not loopback and the console has no TLS of its own: with --public-url alone, anyone who reaches ${where} directly would be served plain HTTP by writing X-Forwarded-Proto: https; name the TLS reverse proxy with --trust-proxy <its IP address> (its forwarded headers are then the only ones believed), or give --tls-cert <pem> and --tls-key <pem>, or listen on 127.0.0.1 behind the proxy`,
+    );
+  }
+  const trusted = new Set(trustProxy);
   const listenerOrigin = () => `${ownTls ? 'https' : 'http'}://${authority(listen.host, port())}`;
   return {
     tls,
@@ -90,5 +107,12 @@ export function siteOf(
     },
     // A passkey needs a domain name here: an IP address is no relying party id (WebAuthn).
     rpId: () => new URL(publicUrl?.origin ?? listenerOrigin()).hostname,
+    behindProxy: publicUrl !== undefined || trusted.size > 0,
+    trusts: (peer) => {
+      if (peer === undefined) return false;
+      if (isLoopbackAddress(peer)) return true;
+      const address = normaliseAddress(peer);
+      return address !== undefined && trusted.has(address);
+    },
   };
 }

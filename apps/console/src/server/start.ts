@@ -12,6 +12,7 @@ import { ConsoleError, ConsoleErrorCode } from './errors';
 import { DEFAULT_LISTEN, isLoopback, parseListen } from './listen';
 import { Ceremonies } from './passkeys/ceremonies';
 import { PasskeyStore } from './passkeys/store';
+import { parseTrustProxy } from './proxy';
 import { RateLimiter } from './rate-limit';
 import { showDuration, TOKEN_PARAM } from './security';
 import {
@@ -37,6 +38,11 @@ export interface StartConsoleOptions {
   metricsToken?: string;
   /** The address people open when a TLS reverse proxy is in front (`https://host[:port]`). */
   publicUrl?: string;
+  /**
+   * The IP addresses of the reverse proxy in front (`--trust-proxy`): with loopback, the only peers
+   * whose forwarded headers count. Needed for a non-loopback listener without TLS of its own.
+   */
+  trustProxy?: readonly string[];
   /** A certificate (chain) and its key, PEM: the console serves HTTPS itself. */
   tls?: { cert: string; key: string };
   /** An absolute, already validated `--loom-authoring-config` path. */
@@ -131,7 +137,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     );
   }
   let port = listen.port;
-  const site = siteOf(listen, () => port, publicUrl, options.tls !== undefined);
+  const trustProxy = parseTrustProxy(options.trustProxy ?? []);
+  const site = siteOf(listen, () => port, publicUrl, options.tls !== undefined, trustProxy);
   let instance: ReturnType<typeof readInstance>;
   try {
     instance = readInstance(options.instanceDir);

@@ -86,7 +86,7 @@ interface CreationOptionsJSON {
 export async function enrolPasskey(label: string): Promise<void> {
   type Options = { options: CreationOptionsJSON } | { stepUp: RequestOptionsJSON };
   let answer = await postJson<Options>('/passkeys/register/options', { label });
-  // A console reachable from elsewhere first asks a passkey enrolled already to sign.
+  // A console with a passkey first asks one enrolled already to sign.
   if ('stepUp' in answer) {
     answer = await postJson<Options>('/passkeys/register/options', {
       label,

@@ -11,7 +11,6 @@ import { ApiErrorCode } from '../../api-errors';
 import type { ConsoleContext, RouteModule } from '../context';
 import { apiError } from '../http';
 import { clientChallenge, credentialOf, type WebAuthnResponse } from '../passkeys/webauthn';
-import { passkeyOnly } from '../security';
 import { newToken } from '../session-store';
 
 type Decision = 'approved' | 'denied';
@@ -54,9 +53,8 @@ export const signedDecisionRoutes: RouteModule = (api, ctx) => {
     }
     const nonce = newToken();
     const planHash = record.plan_hash ?? '';
-    ctx.ceremonies.put(nonce, {
+    ctx.ceremonies.put(c.get('session')?.id ?? '', nonce, {
       kind: 'decision',
-      sessionId: c.get('session')?.id ?? '',
       approvalId: record.id,
       decision,
       planHash,
@@ -76,8 +74,9 @@ export const signedDecisionRoutes: RouteModule = (api, ctx) => {
 
 /**
  * Checks the assertion a decision carries. Without one, the decision is refused
- * (`passkey_required`) on a console reachable from other machines with a passkey enrolled, and
- * allowed elsewhere (the person at the machine can decide with `harness approvals` anyway).
+ * (`passkey_required`) once a passkey is enrolled, on loopback too: a program that got hold of the
+ * operator token (or a session) signs in, but cannot decide. Before the first passkey, an unsigned
+ * decision is allowed.
  */
 export async function checkSignedDecision(
   ctx: ConsoleContext,
@@ -87,20 +86,21 @@ export async function checkSignedDecision(
   sent: unknown,
 ): Promise<SignedDecision> {
   if (sent === undefined || sent === null) {
-    if (!passkeyOnly(ctx)) return { ok: true, assertion: undefined };
+    if (ctx.passkeys.count() === 0) return { ok: true, assertion: undefined };
     return refused(
       403,
       ApiErrorCode.passkey_required,
-      `this console is reached from other machines and has a passkey enrolled, so a decision must be signed with it; ${ASK_AGAIN}`,
+      `this console has a passkey enrolled, so a decision must be signed with it (a login link or the operator token alone no longer decides, on loopback too); ${ASK_AGAIN}`,
     );
   }
   const { nonce, response } = sent as { nonce?: unknown; response?: WebAuthnResponse };
   if (typeof nonce !== 'string' || typeof response !== 'object' || response === null) {
     return refused(400, ApiErrorCode.bad_request, 'the assertion must be {"nonce": "…", "response": {…}}');
   }
-  // Taken first: a nonce is good for one attempt, whatever becomes of it.
-  const ceremony = ctx.ceremonies.take(nonce);
-  if (ceremony?.kind !== 'decision' || ceremony.sessionId !== sessionId) {
+  // Taken first: a nonce is good for one attempt, whatever becomes of it. It is looked for in this
+  // session's own challenges only.
+  const ceremony = ctx.ceremonies.take(sessionId ?? '', nonce);
+  if (ceremony?.kind !== 'decision') {
     return refused(
       409,
       ApiErrorCode.assertion_replayed,

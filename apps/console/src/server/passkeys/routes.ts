@@ -1,6 +1,6 @@
 // Passkeys (WebAuthn): `GET /api/passkeys` lists them; `POST /api/passkeys/register/options` and
 // `POST /api/passkeys/register` enrol one from a signed-in session (with an enrolled passkey's
-// signature first, on a console reachable from elsewhere that has one); `POST /api/passkeys/login/options`
+// signature first, once the console has one); `POST /api/passkeys/login/options`
 // and `POST /api/passkeys/login` sign in with one, without a session (docs/console.md, "Passkeys").
 import { isIP } from 'node:net';
 import {
@@ -13,8 +13,7 @@ import type { PasskeysAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { ConsoleContext, RouteModule } from '../context';
 import { apiError } from '../http';
-import { passkeyOnly, setSessionCookie } from '../security';
-import type { Ceremony } from './ceremonies';
+import { setSessionCookie } from '../security';
 import { PASSKEY_ALGORITHMS, spkiOfCose } from './keys';
 import { clientChallenge, credentialOf, type WebAuthnResponse } from './webauthn';
 
@@ -50,14 +49,14 @@ async function checkAssertion(
   }
 }
 
-/** A request for any enrolled passkey's signature, remembered as `ceremony`. */
-async function askPasskey(ctx: ConsoleContext, ceremony: Ceremony) {
+/** A request for any enrolled passkey's signature, remembered as `sessionId`'s step-up. */
+async function askPasskey(ctx: ConsoleContext, sessionId: string) {
   const options = await generateAuthenticationOptions({
     rpID: ctx.site.rpId(),
     userVerification: 'required',
     allowCredentials: ctx.passkeys.list().map((p) => ({ id: p.id, transports: p.transports })),
   });
-  ctx.ceremonies.put(options.challenge, ceremony);
+  ctx.ceremonies.put(sessionId, options.challenge, { kind: 'step-up' });
   return options;
 }
 
@@ -78,12 +77,13 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       rpId: ctx.site.rpId(),
       enrolable: isIP(ctx.site.rpId().replace(/^\[|\]$/g, '')) === 0,
       signDecisions: passkeys.length > 0,
-      signingRequired: passkeyOnly(ctx),
+      signingRequired: passkeys.length > 0,
     } satisfies PasskeysAnswer);
   });
 
-  // On a console reachable from elsewhere that has a passkey, another is enrolled only with the
-  // signature of one enrolled already: a stolen session cannot add the thief's passkey.
+  // Once a passkey exists, another is enrolled only with the signature of one enrolled already, on
+  // loopback too: a stolen session, or a program holding the operator token, cannot add a passkey
+  // of its own and then sign decisions with it.
   api.post('/passkeys/register/options', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { label?: unknown; proof?: WebAuthnResponse };
     const label = typeof body.label === 'string' ? body.label.trim() : '';
@@ -96,12 +96,11 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       );
     }
     const sessionId = c.get('session')?.id ?? '';
-    if (passkeyOnly(ctx)) {
-      if (body.proof === undefined)
-        return c.json({ stepUp: await askPasskey(ctx, { kind: 'step-up', sessionId }) });
+    if (ctx.passkeys.count() > 0) {
+      if (body.proof === undefined) return c.json({ stepUp: await askPasskey(ctx, sessionId) });
       const challenge = clientChallenge(body.proof);
-      const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
-      if (ceremony?.kind !== 'step-up' || ceremony.sessionId !== sessionId) {
+      const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(sessionId, challenge);
+      if (ceremony?.kind !== 'step-up') {
         return invalid(c, 'this signature was not asked for here, was used already, or expired');
       }
       const checked = await checkAssertion(ctx, body.proof, challenge as string);
@@ -117,15 +116,16 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
-    ctx.ceremonies.put(options.challenge, { kind: 'register', sessionId, label });
+    ctx.ceremonies.put(sessionId, options.challenge, { kind: 'register', label });
     return c.json({ options });
   });
 
   api.post('/passkeys/register', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { response?: WebAuthnResponse };
     const challenge = clientChallenge(body.response);
-    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
-    if (ceremony?.kind !== 'register' || ceremony.sessionId !== c.get('session')?.id) {
+    const sessionId = c.get('session')?.id ?? '';
+    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(sessionId, challenge);
+    if (ceremony?.kind !== 'register') {
       return invalid(c, 'this enrolment was not started here, was used already, or expired');
     }
     try {
@@ -169,14 +169,14 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       rpID: ctx.site.rpId(),
       userVerification: 'required',
     });
-    ctx.ceremonies.put(options.challenge, { kind: 'login' });
+    ctx.ceremonies.putAnonymous(options.challenge, { kind: 'login' });
     return c.json({ options });
   });
 
   api.post('/passkeys/login', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { response?: WebAuthnResponse };
     const challenge = clientChallenge(body.response);
-    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.take(challenge);
+    const ceremony = challenge === undefined ? undefined : ctx.ceremonies.takeAnonymous(challenge);
     if (ceremony?.kind !== 'login')
       return invalid(c, 'this sign-in was not started here, was used already, or expired');
     const checked = await checkAssertion(ctx, body.response, challenge as string);

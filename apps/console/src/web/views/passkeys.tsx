@@ -51,7 +51,7 @@ export function PasskeysView() {
     <>
       <p>
         {data.signingRequired
-          ? 'This console is reached from other machines: signing in and every decision need one of these passkeys.'
+          ? 'Every decision made in this console needs one of these passkeys (and, on a console reached from other machines, so does signing in).'
           : data.signDecisions
             ? 'Decisions made in this console are signed with one of these passkeys.'
             : `No passkey yet. Add one to sign decisions with it (made for ${data.rpId}).`}
