@@ -1,5 +1,6 @@
 // The host's embedding API: what `loom` and the harness CLI call.
 
+import { readFileSync } from 'node:fs';
 import { type CommandAnswer, type ListResult, type RunRequest, warnQueuePath } from '@harness/protocol';
 import {
   type ApprovalRecord,
@@ -18,15 +19,36 @@ import {
 } from '@harness/store';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
+import { recordEvent } from './command/audit';
 import { HostError, HostErrorCode } from './errors';
 import { APPROVAL_TTL_MS, type CommandHost, createCommandHost, type PackBackend } from './host';
 import { openStore, readInstance } from './instance';
 import { createApprovalNotifier } from './notify/notifier';
-import { CREDENTIALS_FILE, loadPackBackend, readCredentials } from './packs-backend';
+import {
+  CREDENTIALS_FILE,
+  type LoadedPackBackend,
+  loadPackBackend,
+  readCredentials,
+  readPackBackend,
+} from './packs-backend';
 import { ownIdentity } from './peer';
-import { reapRunning } from './running';
+import { REAP_ACTOR, reapRunning } from './running';
 import { type ResolvedScope, readScopeFile, resolveScope, type ScopeFile } from './scope';
-import { type FollowedWorkspace, followWorkspace, type WorkspaceCheck } from './workspace-reload';
+import {
+  acceptCommand,
+  readAccepted,
+  SHOWN_DIGEST,
+  writeAccepted,
+  writePending,
+} from './workspace-acceptance';
+import { type AuthorityDiff, compareAuthority } from './workspace-authority';
+import {
+  type FollowedWorkspace,
+  followWorkspace,
+  heldEvent,
+  heldLine,
+  type WorkspaceCheck,
+} from './workspace-reload';
 
 /** What starting a broker takes besides its socket path. */
 export interface BrokerStartSettings {
@@ -141,6 +163,31 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   };
   let workspace: FollowedWorkspace | undefined;
   try {
+    const { served, held } = prepared;
+    if (held !== undefined) {
+      // The file widens what was last accepted: the accepted content is served until a person accepts.
+      const file = prepared.instance.workspaceFile;
+      writePending(prepared.instance.dir, {
+        digest: held.digest,
+        served: served.digest,
+        at: new Date().toISOString(),
+        widenings: held.diff.widenings,
+        narrowings: held.diff.narrowings,
+      });
+      await recordEvent(
+        prepared.store,
+        heldEvent(prepared.scope.run, file, served.digest, held.digest, held.diff),
+      );
+      process.stderr.write(
+        `${heldLine(file, served.digest, held.digest, held.diff, prepared.instance.dir, true)}\n`,
+      );
+      options.onWorkspaceCheck?.({
+        outcome: 'held',
+        served: served.digest,
+        digest: held.digest,
+        widenings: held.diff.widenings.map((c) => c.text),
+      });
+    }
     workspace = followWorkspace({
       workspaceFile: prepared.instance.workspaceFile,
       instanceDir: prepared.instance.dir,
@@ -149,18 +196,20 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       runtime: prepared.runtime,
       store: prepared.store,
       initial: {
-        host: makeHost(prepared.scope, prepared.backend),
+        host: makeHost(prepared.scope, served.backend),
         scope: prepared.scope,
-        digest: prepared.digest,
+        digest: served.digest,
+        workspace: served.workspace,
       },
+      held: held?.digest,
       makeHost,
       log: (line) => process.stderr.write(`${line}\n`),
       onCheck: options.onWorkspaceCheck,
     });
-    const served = workspace;
+    const following = workspace;
     const identity = ownIdentity();
     const sessions = prepared.runtime.sessions;
-    const server = await serveBroker(() => served.current().host, socketPath, {
+    const server = await serveBroker(() => following.current().host, socketPath, {
       ...(identity === undefined ? {} : { peers: { ...identity, runs: () => sessions } }),
       onPeerUnknown: (reason) =>
         process.stderr.write(
@@ -175,11 +224,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         return server.socketPath;
       },
       get scope() {
-        return served.current().scope;
+        return following.current().scope;
       },
       async close() {
         retention?.stop();
-        await served.close();
+        await following.close();
         // A call waiting for a person answers now: the close waits for calls in flight.
         for (const host of hosts) host.endWaits();
         await server.close();
@@ -294,25 +343,39 @@ async function prepareBroker(
       () => readCredentials(instance.dir),
       (c) => (c === undefined ? `no ${CREDENTIALS_FILE}` : `${CREDENTIALS_FILE} readable by its owner only`),
     );
+    // The bytes loaded are the bytes compared with the accepted content, and recorded when accepted.
+    const bytes = readWorkspaceBytes(instance.workspaceFile);
     const loaded = await step(
       'workspace',
-      () => loadPackBackend(instance.workspaceFile, instance.dir),
+      () => loadPackBackend(instance.workspaceFile, instance.dir, bytes === undefined ? {} : { bytes }),
       () => instance.workspaceFile,
     );
     const scopeName = typeof options.scope === 'string' ? options.scope : undefined;
     try {
+      const { served, held } = how.reap
+        ? await servedAtStart(instance, loaded, bytes)
+        : { served: loaded, held: undefined };
       let scopeFile: ScopeFile | undefined;
       const scope = await step(
         'scope',
         () => {
           scopeFile = scopeName === undefined ? (options.scope as ScopeFile) : readScopeFile(scopeName);
-          return resolveScope(scopeFile, loaded.scopeWorkspace, scopeName);
+          return resolveScope(scopeFile, served.scopeWorkspace, scopeName);
         },
         (s) =>
           `agent ${s.agent}, ${s.commands.size} command(s)${scopeName === undefined ? '' : ` (${scopeName})`}`,
       );
       // The scope as read at start is what each edit of the workspace is resolved against.
-      return { store, instance, ...loaded, scope, scopeFile: scopeFile as ScopeFile, scopeName };
+      return {
+        store,
+        instance,
+        ...loaded,
+        served,
+        held,
+        scope,
+        scopeFile: scopeFile as ScopeFile,
+        scopeName,
+      };
     } catch (error) {
       await loaded.backend.close?.();
       throw error;
@@ -321,6 +384,55 @@ async function prepareBroker(
     await store.close();
     throw error;
   }
+}
+
+/** The workspace file's bytes, or `undefined` when it cannot be read (the load then says why). */
+function readWorkspaceBytes(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a broker's start serves (docs/workspace-changes.md): the file as loaded when it is the content
+ * last accepted for the instance, when the instance has none yet (its first start: the person
+ * started it), or when it widens nothing of the accepted content (it is then recorded as accepted);
+ * else the accepted content, with the file held for a person. Accepted content that no longer loads
+ * beside a file that differs from it stops the start: what the file widens cannot be shown.
+ */
+async function servedAtStart(
+  instance: { dir: string; workspaceFile: string },
+  loaded: LoadedPackBackend,
+  bytes: Buffer | undefined,
+): Promise<{ served: LoadedPackBackend; held: { digest: string; diff: AuthorityDiff } | undefined }> {
+  const current = { served: loaded, held: undefined };
+  const accepted = readAccepted(instance.dir);
+  if (bytes === undefined) return current;
+  if (accepted === undefined) {
+    writeAccepted(instance.dir, bytes, REAP_ACTOR, 'first_start');
+    return current;
+  }
+  if (accepted.digest === loaded.digest) return current;
+  const before = await readPackBackend(instance.workspaceFile, instance.dir, {
+    bytes: accepted.bytes,
+    runtime: loaded.runtime,
+  });
+  if (!before.ok) {
+    const first = before.issues[0];
+    throw new HostError(
+      HostErrorCode.workspace_invalid,
+      `the workspace ${instance.workspaceFile} differs from the content last accepted for this instance (sha256 ${accepted.digest.slice(0, SHOWN_DIGEST)}), which no longer loads (${first?.message ?? 'unknown error'}), so what the file widens cannot be shown and nothing is served; review the file and accept it: ${acceptCommand(loaded.digest, instance.dir)}`,
+    );
+  }
+  const diff = compareAuthority(before.workspace, loaded.workspace);
+  if (diff.widenings.length === 0) {
+    writeAccepted(instance.dir, bytes, REAP_ACTOR, 'narrowing');
+    return current;
+  }
+  const { ok: _ok, ...served } = before;
+  return { served, held: { digest: loaded.digest, diff } };
 }
 
 /** Direct transport settings: the instance, and the attribution the embedder pins. */

@@ -223,7 +223,7 @@ async function readBytes(file: string): Promise<Uint8Array | undefined> {
 }
 
 /** Loads the workspace for the host: the bytes given, else the file (whose read error is an issue). */
-async function loadHostWorkspace(
+export async function loadHostWorkspace(
   workspaceFile: string,
   bytes: Uint8Array | undefined,
   instanceDir: string | undefined,

@@ -2,27 +2,39 @@
 // (docs/host.md, "Editing the workspace while the broker runs"). Content that loads and resolves the
 // broker's scope replaces the command host (backend and scope together) for every call that starts
 // after; calls in flight finish on the host they started on. Content that does not leaves the old
-// one served. Either way one audit event and one line on the broker's log say what happened.
+// one served. Content that widens what an agent may do is held until a person accepts it
+// (docs/workspace-changes.md): the process that wrote the file may be the agent's own code. Each
+// outcome is one audit event and one line on the broker's log.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { commandLine } from '@harness/config/instance';
+import { commandLine, instanceArgs } from '@harness/config/instance';
 import type { PacksIssue } from '@harness/packs';
 import type { AuditEventInput, Store } from '@harness/store';
 import { recordEvent } from './command/audit';
 import { HostError, HostErrorCode } from './errors';
 import type { CommandHost, PackBackend } from './host';
-import { CREDENTIALS_FILE, type PackRuntime, readPackBackend } from './packs-backend';
+import { CREDENTIALS_FILE, type PackRuntime, readPackBackend, workspaceDigest } from './packs-backend';
 import { REAP_ACTOR } from './running';
 import { type ResolvedScope, resolveScope, type ScopeFile } from './scope';
-import { type FileContent, watchFileContent } from './workspace-watch';
+import {
+  ACCEPTED_FILE,
+  AcceptanceAction,
+  acceptCommand,
+  clearPending,
+  readAccepted,
+  SHOWN_DIGEST,
+  writeAccepted,
+  writePending,
+} from './workspace-acceptance';
+import { type AuthorityDiff, type AuthorityWorkspace, compareAuthority } from './workspace-authority';
+import { type FileContent, readContent, watchFileContent } from './workspace-watch';
 
-/** The audit actions of a workspace check that switched or failed (phase `workspace`). */
+/** The audit actions of a workspace check that switched, failed or was held (phase `workspace`). */
 export const WorkspaceAction = {
   reloaded: 'host:workspace_reloaded',
   reload_failed: 'host:workspace_reload_failed',
+  held: AcceptanceAction.held,
 } as const;
-
-/** How many hex digits of a digest a log line shows. */
-const SHOWN_DIGEST = 12;
 
 /** What a broker serves: the command host over one content of its workspace, and the scope in it. */
 export interface ServedWorkspace {
@@ -30,6 +42,8 @@ export interface ServedWorkspace {
   readonly scope: ResolvedScope;
   /** The SHA-256 (hex) of the workspace file's bytes this host was loaded from. */
   readonly digest: string;
+  /** The workspace loaded: what an edit's authority is compared with. */
+  readonly workspace: AuthorityWorkspace;
 }
 
 /** Why an edited workspace is not served: its first error, where that is, and how many there are. */
@@ -48,7 +62,21 @@ export interface WorkspaceProblem {
 /** What one check of a broker's workspace file came to. */
 export type WorkspaceCheck =
   | { readonly outcome: 'unchanged'; readonly digest: string }
-  | { readonly outcome: 'reloaded'; readonly from: string; readonly to: string }
+  | {
+      readonly outcome: 'reloaded';
+      readonly from: string;
+      readonly to: string;
+      /** `widens_nothing`: applied at once; `accepted`: a person accepted this content. */
+      readonly how: 'widens_nothing' | 'accepted';
+    }
+  | {
+      readonly outcome: 'held';
+      /** The digest of the content still served. */
+      readonly served: string;
+      /** The digest of the content held for a person's acceptance. */
+      readonly digest: string;
+      readonly widenings: readonly string[];
+    }
   | {
       readonly outcome: 'failed';
       /** The digest of the content still served. */
@@ -70,6 +98,8 @@ export interface FollowOptions {
   readonly runtime: PackRuntime;
   readonly store: Store;
   readonly initial: ServedWorkspace;
+  /** The digest of content the broker's start already held for a person (and said so). */
+  readonly held?: string | undefined;
   /** The command host of a scope over a backend: what the broker's start builds. */
   readonly makeHost: (scope: ResolvedScope, backend: PackBackend) => CommandHost;
   /** One line of the broker's log (no newline). */
@@ -130,7 +160,15 @@ async function nextServed(
     });
     if (!read.ok) return { ok: false, problem: issueProblem(read.issues, options.workspaceFile) };
     const scope = resolveScope(options.scope, read.scopeWorkspace, options.scopeFile);
-    return { ok: true, served: { host: options.makeHost(scope, read.backend), scope, digest: read.digest } };
+    return {
+      ok: true,
+      served: {
+        host: options.makeHost(scope, read.backend),
+        scope,
+        digest: read.digest,
+        workspace: read.workspace,
+      },
+    };
   } catch (error) {
     return { ok: false, problem: thrownProblem(error, options) };
   }
@@ -143,6 +181,7 @@ function workspaceEvent(
   before: string,
   after: string | null,
   problem?: WorkspaceProblem,
+  how?: 'widens_nothing' | 'accepted',
 ): AuditEventInput {
   return {
     run: served.scope.run,
@@ -160,10 +199,54 @@ function workspaceEvent(
       old_digest: before,
       new_digest: after,
       ...(problem === undefined
-        ? { commands: served.scope.commands.size }
+        ? { commands: served.scope.commands.size, ...(how === undefined ? {} : { how }) }
         : { error: { message: problem.message, where: problem.where }, error_count: problem.count }),
     },
   };
+}
+
+/** The audit event of content held for a person: what it would widen and narrow. */
+export function heldEvent(
+  run: string,
+  file: string,
+  served: string,
+  digest: string,
+  diff: AuthorityDiff,
+): AuditEventInput {
+  return {
+    run,
+    actor: REAP_ACTOR,
+    job: null,
+    command: '*',
+    action: WorkspaceAction.held,
+    phase: 'workspace',
+    outcome: 'held',
+    code: 'acceptance_required',
+    reason: null,
+    payload: {
+      path: file,
+      old_digest: served,
+      new_digest: digest,
+      widenings: diff.widenings.map((c) => c.text),
+      narrowings: diff.narrowings.map((c) => c.text),
+    },
+  };
+}
+
+/** The one line that says content is held, what it widens first, and how a person accepts it. */
+export function heldLine(
+  file: string,
+  served: string,
+  digest: string,
+  diff: AuthorityDiff,
+  instanceDir: string,
+  atStart: boolean,
+): string {
+  const n = diff.widenings.length;
+  const what = atStart
+    ? `the workspace ${file} (sha256 ${short(digest)}) differs from the one last accepted for this instance (sha256 ${short(served)}) and widens it`
+    : `the edited workspace ${file} (sha256 ${short(digest)}) widens what agents may do`;
+  return `harness broker: ${what}, so sha256 ${short(served)} is still served until a person accepts the edit: ${n} widening(s), first "${diff.widenings[0]?.text ?? ''}"; review it with ${commandLine(['harness', 'workspace', 'pending', ...instanceArgs(instanceDir)])}, accept it with ${acceptCommand(digest, instanceDir)}`;
 }
 
 /** The warning line of an edit that is not served. */
@@ -172,59 +255,148 @@ function failureLine(file: string, served: string, digest: string | null, proble
   return `harness broker: warning: the edited workspace ${file} (sha256 ${short(digest)}) cannot be served, so the old one (sha256 ${short(served)}) is still served: ${problem.where}: ${problem.message}${more}; see every error with: ${commandLine(['harness', 'packs', 'check', file])}`;
 }
 
+/** The digest of the accepted record's file (what its watch starts from). */
+function recordKey(file: string): string {
+  try {
+    return workspaceDigest(readFileSync(file));
+  } catch (error) {
+    return `unreadable:${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
+}
+
 /**
  * Follows the broker's workspace file from the content loaded at start (`initial`): each edited
- * content is loaded and the scope resolved against it; the result is served, or the old one kept.
+ * content is loaded and the scope resolved against it; content that widens nothing is served at
+ * once, content that widens is served once a person accepts it (the instance's accepted record,
+ * which this follows too), and content that fails leaves the old one served.
  */
 export function followWorkspace(options: FollowOptions): FollowedWorkspace {
   const file = options.workspaceFile;
+  const dir = options.instanceDir;
   let served = options.initial;
   // Whether the last content checked failed: an edit back to the served content is then said.
   let failing = false;
+  // The digest of the content held for a person, already said once.
+  let held = options.held;
 
-  const apply = async (content: FileContent): Promise<void> => {
+  const acceptedDigest = (): string | undefined => {
+    try {
+      return readAccepted(dir)?.digest;
+    } catch {
+      // A damaged record accepts nothing; the broker's next start says what is wrong with it.
+      return undefined;
+    }
+  };
+
+  const switchTo = async (
+    next: ServedWorkspace,
+    bytes: Buffer,
+    how: 'widens_nothing' | 'accepted',
+  ): Promise<void> => {
+    const before = served;
+    // The switch: the next call that starts takes this host; none is left half switched.
+    served = next;
+    failing = false;
+    held = undefined;
+    // Content that widens nothing is accepted as it is: the next edit is compared with it.
+    if (how === 'widens_nothing') writeAccepted(dir, bytes, REAP_ACTOR, 'narrowing');
+    clearPending(dir);
+    await recordEvent(
+      options.store,
+      workspaceEvent(options, served, before.digest, served.digest, undefined, how),
+    );
+    options.log(
+      how === 'accepted'
+        ? `harness broker: switched to the workspace ${file} a person accepted (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`
+        : `harness broker: switched to the edited workspace ${file} (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`,
+    );
+    options.onCheck?.({ outcome: 'reloaded', from: before.digest, to: served.digest, how });
+  };
+
+  // `quiet`: a check the accepted record's change asked for, not an edit: the same content is not news.
+  const apply = async (content: FileContent, quiet = false): Promise<void> => {
     if (content.ok && content.digest === served.digest) {
-      if (failing)
+      if (failing || held !== undefined)
         options.log(
           `harness broker: the workspace ${file} is again the one served (sha256 ${short(served.digest)})`,
         );
+      if (held !== undefined) clearPending(dir);
       failing = false;
-      options.onCheck?.({ outcome: 'unchanged', digest: content.digest });
+      held = undefined;
+      if (!quiet) options.onCheck?.({ outcome: 'unchanged', digest: content.digest });
       return;
     }
     const digest = content.ok ? content.digest : null;
     const next = await nextServed(options, content);
     if (!next.ok) {
+      if (quiet && failing) return;
       failing = true;
       await recordEvent(options.store, workspaceEvent(options, served, served.digest, digest, next.problem));
       options.log(failureLine(file, served.digest, digest, next.problem));
       options.onCheck?.({ outcome: 'failed', served: served.digest, digest, problem: next.problem });
       return;
     }
-    const before = served;
-    // The switch: the next call that starts takes this host; none is left half switched.
-    served = next.served;
+    const bytes = (content as { bytes: Buffer }).bytes;
+    if (next.served.digest === acceptedDigest()) return switchTo(next.served, bytes, 'accepted');
+    const diff = compareAuthority(served.workspace, next.served.workspace);
+    if (diff.widenings.length === 0) return switchTo(next.served, bytes, 'widens_nothing');
     failing = false;
-    await recordEvent(options.store, workspaceEvent(options, served, before.digest, served.digest));
-    options.log(
-      `harness broker: switched to the edited workspace ${file} (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`,
-    );
-    options.onCheck?.({ outcome: 'reloaded', from: before.digest, to: served.digest });
+    const widenings = diff.widenings.map((c) => c.text);
+    if (held === next.served.digest) {
+      if (!quiet) options.onCheck?.({ outcome: 'held', served: served.digest, digest: held, widenings });
+      return;
+    }
+    held = next.served.digest;
+    writePending(dir, {
+      digest: held,
+      served: served.digest,
+      at: new Date().toISOString(),
+      widenings: diff.widenings,
+      narrowings: diff.narrowings,
+    });
+    await recordEvent(options.store, heldEvent(served.scope.run, file, served.digest, held, diff));
+    options.log(heldLine(file, served.digest, held, diff, dir, false));
+    options.onCheck?.({ outcome: 'held', served: served.digest, digest: held, widenings });
+  };
+
+  // The two watches' checks run one at a time, in the order they were asked for.
+  let queue: Promise<void> = Promise.resolve();
+  const serially = (check: () => Promise<void>): Promise<void> => {
+    const run = queue
+      .then(check)
+      .catch((error: unknown) =>
+        options.log(
+          `harness broker: warning: checking the edited workspace ${file} failed (${oneLine(String((error as Error)?.message ?? error))}); the old one is still served`,
+        ),
+      );
+    queue = run;
+    return run;
   };
 
   const watch = watchFileContent(file, {
-    seen: served.digest,
+    seen: held ?? served.digest,
     onUnchanged: (digest) => options.onCheck?.({ outcome: 'unchanged', digest }),
     onWatchError: (message) =>
       options.log(
         `harness broker: warning: ${message}, so edits to the workspace ${file} are not picked up; restart the broker after editing it`,
       ),
-    onContent: (content) =>
-      apply(content).catch((error: unknown) =>
-        options.log(
-          `harness broker: warning: checking the edited workspace ${file} failed (${oneLine(String((error as Error)?.message ?? error))}); the old one is still served`,
-        ),
-      ),
+    onContent: (content) => serially(() => apply(content)),
   });
-  return { current: () => served, close: () => watch.close() };
+  // A person's acceptance is a new record in the instance: the file it names is checked again.
+  const recordFile = join(dir, ACCEPTED_FILE);
+  const acceptance = watchFileContent(recordFile, {
+    seen: recordKey(recordFile),
+    onWatchError: (message) =>
+      options.log(
+        `harness broker: warning: ${message}, so an accepted workspace edit is served only after the workspace file is saved again or the broker restarts`,
+      ),
+    onContent: () => serially(async () => apply(await readContent(file), true)),
+  });
+  return {
+    current: () => served,
+    close: async () => {
+      await Promise.all([watch.close(), acceptance.close()]);
+      await queue;
+    },
+  };
 }

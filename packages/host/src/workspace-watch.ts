@@ -55,7 +55,7 @@ function entriesOf(file: string): { dir: string; name: string }[] {
 }
 
 /** Reads the file's content and its digest. */
-async function readContent(file: string): Promise<FileContent> {
+export async function readContent(file: string): Promise<FileContent> {
   try {
     const bytes = await readFile(file);
     return { ok: true, bytes, digest: workspaceDigest(bytes) };

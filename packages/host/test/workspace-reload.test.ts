@@ -35,16 +35,16 @@ agents:
     grants: [pack:text]
 `;
 
-/** The workspace with one more command, `text.hello`, and without `text.hold`. */
+/**
+ * The workspace without `text.hold`: an edit that widens nothing, so it applies at once (one that
+ * widens waits for a person: workspace-accept.test.ts).
+ */
 const EDITED = WORKSPACE.replace(
   `      - id: hold
         argv: [sh, -c, 'read line < "$1"; echo "held $line"', sh, '{{fifo}}']
         effects: read
 `,
-  `      - id: hello
-        argv: [echo, hello from the edit]
-        effects: read
-`,
+  '',
 );
 
 /** The lines a stream has written so far, and a wait for the first one (from an index on) that matches. */
@@ -155,13 +155,12 @@ afterEach(async () => {
 });
 
 describe('a running broker follows its workspace file', () => {
-  it('switches to an edit that loads: the audit row holds both digests, the log says so, and a call sees the new command', async () => {
-    expect((await run('text.hello', {})).code).toBe('unknown_command');
+  it('switches to an edit that loads and widens nothing: the audit row holds both digests, the log says so, and a call no longer finds the command removed', async () => {
     replaceWorkspace(EDITED);
 
     const switched = await broker.stderr.next((l) => l.includes('switched to the edited workspace'));
     expect(switched).toBe(
-      `harness broker: switched to the edited workspace ${workspace} (sha256 ${sha256(EDITED).slice(0, 12)}, was ${sha256(WORKSPACE).slice(0, 12)}): 2 pack command(s) for agent:reader; calls already running finish on the old one`,
+      `harness broker: switched to the edited workspace ${workspace} (sha256 ${sha256(EDITED).slice(0, 12)}, was ${sha256(WORKSPACE).slice(0, 12)}): 1 pack command(s) for agent:reader; calls already running finish on the old one`,
     );
     const rows = await workspaceRows();
     expect(rows).toHaveLength(1);
@@ -173,16 +172,20 @@ describe('a running broker follows its workspace file', () => {
       outcome: 'reloaded',
       code: 'ok',
       reason: null,
-      payload: { path: workspace, old_digest: sha256(WORKSPACE), new_digest: sha256(EDITED), commands: 2 },
+      payload: {
+        path: workspace,
+        old_digest: sha256(WORKSPACE),
+        new_digest: sha256(EDITED),
+        commands: 1,
+        how: 'widens_nothing',
+      },
     });
 
-    const hello = await run('text.hello', {});
-    expect(hello.ok).toBe(true);
-    expect(JSON.stringify(hello.body)).toContain('hello from the edit');
+    expect((await run('text.hold', { fifo: '/nonexistent' })).code).toBe('unknown_command');
     const listed = await brokerList(broker.socket);
     if (!listed.ok) throw new Error(JSON.stringify(listed));
     const ids = listed.value.commands.map((c) => c.id);
-    expect(ids).toContain('text.hello');
+    expect(ids).toContain('text.echo');
     expect(ids).not.toContain('text.hold');
   });
 
@@ -271,11 +274,12 @@ describe('a running broker follows its workspace file', () => {
       outcome: 'reloaded',
       from: sha256(WORKSPACE),
       to: sha256(EDITED),
+      how: 'widens_nothing',
     });
     expect((await workspaceRows()).map((e) => e.action)).toEqual([
       'host:workspace_reload_failed',
       'host:workspace_reloaded',
     ]);
-    expect((await run('text.hello', {})).ok).toBe(true);
+    expect((await run('text.hold', { fifo: '/nonexistent' })).code).toBe('unknown_command');
   });
 });
