@@ -62,13 +62,14 @@ export async function verifyAuditStore(
 /**
  * Writes the export of a store: first a fresh `export` checkpoint of the signer's chain, then the
  * lines, each ending in `\n`, through `write`. Events appended while it runs are left out (it stops
- * at the newest event when it began). Returns how many events it wrote.
+ * at the newest event when it began). Returns how many events and checkpoints it wrote, and the
+ * last event's `seq` and hash (what `loom audit export --to` names the file by).
  */
 export async function exportAudit(
   store: Pick<Store, 'auditCheckpoints' | 'readAuditChain' | 'checkpointAudit' | 'tailAudit'>,
   signer: AuditSigner,
   write: (text: string) => void | Promise<void>,
-): Promise<{ events: number; checkpoints: number }> {
+): Promise<{ events: number; checkpoints: number; last: { seq: number; hash: string | null } | null }> {
   await store.checkpointAudit('export');
   const end = (await store.tailAudit(1))[0]?.seq ?? 0;
   const checkpoints = await store.auditCheckpoints();
@@ -90,11 +91,13 @@ export async function exportAudit(
   for (const c of checkpoints) await line({ type: 'checkpoint', ...c });
   let after = 0;
   let events = 0;
+  let lastEvent: ChainedAuditEvent | undefined;
   for (;;) {
     const page = await store.readAuditChain(after, AUDIT_PAGE_MAX);
     const kept = page.filter((e) => e.seq <= end);
     for (const e of kept) await line({ type: 'event', ...e });
     events += kept.length;
+    lastEvent = kept.at(-1) ?? lastEvent;
     const last = page.at(-1);
     if (last === undefined || last.seq >= end) break;
     after = last.seq;
@@ -103,7 +106,11 @@ export async function exportAudit(
   await write(
     `${JSON.stringify({ type: 'trailer', lines, digest: hex, publicKey: signer.publicKey, signature: signer.sign(trailerText(lines, hex)) })}\n`,
   );
-  return { events, checkpoints: checkpoints.length };
+  return {
+    events,
+    checkpoints: checkpoints.length,
+    last: lastEvent === undefined ? null : { seq: lastEvent.seq, hash: lastEvent.hash },
+  };
 }
 
 type ExportLine =

@@ -1,6 +1,8 @@
 // The instance's Ed25519 key: created with the instance (private key mode 0600), it signs the
 // checkpoints of the instance's audit chain and the trailer of its exports. Its public key, as
-// text (`ed25519:<base64url of the 32 raw bytes>`), is what a verifier pins (docs/audit.md).
+// text (`ed25519:<base64url of the 32 raw bytes>`), is what a verifier pins (docs/audit.md), and
+// it is recorded in the person's user config, outside the instance, where a process confined by
+// the instance's sandboxes cannot rewrite it ("Where the key is recorded").
 import {
   createHash,
   createPrivateKey,
@@ -10,8 +12,18 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, StoreErrorCode } from './errors';
 import type { AuditSigner } from './types';
 
@@ -139,4 +151,166 @@ export function instanceAuditSigner(dir: string): AuditSigner | undefined {
       return undefined;
     }
   }
+}
+
+/** The environment variables the recorded key's place reads (`XDG_CONFIG_HOME`, `HOME`). */
+export type AuditKeyEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where the public key of the instance at `instanceDir` is recorded, outside the instance and out of
+ * every sandbox's sight: `$XDG_CONFIG_HOME/harness/audit-keys/<first 32 hex digits of SHA-256 of the
+ * instance's real path>.pub` (`~/.config/…` when `XDG_CONFIG_HOME` is unset or relative).
+ */
+export function auditKeyRecordFile(instanceDir: string, env: AuditKeyEnv = process.env): string {
+  const config = env.XDG_CONFIG_HOME;
+  const home = config !== undefined && isAbsolute(config) ? config : join(env.HOME || homedir(), '.config');
+  const name = createHash('sha256').update(realPath(instanceDir)).digest('hex').slice(0, 32);
+  return join(home, 'harness', 'audit-keys', `${name}.pub`);
+}
+
+/** The real path of a directory, or its absolute path when it does not exist (yet). */
+function realPath(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+const PEM_BLOCK = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
+
+/**
+ * The keys a key file holds, as `ed25519:<base64url>`, each once: PEM public keys, and
+ * `ed25519:…` lines; blank lines and `#` comments are skipped. An `audit_key` StoreError names a
+ * line that is neither, or a file that holds no key.
+ */
+export function publicKeysIn(text: string, where = 'the key file'): string[] {
+  const keys = new Set<string>();
+  for (const pem of text.match(PEM_BLOCK) ?? []) keys.add(normalizePublicKey(pem));
+  const lines = text.replace(PEM_BLOCK, '').split('\n');
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (!line.startsWith(PREFIX)) {
+      throw new StoreError(
+        StoreErrorCode.audit_key,
+        `${where}, line ${i + 1}, is neither a key (ed25519:…), a PEM public key nor a # comment`,
+      );
+    }
+    keys.add(normalizePublicKey(line));
+  }
+  if (keys.size === 0) {
+    throw new StoreError(
+      StoreErrorCode.audit_key,
+      `${where} holds no key; it needs a line ed25519:… (as \`harness doctor\` prints it) or a PEM public key`,
+    );
+  }
+  return [...keys];
+}
+
+/** The key recorded for an instance, and the file it is recorded in. */
+export interface RecordedAuditKey {
+  publicKey: string;
+  file: string;
+}
+
+/**
+ * The key recorded for the instance at `instanceDir` ({@link auditKeyRecordFile}); `undefined` when
+ * none is. An `audit_key` StoreError when the record cannot be read or does not hold exactly one key.
+ */
+export function readRecordedAuditKey(
+  instanceDir: string,
+  env: AuditKeyEnv = process.env,
+): RecordedAuditKey | undefined {
+  const file = auditKeyRecordFile(instanceDir, env);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StoreError(
+      StoreErrorCode.audit_key,
+      `could not read the recorded audit key ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`,
+      { cause },
+    );
+  }
+  const keys = publicKeysIn(text, file);
+  if (keys.length !== 1) {
+    throw new StoreError(
+      StoreErrorCode.audit_key,
+      `${file} records ${keys.length} different keys where one belongs: it was changed; compare it with the key you kept elsewhere`,
+    );
+  }
+  return { publicKey: keys[0] as string, file };
+}
+
+/** What {@link recordAuditKey} did: wrote a record, found the same key recorded, or replaced another. */
+export type AuditKeyRecording = RecordedAuditKey & { status: 'recorded' | 'unchanged' | 'replaced' };
+
+/**
+ * Records `publicKey` as the key of the instance at `instanceDir`, in the person's user config
+ * ({@link auditKeyRecordFile}), as an `ed25519:…` line and a PEM public key. A record is written
+ * once: one holding another key stays, an `audit_key` StoreError, unless `replace` (a new instance
+ * made at the path of a removed one).
+ */
+export function recordAuditKey(
+  instanceDir: string,
+  publicKey: string,
+  options: { replace?: boolean; env?: AuditKeyEnv } = {},
+): AuditKeyRecording {
+  const file = auditKeyRecordFile(instanceDir, options.env);
+  const key = parsePublicKey(publicKey);
+  const text = publicKeyText(key);
+  const pem = key.export({ format: 'pem', type: 'spki' }).toString();
+  const body =
+    `# The audit public key of the instance ${JSON.stringify(realPath(instanceDir))}, recorded ${new Date().toISOString()}.\n` +
+    `# loom audit verify checks the instance's audit chain against it; harness doctor prints it.\n` +
+    `${text}\n${pem}`;
+  const staging = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(staging, body, { mode: 0o644 });
+    try {
+      // Linked, not renamed, into place: a record already there is never replaced by accident.
+      linkSync(staging, file);
+      return { publicKey: text, file, status: 'recorded' };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let recorded: string | undefined;
+    try {
+      recorded = readRecordedAuditKey(instanceDir, options.env)?.publicKey;
+    } catch {
+      // An unreadable record is not this key: replaced when asked, refused otherwise.
+    }
+    if (recorded === text) return { publicKey: text, file, status: 'unchanged' };
+    if (options.replace !== true) {
+      throw new StoreError(
+        StoreErrorCode.audit_key,
+        `${file} records another key for this instance (${recorded ?? 'unreadable'}), not ${text}; if the instance was made again at this path, remove that file and record the new key`,
+      );
+    }
+    renameSync(staging, file);
+    return { publicKey: text, file, status: 'replaced' };
+  } catch (cause) {
+    if (cause instanceof StoreError) throw cause;
+    throw new StoreError(
+      StoreErrorCode.audit_key,
+      `could not record the audit key in ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}; check that the directory is writable`,
+      { cause },
+    );
+  } finally {
+    rmSync(staging, { force: true });
+  }
+}
+
+/**
+ * Records the key of the instance just created at `instanceDir` (its `audit-key.pem`'s public key),
+ * replacing the record of a removed instance made at the same path: what creating an instance does.
+ */
+export function recordNewInstanceKey(
+  instanceDir: string,
+  env: AuditKeyEnv = process.env,
+): AuditKeyRecording {
+  return recordAuditKey(instanceDir, readAuditSigner(instanceDir).publicKey, { replace: true, env });
 }

@@ -27,7 +27,11 @@ export type AuditProblemKind =
   /** An export's trailer is missing, does not match its lines, or is not signed by its key. */
   | 'export'
   /** A decision's passkey assertion does not sign that decision (docs/console.md, "Signed decisions"). */
-  | 'forged_decision';
+  | 'forged_decision'
+  /** The instance's key is not the key recorded for it, or given with `--public-key`: it was replaced. */
+  | 'replaced_key'
+  /** The store's history is not the one an earlier export holds: rewritten or cut after that export. */
+  | 'diverged';
 
 /** The first problem a verification found. */
 export interface AuditProblem {

@@ -2,6 +2,8 @@
 // opened from a target (an SQLite file, or a PostgreSQL schema several hosts share). The record
 // types alone, importing nothing, are `@harness/store/records`.
 
+export type { AuditComparison } from './audit-against';
+export { compareAuditWithExport } from './audit-against';
 export {
   AUDIT_CHAIN_ENV,
   auditChainOn,
@@ -18,13 +20,19 @@ export {
   verifyAuditExport,
   verifyAuditStore,
 } from './audit-export';
+export type { AuditKeyEnv, AuditKeyRecording, RecordedAuditKey } from './audit-key';
 export {
   AUDIT_KEY_FILE,
+  auditKeyRecordFile,
   chainOf,
   ensureAuditKey,
   instanceAuditSigner,
   normalizePublicKey,
+  publicKeysIn,
   readAuditSigner,
+  readRecordedAuditKey,
+  recordAuditKey,
+  recordNewInstanceKey,
 } from './audit-key';
 export type {
   AuditChainReport,
