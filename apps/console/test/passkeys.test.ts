@@ -589,3 +589,91 @@ describe('the rate limit of logins, passkeys and decisions', () => {
     expect(other.text).toContain('<h1>This login link was already used</h1>');
   });
 });
+
+describe('decision nonces beside anonymous sign-in challenges', () => {
+  // A console behind a TLS proxy with a passkey, and a person signed in by the link.
+  let t: TestInstance;
+  let running: RunningConsole;
+  let key: FakeAuthenticator;
+  let person: Browserish;
+
+  beforeAll(async () => {
+    t = await makeInstance();
+    running = await startConsole({ instanceDir: t.instanceDir, listen: '127.0.0.1:0', publicUrl: PUBLIC });
+    key = fakeAuthenticator();
+    person = (await linkLogin(running)).session as Browserish;
+    const options = await post(running, person, '/passkeys/register/options', { label: 'phone' });
+    const o = options.json.options as { challenge: string; rp: { id: string } };
+    expect(
+      (await post(running, person, '/passkeys/register', { response: key.register(o, PUBLIC) })).status,
+    ).toBe(200);
+  });
+  afterAll(async () => {
+    await running?.close();
+    t?.cleanup();
+  });
+
+  /** An anonymous sign-in challenge, asked by the client the proxy names `client`. */
+  const loginOptions = (client: string) =>
+    throughProxy(running, '/api/passkeys/login/options', {
+      method: 'POST',
+      body: {},
+      headers: { origin: PUBLIC, 'x-forwarded-for': client },
+    });
+
+  it("keeps a person's decision nonce through 1 100 anonymous login/options requests, which evict only older sign-in challenges [SEC-40]", async () => {
+    const a = await pending(running, 'flood');
+    const assertion = await signed(running, person, key, a.id, 'approved');
+    // A sign-in challenge handed out at the same moment as the nonce. Before the fix both sat in one
+    // pool of 1 000 with the oldest dropped first; this challenge's fate below is what the flood did
+    // to the nonce then.
+    const early = await loginOptions('192.0.2.200');
+    const earlyChallenge = (early.json.options as { challenge: string }).challenge;
+    // 1 100 clients behind the proxy, one request each (the rate limit counts each apart).
+    const statuses = new Set<number>();
+    for (let batch = 0; batch < 11; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => loginOptions(`10.0.${batch}.${i + 1}`)),
+      );
+      for (const r of answers) statuses.add(r.status);
+    }
+    expect([...statuses]).toEqual([200]);
+    // The anonymous pool's own cap dropped the early challenge: a sign-in with it is refused.
+    const late = await throughProxy(running, '/api/passkeys/login', {
+      method: 'POST',
+      body: { response: key.assert(earlyChallenge, RP_ID, PUBLIC) },
+      headers: { origin: PUBLIC },
+    });
+    expect(late.status).toBe(400);
+    expect(code(late)).toBe('passkey_invalid');
+    expect(late.text).toContain('was not started here, was used already, or expired');
+    // The nonce lives in the person's session, out of the flood's reach: the signed decision holds.
+    const r = await post(running, person, `/approvals/${a.id}/decision`, { decision: 'approved', assertion });
+    expect(r.status).toBe(200);
+    expect((await running.ctx.store.getApproval(a.id))?.assertion?.nonce).toBe(assertion.nonce);
+  });
+
+  it('finds a nonce only in the session it was handed to: another session cannot spend it [SEC-40]', async () => {
+    const a = await pending(running, 'other session');
+    const options = await loginOptions('192.0.2.201');
+    const signedIn = await throughProxy(running, '/api/passkeys/login', {
+      method: 'POST',
+      body: {
+        response: key.assert((options.json.options as { challenge: string }).challenge, RP_ID, PUBLIC),
+      },
+      headers: { origin: PUBLIC },
+    });
+    const other = await sessionOf(running, String(signedIn.headers['set-cookie']));
+    // Signed after that sign-in, so the passkey's counter has moved past it.
+    const assertion = await signed(running, person, key, a.id, 'denied');
+    const stolen = await post(running, other, `/approvals/${a.id}/decision`, {
+      decision: 'denied',
+      assertion,
+    });
+    expect(stolen.status).toBe(409);
+    expect(code(stolen)).toBe('assertion_replayed');
+    expect((await running.ctx.store.getApproval(a.id))?.status).toBe('pending');
+    const own = await post(running, person, `/approvals/${a.id}/decision`, { decision: 'denied', assertion });
+    expect(own.status).toBe(200);
+  });
+});

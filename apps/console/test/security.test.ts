@@ -91,6 +91,26 @@ describe('console security', () => {
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
+  it('redirects only within this console: a login at //evil.example/ or /\\evil.example/ lands on /, never on another host [SEC-40]', async () => {
+    const token = (url: string) => new URL(url).searchParams.get('token') ?? '';
+    const at = (path: string, headers: Record<string, string> = {}) =>
+      raw(`${running.origin}${path}`, { headers });
+    // The redirect follows the path the link was opened at, without its token: that is why a path
+    // a browser reads as another host (`//host`, `/\\host`) would have sent the person there.
+    const kept = await at(`/login?x=1&token=${token(running.loginUrl())}`);
+    expect(kept.status).toBe(303);
+    expect(kept.headers.location).toBe('/login?x=1');
+    for (const path of ['//evil.example/', '/\\evil.example/', '//evil.example/%2F..']) {
+      const url = running.loginUrl();
+      const fresh = await at(`${path}?token=${token(url)}`);
+      expect(`${path} ${fresh.status} ${fresh.headers.location}`).toBe(`${path} 303 /`);
+      // The link used already, in the browser it logged in: the same redirect, to `/`.
+      const cookie = String(fresh.headers['set-cookie']).split(';')[0] ?? '';
+      const again = await at(`${path}?token=${token(url)}`, { cookie });
+      expect(`${path} ${again.status} ${again.headers.location}`).toBe(`${path} 303 /`);
+    }
+  });
+
   it('answers /favicon.ico without a session, with no content', async () => {
     const icon = await raw(`${running.origin}/favicon.ico`);
     expect(icon.status).toBe(204);
