@@ -1,6 +1,7 @@
 // `@harness/host/operator`: what the commands a person runs on an instance share (`loom approvals`,
-// `loom audit`, `harness approvals`): how approvals and audit events read in a terminal, and a
-// person's decision on one approval, with the answer to an id that cannot be decided.
+// `loom audit`, `harness approvals`, `harness workspace`): how approvals and audit events read in a
+// terminal, a person's decision on one approval, with the answer to an id that cannot be decided,
+// and the review, acceptance and rejection of a workspace edit held for a person.
 
 import { StoreError, StoreErrorCode } from '@harness/store';
 import type { ApprovalRecord } from '@harness/store/records';
@@ -17,6 +18,9 @@ export {
   shownArgv,
   shownValue,
 } from './show';
+export type { ReviewDiff, WorkspaceDecision, WorkspaceReview } from './workspace-acceptance';
+export { acceptWorkspace, rejectWorkspace, reviewWorkspace } from './workspace-acceptance';
+export type { AuthorityChange, AuthorityDiff } from './workspace-authority';
 
 /** Who decides when `--by` is not given: `person:$USER` (`person:owner` without one). */
 export function personName(env: Readonly<Record<string, string | undefined>> = process.env): string {

@@ -50,6 +50,7 @@ describe('public API', () => {
     expect(Object.keys(await import('../src/operator')).sort()).toEqual(
       [
         'SHOWN_CHARS',
+        'acceptWorkspace',
         'ageText',
         'approvalBlock',
         'approvalLine',
@@ -57,6 +58,8 @@ describe('public API', () => {
         'decideAsPerson',
         'decisionText',
         'personName',
+        'rejectWorkspace',
+        'reviewWorkspace',
         'shownArgs',
         'shownArgv',
         'shownValue',
