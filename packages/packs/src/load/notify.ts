@@ -183,7 +183,17 @@ function namesOf(targets: readonly TargetFile[]): string[] {
 }
 
 /**
- * Builds the `notify` block: a name used twice is an issue; a variable a target names and this
+ * The name of a `token` query parameter in `link` (any case, anywhere in the query), if it has one.
+ * The console's login links carry their token there; a notification sends its link to every target.
+ */
+function tokenParameter(link: string): string | undefined {
+  for (const key of new URL(link).searchParams.keys()) if (key.toLowerCase() === 'token') return key;
+  return undefined;
+}
+
+/**
+ * Builds the `notify` block: a `link` carrying a `token` query parameter is an issue (it would send
+ * a console login token to every target); a name used twice is an issue; a variable a target names and this
  * process's environment (`options.env`) lacks is a warning, not an error — the console and the
  * CLI load the workspace without the broker's secrets — and that target's notices are recorded
  * `failed` by a broker that lacks it too.
@@ -196,6 +206,17 @@ export function buildNotify(
 ): NotifyConfig | undefined {
   if (raw === undefined) return undefined;
   const env = ctx.options.env ?? process.env;
+  const token = raw.link === undefined ? undefined : tokenParameter(raw.link);
+  if (token !== undefined) {
+    issues.push(
+      ctx.issue(
+        Code.schema,
+        ['notify', 'link'],
+        `notify.link carries a "${token}" query parameter: remove it, and give the console's address alone (e.g. https://console.example.org/). Every target is sent this link, so a login token in it would reach each target's service, logs and readers, and let any of them sign in to the console and decide approvals; a person signs in with their passkey, or with the link \`harness console\` prints`,
+        { expected: 'the console address without a token', found: `a "${token}" query parameter` },
+      ),
+    );
+  }
   const names = namesOf(raw.targets);
   names.forEach((name, i) => {
     const first = names.indexOf(name);
