@@ -7,9 +7,10 @@
 // markers) sits inside the project: install's private /tmp hides the rest of /tmp.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findBinary, tempDir } from '@harness/test-utils';
-import { afterAll, describe, expect, it } from 'vitest';
+import { findBinary, tempDir, until } from '@harness/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatIssue, loadWorkspace, runPackCommand, type Workspace } from '../src/index';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -369,3 +370,84 @@ describe.skipIf(!binaries('node', 'sh'))(
     });
   },
 );
+
+describe.skipIf(!binaries('cargo', 'node'))(
+  'rust and .cargo/config.toml: the programs it names run, offline, with no network',
+  () => {
+    // No rust command has the network: a program the project's .cargo/config.toml names (a
+    // rustc-wrapper here; a runner, a linker, build scripts alike) runs as project code, confined.
+    let port = 0;
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as { port: number }).port;
+    });
+    afterAll(() => server.close());
+    const crate = (name: string) => {
+      const dir = project(name, {
+        'Cargo.toml': `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n`,
+        'src/lib.rs': 'pub fn one() -> u32 {\n    1\n}\n',
+      });
+      const wrapper = fake(
+        dir,
+        'rustc-wrapper',
+        `node -e "require('net').connect(${port}, '127.0.0.1').on('connect', function () { this.end() }).on('error', () => {})"\nexec "$@"`,
+      );
+      project(name, { '.cargo/config.toml': `[build]\nrustc-wrapper = "${wrapper}"\n` });
+      return dir;
+    };
+    const RUST = 'command_packs:\n  - standard: rust\n';
+
+    it('unconfined, the rustc-wrapper .cargo/config.toml names runs and connects (the control) [SEC-40]', async () => {
+      const dir = crate('wrapper_control');
+      const r = await loadWorkspace({
+        text: RUST.replace('rust\n', 'rust\n    sandbox: false\n'),
+        file: join(dir, 'workspace.yaml'),
+      });
+      if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+      expect(await answer(r.workspace, 'rust.check')).toMatchObject({ exitCode: 0 });
+      expect(ran(dir)).toMatch(/^rustc-wrapper /);
+      await until(() => connections > 0, 'a connection from the wrapper');
+    });
+
+    it('confined, rust.check runs it as project code and it reaches no network [SEC-40]', async () => {
+      const dir = crate('wrapper_confined');
+      const r = await loadWorkspace({ text: RUST, file: join(dir, 'workspace.yaml') });
+      if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+      if (!confined(r.workspace)) return;
+      expect(r.workspace.packs[0]?.commands.map((c) => c.sandbox?.network)).toEqual([
+        'none',
+        'none',
+        'none',
+        'none',
+        'none',
+      ]);
+      connections = 0;
+      expect(await answer(r.workspace, 'rust.check')).toMatchObject({ exitCode: 0 });
+      expect(ran(dir)).toMatch(/^rustc-wrapper /);
+      expect(connections).toBe(0);
+    });
+  },
+);
+
+describe('which commands of the project packs have the network', () => {
+  it('node.install alone, of node, rust, python and make: every other command runs with none [SEC-40]', async () => {
+    const dir = project('which-network', { 'package.json': '{}\n' });
+    const r = await loadWorkspace({
+      text: `command_packs:\n${entry()}  - standard: rust\n  - standard: python\n    input_overrides: { run_module: { module: { enum: [m] } } }\n  - standard: make\n    input_overrides: { run: { target: { enum: [test] } } }\n`,
+      file: join(dir, 'workspace.yaml'),
+    });
+    if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+    if (!confined(r.workspace)) return;
+    const withNetwork = r.workspace.packs.flatMap((p) =>
+      p.commands
+        .filter((c) => c.sandbox?.network !== 'none')
+        .map((c) => `${p.id}.${c.id}: ${c.sandbox?.network}`),
+    );
+    expect(withNetwork).toEqual(['node.install: host']);
+  });
+});
