@@ -162,7 +162,7 @@ async function init(argv: readonly string[], out: Out): Promise<number> {
       LoomErrorCode.usage,
       '--pg-schema names the schema of a PostgreSQL store; add --store postgres',
     );
-  const [host, { describeStoreTarget, postgresTargetFromEnv }] = await Promise.all([
+  const [host, { describeStoreTarget, postgresTargetFromEnv, recordNewInstanceKey }] = await Promise.all([
     import('@harness/host'),
     import('@harness/store'),
   ]);
@@ -170,6 +170,16 @@ async function init(argv: readonly string[], out: Out): Promise<number> {
   const store =
     kind === 'postgres' ? postgresTargetFromEnv(schema === undefined ? {} : { schema }) : undefined;
   const info = await host.initInstance(dir, workspace, store === undefined ? {} : { store });
+  // The public key is recorded outside the instance, in the person's user config, where the
+  // instance's sandboxes cannot rewrite it: what `loom audit verify` checks against (docs/audit.md).
+  try {
+    const recorded = recordNewInstanceKey(info.dir);
+    process.stderr.write(`audit key ${recorded.publicKey} recorded in ${recorded.file}\n`);
+  } catch (error) {
+    process.stderr.write(
+      `warning: ${(error as Error).message}; loom audit verify will warn that only the instance's own key is available\n`,
+    );
+  }
   if (p.flags.json) out(`${JSON.stringify(info)}\n`);
   else
     out(

@@ -1,10 +1,19 @@
 // Spawning the real built bin (dist/loom.js) in tests.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute path of the built bin. */
 export const LOOM = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'loom.js');
+
+/**
+ * The user config every spawned bin gets unless a test names its own: `loom init` records each
+ * instance's audit key there, never in the person's own `~/.config` (removed when the worker exits).
+ */
+export const TEST_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'loom-test-config-'));
+process.once('exit', () => rmSync(TEST_CONFIG_HOME, { recursive: true, force: true }));
 
 /** The outcome of one `loom` process. */
 export interface Ran {
@@ -21,7 +30,7 @@ export function loom(
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [LOOM, ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_CONFIG_HOME: TEST_CONFIG_HOME, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -70,7 +79,7 @@ export function startBrokerProcess(
       process.execPath,
       [LOOM, 'broker', 'start', '--instance', instance, flag, queue, '--scope', scope],
       {
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_CONFIG_HOME: TEST_CONFIG_HOME },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
