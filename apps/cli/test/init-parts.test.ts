@@ -59,14 +59,43 @@ describe('mergeJsonEntry', () => {
     expect(merged.ok && JSON.parse(merged.text)).toEqual({ servers: { harness: { command: 'node' } } });
   });
 
-  it('updates our keys of an existing entry in place and keeps the person’s others', () => {
+  it('updates our keys of an existing entry in place and removes every key it does not write [SEC-40]', () => {
     const text =
-      '{\n  "mcpServers": {\n    "harness": {"command": "npx", "args": [], "env": {"A": "1"}}\n  }\n}\n';
+      '{\n  "mcpServers": {\n    "harness": {"command": "npx", "env": {"A": "1"}, "args": [], "cwd": ".."}\n  }\n}\n';
     const merged = mergeJsonEntry(text, 'mcpServers', 'harness', entry);
     expect(merged.ok && merged.text).toBe(
-      '{\n  "mcpServers": {\n    "harness": {"command": "node", "args": ["/abs/harness.js","serve"], "env": {"A": "1"}}\n  }\n}\n',
+      '{\n  "mcpServers": {\n    "harness": {"command": "node", "args": ["/abs/harness.js","serve"]}\n  }\n}\n',
     );
-    expect(merged.ok && merged.previous).toEqual({ command: 'npx', args: [], env: { A: '1' } });
+    expect(merged.ok && merged.previous).toEqual({ command: 'npx', args: [], env: { A: '1' }, cwd: '..' });
+    expect(merged.ok && merged.replaced).toEqual(['env', 'cwd']);
+  });
+
+  it('refuses an object of its path that holds a key twice, naming the key and both lines [SEC-40]', () => {
+    const servers =
+      '{\n  "mcpServers": {"a": {"command": "a"}},\n  "mcpServers": {"b": {"command": "b"}}\n}\n';
+    expect(mergeJsonEntry(servers, 'mcpServers', 'harness', entry)).toEqual({
+      ok: false,
+      problem:
+        '"mcpServers" is written twice (lines 2 and 3): clients differ on which one they run, so harness init will not pick one; keep one and run harness init again',
+      where: '3:3',
+    });
+    // Escapes do not hide a second key: "harn\u0065ss" is "harness".
+    const entries = '{"servers": {\n"harness": {"command": "x"},\n"harn\\u0065ss": {"command": "y"}}}';
+    expect(mergeJsonEntry(entries, 'servers', 'harness', entry)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^"servers"\."harness" is written twice \(lines 2 and 3\)/),
+    });
+    const inside = '{"mcpServers": {"harness": {"command": "x", "env": {"A": "1", "A": "2"}}}}';
+    expect(mergeJsonEntry(inside, 'mcpServers', 'harness', entry)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^"mcpServers"\."harness"\."env"\."A" is written twice/),
+    });
+  });
+
+  it('takes a key written twice elsewhere in the file as it is: only the objects it edits are its concern', () => {
+    const text =
+      '{"other": {"x": 1, "x": 2}, "mcpServers": {"other": {"command": "o", "env": {"A": "1", "A": "2"}}}}';
+    expect(mergeJsonEntry(text, 'mcpServers', 'harness', entry)).toMatchObject({ ok: true });
   });
 
   it('refuses a servers key that is not an object, saying which', () => {
@@ -78,16 +107,18 @@ describe('mergeJsonEntry', () => {
 });
 
 describe('mergeTomlEntry', () => {
-  it('updates an existing [mcp_servers.harness] in place and keeps its env and the comments', () => {
-    const text = '# mine\n[mcp_servers.harness]\ncommand = "npx"\nargs = []\nenv = { A = "1" }\n\n# after\n';
+  it('updates an existing [mcp_servers.harness] in place, removes the keys it does not write, and keeps the comments [SEC-40]', () => {
+    const text =
+      '# mine\n[mcp_servers.harness]\ncommand = "npx"\nargs = []\nenv = { A = "1" }\ncwd = ".."\n\n# after\n';
     const merged = mergeTomlEntry(text, 'mcp_servers', 'harness', entry);
     expect(merged.ok).toBe(true);
     if (!merged.ok) return;
     expect(merged.text.startsWith('# mine\n[mcp_servers.harness]\n')).toBe(true);
-    expect(merged.text.endsWith('env = { A = "1" }\n\n# after\n')).toBe(true);
+    expect(merged.text.endsWith('# after\n')).toBe(true);
     expect(JSON.parse(JSON.stringify(parse(merged.text)))).toEqual({
-      mcp_servers: { harness: { command: 'node', args: ['/abs/harness.js', 'serve'], env: { A: '1' } } },
+      mcp_servers: { harness: { command: 'node', args: ['/abs/harness.js', 'serve'] } },
     });
+    expect(merged.replaced).toEqual(['env', 'cwd']);
   });
 
   it('adds to servers declared as an inline table, where a new [table] cannot go', () => {
@@ -104,6 +135,7 @@ describe('mergeTomlEntry', () => {
       ok: true,
       text,
       previous: expect.objectContaining({ command: 'node' }),
+      replaced: [],
     });
   });
 });

@@ -342,15 +342,31 @@ describe.skipIf(!hasGit)('harness init in a repository with git, pnpm, a Makefil
     }
   });
 
-  it('keeps an existing workspace.yaml, and writes it again under --force', async () => {
+  it('keeps the workspace it wrote, stops at one edited since until --keep, and writes it again under --force [SEC-40]', async () => {
     const generated = readFileSync(workspace, 'utf8');
     const edited = `${generated}# my own line\n`;
     writeFileSync(workspace, edited);
-    const kept = await init();
+    const before = { ...snapshot(project), ...snapshot(box.home) };
+    const asked = await init();
+    expect(asked.code).toBe(3);
+    expect(asked.stdout).toContain(
+      'review: .harness/workspace.yaml: it changed since harness init wrote it. What it grants, as harness serve would load it:',
+    );
+    expect(asked.stderr).toContain('run harness init again with --keep to keep it as it is, or --force');
+    expect({ ...snapshot(project), ...snapshot(box.home) }).toEqual(before);
+
+    const kept = await init('--keep');
+    expect(kept.code, kept.stderr).toBe(0);
     expect(kept.stdout).toMatch(
-      /kept +\.harness\/workspace\.yaml: it exists and is yours; --force writes it again/,
+      /kept +\.harness\/workspace\.yaml: kept as you reviewed it \(--keep\): harness init asks again only if it changes/,
+    );
+    const again = await init();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(
+      /kept +\.harness\/workspace\.yaml: you kept it after review and it has not changed since; --force writes it again/,
     );
     expect(readFileSync(workspace, 'utf8')).toBe(edited);
+
     const forced = await init('--force');
     expect(forced.stdout).toMatch(/updated +\.harness\/workspace\.yaml/);
     expect(readFileSync(workspace, 'utf8')).toBe(generated);
@@ -389,7 +405,7 @@ describe.skipIf(!hasGit)('harness init refusing a change', () => {
     const r = await runCli(['init', '--help'], { home: box.home });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(
-      /^Usage: harness init \[dir\] \[--client <name>\]\.\.\. \[--dry-run\] \[--force\]/,
+      /^Usage: harness init \[dir\] \[--client <name>\]\.\.\. \[--dry-run\] \[--force \| --keep\]/,
     );
   });
 

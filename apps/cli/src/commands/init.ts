@@ -5,11 +5,20 @@ import { parse } from '../args';
 import { CliError } from '../errors';
 import { applyChanges } from '../init/apply';
 import { CLIENT_IDS, type ClientId } from '../init/clients';
-import { planInit } from '../init/plan';
-import { printChanges, printDiffs, printFound, printNextSteps, writes } from '../init/report';
+import { type FileChange, type InitPlan, planInit } from '../init/plan';
+import {
+  printChanges,
+  printDiffs,
+  printFound,
+  printNextSteps,
+  printReview,
+  recordWorkspace,
+  writes,
+} from '../init/report';
+import { askKeepOrReplace } from '../init/review';
 import { err, out } from '../output';
 
-const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force] [--instance <dir>]
+const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>]
 
 Sets up a repository (default: the current directory) for a coding agent:
 
@@ -19,10 +28,15 @@ Sets up a repository (default: the current directory) for a coding agent:
   2. writes .harness/workspace.yaml: the standard packs that fit, with the scripts and targets it
      found as the fixed sets they take, and one agent "coder" holding their reads and their writes
      (each write waits for your approval); the strict commands are listed, commented out. Every
-     line says why it is there. An existing file is kept (--force writes it again);
+     line says why it is there. An existing file init wrote is kept (--force writes it again);
+     one it did not write (a repository's own, or one edited since) is shown with what it grants,
+     and kept only when you say so: asked on a terminal, else --keep or --force;
   3. registers "harness" in each client's config, merged into what is there (other servers,
      comments and formatting kept): harness serve --workspace <that file> --instance <dir>
-     --agent coder.
+     --agent coder. init owns that entry whole: any other key in it (env, cwd) is removed.
+
+A project's config that leads outside the project (a symlink) or writes a key of the entry's
+path twice stops init, and nothing is written.
 
   --client <name>   a client to register in (repeatable); default: each client whose config
                     already exists. Names and files:
@@ -35,6 +49,8 @@ Sets up a repository (default: the current directory) for a coding agent:
                                       on Linux, ~/Library/Application Support/Claude/ on macOS
   --dry-run         print the unified diff of every file it would write, and write nothing
   --force           write .harness/workspace.yaml even when it exists
+  --keep            keep an existing .harness/workspace.yaml that init did not write, after you
+                    have reviewed it (init records it, and asks again only when it changes)
   --instance <dir>  the instance the clients' server keeps its approvals and audit in (default
                     ~/.local/share/harness/<dir name>-<hash of its path>)
 
@@ -48,6 +64,7 @@ export async function initCommand(argv: string[]): Promise<number> {
     client: { type: 'string', multiple: true },
     'dry-run': { type: 'boolean' },
     force: { type: 'boolean' },
+    keep: { type: 'boolean' },
     instance: { type: 'string' },
   });
   if (values.help) {
@@ -59,21 +76,27 @@ export async function initCommand(argv: string[]): Promise<number> {
       'usage',
       `expected at most one directory, found ${positionals.length}: ${positionals.join(' ')}`,
     );
-  const plan = await planInit({
+  if (values.force === true && values.keep === true)
+    throw new CliError(
+      'usage',
+      '--force and --keep contradict each other: --force replaces the workspace, --keep keeps it',
+    );
+  const initial = await planInit({
     dir: positionals[0] ?? process.cwd(),
     clients: values.client === undefined ? undefined : clientIds(values.client),
-    force: values.force === true,
+    existing: values.force === true ? 'force' : values.keep === true ? 'keep' : 'ask',
     instance: values.instance,
   });
   const dryRun = values['dry-run'] === true;
-  printFound(plan);
-  if (plan.problems.length > 0) {
-    for (const problem of plan.problems) err(`harness: ${problem}`);
+  printFound(initial);
+  if (initial.problems.length > 0) {
+    for (const problem of initial.problems) err(`harness: ${problem}`);
     throw new CliError(
       'config',
-      `nothing written: ${plan.problems.length} file(s) cannot take the change (above)`,
+      `nothing written: ${initial.problems.length} file(s) cannot take the change (above)`,
     );
   }
+  const plan = dryRun ? await showReview(initial) : await settleReview(initial);
   printChanges(plan, dryRun);
   const pending = plan.changes.filter(writes).length;
   if (dryRun) {
@@ -83,8 +106,49 @@ export async function initCommand(argv: string[]): Promise<number> {
   }
   if (pending === 0) out('nothing to change: every file is already as harness init would write it');
   else out(`wrote ${applyChanges(plan.changes)} file(s)`);
+  recordWorkspace(plan);
   printNextSteps(plan);
   return 0;
+}
+
+/** Under --dry-run: the workspace to review is shown, and stays as it is (`would ask`). */
+async function showReview(plan: InitPlan): Promise<InitPlan> {
+  const review = plan.changes.find((c) => c.action === 'review');
+  if (review !== undefined) await printReview(plan, review);
+  return plan;
+}
+
+/**
+ * The plan once the person has decided on a workspace init did not write: shown with what it
+ * grants, then asked on a terminal; anywhere else init stops, naming the flags that decide.
+ */
+async function settleReview(plan: InitPlan): Promise<InitPlan> {
+  const review = plan.changes.find((c) => c.action === 'review');
+  if (review === undefined) return plan;
+  await printReview(plan, review);
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const choice = interactive ? await askKeepOrReplace(review.path) : 'stop';
+  if (choice === 'stop')
+    throw new CliError(
+      'config',
+      interactive
+        ? `nothing written: ${review.path} was neither kept nor replaced`
+        : `nothing written: ${review.path} was not written by harness init (or changed since it was); review it (above, and in your editor), then run harness init again with --keep to keep it as it is, or --force to replace it with what harness init writes`,
+    );
+  const settled: FileChange =
+    choice === 'keep'
+      ? {
+          ...review,
+          action: 'kept',
+          detail: 'kept as you reviewed it: harness init asks again only if it changes',
+        }
+      : {
+          ...review,
+          action: 'update',
+          after: review.replacement ?? review.after,
+          detail: 'replaced with what harness init writes, as you chose',
+        };
+  return { ...plan, changes: plan.changes.map((c) => (c === review ? settled : c)) };
 }
 
 /** The `--client` values, each checked against the known names. */

@@ -14,6 +14,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { CliError } from '../errors';
 import type { FileChange } from './plan';
+import { outsideProject } from './where';
 
 interface Staged {
   readonly temp: string;
@@ -44,6 +45,9 @@ export function applyChanges(changes: readonly FileChange[]): number {
 
 /** Writes `change`'s text to a temporary file in its target's directory, with the target's mode. */
 function stage(change: FileChange, madeDirs: string[]): Staged {
+  // Checked again here: a symlink put in place since the plan was made is not followed out.
+  const away = change.within === undefined ? undefined : outsideProject(change.path, change.within);
+  if (away !== undefined) throw new Error(away);
   // A config that is a symlink (dotfiles kept elsewhere) is written where it points.
   const target = existsSync(change.path) ? realpathSync(change.path) : change.path;
   const made = mkdirSync(dirname(target), { recursive: true });

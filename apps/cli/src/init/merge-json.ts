@@ -15,10 +15,21 @@ import {
   parseTree,
   printParseErrorCode,
 } from 'jsonc-parser';
+import { findDuplicateKey } from './json-duplicates';
 import { insertAfterLast } from './json-insert';
 
-/** A merge: the new text and the entry that was there before, or why the file cannot take it. */
-export type MergeResult = { readonly ok: true; readonly text: string; readonly previous: unknown } | Unfit;
+/**
+ * A merge: the new text, the entry that was there before and the keys of it init removed (keys it
+ * does not write, such as an `env` or a `cwd`), or why the file cannot take it.
+ */
+export type MergeResult =
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly previous: unknown;
+      readonly replaced: readonly string[];
+    }
+  | Unfit;
 
 /** Why a file cannot take the entry; `where` is `line:column` when the problem has a place. */
 export interface Unfit {
@@ -50,6 +61,17 @@ export function readJsonEntry(text: string, key: string, name: string): ReadResu
   }
   if (text.trim() === '') return { ok: true, entry: undefined };
   if (!isObject(root)) return { ok: false, problem: 'holds no JSON object at the top' };
+  const tree = parseTree(text, [], PARSE_OPTIONS);
+  const twice = tree === undefined ? undefined : findDuplicateKey(tree, key, name);
+  if (twice !== undefined) {
+    const first = position(text, twice.first);
+    const second = position(text, twice.second);
+    return {
+      ok: false,
+      problem: `${twice.path.map((k) => JSON.stringify(k)).join('.')} is written twice (lines ${first.line} and ${second.line}): clients differ on which one they run, so harness init will not pick one; keep one and run harness init again`,
+      where: `${second.line}:${second.column}`,
+    };
+  }
   const servers = root[key];
   if (servers === undefined) return { ok: true, entry: undefined };
   if (!isObject(servers)) return { ok: false, problem: `"${key}" is not an object` };
@@ -60,9 +82,9 @@ export function readJsonEntry(text: string, key: string, name: string): ReadResu
 }
 
 /**
- * `text` (`undefined`: no file yet) with `entry` as `key.name`: a new entry is inserted whole; in
- * an existing one each of our keys whose value differs is replaced, and the person's other keys
- * (an `env`, say) stay.
+ * `text` (`undefined`: no file yet) with `entry` as `key.name`. init owns that entry whole: a new
+ * one is inserted; in an existing one each of our keys whose value differs is set, and every other
+ * key (an `env`, a `cwd` a repository put there) is removed, since a client would run with it.
  */
 export function mergeJsonEntry(
   text: string | undefined,
@@ -75,18 +97,22 @@ export function mergeJsonEntry(
       ok: true,
       text: `${JSON.stringify({ [key]: { [name]: entry } }, null, 2)}\n`,
       previous: undefined,
+      replaced: [],
     };
   const read = readJsonEntry(text, key, name);
   if (!read.ok) return read;
   const options = formattingOf(text);
   const previous = read.entry as Record<string, unknown> | undefined;
   if (previous === undefined)
-    return { ok: true, text: setValue(text, [key, name], entry, options), previous };
+    return { ok: true, text: setValue(text, [key, name], entry, options), previous, replaced: [] };
+  const replaced = Object.keys(previous).filter((field) => !Object.hasOwn(entry, field));
   let out = text;
+  // Removing a property takes its comma with it and formats nothing: the rest keeps its layout.
+  for (const field of replaced) out = applyEdits(out, modify(out, [key, name, field], undefined, {}));
   for (const [field, value] of Object.entries(entry)) {
     if (!isDeepStrictEqual(previous[field], value)) out = setValue(out, [key, name, field], value, options);
   }
-  return { ok: true, text: out, previous };
+  return { ok: true, text: out, previous, replaced };
 }
 
 /**

@@ -40,8 +40,8 @@ export function readTomlEntry(text: string, key: string, name: string): ReadResu
 }
 
 /**
- * `text` (`undefined`: no file yet) with `entry` as `[key.name]`. In an existing entry each of our
- * keys is set and the person's other keys (`env`, `startup_timeout_sec`) stay.
+ * `text` (`undefined`: no file yet) with `entry` as `[key.name]`. init owns that entry whole: in an
+ * existing one each of our keys is set and every other key (`env`, `cwd`) is removed.
  */
 export function mergeTomlEntry(
   text: string | undefined,
@@ -56,16 +56,16 @@ export function mergeTomlEntry(
   const previous = read.entry as Table | undefined;
   const wanted: Table = {
     ...doc,
-    [key]: { ...((doc[key] as Table) ?? {}), [name]: { ...previous, ...entry } },
+    [key]: { ...((doc[key] as Table) ?? {}), [name]: entry },
   };
-  if (previous !== undefined && same(previous, (wanted[key] as Table)[name]))
-    return { ok: true, text: source, previous };
+  const replaced = Object.keys(previous ?? {}).filter((field) => !Object.hasOwn(entry, field));
+  if (previous !== undefined && same(previous, entry)) return { ok: true, text: source, previous, replaced };
   const ways = [() => patch(source, wanted)];
   if (previous === undefined) ways.unshift(() => appendTable(source, key, name, entry));
   const merged = ways.map(attempt).find((c) => c !== undefined && holds(c, wanted));
   if (merged === undefined)
     return { ok: false, problem: `cannot add [${key}.${name}] without changing the rest of the file` };
-  return { ok: true, text: merged, previous };
+  return { ok: true, text: merged, previous, replaced };
 }
 
 function attempt(way: () => string): string | undefined {

@@ -19,19 +19,29 @@ import { type Launch, launchFor, projectInstance, runningEntry, serveArgs } from
 import { mergeJsonEntry } from './merge-json';
 import { mergeTomlEntry } from './merge-toml';
 import { standardCatalog } from './standard';
+import { outsideProject, realTarget } from './where';
 import { AGENT, renderWorkspace } from './workspace-writer';
+import { readRecord, recordDir, sha256, type WorkspaceRecord } from './written-record';
 
 /** What `harness init` was asked to do. */
 export interface InitOptions {
   readonly dir: string;
   /** The clients named by `--client`; `undefined`: those whose config already exists. */
   readonly clients: readonly ClientId[] | undefined;
-  readonly force: boolean;
+  /**
+   * What to do with an existing workspace init did not write (or that changed since): `ask` (show
+   * it, and ask on a terminal), `force` (replace it; `--force` replaces any existing one), `keep`
+   * (keep it, reviewed: `--keep`).
+   */
+  readonly existing: 'ask' | 'force' | 'keep';
   readonly instance: string | undefined;
 }
 
-/** What happens to one file. */
-export type Action = 'create' | 'update' | 'unchanged' | 'kept';
+/**
+ * What happens to one file. `review`: an existing workspace init did not write, waiting for the
+ * person to keep it or have it replaced; never written as it stands.
+ */
+export type Action = 'create' | 'update' | 'unchanged' | 'kept' | 'review';
 
 /** One file of the plan. */
 export interface FileChange {
@@ -41,6 +51,10 @@ export interface FileChange {
   readonly action: Action;
   /** What it holds or why it stays, for a person. */
   readonly detail: string;
+  /** With `review`: the text init would write in its place. */
+  readonly replacement?: string;
+  /** The project's real path, for a file that must stay inside it (checked again as it is written). */
+  readonly within?: string;
 }
 
 /** Everything `harness init` would do, and what stands in its way. */
@@ -48,6 +62,12 @@ export interface InitPlan {
   readonly projectDir: string;
   readonly home: string;
   readonly workspaceFile: string;
+  /** The real path the workspace file leads to, which its record is kept under. */
+  readonly workspaceTarget: string;
+  /** Where the records of what init wrote (or a person accepted) are kept, outside every project. */
+  readonly recordDir: string;
+  /** The record of the workspace before this run, if any. */
+  readonly record: WorkspaceRecord | undefined;
   readonly instanceDir: string;
   readonly launch: Launch;
   readonly detected: Detected;
@@ -64,8 +84,12 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const projectDir = resolve(options.dir);
   if (!existsSync(projectDir) || !statSync(projectDir).isDirectory())
     throw new CliError('usage', `${projectDir} is not a directory; give the repository's top directory`);
+  const projectReal = realpathSync(projectDir);
   const home = process.env.HOME || homedir();
   const workspaceFile = join(projectDir, '.harness', 'workspace.yaml');
+  const workspaceTarget = realTarget(workspaceFile) ?? workspaceFile;
+  const records = recordDir(home, process.env);
+  const record = readRecord(records, workspaceTarget);
   const instanceDir = resolve(options.instance ?? projectInstance(projectDir, home));
   const detected = detectProject(projectDir);
   const catalog = await standardCatalog();
@@ -73,25 +97,39 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const notes = [...choice.notes];
   const text = renderWorkspace(choice, catalog, projectDir);
   notes.push(...(await checkWritten(text, workspaceFile)));
-  const changes = [planWorkspace(workspaceFile, text, options.force, choice)];
-  if (changes[0]!.action === 'kept') notes.push(...(await checkKept(workspaceFile)));
+  const problems: string[] = [];
+  const changes: FileChange[] = [];
+  // A workspace reached through a symlink out of the project is neither read nor written.
+  const away = outsideProject(workspaceFile, projectDir);
+  if (away !== undefined) problems.push(away);
+  else {
+    const planned = planWorkspace(workspaceFile, text, options.existing, record, choice);
+    changes.push({ ...planned, within: projectReal });
+    if (planned.action === 'kept' || planned.action === 'review')
+      notes.push(...(await checkKept(workspaceFile)));
+  }
   const ctx: ClientContext = { projectDir, home, platform: process.platform, env: process.env };
   const clients = (options.clients ?? CLIENTS.filter((c) => existsSync(c.file(ctx))).map((c) => c.id)).map(
     clientById,
   );
   const launch = launchFor(runningEntry());
   const args = serveArgs(launch, workspaceFile, instanceDir);
-  const problems: string[] = [];
   for (const client of clients) {
-    const planned = planClient(client, client.file(ctx), launch.command, args);
+    const file = client.file(ctx);
+    // A project's config must be the project's own: a symlink to ~/.claude.json is not.
+    const away = client.scope === 'project' ? outsideProject(file, projectDir) : undefined;
+    const planned = away ?? planClient(client, file, launch.command, args);
     if (typeof planned === 'string') problems.push(planned);
-    else changes.push(planned);
+    else changes.push(client.scope === 'project' ? { ...planned, within: projectReal } : planned);
   }
   problems.push(...changes.flatMap((c) => writeProblem(c)));
   return {
     projectDir,
     home,
     workspaceFile,
+    workspaceTarget,
+    recordDir: records,
+    record,
     instanceDir,
     launch,
     detected,
@@ -103,25 +141,55 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   };
 }
 
-function planWorkspace(file: string, text: string, force: boolean, choice: WorkspaceChoice): FileChange {
+/**
+ * The workspace file's change. An existing file is kept only when the record outside the project
+ * says init wrote it (or the person accepted it) as it is now; any other is shown to the person
+ * (`review`), replaced (`force`) or kept as reviewed (`keep`).
+ */
+function planWorkspace(
+  file: string,
+  text: string,
+  existing: InitOptions['existing'],
+  record: WorkspaceRecord | undefined,
+  choice: WorkspaceChoice,
+): FileChange {
   // Something else at that path (a directory) is named by the write check, not read here.
   const before = existsSync(file) && statSync(file).isFile() ? readFileSync(file, 'utf8') : undefined;
   const holds = `packs ${choice.packs.map((p) => p.id).join(', ')}; agent ${AGENT}`;
+  if (before === undefined) return { path: file, before, after: text, action: 'create', detail: holds };
   if (before === text) return { path: file, before, after: text, action: 'unchanged', detail: holds };
-  if (before !== undefined && !force)
+  const recorded = record !== undefined && record.sha256 === sha256(before);
+  if (existing === 'force')
+    return {
+      path: file,
+      before,
+      after: text,
+      action: 'update',
+      detail: recorded ? holds : `${holds}; it replaces a file harness init had not written`,
+    };
+  if (recorded)
     return {
       path: file,
       before,
       after: before,
       action: 'kept',
-      detail: 'it exists and is yours; --force writes it again (--dry-run --force shows how)',
+      detail: `${record.by === 'written' ? 'harness init wrote it' : 'you kept it after review'} and it has not changed since; --force writes it again (--dry-run --force shows how)`,
+    };
+  if (existing === 'keep')
+    return {
+      path: file,
+      before,
+      after: before,
+      action: 'kept',
+      detail: 'kept as you reviewed it (--keep): harness init asks again only if it changes',
     };
   return {
     path: file,
     before,
-    after: text,
-    action: before === undefined ? 'create' : 'update',
-    detail: holds,
+    after: before,
+    action: 'review',
+    replacement: text,
+    detail: 'harness init did not write it (or it changed since): review it, then run with --keep or --force',
   };
 }
 
@@ -144,7 +212,11 @@ function planClient(
     return `${file}${merged.where ? `:${merged.where}` : ''}: ${merged.problem}; fix the file (or move it aside) and run harness init again, or name other clients with --client`;
   const was = servedBefore(merged.previous);
   const other = was !== undefined && was !== args[args.indexOf('--workspace') + 1];
-  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}`;
+  const replaced =
+    merged.replaced.length > 0
+      ? `; removed key(s) harness init does not write: ${merged.replaced.join(', ')}`
+      : '';
+  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}${replaced}`;
   const action: Action = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
   return { path: file, before, after: merged.text, action, detail };
 }

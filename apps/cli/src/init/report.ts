@@ -8,13 +8,16 @@ import { out } from '../output';
 import { CLIENT_IDS } from './clients';
 import { describeDetected } from './detect';
 import { type Action, displayPath, type FileChange, type InitPlan } from './plan';
+import { describeWorkspace } from './review';
 import { AGENT } from './workspace-writer';
+import { type RecordedBy, sha256, writeRecord } from './written-record';
 
 const VERB: Record<Action, string> = {
   create: 'created',
   update: 'updated',
   unchanged: 'unchanged',
   kept: 'kept',
+  review: 'not kept',
 };
 
 const WOULD: Record<Action, string> = {
@@ -22,6 +25,7 @@ const WOULD: Record<Action, string> = {
   update: 'would update',
   unchanged: 'unchanged',
   kept: 'kept',
+  review: 'would ask',
 };
 
 /** Whether a change writes its file. */
@@ -42,6 +46,37 @@ export function printChanges(plan: InitPlan, dryRun: boolean): void {
     out(`  ${verb.padEnd(12)} ${displayPath(c.path, plan)}: ${c.detail}`);
   }
   for (const note of plan.notes) out(`note: ${note}`);
+}
+
+/** A workspace init did not write, shown before anything is decided: its path and what it grants. */
+export async function printReview(plan: InitPlan, change: FileChange): Promise<void> {
+  const how =
+    plan.record === undefined
+      ? 'harness init has no record of writing it (a repository can ship one, with any comment in it)'
+      : `it changed since ${plan.record.by === 'written' ? 'harness init wrote it' : 'you kept it'}`;
+  out(`review: ${displayPath(change.path, plan)}: ${how}. What it grants, as harness serve would load it:`);
+  for (const line of await describeWorkspace(change.path, change.before ?? '')) out(line);
+  out(`  the whole file: ${change.path}`);
+}
+
+/**
+ * Records the workspace as it stands after the run (written by init, or kept by the person) outside
+ * the project, so the next run keeps it without asking; only when the record would change.
+ */
+export function recordWorkspace(plan: InitPlan): void {
+  const change = plan.changes.find((c) => c.path === plan.workspaceFile);
+  if (change === undefined || change.action === 'review') return;
+  const kept = change.action === 'kept';
+  const hash = sha256(change.after);
+  if (plan.record?.sha256 === hash) return;
+  const by: RecordedBy = kept ? 'accepted' : 'written';
+  try {
+    writeRecord(plan.recordDir, plan.workspaceTarget, change.after, by);
+  } catch (error) {
+    out(
+      `note: ${plan.recordDir} cannot be written (${(error as Error).message}), so the next harness init asks about ${displayPath(change.path, plan)} again`,
+    );
+  }
 }
 
 /** The unified diff of every file the plan would write, paths as a person reads them. */

@@ -1,0 +1,99 @@
+// A workspace file init did not write, shown to the person before it is kept: what it grants, as
+// `harness serve` would load it (each agent's commands, which run without asking, which run
+// unconfined, each pack's environment and credentials), or, when it does not load, its text. Then
+// the question, asked only on a terminal.
+import { createInterface } from 'node:readline/promises';
+import type { Pack, PackCommand, Workspace } from '@harness/packs';
+
+/** The most lines of a file that does not load shown before the rest is left to the person's editor. */
+const MAX_TEXT_LINES = 80;
+
+/** The lines that show `text`, the workspace file at `file`, to a person. */
+export async function describeWorkspace(file: string, text: string): Promise<string[]> {
+  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  // probe: false runs nothing (not even `<binary> --version`) of a file nobody has accepted yet.
+  const loaded = await loadWorkspace({ text, file }, { probe: false });
+  if (!loaded.ok) {
+    const lines = text.split('\n');
+    return [
+      `  it does not load (${loaded.issues.map(formatIssue).join('; ')}); its text:`,
+      ...lines.slice(0, MAX_TEXT_LINES).map((l) => `  | ${l}`),
+      ...(lines.length > MAX_TEXT_LINES ? [`  | … ${lines.length - MAX_TEXT_LINES} more line(s)`] : []),
+    ];
+  }
+  return grants(loaded.workspace);
+}
+
+function grants(ws: Workspace): string[] {
+  const lines: string[] = [];
+  if (ws.sandbox.mode === 'off') lines.push('  sandbox_mode: off: no command of it is confined');
+  for (const pack of ws.packs) lines.push(`  pack ${pack.id}: ${packLine(pack)}`);
+  if (ws.notify !== undefined)
+    lines.push(`  notify: ${ws.notify.targets.length} target(s) told of every approval waiting`);
+  const byId = new Map(ws.packs.flatMap((p) => p.commands.map((c) => [c.manifestId, { c, p }] as const)));
+  for (const agent of ws.agents) {
+    lines.push(`  agent ${agent.id} may run ${agent.commands.length} command(s):`);
+    for (const id of agent.commands) {
+      const found = byId.get(id);
+      if (found !== undefined) lines.push(`    ${id.padEnd(28)} ${commandLine(found.c, found.p)}`);
+    }
+  }
+  if (ws.agents.length === 0) lines.push('  no agent');
+  return lines;
+}
+
+function packLine(pack: Pack): string {
+  const parts = [
+    pack.standard !== undefined
+      ? `the standard pack ${pack.standard}`
+      : 'defined in this file (its commands are its own)',
+    `runs in ${pack.cwd}`,
+  ];
+  const env = Object.keys(pack.env);
+  if (env.length > 0) parts.push(`sets ${env.join(', ')}`);
+  if (pack.credentials.length > 0) parts.push(`uses credential(s) ${pack.credentials.join(', ')}`);
+  return parts.join('; ');
+}
+
+function commandLine(command: PackCommand, pack: Pack): string {
+  const when =
+    command.tier === 'readonly' && command.effects === 'write'
+      ? 'refused (readonly tier)'
+      : command.tier === 'open' || (command.tier !== 'strict' && command.effects === 'read')
+        ? 'runs without asking'
+        : 'waits for your approval';
+  const parts = [
+    `${command.tier}, ${command.effects}: ${when}`,
+    command.sandbox === null ? 'UNCONFINED (sandbox off)' : 'confined',
+  ];
+  // A standard pack's argv is the release's own; a pack of the file's own shows what it runs.
+  if (pack.standard === undefined) parts.push(`argv: ${command.argv.join(' ')}`);
+  return parts.join(', ');
+}
+
+/** What the person chose for a workspace init did not write. */
+export type Choice = 'keep' | 'replace' | 'stop';
+
+/**
+ * Asks on the terminal whether to keep the file, replace it with what init writes, or stop (the
+ * default: an empty answer, end of input, anything else).
+ */
+export async function askKeepOrReplace(file: string): Promise<Choice> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // The end of input (Ctrl-D) closes the interface and leaves the question unanswered: that is stop.
+  const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+  try {
+    const asked = rl.question(
+      `Keep ${file} as it is (k), replace it with what harness init writes (r), or stop (s)? [s] `,
+    );
+    asked.catch(() => undefined);
+    const answer = (await Promise.race([asked, closed])).trim().toLowerCase();
+    if (answer === 'k' || answer === 'keep') return 'keep';
+    if (answer === 'r' || answer === 'replace') return 'replace';
+    return 'stop';
+  } catch {
+    return 'stop';
+  } finally {
+    rl.close();
+  }
+}
