@@ -19,6 +19,8 @@ const subcommands = {
   trigger: 'Run one harness now, or replay a stored event into it',
   console: 'Open the console: a local web page to approve strict calls and read the audit and looms',
   approvals: 'List the calls waiting for a person, and approve or deny one (approvals list|approve|deny)',
+  workspace:
+    'Show a workspace edit that waits for a person, and accept or reject it (workspace pending|accept|reject)',
 } as const;
 type Subcommand = keyof typeof subcommands;
 
@@ -62,6 +64,8 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/console')).consoleCommand;
     case 'approvals':
       return (await import('./commands/approvals')).approvalsCommand;
+    case 'workspace':
+      return (await import('./commands/workspace')).workspaceCommand;
   }
 }
 

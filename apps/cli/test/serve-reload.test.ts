@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, get, sandbox, structured } from './helpers';
+import { connectStdio, get, runCli, sandbox, structured } from './helpers';
 
 const WORKSPACE = `version: 1
 command_packs:
@@ -56,15 +56,26 @@ afterAll(async () => {
 });
 
 describe('harness serve follows its workspace file', () => {
-  it('serves an edit that adds a command: stderr says it switched, list_commands shows it, run_read_command runs it', async () => {
+  it('serves an edit that adds a command once a person accepts it: stderr says it switched, list_commands shows it, run_read_command runs it', async () => {
     // The first call waits for the embedded host, so the edit below is made on a running broker.
     expect(await commandNames()).not.toContain('text.hello');
     const next = `${workspace}.swp`;
     writeFileSync(next, EDITED);
     renameSync(next, workspace);
 
-    expect(await stderrLine('switched to the edited workspace')).toBe(
-      `harness broker: switched to the edited workspace ${workspace} (sha256 ${sha12(EDITED)}, was ${sha12(WORKSPACE)}): 2 pack command(s) for agent:demo; calls already running finish on the old one`,
+    // A new command widens what the agent may do: it waits for a person (workspace.test.ts).
+    expect(await stderrLine('widens what agents may do')).toContain(
+      `harness workspace accept --hash ${sha12(EDITED)} --instance ${box.instance}`,
+    );
+    const accepted = await runCli(
+      ['workspace', 'accept', '--hash', sha12(EDITED), '--instance', box.instance],
+      {
+        home: box.home,
+      },
+    );
+    expect(accepted.code).toBe(0);
+    expect(await stderrLine('switched to the workspace')).toBe(
+      `harness broker: switched to the workspace ${workspace} a person accepted (sha256 ${sha12(EDITED)}, was ${sha12(WORKSPACE)}): 2 pack command(s) for agent:demo; calls already running finish on the old one`,
     );
     expect(await commandNames()).toEqual(expect.arrayContaining(['text.echo', 'text.hello']));
     const ran = await conn.client.callTool({
