@@ -331,6 +331,25 @@ const variant = strict({
   examples: examples.optional(),
 }).meta({ description: 'One way to run the command, for the machine that has its requirements.' });
 
+/**
+ * `plan_inputs`: project files a command runs as code (a Makefile, `package.json`), relative to the
+ * pack's cwd. Their bytes are part of the plan an approval binds (docs/packs.md, "Plan inputs").
+ */
+const planInputs = z
+  .array(
+    z
+      .string({ error: 'expected a file path (a string) relative to the pack cwd, e.g. Makefile' })
+      .min(1, { error: 'expected a file path relative to the pack cwd, not an empty string' })
+      .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
+        error: 'expected a path relative to the pack cwd with no ".." segment, e.g. Makefile or .cargo/config.toml',
+      }),
+    { error: 'expected a list of file paths relative to the pack cwd, e.g. plan_inputs: [Makefile]' },
+  )
+  .meta({
+    description:
+      "Project files the command runs as code (Makefile, package.json), relative to the pack's cwd: an approval binds their bytes (SHA-256; a missing file counts as absent), so an edit after it was given asks a person anew.",
+  });
+
 const command = strict({
   id: id('command'),
   title: z.string().optional().meta({ description: 'One short line; default: first line of description.' }),
@@ -393,6 +412,7 @@ const command = strict({
     }),
   scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
   sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
+  plan_inputs: planInputs.optional(),
 }).superRefine((value, ctx) => {
   if (value.argv === undefined && value.variants === undefined) {
     // Said as zod says a missing key, so the message reads as every other missing field's.
@@ -480,6 +500,9 @@ const packShape = {
   optional: z.boolean({ error: 'expected true or false' }).optional(),
   scopes: z.array(scope).optional().meta({ description: 'Scopes every command of the pack requires.' }),
   sandbox: sandbox.optional(),
+  plan_inputs: planInputs.optional().meta({
+    description: "Project files every command of the pack runs as code; a command's own plan_inputs add to these.",
+  }),
   commands: z
     .array(command, { error: 'expected a list of commands' })
     .min(1, { error: 'expected at least one command' }),

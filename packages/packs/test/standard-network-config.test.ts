@@ -176,6 +176,40 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toBe('');
     });
 
+    // The git npm starts for ls-remote runs in the project directory and reads its .git/config,
+    // where a remote named by the dependency's URL may name the upload-pack program to run.
+    const uploadPackProject = (name: string) => {
+      const dir = nodeProjectWithGitDep(name, {}, {});
+      const env = { PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+      execFileSync('git', ['init', '-q'], { cwd: dir, env });
+      const url = `file://${join(dir, '.hostile', `${name}-dep.git`)}`;
+      const program = fake(dir, 'upload-pack', 'exec git-upload-pack "$@"');
+      execFileSync('git', ['config', `remote.${url}.uploadpack`, program], { cwd: dir, env });
+      return dir;
+    };
+
+    it('remote.<url>.uploadpack in .git/config: npm ci --ignore-scripts ran it for a git dependency (the control) [SEC-40]', () => {
+      const dir = uploadPackProject('git-upload-pack-control');
+      npmCiPrePin(dir);
+      expect(ran(dir)).toMatch(/^upload-pack /);
+    });
+
+    it('remote.<url>.uploadpack in .git/config: node.install refuses, saying why, and runs no git [SEC-40]', async () => {
+      const dir = uploadPackProject('git-upload-pack');
+      const ws = await load(dir);
+      if (!confined(ws)) return;
+      expect(await answer(ws, 'node.install')).toMatchInlineSnapshot(`
+        {
+          "exitCode": 126,
+          "status": "exit_nonzero",
+          "stderr": "this project's repository config (.git/config) names an upload-pack program or a remote helper for a remote: the git an install starts for a git dependency would run it with the network on; remove it (git config --local --list shows it), then install
+        ",
+          "stdout": "",
+        }
+      `);
+      expect(ran(dir)).toBe('');
+    });
+
     // npm exports node-options as NODE_OPTIONS to every node it starts: the child npm it runs in a
     // git dependency's clone to prepare it (a dependency with a prepare script) loads the file.
     const nodeOptionsProject = (name: string) => {
@@ -288,11 +322,14 @@ describe('the pins every node command carries, over any config file of the proje
         "COREPACK_ENABLE_AUTO_PIN": "0",
         "COREPACK_ENABLE_UNSAFE_CUSTOM_URLS": "0",
         "COREPACK_ENV_FILE": "0",
+        "GIT_ASKPASS": "echo",
         "GIT_CONFIG_COUNT": "2",
         "GIT_CONFIG_KEY_0": "credential.helper",
         "GIT_CONFIG_KEY_1": "protocol.ext.allow",
         "GIT_CONFIG_VALUE_0": "",
         "GIT_CONFIG_VALUE_1": "never",
+        "GIT_PROXY_COMMAND": "",
+        "GIT_SSH_COMMAND": "ssh -oStrictHostKeyChecking=accept-new",
         "YARN_IGNORE_PATH": "1",
         "YARN_SCRIPT_SHELL": "/bin/sh",
         "npm_config_browser": "false",
