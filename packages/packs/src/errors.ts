@@ -242,7 +242,7 @@ export interface PacksIssueDetails {
   readonly sandbox_path: {
     readonly command: string;
     readonly entry: string;
-    readonly reason: 'other_home' | 'write_outside_read' | 'cwd_outside_read';
+    readonly reason: 'other_home' | 'write_outside_read' | 'cwd_outside_read' | 'home_outside_home';
   };
   /** The command and the sandbox setting this version cannot enforce. */
   readonly sandbox_unsupported: { readonly command: string; readonly setting: 'network' };

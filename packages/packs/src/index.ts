@@ -32,7 +32,7 @@ export type {
 export { getCommand } from './lookup';
 export type { InputsSchema, PackCommandRow } from './manifest';
 export { inputsSchema, listCommands } from './manifest';
-export type { CallPlan, PackCallPreview } from './preview';
+export type { CallPlan, PackCallPreview, PlanInput } from './preview';
 export { previewPackCall } from './preview';
 export type { RenderedCall } from './render';
 export { credentialMarker, renderPackCommand } from './render';

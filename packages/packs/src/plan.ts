@@ -1,10 +1,19 @@
 // A call planned, not run: the arguments checked against the command's inputs and its frozen argv
 // rendered from them, the same way for a run, a preview for a person, and a dry render.
+import { FALLBACK_PATH } from '@harness/exec/internal';
 import { renderArgv, TmplError } from '@harness/tmpl';
 import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
 import { getCommand, unknownCommandIssue } from './lookup';
 import { PATH_ESCAPE_WORDS, pathEscape } from './paths';
 import type { InputSchema, Pack, PackCommand, Workspace } from './types';
+
+/**
+ * The `PATH` a command of `pack` is resolved against and runs with: the pack's own `PATH`, else the
+ * caller's (`path`), else this process's, else the fallback. The plan and the run read this one.
+ */
+export function commandPath(pack: Pack, path?: string): string {
+  return pack.env.PATH ?? path ?? process.env.PATH ?? FALLBACK_PATH;
+}
 
 /** What rendering a call reads of a command. */
 export type RenderableCommand = Pick<

@@ -2,16 +2,16 @@ import {
   type Confinement,
   ExecError,
   ExecErrorCode,
+  type ResolvedProgram,
   type RunOutcome,
   run,
   type Spawner,
   type SpawnInfo,
 } from '@harness/exec';
-import { FALLBACK_PATH } from '@harness/exec/internal';
 import { parse as parseTemplate, render, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from './errors';
-import { findPackCommand, renderCallArgv } from './plan';
+import { commandPath, findPackCommand, renderCallArgv } from './plan';
 import type { CredentialSource, Pack, PackCommand, Workspace } from './types';
 
 /**
@@ -89,6 +89,14 @@ export interface RunPackOptions {
    * host that runs many commands gives, so that its own process never forks (docs/exec.md, "Spawner").
    */
   readonly spawner?: Spawner;
+  /**
+   * The program the call's plan resolved and hashed ({@link previewPackCall}'s `program`): the run
+   * starts exactly that file, with no PATH search of its own, and refuses (`spawn_failed`, reason
+   * `program_changed`) when the file there was replaced or rewritten since. `null`: the plan found
+   * no program, so nothing is started (a program that appeared since was never planned). Absent: the
+   * run resolves `argv[0]` itself, once.
+   */
+  readonly program?: ResolvedProgram | null;
 }
 
 function parseOutput(
@@ -151,6 +159,12 @@ export async function runPackCommand(
 
   let result: ExecResult;
   try {
+    if (options.program === null) {
+      throw new ExecError(
+        ExecErrorCode.executable_not_found,
+        `executable ${JSON.stringify(argv[0])} resolved to nothing when the call was planned`,
+      );
+    }
     result = await run(execOptions(argv, env.env, pack, command, options));
   } catch (error) {
     if (!(error instanceof ExecError)) throw error;
@@ -208,7 +222,7 @@ function commandEnv(
     }
   }
   if (missing.length > 0) return credentialUnavailable(commandId, missing);
-  env.PATH ??= options.path ?? process.env.PATH ?? FALLBACK_PATH;
+  env.PATH ??= commandPath(pack, options.path);
   // PWD names the working directory, as a shell would set it; confined or not, the program sees
   // the same environment (bubblewrap sets PWD itself, docs/exec.md).
   env.PWD ??= pack.cwd;
@@ -253,6 +267,7 @@ function execOptions(
     ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     ...(options.onOutputBytes ? { onOutputBytes: options.onOutputBytes } : {}),
     ...(options.spawner ? { spawner: options.spawner } : {}),
+    ...(options.program ? { program: options.program } : {}),
     ...(command.sandbox === null ? {} : { sandbox: command.sandbox }),
   };
 }
@@ -271,7 +286,9 @@ function startFailed(
       ? `${commandId}: executable "${exe}" was not found on PATH; install it or fix the pack's argv`
       : error.code === ExecErrorCode.cwd_not_found
         ? `${commandId}: working directory ${cwd} does not exist; fix the pack's cwd`
-        : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
+        : error.code === ExecErrorCode.program_changed
+          ? `${commandId}: the program "${exe}" is no longer the file its plan hashed (replaced or rewritten since); nothing ran, and the identical call plans anew`
+          : `${commandId}: could not start "${exe}" (${error.code}): ${error.message}`;
   return {
     ok: false,
     issues: [

@@ -222,6 +222,10 @@ const sandbox = z
           deny: sandboxPaths('denied').optional().meta({
             description: 'Never readable nor writable; a built-in list (~/.ssh, ~/.aws, …) is always added.',
           }),
+          home: sandboxPaths('home').optional().meta({
+            description:
+              "What of the home the command reads (~/…, read-only), beside the project and the common toolchain installs; the rest of the home is hidden. Ignored with a read list.",
+          }),
         }).optional(),
         network: z
           .union(

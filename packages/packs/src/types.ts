@@ -119,6 +119,11 @@ export interface PackCommand {
   readonly telemetryArgs?: true;
   /** Scopes a caller must hold: the pack's `scopes` plus the command's own. */
   readonly scopes: readonly string[];
+  /**
+   * Project files the command runs as code, relative to the pack's cwd: the pack's `plan_inputs`
+   * plus the command's own. Their bytes are part of the plan an approval binds.
+   */
+  readonly planInputs: readonly string[];
   /** The command's label, else the pack's, else absent. */
   readonly label?: Label;
   /**

@@ -56,7 +56,7 @@ const packs = `command_packs:
 
 describe('sandbox policies resolved at load', () => {
   withMechanism(
-    'resolves ~ to the serving user’s home, relative paths against the pack’s cwd, and adds the built-in deny list [SEC-14]',
+    'resolves ~ to the serving user’s home, relative paths against the pack’s cwd, and keeps of the built-in deny list what the command could see [SEC-14] [SEC-21]',
     async () => {
       const ws = await loadOk(packs, { home });
       const cat = command(ws, 'p.cat');
@@ -66,7 +66,10 @@ describe('sandbox policies resolved at load', () => {
         network: 'none',
         processes: 32,
       });
-      expect(cat.sandbox?.deny).toEqual(
+      // ~/.ssh and ~/.aws are outside its read list: nothing to hide, no mount to pay for.
+      expect(cat.sandbox?.deny).toEqual([join(home, 'proj', 'secret')]);
+      const wide = await loadOk(packs.replace('read: ["~/proj"]', 'read: ["~"]'), { home });
+      expect(command(wide, 'p.cat').sandbox?.deny).toEqual(
         expect.arrayContaining([join(home, 'proj', 'secret'), join(home, '.ssh'), join(home, '.aws')]),
       );
     },

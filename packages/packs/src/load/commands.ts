@@ -245,6 +245,7 @@ function commandOf(
     approvalTimeoutMs: defaults.approvalTimeoutMs,
     ...(defaults.telemetryArgs ? { telemetryArgs: true as const } : {}),
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
+    planInputs: Object.freeze([...new Set([...(rp.plan_inputs ?? []), ...(rc.plan_inputs ?? [])])]),
     ...(label ? { label } : {}),
   });
 }

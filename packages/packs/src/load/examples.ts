@@ -91,6 +91,7 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   'output.parse': 'parse: json',
   'output.sort': 'sort: true',
   ok_exit_codes: 'ok_exit_codes: [0, 1]',
+  plan_inputs: 'plan_inputs: [Makefile]',
   credential_output_unlabeled: 'credential_output_unlabeled: "prints only the HTTP status"',
 };
 

@@ -1,12 +1,14 @@
 // The `sandbox` blocks of a workspace: each command's policy resolved at load (pack block, then the
 // command's fields over it; `~` the serving user's home, relative paths against the pack's cwd; the
 // built-in deny list added), then `sandbox_mode` applied against what this machine can do.
+import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { detectSandbox, type SandboxPolicy } from '@harness/exec';
+import { detectSandbox, type SandboxPolicy, SYSTEM_READ_PATHS } from '@harness/exec';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import type { Effects, Pack, SandboxStatus, UnavailablePack } from '../types';
+import { protectedPaths, TOOLCHAIN_HOME, trimDeny } from './sandbox-walls';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
 
 /**
@@ -83,6 +85,35 @@ export function harnessHiddenPaths(
   return out;
 }
 
+/**
+ * What of the home a command with the whole filesystem readable sees: the toolchain installs and
+ * the pack's `home` entries that exist (each must be under the home: anything else is an issue).
+ */
+function homeVisible(
+  entries: readonly [string, number][],
+  home: string,
+  command: string,
+  at: Path,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+): string[] {
+  const out = TOOLCHAIN_HOME.map((p) => join(home, p));
+  for (const [path, i] of entries) {
+    if (within(path, [home]) && path !== home) out.push(path);
+    else {
+      issues.push(
+        ctx.issue(
+          Code.sandbox_path,
+          [...at, 'filesystem', 'home', i],
+          `sandbox home path ${path} of "${command}" is not inside the home ${home}; expected ~/… (a path under it: the rest of the home stays hidden). Use filesystem.read for paths elsewhere`,
+          { command, entry: path, reason: 'home_outside_home' },
+        ),
+      );
+    }
+  }
+  return [...new Set(out)].filter((path) => existsSync(path));
+}
+
 type RawBlock = NonNullable<RawPack['sandbox']>;
 type RawFields = Exclude<RawBlock, false>;
 
@@ -131,7 +162,7 @@ export function resolveSandbox(
   const home = ctx.options.home ?? homedir();
   const command = `${rp.id}.${rc.id}`;
   // Each resolved path with the index it was written at (issues point there).
-  const list = (key: 'read' | 'write' | 'deny' | 'unix_sockets'): [string, number][] | undefined => {
+  const list = (key: 'read' | 'write' | 'deny' | 'home' | 'unix_sockets'): [string, number][] | undefined => {
     const raw = key === 'unix_sockets' ? fields.unix_sockets : fields.filesystem?.[key];
     if (raw === undefined) return undefined;
     const out: [string, number][] = [];
@@ -154,12 +185,21 @@ export function resolveSandbox(
   const read = list('read')?.map(([path]) => path);
   const writeAt = list('write') ?? (effects === 'read' ? [] : [[cwd, -1] as [string, number]]);
   const write = writeAt.map(([path]) => path);
-  const deny = [
-    ...(list('deny') ?? []).map(([path]) => path),
-    ...BUILTIN_DENY.map((p) => join(home, p)),
-    ...harnessHiddenPaths(home, ctx.options.env),
-    ...(ctx.options.hide ?? []),
-  ];
+  const homeRead = homeVisible(list('home') ?? [], home, command, at, ctx, issues);
+  const homeView =
+    read === undefined
+      ? { dir: home, visible: [...homeRead, ...(within(cwd, [home]) ? [cwd] : [])] }
+      : undefined;
+  const deny = trimDeny(
+    [
+      ...(list('deny') ?? []).map(([path]) => path),
+      ...BUILTIN_DENY.map((p) => join(home, p)),
+      ...harnessHiddenPaths(home, ctx.options.env),
+      ...(ctx.options.hide ?? []),
+    ],
+    { read: read ?? 'all', write, cwd, home: homeView, system: SYSTEM_READ_PATHS },
+  );
+  const protect = protectedPaths(cwd, write, isAbsolute(ctx.file) ? ctx.file : undefined);
   const unixSockets = (list('unix_sockets') ?? []).map(([path]) => path);
   if (read !== undefined) {
     for (const [path, i] of writeAt) {
@@ -198,7 +238,11 @@ export function resolveSandbox(
   return Object.freeze({
     read: read === undefined ? 'all' : Object.freeze(read),
     write: Object.freeze(write),
-    deny: Object.freeze([...new Set(deny)]),
+    deny: Object.freeze(deny),
+    ...(homeView === undefined || !existsSync(home)
+      ? {}
+      : { home: Object.freeze({ dir: home, visible: Object.freeze(homeView.visible) }) }),
+    ...(protect.length === 0 ? {} : { protect: Object.freeze(protect) }),
     network: typeof network === 'object' ? 'none' : network,
     ...(fields.processes === undefined ? {} : { processes: fields.processes }),
     ...(unixSockets.length === 0 ? {} : { unixSockets: Object.freeze(unixSockets) }),
