@@ -213,6 +213,7 @@ async function openOrCreate(options: EmbeddedOptions): Promise<{ plan: EmbeddedP
   try {
     mkdirSync(dirname(plan.location.instanceDir), { recursive: true });
     await initInstance(plan.location.instanceDir, plan.workspaceFile, { serves: plan.serves });
+    await recordCreatedKey(plan.location.instanceDir);
     return { plan, created: true };
   } catch (error) {
     if (!(error instanceof HostError && error.code === 'instance_exists'))
@@ -220,6 +221,20 @@ async function openOrCreate(options: EmbeddedOptions): Promise<{ plan: EmbeddedP
     const opened = await planEmbedded(options);
     if (!opened.exists) throw embeddedFailure(error, plan, options);
     return { plan: opened, created: false };
+  }
+}
+
+/**
+ * Records the audit public key of an instance just created in the person's user config, outside
+ * every sandbox (docs/audit.md, "Where the key is recorded"). Quietly best effort: serve's streams
+ * belong to its client, and `harness doctor` and `loom audit verify` say when no key is recorded.
+ */
+export async function recordCreatedKey(instanceDir: string): Promise<void> {
+  const { recordNewInstanceKey } = await import('@harness/store');
+  try {
+    recordNewInstanceKey(instanceDir);
+  } catch {
+    // See above.
   }
 }
 

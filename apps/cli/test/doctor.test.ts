@@ -1,8 +1,9 @@
 // harness doctor: one line per check and a verdict, against real instances, sockets and configs.
-import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
+import { auditKeyRecordFile } from '@harness/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectStdio, runCli, sandbox, slowWorkspace } from './helpers';
 
@@ -107,6 +108,40 @@ describe('harness doctor', () => {
     const fixed = await run(['--instance', instance]);
     expect(fixed.stdout).toMatch(/^ok {3}credentials {3,}credentials\.json readable by its owner only$/m);
     expect(fixed.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
+  });
+
+  it('prints the audit key as recorded outside the instance, and fails when the instance key was replaced [SEC-40]', async () => {
+    const instance = join(box.root, 'recorded');
+    const created = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
+    expect(created.code, created.stderr).toBe(0);
+    const keyFile = join(instance, 'audit-key.pem');
+    const keyOf = () =>
+      `ed25519:${(createPublicKey(createPrivateKey(readFileSync(keyFile))).export({ format: 'jwk' }) as { x: string }).x}`;
+    const record = auditKeyRecordFile(instance, { HOME: box.home });
+    expect(record.startsWith(join(box.home, '.config', 'harness', 'audit-keys'))).toBe(true);
+    const original = keyOf();
+    const healthy = await run(['--instance', instance]);
+    expect(healthy.stdout).toContain(
+      `\nok   audit key record           ${original}, recorded in ${record}\n`,
+    );
+    // A same-user process writes a key of its own into the instance.
+    writeFileSync(
+      keyFile,
+      generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }),
+      { mode: 0o600 },
+    );
+    const replaced = await run(['--instance', instance]);
+    expect(replaced.code).toBe(1);
+    expect(replaced.stdout).toContain(
+      `\nFAIL audit key record           ${record} records ${original}, not the instance's key ${keyOf()}: the instance's key was replaced; check the record with loom audit verify --instance ${instance}\n`,
+    );
+    // Without the record, the replaced key reads as the instance's own: only a warning says so.
+    rmSync(record);
+    const unrecorded = await run(['--instance', instance]);
+    expect(unrecorded.stdout).toMatch(new RegExp(`\\nok   audit key {3,}public key ${keyOf()} \\(`));
+    expect(unrecorded.stdout).toContain(
+      `\nwarn audit key record           not recorded outside the instance (${record}): loom audit verify can only check the instance's own key; record it once you trust it: loom audit verify --record --instance ${instance}\n`,
+    );
   });
 
   it('checks the agent the instance serves and names it', async () => {

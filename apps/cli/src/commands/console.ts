@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { shellWord } from '@harness/config/instance';
-import { embeddedFailure, planEmbedded } from '../embedded';
+import { embeddedFailure, planEmbedded, recordCreatedKey } from '../embedded';
 import { CliError } from '../errors';
 import { out } from '../output';
 
@@ -35,6 +35,7 @@ export async function consoleCommand(argv: string[]): Promise<number> {
     try {
       mkdirSync(dirname(plan.location.instanceDir), { recursive: true });
       await initInstance(plan.location.instanceDir, plan.workspaceFile, { serves: plan.serves });
+      await recordCreatedKey(plan.location.instanceDir);
     } catch (error) {
       throw embeddedFailure(error, plan, { instance: flags.instance });
     }

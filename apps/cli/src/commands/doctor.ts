@@ -19,10 +19,11 @@ const help = `Usage: harness doctor [--json] [configuration]
 Checks, one line each: Node.js version; the host configuration files, or for the embedded default
 exactly what serve checks on that instance before it starts (its record, its store — which one,
 SQLite or PostgreSQL, and whether it answers — credentials file mode, workspace, agent or scope); the
-instance's audit key (mode 0600) and its public key, to pin with loom audit verify; the host CLI and the binaries the example packs use, with
-versions; confinement (bubblewrap or sandbox-exec, under the workspace's sandbox_mode); the broker
-socket (reachable, mode 0600). Exit 1 when any check fails; a
-warning (an optional binary missing, no broker running yet) does not fail.
+instance's audit key (mode 0600) and its public key, and that key as recorded outside the instance
+(in $XDG_CONFIG_HOME/harness/audit-keys, what loom audit verify checks against); the host CLI and
+the binaries the example packs use, with versions; confinement (bubblewrap or sandbox-exec, under
+the workspace's sandbox_mode); the broker socket (reachable, mode 0600). Exit 1 when any check
+fails; a warning (an optional binary missing, no broker running yet) does not fail.
 
 --runner-config <file> adds the runner's rows: the file loads, each source's secret variable is
 set, each agent executable is on PATH, and a warning for each harness with untrusted_inline.`;
@@ -88,7 +89,8 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     add('store size', 'ok', storeSize(found.instanceDir));
   }
   if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'instance.json'))) {
-    checkAuditKey(found.instanceDir, add);
+    const key = checkAuditKey(found.instanceDir, add);
+    if (key !== undefined) await checkRecordedKey(found.instanceDir, key, add);
   }
   for (const c of await projectChecks(process.cwd())) add(c.name, c.status, c.detail);
   if (values['runner-config'] !== undefined) {
@@ -301,11 +303,11 @@ function canExecute(path: string): boolean {
  * `ed25519:<base64url of the 32 raw bytes>` — what `loom audit verify --public-key` pins and what a
  * person keeps beside a copy of an export.
  */
-function checkAuditKey(instanceDir: string, add: Add): void {
+function checkAuditKey(instanceDir: string, add: Add): string | undefined {
   const file = join(instanceDir, 'audit-key.pem');
   if (!existsSync(file)) {
     add('audit key', 'warn', `no ${file} yet (made the next time the instance's store is opened)`);
-    return;
+    return undefined;
   }
   try {
     const mode = statSync(file).mode & 0o777;
@@ -319,12 +321,42 @@ function checkAuditKey(instanceDir: string, add: Add): void {
       mode === 0o600 ? 'ok' : 'fail',
       `public key ed25519:${x} (${where}${mode === 0o600 ? '' : ', expected 600: chmod 600 it'})`,
     );
+    return `ed25519:${x}`;
   } catch (error) {
     add(
       'audit key',
       'fail',
       `${file} is not readable as the instance's Ed25519 key: ${(error as Error).message}`,
     );
+    return undefined;
+  }
+}
+
+/**
+ * The instance's public key as recorded outside it, in the person's user config (docs/audit.md,
+ * "Where the key is recorded"): the same key as the instance's own, or the key was replaced.
+ */
+async function checkRecordedKey(instanceDir: string, key: string, add: Add): Promise<void> {
+  const { auditKeyRecordFile, readRecordedAuditKey } = await import('@harness/store');
+  try {
+    const recorded = readRecordedAuditKey(instanceDir);
+    if (recorded === undefined) {
+      add(
+        'audit key record',
+        'warn',
+        `not recorded outside the instance (${auditKeyRecordFile(instanceDir)}): loom audit verify can only check the instance's own key; record it once you trust it: loom audit verify --record --instance ${instanceDir}`,
+      );
+    } else if (recorded.publicKey === key) {
+      add('audit key record', 'ok', `${recorded.publicKey}, recorded in ${recorded.file}`);
+    } else {
+      add(
+        'audit key record',
+        'fail',
+        `${recorded.file} records ${recorded.publicKey}, not the instance's key ${key}: the instance's key was replaced; check the record with loom audit verify --instance ${instanceDir}`,
+      );
+    }
+  } catch (error) {
+    add('audit key record', 'fail', (error as Error).message);
   }
 }
 
