@@ -308,9 +308,6 @@ export function recordAuditKey(
  * Records the key of the instance just created at `instanceDir` (its `audit-key.pem`'s public key),
  * replacing the record of a removed instance made at the same path: what creating an instance does.
  */
-export function recordNewInstanceKey(
-  instanceDir: string,
-  env: AuditKeyEnv = process.env,
-): AuditKeyRecording {
+export function recordNewInstanceKey(instanceDir: string, env: AuditKeyEnv = process.env): AuditKeyRecording {
   return recordAuditKey(instanceDir, readAuditSigner(instanceDir).publicKey, { replace: true, env });
 }
