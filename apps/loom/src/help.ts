@@ -9,8 +9,8 @@ Usage:
   loom approvals list|watch|approve <id>|deny <id> [--instance <dir>]
   loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
   loom audit prune --before <date|duration> [--json] [--instance <dir>]
-  loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--json] [--instance <dir>]
-  loom audit export --format jsonl [--out <file>] [--instance <dir>]
+  loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--against <export|dir>] [--record] [--json] [--instance <dir>]
+  loom audit export --format jsonl [--out <file>] | --to <dir> [--instance <dir>]
   loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>]
   loom migrate [--instance <dir>]
 
@@ -67,8 +67,8 @@ watch prints the pending approvals, then each new one as it arrives, one line ea
 `,
   audit: `loom audit tail [--follow] [--agent <id>] [--command <id>] [--status <outcome>] [--since <when>] [--json] [-n <count>] [--instance <dir>]
 loom audit prune --before <date|duration> [--json] [--instance <dir>]
-loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--json] [--instance <dir>]
-loom audit export --format jsonl [--out <file>] [--instance <dir>]
+loom audit verify [--from <export.jsonl>] [--public-key <key|file>] [--against <export|dir>] [--record] [--json] [--instance <dir>]
+loom audit export --format jsonl [--out <file>] | --to <dir> [--instance <dir>]
 
 tail prints the last <count> (default 20) matching audit events, oldest first, one line each with the
 argv a command ran (values cut with a marker …(+N chars); --json gives the events whole).
@@ -84,11 +84,17 @@ expired) last changed before it. Receipts are kept: a retried compose must alway
 It removes the instance's own chain only, and writes a signed checkpoint of where that chain now starts.
 verify checks the hash chains of the instance's store, or of an export (--from), and names the first
 event that was changed, removed, inserted or reordered, or where the tail was cut (exit 1); see
-docs/audit.md for what it proves. --public-key pins the key(s) the chains must be signed with
-(ed25519:…, as harness doctor prints it, or a file of them); for a store, the instance's own key is
-pinned by default.
+docs/audit.md for what it proves. It checks against, and names: --public-key (ed25519:…, as
+harness doctor prints it, or a file of keys), else the key recorded for the instance when it was
+made ($XDG_CONFIG_HOME/harness/audit-keys/), else the instance's own key, with a WARNING; it fails
+when the instance's key is not the recorded or given one.
+  --against <export|dir>  also compare the store with an earlier export (or every loom-audit-*.jsonl
+                          of a directory): a history rewritten or cut since it fails (diverged)
+  --record                record the instance's key, when none is recorded and the store verified
 export writes the whole log as a self-verifying JSONL bundle (stdout, or --out <file>, mode 0600),
-signed by the instance's key: keep a copy elsewhere, and verify it with --from.
+signed by the instance's key: keep a copy elsewhere, and verify it with --from. --to <dir> writes a
+new file loom-audit-<seq>-<hash>.jsonl (mode 0400) named by the last event, never over another; run
+it on a schedule into a directory the instance's processes cannot write.
 `,
   init: `loom init <dir> --workspace <file> [--store sqlite|postgres] [--pg-schema <name>] [--json]
 
