@@ -104,6 +104,7 @@ export async function deliverCall(
   if (call.loomId !== undefined) req.loomId = call.loomId;
   if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
   if (readOnly) req.readOnly = true;
+  if (ctx.session !== undefined) req.session = ctx.session;
   const seen = ctx.onHostCall?.(row.name, row.telemetryArgs ? { args: call.args } : {});
   const outcome = await sendRun(client, req, ctx, {
     commandTimeoutMs: row.timeoutMs,

@@ -58,6 +58,14 @@ export interface ToolContext {
   /** The host job id for this invocation; routed by the configuration's `jobIdEnvVar`. */
   jobId?: string | undefined;
   /**
+   * The client session this call belongs to (one MCP session of `harness serve`), sent to the host:
+   * an approval a call asks for is bound to it, so another session of the same agent making the
+   * identical call asks a person anew and never consumes it. An unguessable id per session; absent:
+   * the agent's calls share their approvals (`harness call`, whose approval is consumed by the next
+   * identical `harness call`).
+   */
+  session?: string | undefined;
+  /**
    * Receives progress: as the calls of a batch settle, and while a single call runs, its host's
    * reports (time in flight, output so far) where the host gives them.
    */

@@ -17,8 +17,19 @@ import {
 import { canonicalJson, sha256 } from './canonical';
 import type { PackCallContext } from './command/types';
 
-/** The store key of one approval key: what "an identical call" means across hosts. */
-const storeKey = (k: ApprovalKey): string => sha256(canonicalJson([k.commandId, k.agent, k.argsDigest]));
+/**
+ * The store key of one approval key: what "an identical call" means across hosts. A call that names
+ * its client session binds the key to it: another session's identical call has a key of its own, so
+ * it asks a person anew and never consumes this one's approval.
+ */
+const storeKey = (k: ApprovalKey, session: string | undefined): string =>
+  sha256(
+    canonicalJson(
+      session === undefined
+        ? [k.commandId, k.agent, k.argsDigest]
+        : [k.commandId, k.agent, k.argsDigest, { session }],
+    ),
+  );
 
 /** What a new approval request shows a person: the call's values and argv, credentials replaced. */
 export interface ApprovalPreview {
@@ -57,7 +68,7 @@ export async function decideWithApprovals(
   const first = decide(workspace, { ...input, approvals: probe });
   if (asked === undefined) return first;
   const { key, info } = asked;
-  const taken = await ctx.store.takeApproval(storeKey(key));
+  const taken = await ctx.store.takeApproval(storeKey(key, ctx.session));
   if (taken) {
     const now = taken.plan_hash === null ? null : preview().planHash;
     if (taken.plan_hash !== null && now !== taken.plan_hash) {
@@ -80,7 +91,7 @@ export async function decideWithApprovals(
   if (info === undefined) return first;
   const shown = preview();
   const record = await ctx.store.requestApproval({
-    key: storeKey(key),
+    key: storeKey(key, ctx.session),
     command: key.commandId,
     agent: key.agent,
     run: ctx.run,

@@ -76,7 +76,7 @@ function listOf({ jobId, ifNoneMatch }: ListRequest): Parameters<CommandHost['li
 
 /** Runs one call as the broker's agent, its cancel signal and progress tracked for the connection. */
 async function run(host: CommandHost, runs: RunsInFlight, request: RunRequest) {
-  const { id, command, args, loomId, expectedVersion, readOnly, jobId, progress } = request;
+  const { id, command, args, loomId, expectedVersion, readOnly, jobId, session, progress } = request;
   const call = runs.begin(id, progress === true);
   try {
     // Only these fields reach the host (the request holds nothing else: parsing dropped the rest).
@@ -89,6 +89,7 @@ async function run(host: CommandHost, runs: RunsInFlight, request: RunRequest) {
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
         ...(readOnly === true ? { readOnly: true } : {}),
         ...(jobId === undefined ? {} : { jobId }),
+        ...(session === undefined ? {} : { session }),
       },
       call.control,
     );

@@ -196,6 +196,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           control,
           waitsEnded: waits.signal,
           notices: options.notices,
+          session: request.session,
         },
         id,
         admitted.row,

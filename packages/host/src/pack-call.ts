@@ -2,7 +2,7 @@
 // approvals, and the wait for a person's decision where the command has one), then, when it is
 // allowed, the start on record, the run through @harness/packs and the answer built from its outcome.
 import { approveCommand } from '@harness/config/instance';
-import type { Spawner } from '@harness/exec';
+import type { ResolvedProgram, Spawner } from '@harness/exec';
 import {
   auditEvent,
   type CredentialSource,
@@ -51,10 +51,14 @@ export async function runPackCall(
   args: Record<string, unknown>,
   ctx: PackCallContext,
 ): Promise<PackOutcome> {
+  // The plan last computed for this call (an approval taken is checked against it): the program it
+  // resolved and hashed is the program that starts, so nothing is looked up twice.
+  let planned: PlannedCall | undefined;
   const decideCall = () =>
-    decideWithApprovals(backend.workspace, { commandId: id, caller: ctx.agent, args }, ctx, () =>
-      approvalPreview(backend, id, args),
-    );
+    decideWithApprovals(backend.workspace, { commandId: id, caller: ctx.agent, args }, ctx, () => {
+      planned = approvalPreview(backend, id, args);
+      return planned;
+    });
   const { decision, wait } = await waitIfAsked(backend, id, await decideCall(), decideCall, ctx);
   // The approval a call consumed (or found for another plan), so its audit row names it, the plan
   // it approved and who decided it (`person:…` from `loom approvals`, a console, `elicitation:…`
@@ -63,7 +67,7 @@ export async function runPackCall(
     decision.approvalId !== undefined && (decision.outcome === 'allow' || decision.code === 'plan_changed')
       ? await ctx.store.getApproval(decision.approvalId)
       : undefined;
-  const call = new PackCall(backend, id, args, ctx, decision, consumed, wait);
+  const call = new PackCall(backend, id, args, ctx, decision, consumed, wait, planned?.program);
   if (decision.outcome === 'deny') return call.denied();
   if (wait?.end === 'cancelled') return call.cancelledWaiting();
   if (decision.outcome === 'approval_required') return call.awaitingApproval();
@@ -96,18 +100,18 @@ async function waitIfAsked(
   return { decision: wait.decision, wait };
 }
 
+/** A call's plan as the gate judged it, with the program it resolved (`null`: none). */
+type PlannedCall = ApprovalPreview & { readonly program: ResolvedProgram | null };
+
 /** What a new approval request shows a person: the call's values and argv, credentials replaced. */
-function approvalPreview(
-  backend: PackBackendState,
-  id: string,
-  args: Record<string, unknown>,
-): ApprovalPreview {
+function approvalPreview(backend: PackBackendState, id: string, args: Record<string, unknown>): PlannedCall {
   const { workspace, credentials } = backend;
   const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
   return {
     args: { ...shown.args },
     argv: shown.argv === null ? null : [...shown.argv],
     planHash: shown.plan === null ? null : planHash(shown.plan),
+    program: shown.program,
   };
 }
 
@@ -139,6 +143,8 @@ class PackCall {
   readonly #decision: Decision;
   readonly #consumed: ApprovalRecord | undefined;
   readonly #wait: WaitOutcome | undefined;
+  /** The program the call's plan hashed; `null`: it resolved to none; `undefined`: no plan was made. */
+  readonly #program: ResolvedProgram | null | undefined;
   readonly #base: { id: string; completed: string[] };
   #release: (() => void) | undefined;
 
@@ -150,8 +156,10 @@ class PackCall {
     decision: Decision,
     consumed: ApprovalRecord | undefined,
     wait: WaitOutcome | undefined,
+    program: ResolvedProgram | null | undefined,
   ) {
     this.#backend = backend;
+    this.#program = program;
     this.#id = id;
     this.#args = args;
     this.#ctx = ctx;
@@ -280,6 +288,7 @@ class PackCall {
         track?.spawned(info);
       },
       ...(spawner ? { spawner } : {}),
+      ...(this.#program === undefined ? {} : { program: this.#program }),
     }).finally(() => {
       if (session !== undefined) sessions.delete(session);
     });
@@ -313,6 +322,23 @@ class PackCall {
     const id = this.#id;
     const first = issues[0];
     const code = first?.code;
+    // The program the plan hashed was replaced between the gate and the spawn: what was approved
+    // is not what would run, as when the gate itself finds another plan.
+    if (code === PacksErrorCode.spawn_failed && first?.details?.reason === 'program_changed') {
+      const answer: CommandAnswer = {
+        ...this.#base,
+        ok: false,
+        code: 'refused',
+        reason: 'plan_changed',
+        mayHaveLanded: false,
+        body: { message: issues.map((i) => i.message).join('; ') },
+      };
+      return {
+        answer,
+        audit: { ...this.#audit(), refused_before_run: 'plan_changed' },
+        release: this.#release,
+      };
+    }
     const answer: CommandAnswer =
       code === PacksErrorCode.invalid_args
         ? {

@@ -153,6 +153,13 @@ export const runParams = z.object({
   readOnly: z.boolean().exactOptional(),
   jobId: jobId.exactOptional(),
   /**
+   * The client's session the call belongs to (one MCP session of `harness serve`): an opaque id the
+   * client chose. An approval a call asks for is bound to it: only a call of the same session
+   * consumes it, and another session's identical call asks anew. Absent: the agent's calls without
+   * one share their approvals.
+   */
+  session: chars(1, 128).exactOptional(),
+  /**
    * Asks for progress lines while the run is in flight: one every `PROGRESS_INTERVAL_MS` after the
    * first `PROGRESS_INTERVAL_MS`. A client that does not ask never receives one.
    */

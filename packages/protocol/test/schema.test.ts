@@ -144,6 +144,7 @@ describe('the types inferred from the schemas', () => {
       expectedVersion?: number;
       readOnly?: boolean;
       jobId?: string;
+      session?: string;
       progress?: boolean;
     }>();
     expectTypeOf<ListParams>().toEqualTypeOf<{ jobId?: string; ifNoneMatch?: string }>();

@@ -380,6 +380,9 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance, telemetry
     { capabilities: { tools: {} }, jsonSchemaValidator: await sharedValidator() },
   );
   const run = runId === 'stdio' ? session.run : session.newRun(runId);
+  // The host binds each approval this MCP session asks for to this id: another session of the same
+  // agent (another client window, another HTTP session) cannot consume it (docs/host.md, "Approvals").
+  const approvalSession = randomUUID();
   // The MCP request of each call, by its cancel signal: an elicitation is sent as part of it.
   const requests = new WeakMap<AbortSignal, string | number>();
   // The W3C trace context each call's request carried in its `_meta`, by its cancel signal.
@@ -405,7 +408,7 @@ async function newMcpServer({ session, heartbeatMs, approvalsInstance, telemetry
   registerMcpTools(server, tools, ({ signal, requestId, meta }) => {
     requests.set(signal, requestId);
     if (meta?.traceparent !== undefined) traceContexts.set(signal, meta);
-    return session.context(signal, run);
+    return { ...session.context(signal, run), session: approvalSession };
   });
   // Only this session's tools are on this server, and they never change while it serves.
   server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(session, toolOutputSchema) as never);

@@ -53,6 +53,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
           ...(req.loomId !== undefined ? { loomId: req.loomId } : {}),
           ...(req.expectedVersion !== undefined ? { expectedVersion: req.expectedVersion } : {}),
           ...(opts.jobId !== undefined ? { jobId: opts.jobId } : {}),
+          ...(req.session !== undefined ? { session: req.session } : {}),
         },
         {
           timeoutMs: callWaitMs(timeoutMs, opts.commandTimeoutMs),

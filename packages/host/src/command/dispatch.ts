@@ -36,6 +36,8 @@ export interface DispatchContext {
   waitsEnded?: AbortSignal;
   /** See {@link PackCallContext.notices}. */
   notices?: ApprovalNotices | undefined;
+  /** See {@link PackCallContext.session}. */
+  session?: string | undefined;
 }
 
 function builtinAudit(
@@ -96,6 +98,7 @@ export async function dispatch(
         onApprovalWait: ctx.control.onApprovalWait,
         waitsEnded: ctx.waitsEnded,
         notices: ctx.notices,
+        ...(ctx.session === undefined ? {} : { session: ctx.session }),
       };
       const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
       out = {

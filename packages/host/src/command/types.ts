@@ -34,6 +34,11 @@ export interface PackCallContext {
   waitsEnded?: AbortSignal | undefined;
   /** Told of each approval a call asks for, to announce it (the workspace's `notify` block). */
   notices?: ApprovalNotices | undefined;
+  /**
+   * The client session the call came from (the protocol's `session`): an approval it asks for is
+   * bound to it, so another session of the same agent cannot consume it. Absent: none named.
+   */
+  session?: string | undefined;
 }
 
 /**
