@@ -99,7 +99,11 @@ export function previewPackCall(
 }
 
 /** Where `program` resolves on `path` from `cwd`, hashed; `null` when it does not resolve to a readable executable. */
-function programOf(program: string | undefined, path: string | undefined, cwd: string): ResolvedProgram | null {
+function programOf(
+  program: string | undefined,
+  path: string | undefined,
+  cwd: string,
+): ResolvedProgram | null {
   if (program === undefined) return null;
   try {
     return resolveProgram(program, path, cwd);
@@ -119,7 +123,12 @@ function realPathOf(path: string): string | null {
 /** The hash of one `plan_inputs` file under `dir`: its bytes', or `absent` / `not_a_file`. */
 function planInput(dir: string, path: string): PlanInput {
   try {
-    return { path, sha256: createHash('sha256').update(readFileSync(join(dir, path))).digest('hex') };
+    return {
+      path,
+      sha256: createHash('sha256')
+        .update(readFileSync(join(dir, path)))
+        .digest('hex'),
+    };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { path, sha256: code === 'ENOENT' || code === 'ENOTDIR' ? 'absent' : 'not_a_file' };

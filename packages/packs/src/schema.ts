@@ -224,7 +224,7 @@ const sandbox = z
           }),
           home: sandboxPaths('home').optional().meta({
             description:
-              "What of the home the command reads (~/…, read-only), beside the project and the common toolchain installs; the rest of the home is hidden. Ignored with a read list.",
+              'What of the home the command reads (~/…, read-only), beside the project and the common toolchain installs; the rest of the home is hidden. Ignored with a read list.',
           }),
         }).optional(),
         network: z
@@ -345,7 +345,8 @@ const planInputs = z
       .string({ error: 'expected a file path (a string) relative to the pack cwd, e.g. Makefile' })
       .min(1, { error: 'expected a file path relative to the pack cwd, not an empty string' })
       .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
-        error: 'expected a path relative to the pack cwd with no ".." segment, e.g. Makefile or .cargo/config.toml',
+        error:
+          'expected a path relative to the pack cwd with no ".." segment, e.g. Makefile or .cargo/config.toml',
       }),
     { error: 'expected a list of file paths relative to the pack cwd, e.g. plan_inputs: [Makefile]' },
   )
@@ -505,7 +506,8 @@ const packShape = {
   scopes: z.array(scope).optional().meta({ description: 'Scopes every command of the pack requires.' }),
   sandbox: sandbox.optional(),
   plan_inputs: planInputs.optional().meta({
-    description: "Project files every command of the pack runs as code; a command's own plan_inputs add to these.",
+    description:
+      "Project files every command of the pack runs as code; a command's own plan_inputs add to these.",
   }),
   commands: z
     .array(command, { error: 'expected a list of commands' })
