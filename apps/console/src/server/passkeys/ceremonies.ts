@@ -59,26 +59,12 @@ class Pool<T> {
   }
 }
 
-/** The caps of {@link Ceremonies}; the defaults above unless a test makes them small. */
-export interface CeremonyLimits {
-  anonymous: number;
-  perSession: number;
-}
-
 /** Handed-out challenges: an anonymous pool, and one pool per session. */
 export class Ceremonies {
-  private readonly anonymous: Pool<AnonymousCeremony>;
+  private readonly anonymous = new Pool<AnonymousCeremony>(ANONYMOUS_WAITING_MAX);
   private readonly bySession = new Map<string, Pool<SessionCeremony>>();
 
-  constructor(
-    private readonly clock: Clock = Date.now,
-    private readonly limits: CeremonyLimits = {
-      anonymous: ANONYMOUS_WAITING_MAX,
-      perSession: SESSION_WAITING_MAX,
-    },
-  ) {
-    this.anonymous = new Pool(limits.anonymous);
-  }
+  constructor(private readonly clock: Clock = Date.now) {}
 
   /** Remembers a challenge handed out now to someone without a session (a passkey sign-in). */
   putAnonymous(key: string, ceremony: AnonymousCeremony): void {
@@ -100,7 +86,7 @@ export class Ceremonies {
     }
     let pool = this.bySession.get(sessionId);
     if (pool === undefined) {
-      pool = new Pool(this.limits.perSession);
+      pool = new Pool<SessionCeremony>(SESSION_WAITING_MAX);
       this.bySession.set(sessionId, pool);
     }
     pool.put(key, ceremony, now + CEREMONY_TTL_MS);
