@@ -57,7 +57,10 @@ describePg('an instance on PostgreSQL', () => {
 
   it('init --store postgres creates the schema and records the database from the environment, never the password', async () => {
     const r = await init('a', ['--pg-schema', schema]);
-    expect(r.stderr).toBe('');
+    // The one line on stderr is where the instance's audit key was recorded (docs/audit.md).
+    expect(r.stderr).toMatch(
+      /^audit key ed25519:[A-Za-z0-9_-]{43} recorded in \/\S+\/harness\/audit-keys\/[0-9a-f]{32}\.pub\n$/,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       `initialised ${join(t.path, 'a')} (workspace ${join(t.path, 'workspace.yaml')}; store ${describeStore})\n`,
