@@ -147,11 +147,14 @@ function thrownProblem(error: unknown, options: FollowOptions): WorkspaceProblem
   return { code: 'internal', issue: null, message, where: options.workspaceFile, count: 1 };
 }
 
-/** The host over `content`, or why it cannot serve the broker's scope. Never throws. */
+/** Content that loads and serves the scope, before a host is made over it (only if it is served). */
+type Candidate = Omit<ServedWorkspace, 'host'> & { readonly backend: PackBackend };
+
+/** What `content` would serve, or why it cannot serve the broker's scope. Never throws. */
 async function nextServed(
   options: FollowOptions,
   content: FileContent,
-): Promise<{ ok: true; served: ServedWorkspace } | { ok: false; problem: WorkspaceProblem }> {
+): Promise<{ ok: true; served: Candidate } | { ok: false; problem: WorkspaceProblem }> {
   try {
     // The bytes checked are the bytes loaded; an unreadable file is read once more, to be named.
     const read = await readPackBackend(options.workspaceFile, options.instanceDir, {
@@ -162,12 +165,7 @@ async function nextServed(
     const scope = resolveScope(options.scope, read.scopeWorkspace, options.scopeFile);
     return {
       ok: true,
-      served: {
-        host: options.makeHost(scope, read.backend),
-        scope,
-        digest: read.digest,
-        workspace: read.workspace,
-      },
+      served: { backend: read.backend, scope, digest: read.digest, workspace: read.workspace },
     };
   } catch (error) {
     return { ok: false, problem: thrownProblem(error, options) };
@@ -289,13 +287,15 @@ export function followWorkspace(options: FollowOptions): FollowedWorkspace {
   };
 
   const switchTo = async (
-    next: ServedWorkspace,
+    next: Candidate,
     bytes: Buffer,
     how: 'widens_nothing' | 'accepted',
   ): Promise<void> => {
     const before = served;
-    // The switch: the next call that starts takes this host; none is left half switched.
-    served = next;
+    // The switch: the next call that starts takes this host; none is left half switched. A host
+    // is made only here, so content held or refused leaves nothing behind.
+    const { backend, ...rest } = next;
+    served = { ...rest, host: options.makeHost(next.scope, backend) };
     failing = false;
     held = undefined;
     // Content that widens nothing is accepted as it is: the next edit is compared with it.
