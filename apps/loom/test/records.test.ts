@@ -190,6 +190,8 @@ describe('loom approvals shows what a person judges', () => {
         'ALTER TABLE approvals DROP COLUMN plan_hash',
         'ALTER TABLE approvals DROP COLUMN decided_via',
         'ALTER TABLE approvals DROP COLUMN assertion',
+        'ALTER TABLE approvals DROP COLUMN plan',
+        'ALTER TABLE approvals DROP COLUMN session',
         'DROP TABLE approval_notices',
         ...['chain', 'chain_n', 'prev', 'hash'].map((c) => `ALTER TABLE audit DROP COLUMN ${c}`),
         'DROP TABLE audit_heads',

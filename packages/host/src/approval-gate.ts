@@ -14,6 +14,7 @@ import {
   getCommand,
   type Workspace,
 } from '@harness/packs';
+import type { ApprovalPlan } from '@harness/store';
 import { canonicalJson, sha256 } from './canonical';
 import type { PackCallContext } from './command/types';
 
@@ -37,6 +38,8 @@ export interface ApprovalPreview {
   argv: string[] | null;
   /** SHA-256 of the call's plan (`CallPlan` of `@harness/packs`, canonical JSON); `null`: no plan. */
   planHash: string | null;
+  /** What the plan covers beyond the argv, shown with the request (its hashes); absent: no plan. */
+  plan?: ApprovalPlan;
 }
 
 /** The hash an approval binds: SHA-256 (hex) of the plan's canonical JSON. */
@@ -102,6 +105,8 @@ export async function decideWithApprovals(
     argv: shown.argv,
     tier: info.tier,
     ...(shown.planHash === null ? {} : { planHash: shown.planHash }),
+    ...(shown.plan === undefined ? {} : { plan: shown.plan }),
+    ...(ctx.session === undefined ? {} : { session: ctx.session }),
     ttlMs:
       ctx.approvalTtlMs ??
       getCommand(workspace, key.commandId)?.approvalTimeoutMs ??

@@ -111,6 +111,16 @@ function approvalPreview(backend: PackBackendState, id: string, args: Record<str
     args: { ...shown.args },
     argv: shown.argv === null ? null : [...shown.argv],
     planHash: shown.plan === null ? null : planHash(shown.plan),
+    ...(shown.plan === null
+      ? {}
+      : {
+          plan: {
+            executable: shown.plan.executable,
+            executable_sha256: shown.plan.executableSha256,
+            cwd_real: shown.plan.cwdReal,
+            inputs: shown.plan.inputs.map((i) => ({ path: i.path, sha256: i.sha256 })),
+          },
+        }),
     program: shown.program,
   };
 }

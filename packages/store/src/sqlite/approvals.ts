@@ -33,7 +33,7 @@ function statements(db: Database.Database) {
       "SELECT * FROM approvals WHERE status = ? OR (status IN ('pending', 'approved', 'denied') AND expires_at <= ?) ORDER BY created_at DESC, rowid DESC",
     ),
     insert: db.prepare(
-      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     consume: db.prepare(
       "UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE id = ? AND status = 'approved'",
@@ -90,6 +90,8 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     argv: input.argv === null ? null : JSON.stringify(input.argv),
     tier: input.tier,
     plan_hash: input.planHash ?? null,
+    plan: input.plan === undefined ? null : JSON.stringify(input.plan),
+    session: input.session ?? null,
     decided_via: null,
     assertion: null,
     status: 'pending',
@@ -112,6 +114,8 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     row.argv,
     row.tier,
     row.plan_hash,
+    row.plan,
+    row.session,
     row.status,
     row.created_at,
     row.expires_at,

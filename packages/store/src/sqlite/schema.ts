@@ -80,6 +80,10 @@ const MIGRATIONS: readonly string[] = [
      error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (approval, target, event)
    );
    CREATE INDEX IF NOT EXISTS approval_notices_approval ON approval_notices(approval);`,
+  // 4: an approval shows what its plan covers beyond the argv (the program's and each project
+  // file's bytes' hashes, the cwd's real path) and keeps the client session it is bound to.
+  `ALTER TABLE approvals ADD COLUMN plan TEXT;
+   ALTER TABLE approvals ADD COLUMN session TEXT;`,
 ];
 
 /** The schema version this code writes into `meta`. */
