@@ -101,7 +101,14 @@ export async function initCommand(argv: string[]): Promise<number> {
   const pending = plan.changes.filter(writes).length;
   if (dryRun) {
     printDiffs(plan);
-    out(pending === 0 ? 'nothing to change' : `dry run: nothing written (${pending} file(s) would change)`);
+    const asks = plan.changes.some((c) => c.action === 'review')
+      ? '; a run first asks whether to keep the workspace harness init did not write'
+      : '';
+    out(
+      pending === 0 && asks === ''
+        ? 'nothing to change'
+        : `dry run: nothing written (${pending} file(s) would change${asks})`,
+    );
     return 0;
   }
   if (pending === 0) out('nothing to change: every file is already as harness init would write it');

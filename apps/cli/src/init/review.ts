@@ -3,6 +3,7 @@
 // unconfined, each pack's environment and credentials), or, when it does not load, its text. Then
 // the question, asked only on a terminal.
 import { createInterface } from 'node:readline/promises';
+import { parseYamlConfig } from '@harness/config/yaml';
 import type { Pack, PackCommand, Workspace } from '@harness/packs';
 
 /** The most lines of a file that does not load shown before the rest is left to the person's editor. */
@@ -21,13 +22,29 @@ export async function describeWorkspace(file: string, text: string): Promise<str
       ...(lines.length > MAX_TEXT_LINES ? [`  | … ${lines.length - MAX_TEXT_LINES} more line(s)`] : []),
     ];
   }
-  return grants(loaded.workspace);
+  return grants(loaded.workspace, standardOverrides(text));
 }
 
-function grants(ws: Workspace): string[] {
+/** The keys each `standard:` entry sets over its bundled pack, by pack id (what init writes sets none). */
+function standardOverrides(text: string): ReadonlyMap<string, readonly string[]> {
+  const parsed = parseYamlConfig(text);
+  const packs = parsed.ok ? (parsed.data as { command_packs?: unknown }).command_packs : undefined;
+  const out = new Map<string, string[]>();
+  if (!Array.isArray(packs)) return out;
+  for (const entry of packs as unknown[]) {
+    if (entry === null || typeof entry !== 'object' || !('standard' in entry)) continue;
+    const e = entry as Record<string, unknown>;
+    const keys = Object.keys(e).filter((k) => !['standard', 'id', 'cwd', 'input_overrides'].includes(k));
+    out.set(String(e.id ?? e.standard), keys);
+  }
+  return out;
+}
+
+function grants(ws: Workspace, overrides: ReadonlyMap<string, readonly string[]>): string[] {
   const lines: string[] = [];
   if (ws.sandbox.mode === 'off') lines.push('  sandbox_mode: off: no command of it is confined');
-  for (const pack of ws.packs) lines.push(`  pack ${pack.id}: ${packLine(pack)}`);
+  for (const pack of ws.packs)
+    lines.push(`  pack ${pack.id}: ${packLine(pack, overrides.get(pack.id) ?? [])}`);
   if (ws.notify !== undefined)
     lines.push(`  notify: ${ws.notify.targets.length} target(s) told of every approval waiting`);
   const byId = new Map(ws.packs.flatMap((p) => p.commands.map((c) => [c.manifestId, { c, p }] as const)));
@@ -42,15 +59,17 @@ function grants(ws: Workspace): string[] {
   return lines;
 }
 
-function packLine(pack: Pack): string {
+function packLine(pack: Pack, overrides: readonly string[]): string {
+  const own = pack.standard === undefined;
   const parts = [
-    pack.standard !== undefined
-      ? `the standard pack ${pack.standard}`
-      : 'defined in this file (its commands are its own)',
+    own
+      ? 'defined in this file (its commands are its own)'
+      : `the standard pack ${pack.standard}${overrides.length > 0 ? ` with this file's own ${overrides.join(', ')} over the bundled one` : ''}`,
     `runs in ${pack.cwd}`,
   ];
-  const env = Object.keys(pack.env);
-  if (env.length > 0) parts.push(`sets ${env.join(', ')}`);
+  // A standard pack's own environment is the release's; only one this file sets is shown.
+  const env = Object.entries(pack.env).map(([k, v]) => `${k}=${v}`);
+  if (env.length > 0 && (own || overrides.includes('env'))) parts.push(`sets ${env.join(' ')}`);
   if (pack.credentials.length > 0) parts.push(`uses credential(s) ${pack.credentials.join(', ')}`);
   return parts.join('; ');
 }
