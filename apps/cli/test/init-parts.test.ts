@@ -76,7 +76,7 @@ describe('mergeJsonEntry', () => {
     expect(mergeJsonEntry(servers, 'mcpServers', 'harness', entry)).toEqual({
       ok: false,
       problem:
-        '"mcpServers" is written twice (lines 2 and 3): clients differ on which one they run, so harness init will not pick one; keep one and run harness init again',
+        '"mcpServers" is written twice (lines 2 and 3): clients differ on which one they run, so harness init will not pick one (keep one of them)',
       where: '3:3',
     });
     // Escapes do not hide a second key: "harn\u0065ss" is "harness".

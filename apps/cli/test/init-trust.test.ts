@@ -371,7 +371,7 @@ describe('harness init and a config that writes a key twice', () => {
     const r = await init();
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(
-      `harness: ${join(project, '.mcp.json')}:3:3: "mcpServers" is written twice (lines 2 and 3): clients differ on which one they run, so harness init will not pick one; keep one and run harness init again; fix the file (or move it aside)`,
+      `harness: ${join(project, '.mcp.json')}:3:3: "mcpServers" is written twice (lines 2 and 3): clients differ on which one they run, so harness init will not pick one (keep one of them); fix the file (or move it aside)`,
     );
     expect(snapshot(project, box.home)).toEqual(before);
     expect(existsSync(join(project, '.harness'))).toBe(false);

@@ -68,7 +68,7 @@ export function readJsonEntry(text: string, key: string, name: string): ReadResu
     const second = position(text, twice.second);
     return {
       ok: false,
-      problem: `${twice.path.map((k) => JSON.stringify(k)).join('.')} is written twice (lines ${first.line} and ${second.line}): clients differ on which one they run, so harness init will not pick one; keep one and run harness init again`,
+      problem: `${twice.path.map((k) => JSON.stringify(k)).join('.')} is written twice (lines ${first.line} and ${second.line}): clients differ on which one they run, so harness init will not pick one (keep one of them)`,
       where: `${second.line}:${second.column}`,
     };
   }

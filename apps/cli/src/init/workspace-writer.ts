@@ -28,7 +28,7 @@ export function renderWorkspace(
   const lines = [
     ...comment(
       '',
-      `Written by \`harness init\` for ${projectDir}: the commands an agent may run in this repository, and what it may run unattended. Check it with \`harness packs check .harness/workspace.yaml\`; docs/standard-packs.md says what each command can touch and what it refuses. It is yours to edit: \`harness init\` keeps it (--force writes it again).`,
+      `Written by \`harness init\` for ${projectDir}: the commands an agent may run in this repository, and what it may run unattended. Check it with \`harness packs check .harness/workspace.yaml\`; docs/standard-packs.md says what each command can touch and what it refuses. It is yours to edit: \`harness init\` keeps it, and shows you an edit once before it keeps that (--force writes it again).`,
     ),
     '',
     line('command_packs:', 'the packs this workspace offers, each a standard pack of this release'),
