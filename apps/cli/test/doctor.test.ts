@@ -110,7 +110,7 @@ describe('harness doctor', () => {
     expect(fixed.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
   });
 
-  it('prints the audit key as recorded outside the instance, and fails when the instance key was replaced [SEC-40]', async () => {
+  it('prints the audit key as recorded outside the instance, and fails when the instance key was replaced [SEC-26]', async () => {
     const instance = join(box.root, 'recorded');
     const created = await runCli(['call', 'list_commands', '--instance', instance], { home: box.home });
     expect(created.code, created.stderr).toBe(0);

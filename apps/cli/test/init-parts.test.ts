@@ -59,7 +59,7 @@ describe('mergeJsonEntry', () => {
     expect(merged.ok && JSON.parse(merged.text)).toEqual({ servers: { harness: { command: 'node' } } });
   });
 
-  it('updates our keys of an existing entry in place and removes every key it does not write [SEC-40]', () => {
+  it('updates our keys of an existing entry in place and removes every key it does not write [SEC-27]', () => {
     const text =
       '{\n  "mcpServers": {\n    "harness": {"command": "npx", "env": {"A": "1"}, "args": [], "cwd": ".."}\n  }\n}\n';
     const merged = mergeJsonEntry(text, 'mcpServers', 'harness', entry);
@@ -70,7 +70,7 @@ describe('mergeJsonEntry', () => {
     expect(merged.ok && merged.replaced).toEqual(['env', 'cwd']);
   });
 
-  it('refuses an object of its path that holds a key twice, naming the key and both lines [SEC-40]', () => {
+  it('refuses an object of its path that holds a key twice, naming the key and both lines [SEC-27]', () => {
     const servers =
       '{\n  "mcpServers": {"a": {"command": "a"}},\n  "mcpServers": {"b": {"command": "b"}}\n}\n';
     expect(mergeJsonEntry(servers, 'mcpServers', 'harness', entry)).toEqual({
@@ -107,7 +107,7 @@ describe('mergeJsonEntry', () => {
 });
 
 describe('mergeTomlEntry', () => {
-  it('updates an existing [mcp_servers.harness] in place, removes the keys it does not write, and keeps the comments [SEC-40]', () => {
+  it('updates an existing [mcp_servers.harness] in place, removes the keys it does not write, and keeps the comments [SEC-27]', () => {
     const text =
       '# mine\n[mcp_servers.harness]\ncommand = "npx"\nargs = []\nenv = { A = "1" }\ncwd = ".."\n\n# after\n';
     const merged = mergeTomlEntry(text, 'mcp_servers', 'harness', entry);

@@ -103,7 +103,7 @@ describe('harness init and a workspace it did not write', () => {
     writeFileSync(workspace, SHIPPED);
   });
 
-  it('is a real attack: the shipped workspace grants coder an open, unconfined sh that runs without asking [SEC-40]', async () => {
+  it('is a real attack: the shipped workspace grants coder an open, unconfined sh that runs without asking [SEC-27]', async () => {
     const loaded = await loadWorkspace({ file: workspace }, { probe: false });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
     const sh = loaded.workspace.packs[0]?.commands[0];
@@ -112,7 +112,7 @@ describe('harness init and a workspace it did not write', () => {
     expect([decision.outcome, decision.code]).toEqual(['allow', 'open_tier']);
   });
 
-  it('stops off a terminal: shows the path and what it grants, names --keep and --force, and writes nothing [SEC-40]', async () => {
+  it('stops off a terminal: shows the path and what it grants, names --keep and --force, and writes nothing [SEC-27]', async () => {
     writeFileSync(join(project, '.mcp.json'), '{"mcpServers": {}}\n');
     const before = snapshot(project, box.home);
     const r = await init();
@@ -131,7 +131,7 @@ describe('harness init and a workspace it did not write', () => {
     expect(snapshot(project, box.home)).toEqual(before);
   });
 
-  it('shows it under --dry-run, the overrides of a standard pack included, and says a run would ask, writing nothing [SEC-40]', async () => {
+  it('shows it under --dry-run, the overrides of a standard pack included, and says a run would ask, writing nothing [SEC-27]', async () => {
     const overridden = SHIPPED.replace(
       'agents:',
       '  - standard: files\n    cwd: ..\n    sandbox: false\n    env: { LD_PRELOAD: ./x.so }\nagents:',
@@ -151,7 +151,7 @@ describe('harness init and a workspace it did not write', () => {
     expect(snapshot(project, box.home)).toEqual(before);
   });
 
-  it('asks on a terminal: no answer stops and writes nothing, k keeps it, r replaces it [SEC-40]', async () => {
+  it('asks on a terminal: no answer stops and writes nothing, k keeps it, r replaces it [SEC-27]', async () => {
     const before = snapshot(project, box.home);
     const stopped = await initOnTerminal(project, box.home, '');
     expect(stopped.output).toContain('shell.sh');
@@ -177,7 +177,7 @@ describe('harness init and a workspace it did not write', () => {
     expect(readFileSync(workspace, 'utf8')).toContain('  - standard: files');
   });
 
-  it('keeps it under --keep and records that outside the project, by real path and hash; a later edit is asked about again [SEC-40]', async () => {
+  it('keeps it under --keep and records that outside the project, by real path and hash; a later edit is asked about again [SEC-27]', async () => {
     const kept = await init('--keep');
     expect(kept.code, kept.stderr).toBe(0);
     const records = join(box.home, '.local', 'state', 'harness', 'init');
@@ -200,7 +200,7 @@ describe('harness init and a workspace it did not write', () => {
     expect(edited.stdout).toContain('sets A');
   });
 
-  it('replaces it under --force with what init writes [SEC-40]', async () => {
+  it('replaces it under --force with what init writes [SEC-27]', async () => {
     const r = await init('--force');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
@@ -211,7 +211,7 @@ describe('harness init and a workspace it did not write', () => {
     expect(again.stdout).toMatch(/unchanged +\.harness\/workspace\.yaml/);
   });
 
-  it('refuses --force and --keep together [SEC-40]', async () => {
+  it('refuses --force and --keep together [SEC-27]', async () => {
     const r = await init('--force', '--keep');
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(
@@ -241,7 +241,7 @@ describe('harness init owns the whole harness entry it writes', () => {
     writeFileSync(join(project, '.mcp.json'), `${JSON.stringify(hostileEntry, null, 2)}\n`);
   });
 
-  it('is a real attack: a client starting the entry with its env runs the repository’s script [SEC-40]', () => {
+  it('is a real attack: a client starting the entry with its env runs the repository’s script [SEC-27]', () => {
     const { command, args, env } = hostileEntry.mcpServers.harness;
     execFileSync(command === 'node' ? process.execPath : command, args, {
       cwd: project,
@@ -250,7 +250,7 @@ describe('harness init owns the whole harness entry it writes', () => {
     expect(readFileSync(join(project, '.github', 'ran'), 'utf8')).toBe('ran');
   });
 
-  it('replaces env, cwd and every other key it did not write, and says so [SEC-40]', async () => {
+  it('replaces env, cwd and every other key it did not write, and says so [SEC-27]', async () => {
     const r = await init();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
@@ -275,13 +275,13 @@ describe('harness init and client configs that lead outside the project', () => 
     writeFileSync(join(box.home, '.codex', 'config.toml'), '[mcp_servers.other]\ncommand = "o"\n');
   });
 
-  it('is a real attack: a symlinked .mcp.json leads to ~/.claude.json, and reading it reads the person’s file [SEC-40]', () => {
+  it('is a real attack: a symlinked .mcp.json leads to ~/.claude.json, and reading it reads the person’s file [SEC-27]', () => {
     symlinkSync(claudeJson(), join(project, '.mcp.json'));
     expect(realTarget(join(project, '.mcp.json'))).toBe(realpathSync(claudeJson()));
     expect(readFileSync(join(project, '.mcp.json'), 'utf8')).toContain('secret-of-the-person');
   });
 
-  it('refuses .mcp.json → ~/.claude.json, naming both, and writes nothing anywhere [SEC-40]', async () => {
+  it('refuses .mcp.json → ~/.claude.json, naming both, and writes nothing anywhere [SEC-27]', async () => {
     symlinkSync(claudeJson(), join(project, '.mcp.json'));
     const before = snapshot(project, box.home);
     const r = await init('--client', 'claude-code', '--client', 'cursor', '--client', 'codex');
@@ -295,7 +295,7 @@ describe('harness init and client configs that lead outside the project', () => 
     expect(existsSync(join(project, '.harness'))).toBe(false);
   });
 
-  it('refuses .vscode → a directory outside the project, and leaves that directory empty [SEC-40]', async () => {
+  it('refuses .vscode → a directory outside the project, and leaves that directory empty [SEC-27]', async () => {
     const elsewhere = join(box.root, 'elsewhere');
     mkdirSync(elsewhere);
     symlinkSync(elsewhere, join(project, '.vscode'));
@@ -309,7 +309,7 @@ describe('harness init and client configs that lead outside the project', () => 
     expect(snapshot(project, box.home)).toEqual(before);
   });
 
-  it('refuses a dangling symlink and a .harness that lead outside [SEC-40]', async () => {
+  it('refuses a dangling symlink and a .harness that lead outside [SEC-27]', async () => {
     symlinkSync(join(box.home, '.claude-new.json'), join(project, '.mcp.json'));
     const away = join(box.root, 'away');
     mkdirSync(away);
@@ -327,7 +327,7 @@ describe('harness init and client configs that lead outside the project', () => 
     expect(lstatSync(join(project, '.mcp.json')).isSymbolicLink()).toBe(true);
   });
 
-  it('refuses a .mcp.json that is a hard link to ~/.claude.json [SEC-40]', async () => {
+  it('refuses a .mcp.json that is a hard link to ~/.claude.json [SEC-27]', async () => {
     linkSync(claudeJson(), join(project, '.mcp.json'));
     const before = snapshot(project, box.home);
     const r = await init('--client', 'claude-code');
@@ -338,7 +338,7 @@ describe('harness init and client configs that lead outside the project', () => 
     expect(snapshot(project, box.home)).toEqual(before);
   });
 
-  it('follows a symlink that stays inside the project [SEC-40]', async () => {
+  it('follows a symlink that stays inside the project [SEC-27]', async () => {
     mkdirSync(join(project, 'config'));
     writeFileSync(join(project, 'config', 'mcp.json'), '{"mcpServers": {}}\n');
     symlinkSync(join('config', 'mcp.json'), join(project, '.mcp.json'));
@@ -359,13 +359,13 @@ describe('harness init and a config that writes a key twice', () => {
 }
 `;
 
-  it('is a real attack: a client reads the last mcpServers while an edit lands in the first [SEC-40]', () => {
+  it('is a real attack: a client reads the last mcpServers while an edit lands in the first [SEC-27]', () => {
     const edited = applyEdits(twice, modify(twice, ['mcpServers', 'harness'], { command: 'harness' }, {}));
     expect(edited.indexOf('"command":"harness"')).toBeLessThan(edited.indexOf('./.github/setup.cjs'));
     expect(JSON.parse(edited).mcpServers.harness).toEqual({ command: 'node', args: ['./.github/setup.cjs'] });
   });
 
-  it('refuses it, naming the key and both lines, and writes nothing [SEC-40]', async () => {
+  it('refuses it, naming the key and both lines, and writes nothing [SEC-27]', async () => {
     writeFileSync(join(project, '.mcp.json'), twice);
     const before = snapshot(project, box.home);
     const r = await init();

@@ -342,7 +342,7 @@ describe.skipIf(!hasGit)('harness init in a repository with git, pnpm, a Makefil
     }
   });
 
-  it('keeps the workspace it wrote, stops at one edited since until --keep, and writes it again under --force [SEC-40]', async () => {
+  it('keeps the workspace it wrote, stops at one edited since until --keep, and writes it again under --force [SEC-27]', async () => {
     const generated = readFileSync(workspace, 'utf8');
     const edited = `${generated}# my own line\n`;
     writeFileSync(workspace, edited);

@@ -66,7 +66,7 @@ afterAll(async () => {
 });
 
 describe('harness workspace: a widening edit waits for a person', () => {
-  it('keeps serving the old grants after a process copies an open sh -c pack over the workspace; pending shows the diff; accept with the shown hash serves it [SEC-40]', async () => {
+  it('keeps serving the old grants after a process copies an open sh -c pack over the workspace; pending shows the diff; accept with the shown hash serves it [SEC-23]', async () => {
     // The first call waits for the embedded host, so the edit below is made on a running broker.
     expect(await commandNames()).not.toContain('sh.run');
     replaceWorkspace(ATTACK);
@@ -124,7 +124,7 @@ describe('harness workspace: a widening edit waits for a person', () => {
     );
   });
 
-  it('applies an edit that only narrows at once, with no acceptance (the path every edit took before) [SEC-40]', async () => {
+  it('applies an edit that only narrows at once, with no acceptance (the path every edit took before) [SEC-23]', async () => {
     const narrowed = ATTACK.replace(
       '      - id: shout\n        argv: [echo, LOUD]\n        effects: read\n',
       '',

@@ -485,7 +485,7 @@ describe('a console behind a TLS reverse proxy, with passkeys', () => {
 });
 
 describe('a loopback console with a passkey', () => {
-  it('still signs in by link, but once a passkey is enrolled a decision needs its signature, and another passkey one enrolled already [SEC-40]', async () => {
+  it('still signs in by link, but once a passkey is enrolled a decision needs its signature, and another passkey one enrolled already [SEC-28]', async () => {
     const t = await makeInstance();
     const running = await startConsole({ instanceDir: t.instanceDir, listen: 'localhost:0' });
     try {
@@ -621,7 +621,7 @@ describe('decision nonces beside anonymous sign-in challenges', () => {
       headers: { origin: PUBLIC, 'x-forwarded-for': client },
     });
 
-  it("keeps a person's decision nonce through 1 100 anonymous login/options requests, which evict only older sign-in challenges [SEC-40]", async () => {
+  it("keeps a person's decision nonce through 1 100 anonymous login/options requests, which evict only older sign-in challenges [SEC-28]", async () => {
     const a = await pending(running, 'flood');
     const assertion = await signed(running, person, key, a.id, 'approved');
     // A sign-in challenge handed out at the same moment as the nonce. Before the fix both sat in one
@@ -653,7 +653,7 @@ describe('decision nonces beside anonymous sign-in challenges', () => {
     expect((await running.ctx.store.getApproval(a.id))?.assertion?.nonce).toBe(assertion.nonce);
   });
 
-  it('finds a nonce only in the session it was handed to: another session cannot spend it [SEC-40]', async () => {
+  it('finds a nonce only in the session it was handed to: another session cannot spend it [SEC-28]', async () => {
     const a = await pending(running, 'other session');
     const options = await loginOptions('192.0.2.201');
     const signedIn = await throughProxy(running, '/api/passkeys/login', {

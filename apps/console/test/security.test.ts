@@ -91,7 +91,7 @@ describe('console security', () => {
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
-  it('redirects only within this console: a login at //evil.example/ or /\\evil.example/ lands on /, never on another host [SEC-40]', async () => {
+  it('redirects only within this console: a login at //evil.example/ or /\\evil.example/ lands on /, never on another host [SEC-28]', async () => {
     const token = (url: string) => new URL(url).searchParams.get('token') ?? '';
     const at = (path: string, headers: Record<string, string> = {}) =>
       raw(`${running.origin}${path}`, { headers });

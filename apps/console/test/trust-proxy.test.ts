@@ -76,14 +76,14 @@ const linkPath = (running: RunningConsole) => {
   return `${url.pathname}${url.search}`;
 };
 
-describe('starting behind a proxy [SEC-40]', () => {
+describe('starting behind a proxy [SEC-28]', () => {
   let t: TestInstance;
   beforeAll(async () => {
     t = await makeInstance();
   });
   afterAll(() => t?.cleanup());
 
-  it('refuses a non-loopback listener behind --public-url alone, and starts once --trust-proxy names the proxy [SEC-40]', async () => {
+  it('refuses a non-loopback listener behind --public-url alone, and starts once --trust-proxy names the proxy [SEC-28]', async () => {
     const flags = parseConsoleFlags(['--listen', '0.0.0.0:0', '--public-url', PUBLIC]);
     await expect(
       startConsole({ ...(await resolveConsoleOptions(flags, t.instanceDir, {})), token: TOKEN }),
@@ -107,7 +107,7 @@ describe('starting behind a proxy [SEC-40]', () => {
     await running.close();
   });
 
-  it('takes --trust-proxy repeated or comma-separated, as IP addresses only, and says what it takes [SEC-40]', async () => {
+  it('takes --trust-proxy repeated or comma-separated, as IP addresses only, and says what it takes [SEC-28]', async () => {
     const flags = parseConsoleFlags([
       '--trust-proxy',
       '10.0.0.5, fd00:0::5',
@@ -131,7 +131,7 @@ describe('starting behind a proxy [SEC-40]', () => {
   });
 });
 
-describe('a console on a non-loopback address behind a named TLS proxy [SEC-40]', () => {
+describe('a console on a non-loopback address behind a named TLS proxy [SEC-28]', () => {
   // The proxy is named (ELSEWHERE) but not this machine: a request from OUTSIDE is a client that
   // reached the listener directly; one from loopback is the proxy's.
   let t: TestInstance;
@@ -157,7 +157,7 @@ describe('a console on a non-loopback address behind a named TLS proxy [SEC-40]'
     t?.cleanup();
   });
 
-  it('serves a client that reached it directly nothing, whatever X-Forwarded-Proto or Forwarded it wrote (https_required) [SEC-40]', async () => {
+  it('serves a client that reached it directly nothing, whatever X-Forwarded-Proto or Forwarded it wrote (https_required) [SEC-28]', async () => {
     const link = linkPath(running);
     for (const headers of [
       { 'x-forwarded-proto': 'https' },
@@ -176,7 +176,7 @@ describe('a console on a non-loopback address behind a named TLS proxy [SEC-40]'
     expect(String(proxied.headers['set-cookie'])).toMatch(/Secure/);
   });
 
-  it('lets no direct client try the operator token: 120 attempts with a new X-Forwarded-For each are all refused before any login [SEC-40]', async () => {
+  it('lets no direct client try the operator token: 120 attempts with a new X-Forwarded-For each are all refused before any login [SEC-28]', async () => {
     const statuses = new Set<number>();
     for (let i = 0; i < 120; i++) {
       const r = await direct(`/?token=guess-${i}`, {
@@ -208,7 +208,7 @@ describe('a console on a non-loopback address behind a named TLS proxy [SEC-40]'
     expect([...proxied]).toEqual([401]);
   });
 
-  it('serves /metrics only over https as the proxy says: a direct scrape with the token is refused, whatever it writes [SEC-40]', async () => {
+  it('serves /metrics only over https as the proxy says: a direct scrape with the token is refused, whatever it writes [SEC-28]', async () => {
     const bearer = { authorization: `Bearer ${METRICS_TOKEN}` };
     const forged = await direct('/metrics', { ...bearer, 'x-forwarded-proto': 'https' });
     expect(forged.status).toBe(403);
@@ -222,7 +222,7 @@ describe('a console on a non-loopback address behind a named TLS proxy [SEC-40]'
   });
 });
 
-describe('a console serving TLS itself, with a named proxy [SEC-40]', () => {
+describe('a console serving TLS itself, with a named proxy [SEC-28]', () => {
   // Both peers reach it over TLS; loopback stands for the named proxy, OUTSIDE for a direct client.
   let t: TestInstance;
   let running: RunningConsole;
@@ -245,7 +245,7 @@ describe('a console serving TLS itself, with a named proxy [SEC-40]', () => {
     t?.cleanup();
   });
 
-  it("counts a direct client by its own address: a new X-Forwarded-For each time escapes no limit, and spends no one else's budget [SEC-40]", async () => {
+  it("counts a direct client by its own address: a new X-Forwarded-For each time escapes no limit, and spends no one else's budget [SEC-28]", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < RATE_BURST + 1; i++) {
       const r = await send(
@@ -284,7 +284,7 @@ describe('a console serving TLS itself, with a named proxy [SEC-40]', () => {
   });
 });
 
-describe('a proxy named with --trust-proxy, at a non-loopback address [SEC-40]', () => {
+describe('a proxy named with --trust-proxy, at a non-loopback address [SEC-28]', () => {
   // The listener is on `::`, so the proxy's IPv4 address arrives IPv4-mapped (::ffff:…).
   let t: TestInstance;
   let running: RunningConsole;
@@ -306,7 +306,7 @@ describe('a proxy named with --trust-proxy, at a non-loopback address [SEC-40]',
     t?.cleanup();
   });
 
-  it('believes its X-Forwarded-Proto or Forwarded, and still refuses a request it says came over plain HTTP [SEC-40]', async () => {
+  it('believes its X-Forwarded-Proto or Forwarded, and still refuses a request it says came over plain HTTP [SEC-28]', async () => {
     expect((await fromProxy(linkPath(running), { 'x-forwarded-proto': 'https' })).status).toBe(303);
     expect(
       (await fromProxy(linkPath(running), { forwarded: 'for=203.0.113.9;proto=https;by=10.0.0.5' })).status,
@@ -322,7 +322,7 @@ describe('a proxy named with --trust-proxy, at a non-loopback address [SEC-40]',
     }
   });
 
-  it('counts each client by the address it added, in X-Forwarded-For or Forwarded [SEC-40]', async () => {
+  it('counts each client by the address it added, in X-Forwarded-For or Forwarded [SEC-28]', async () => {
     const https = { 'x-forwarded-proto': 'https' };
     const statuses: number[] = [];
     for (let i = 0; i < RATE_BURST + 1; i++) {

@@ -244,7 +244,7 @@ function secondCall(dir: string): number {
 }
 
 describe('the record survives its key', () => {
-  it('records the instance key at loom init in the user config, outside the instance, and verify checks against it [SEC-40]', async () => {
+  it('records the instance key at loom init in the user config, outside the instance, and verify checks against it [SEC-26]', async () => {
     const again = join(t.path, 'again');
     const made = await loom(['init', again, '--workspace', join(t.path, 'workspace.yaml')]);
     const recorded = readRecordedAuditKey(again, recordEnv);
@@ -261,7 +261,7 @@ describe('the record survives its key', () => {
     expect(r.stdout).not.toContain('WARNING');
   });
 
-  it('fails a history re-signed with a replaced key against the recorded key and a kept copy of it [SEC-40]', async () => {
+  it('fails a history re-signed with a replaced key against the recorded key and a kept copy of it [SEC-26]', async () => {
     await threeCalls();
     const recorded = readRecordedAuditKey(instance, recordEnv);
     const kept = join(t.path, 'kept.pub');
@@ -281,7 +281,7 @@ describe('the record survives its key', () => {
     ]);
   });
 
-  it('passes that replaced-key forgery with only the instance key, saying so in a warning (the attack is real) [SEC-40]', async () => {
+  it('passes that replaced-key forgery with only the instance key, saying so in a warning (the attack is real) [SEC-26]', async () => {
     await threeCalls();
     forge(instance, { newKey: true });
     const replaced = readAuditSigner(instance).publicKey;
@@ -301,7 +301,7 @@ describe('the record survives its key', () => {
     );
   });
 
-  it('passes events deleted and re-signed with audit-key.pem against any key, and fails them against an earlier export kept elsewhere [SEC-40]', async () => {
+  it('passes events deleted and re-signed with audit-key.pem against any key, and fails them against an earlier export kept elsewhere [SEC-26]', async () => {
     await threeCalls();
     const exports = join(t.path, 'exports');
     mkdirSync(exports);
@@ -328,7 +328,7 @@ describe('the record survives its key', () => {
     );
   });
 
-  it('verifies a store against its own exports, and names what it compared [SEC-40]', async () => {
+  it('verifies a store against its own exports, and names what it compared [SEC-26]', async () => {
     await threeCalls();
     const exports = join(t.path, 'exports');
     mkdirSync(exports);
@@ -349,7 +349,7 @@ describe('the record survives its key', () => {
     );
   });
 
-  it('records the key of an instance that has none recorded with --record, once it verified [SEC-40]', async () => {
+  it('records the key of an instance that has none recorded with --record, once it verified [SEC-26]', async () => {
     const config = join(t.path, 'config');
     const env = { XDG_CONFIG_HOME: config };
     const r = await loom(['audit', 'verify', '--record', '--instance', instance], { env });
@@ -363,7 +363,7 @@ describe('the record survives its key', () => {
     );
   });
 
-  it('says what is wrong with --to and --against, and warns when an export is checked against its own key [SEC-40]', async () => {
+  it('says what is wrong with --to and --against, and warns when an export is checked against its own key [SEC-26]', async () => {
     const url = await loom(['audit', 'export', '--to', 'https://audit.example/drop', '--instance', instance]);
     expect([url.code, url.stderr]).toEqual([
       2,

@@ -42,7 +42,7 @@ async function spawnerUp(): Promise<Spawner> {
 }
 
 describe('a program resolved once', () => {
-  it('hashes the file it resolved and reads it again only when its identity changes [SEC-40]', () => {
+  it('hashes the file it resolved and reads it again only when its identity changes [SEC-25]', () => {
     const root = scratch();
     const file = toolIn(join(root, 'bin'), 'one');
     const first = resolveProgram('tool', join(root, 'bin'), root);
@@ -60,7 +60,7 @@ describe('a program resolved once', () => {
     expect(programHashReads()).toBe(reads + 1);
   });
 
-  it('starts the file it was given, not one an earlier PATH directory gained since [SEC-40]', async () => {
+  it('starts the file it was given, not one an earlier PATH directory gained since [SEC-25]', async () => {
     const root = scratch();
     toolIn(join(root, 'late'), 'approved');
     const path = `${join(root, 'early')}:${join(root, 'late')}`;
@@ -74,7 +74,7 @@ describe('a program resolved once', () => {
   });
 
   for (const how of ['directly', 'through a spawner'] as const) {
-    it(`refuses with program_changed, and starts nothing, when the file was rewritten after it was hashed (${how}) [SEC-40]`, async () => {
+    it(`refuses with program_changed, and starts nothing, when the file was rewritten after it was hashed (${how}) [SEC-25]`, async () => {
       const root = scratch();
       const marker = join(root, 'ran');
       const file = toolIn(join(root, 'bin'), 'approved');
@@ -94,7 +94,7 @@ describe('a program resolved once', () => {
     });
   }
 
-  it('refuses a file replaced by another at the same path (a rename over it) [SEC-40]', async () => {
+  it('refuses a file replaced by another at the same path (a rename over it) [SEC-25]', async () => {
     const root = scratch();
     toolIn(join(root, 'bin'), 'approved');
     const program = resolveProgram('tool', join(root, 'bin'), root);

@@ -67,7 +67,7 @@ async function approve(held: { body: unknown; reason?: string }): Promise<string
 }
 
 describe.skipIf(findBinary('make') === undefined)('an approval binds the Makefile it runs', () => {
-  it('answers plan_changed for make.run deploy once the recipe was edited after the approval, where the plan without file hashes is unchanged [SEC-40]', async () => {
+  it('answers plan_changed for make.run deploy once the recipe was edited after the approval, where the plan without file hashes is unchanged [SEC-25]', async () => {
     const project = join(dir.path, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'Makefile'), 'deploy:\n\t@echo deploying v1\n');
@@ -138,7 +138,7 @@ agents:
     writeFileSync(join(binDir, 'tool'), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   }
 
-  it('answers plan_changed once the file at the approved program path was rewritten, where the plan without its bytes is unchanged [SEC-40]', async () => {
+  it('answers plan_changed once the file at the approved program path was rewritten, where the plan without its bytes is unchanged [SEC-25]', async () => {
     const bin = join(dir.path, 'bin');
     tool(bin, 'echo approved');
     const file = await start(workspace(bin, '.'));
@@ -152,7 +152,7 @@ agents:
     expect(after.executableSha256).not.toBe(before.executableSha256);
   });
 
-  it('answers plan_changed once a symlinked cwd was repointed, where the plan without its real path is unchanged [SEC-40]', async () => {
+  it('answers plan_changed once a symlinked cwd was repointed, where the plan without its real path is unchanged [SEC-25]', async () => {
     const bin = join(dir.path, 'bin');
     tool(bin, 'pwd -P');
     mkdirSync(join(dir.path, 'reviewed'));
@@ -216,7 +216,7 @@ agents:
     return r.value;
   };
 
-  it("gives another session of the same agent a request of its own, and it cannot consume the first session's approval [SEC-40]", async () => {
+  it("gives another session of the same agent a request of its own, and it cannot consume the first session's approval [SEC-25]", async () => {
     const socket = await broker();
     const asked = await call(socket, 'session-a');
     const id = await approve(asked);
@@ -232,7 +232,7 @@ agents:
     expect(await call(socket, 'session-a')).toMatchObject({ reason: 'approval_required' });
   });
 
-  it('lets calls that name no session share an approval, as before the binding (the attack, where no session is named) [SEC-40]', async () => {
+  it('lets calls that name no session share an approval, as before the binding (the attack, where no session is named) [SEC-25]', async () => {
     const socket = await broker();
     await approve(await call(socket));
     // Any other caller of the same agent that names no session consumes it.

@@ -188,7 +188,7 @@ afterEach(async () => {
 });
 
 describe('a workspace edit that widens authority waits for a person', () => {
-  it('keeps serving the old grants when a process copies an open, unconfined sh -c pack over the workspace, until a person accepts that content [SEC-40]', async () => {
+  it('keeps serving the old grants when a process copies an open, unconfined sh -c pack over the workspace, until a person accepts that content [SEC-23]', async () => {
     const b = the(broker);
     replaceWorkspace(ATTACK);
     const held = await check('held');
@@ -244,7 +244,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     ]);
   });
 
-  it('without the hold the same file would be served: it loads and grants the agent sh -c (the old reload switched to any edit that loads) [SEC-40]', async () => {
+  it('without the hold the same file would be served: it loads and grants the agent sh -c (the old reload switched to any edit that loads) [SEC-23]', async () => {
     const loaded = await loadWorkspace({ file: workspace, text: ATTACK }, { probe: false });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
     expect(loaded.workspace.agents.find((a) => a.id === 'reader')?.commands).toContain('sh.run');
@@ -254,7 +254,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     expect(compareAuthority(before.workspace, loaded.workspace).widenings.length).toBeGreaterThan(0);
   });
 
-  it('applies an edit that only narrows at once, with nobody asked [SEC-40]', async () => {
+  it('applies an edit that only narrows at once, with nobody asked [SEC-23]', async () => {
     replaceWorkspace(NARROWED);
     expect(await check('reloaded')).toMatchObject({ to: sha256(NARROWED), how: 'widens_nothing' });
     expect(await listed()).not.toContain('text.upper');
@@ -272,7 +272,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     });
   });
 
-  it('refuses an acceptance whose hash is not the file now: the file changed after it was shown [SEC-40]', async () => {
+  it('refuses an acceptance whose hash is not the file now: the file changed after it was shown [SEC-23]', async () => {
     replaceWorkspace(ATTACK);
     await check('held');
     const shown = sha256(ATTACK).slice(0, 12);
@@ -288,7 +288,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     expect(await listed()).not.toContain('sh.run');
   });
 
-  it('applies a narrowing edit that replaces a held widening, and forgets the held one [SEC-40]', async () => {
+  it('applies a narrowing edit that replaces a held widening, and forgets the held one [SEC-23]', async () => {
     replaceWorkspace(ATTACK);
     await check('held');
     replaceWorkspace(NARROWED);
@@ -297,7 +297,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     expect((await reviewWorkspace(instance)).state).toBe('accepted');
   });
 
-  it('writes the accepted content back when a person rejects the held edit [SEC-40]', async () => {
+  it('writes the accepted content back when a person rejects the held edit [SEC-23]', async () => {
     replaceWorkspace(ATTACK);
     await check('held');
     const decision = await rejectWorkspace(instance, { by: 'person:test' });
@@ -310,7 +310,7 @@ describe('a workspace edit that widens authority waits for a person', () => {
     ]);
   });
 
-  it('holds a widening file at start: a broker started on it serves the content last accepted, and switches once a person accepts [SEC-40]', async () => {
+  it('holds a widening file at start: a broker started on it serves the content last accepted, and switches once a person accepts [SEC-23]', async () => {
     await stopBroker();
     replaceWorkspace(ATTACK);
     broker = await startBroker();

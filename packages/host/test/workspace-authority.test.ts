@@ -292,18 +292,18 @@ beforeAll(() => {
 afterAll(() => box.cleanup());
 
 describe('compareAuthority: an edit of the workspace', () => {
-  it.each(ROWS)('$edit: the widenings and narrowings it shows [SEC-40]', async (row) => {
+  it.each(ROWS)('$edit: the widenings and narrowings it shows [SEC-23]', async (row) => {
     const diff = compareAuthority(await load(BASE), await load(row.change(BASE)));
     expect(diff.widenings.map((c) => c.text)).toEqual(row.widenings);
     if (row.narrowings !== undefined) expect(diff.narrowings.map((c) => c.text)).toEqual(row.narrowings);
   });
 
-  it('gives each change a path a tool can point at [SEC-40]', async () => {
+  it('gives each change a path a tool can point at [SEC-23]', async () => {
     const diff = compareAuthority(await load(BASE), await load(ROWS[0]!.change(BASE)));
     expect(diff.widenings.map((c) => c.path)).toEqual(['agents/demo/grants', 'agents/demo/commands/sh.run']);
   });
 
-  it('treats a change of a field it does not know as a widening [SEC-40]', async () => {
+  it('treats a change of a field it does not know as a widening [SEC-23]', async () => {
     const base = await load(BASE);
     const [pack] = base.packs;
     const [echo, ...rest] = pack!.commands;
@@ -316,7 +316,7 @@ describe('compareAuthority: an edit of the workspace', () => {
     ]);
   });
 
-  it('shows a workspace compared with nothing as all widening [SEC-40]', async () => {
+  it('shows a workspace compared with nothing as all widening [SEC-23]', async () => {
     const diff = compareAuthority(NO_AUTHORITY, await load(BASE));
     expect(diff.narrowings).toEqual([]);
     expect(diff.widenings.map((c) => c.text).slice(0, 3)).toEqual([

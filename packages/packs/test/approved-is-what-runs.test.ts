@@ -110,7 +110,7 @@ command_packs:
 });
 
 describe('the plan of a call', () => {
-  it("covers the program's bytes, the cwd's real path and each plan input's bytes, a missing one as absent [SEC-40]", async () => {
+  it("covers the program's bytes, the cwd's real path and each plan input's bytes, a missing one as absent [SEC-25]", async () => {
     const dir = scratch();
     const bin = join(dir, 'bin');
     const program = tool(bin, 'one');
@@ -162,7 +162,7 @@ while (!fs.existsSync(stop) && Date.now() < end) { fs.renameSync(a, b); fs.renam
 }
 
 describe('the program a plan resolved is the program that starts', () => {
-  it('runs no other program than the plan hashed in 100 calls while an earlier PATH directory toggles one, where resolving again at spawn does [SEC-40]', async () => {
+  it('runs no other program than the plan hashed in 100 calls while an earlier PATH directory toggles one, where resolving again at spawn does [SEC-25]', async () => {
     const dir = scratch();
     const early = join(dir, 'early');
     const late = join(dir, 'late');
@@ -227,7 +227,7 @@ describe.skipIf(findBinary('git') === undefined)('git pathspecs are literal', ()
     return dir;
   }
 
-  it('git.restore of ":/" discards nothing, where git without GIT_LITERAL_PATHSPECS discards every change [SEC-40]', async () => {
+  it('git.restore of ":/" discards nothing, where git without GIT_LITERAL_PATHSPECS discards every change [SEC-25]', async () => {
     const dir = repo();
     const ws = await load(`sandbox_mode: off\ncommand_packs:\n  - { standard: git, cwd: . }\n`, dir);
     expect(ws.packs[0]?.env.GIT_LITERAL_PATHSPECS).toBe('1');

@@ -28,7 +28,7 @@ async function load(link: string) {
 }
 
 describe('notify.link', () => {
-  it('refuses a link carrying a token query parameter, saying to remove it and why, without the token [SEC-40]', async () => {
+  it('refuses a link carrying a token query parameter, saying to remove it and why, without the token [SEC-28]', async () => {
     const r = await load(`https://console.example.org/?token=${SECRET}`);
     if (r.ok) throw new Error('expected the load to fail');
     const shown = r.issues.map(formatIssue);
@@ -40,7 +40,7 @@ describe('notify.link', () => {
     expect(shown.join('\n')).not.toContain(SECRET);
   });
 
-  it('finds the parameter in any case and anywhere in the query [SEC-40]', async () => {
+  it('finds the parameter in any case and anywhere in the query [SEC-28]', async () => {
     for (const link of [
       `https://console.example.org/?TOKEN=${SECRET}`,
       `https://console.example.org/?a=1&Token=${SECRET}&b=2`,
@@ -52,7 +52,7 @@ describe('notify.link', () => {
     }
   });
 
-  it('keeps the console address alone, and other query parameters [SEC-40]', async () => {
+  it('keeps the console address alone, and other query parameters [SEC-28]', async () => {
     for (const link of ['https://console.example.org/', 'https://console.example.org/?tokens=1&my_token=2']) {
       const r = await load(link);
       if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));

@@ -158,7 +158,7 @@ async function answer(ws: Workspace, id: string, args: Record<string, unknown> =
 describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
   "node.install and the project's .npmrc: every key that names a program is pinned",
   () => {
-    it('git=: a lockfile with a git dependency ran the program the .npmrc names before the pin [SEC-40]', () => {
+    it('git=: a lockfile with a git dependency ran the program the .npmrc names before the pin [SEC-24]', () => {
       const dir = nodeProjectWithGitDep('npmrc-git-control', {}, {});
       writeFileSync(join(dir, '.npmrc'), `git=${fake(dir, 'git', 'exec git "$@"')}\n`);
       npmCiPrePin(dir);
@@ -166,7 +166,7 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(existsSync(join(dir, 'node_modules', 'npmrc-git-control-dep', 'package.json'))).toBe(true);
     });
 
-    it('git=: node.install (scripts: false, network on) installs the git dependency with git, the named program never runs [SEC-40]', async () => {
+    it('git=: node.install (scripts: false, network on) installs the git dependency with git, the named program never runs [SEC-24]', async () => {
       const dir = nodeProjectWithGitDep('npmrc-git', {}, {});
       writeFileSync(join(dir, '.npmrc'), `git=${fake(dir, 'git', 'exec git "$@"')}\n`);
       const ws = await load(dir);
@@ -188,13 +188,13 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       return dir;
     };
 
-    it('remote.<url>.uploadpack in .git/config: npm ci --ignore-scripts ran it for a git dependency (the control) [SEC-40]', () => {
+    it('remote.<url>.uploadpack in .git/config: npm ci --ignore-scripts ran it for a git dependency (the control) [SEC-24]', () => {
       const dir = uploadPackProject('git-upload-pack-control');
       npmCiPrePin(dir);
       expect(ran(dir)).toMatch(/^upload-pack /);
     });
 
-    it('remote.<url>.uploadpack in .git/config: node.install refuses, saying why, and runs no git [SEC-40]', async () => {
+    it('remote.<url>.uploadpack in .git/config: node.install refuses, saying why, and runs no git [SEC-24]', async () => {
       const dir = uploadPackProject('git-upload-pack');
       const ws = await load(dir);
       if (!confined(ws)) return;
@@ -223,13 +223,13 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       return dir;
     };
 
-    it('node-options=: a git dependency with a prepare script loaded the project file in npm before the pin [SEC-40]', () => {
+    it('node-options=: a git dependency with a prepare script loaded the project file in npm before the pin [SEC-24]', () => {
       const dir = nodeOptionsProject('npmrc-node-options-control');
       npmCiPrePin(dir);
       expect(ran(dir)).toMatch(/^node-options install\n/);
     });
 
-    it('node-options=: node.install never loads it; NODE_OPTIONS is Node default behaviour [SEC-40]', async () => {
+    it('node-options=: node.install never loads it; NODE_OPTIONS is Node default behaviour [SEC-24]', async () => {
       const dir = nodeOptionsProject('npmrc-node-options');
       const ws = await load(dir);
       if (!confined(ws)) return;
@@ -250,14 +250,14 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       return dir;
     };
 
-    it('script-shell=: npm ci with scripts, without the flag and the variable, runs the shell the .npmrc names (the control) [SEC-40]', () => {
+    it('script-shell=: npm ci with scripts, without the flag and the variable, runs the shell the .npmrc names (the control) [SEC-24]', () => {
       const dir = scriptShellProject('npmrc-script-shell-control');
       const { npm_config_script_shell: _pinned, ...env } = prePinEnv(dir);
       execFileSync('npm', ['ci'], { cwd: dir, env, stdio: 'ignore' });
       expect(ran(dir)).toMatch(/^shell -c echo postinstall/);
     });
 
-    it('script-shell=: node.install with scripts runs the project install script with /bin/sh [SEC-40]', async () => {
+    it('script-shell=: node.install with scripts runs the project install script with /bin/sh [SEC-24]', async () => {
       const dir = scriptShellProject('npmrc-script-shell');
       const ws = await load(dir);
       if (!confined(ws)) return;
@@ -281,7 +281,7 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       return dir;
     };
 
-    it('node-gyp=: npm run gyp without the pin runs the node-gyp the .npmrc names (the control) [SEC-40]', () => {
+    it('node-gyp=: npm run gyp without the pin runs the node-gyp the .npmrc names (the control) [SEC-24]', () => {
       const dir = nodeGypProject('npmrc-node-gyp-control');
       execFileSync('npm', ['--script-shell=/bin/sh', 'run', 'gyp'], {
         cwd: dir,
@@ -291,7 +291,7 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toBe('node-gyp\n');
     });
 
-    it("node-gyp=: node.run's script runs npm's own node-gyp [SEC-40]", async () => {
+    it("node-gyp=: node.run's script runs npm's own node-gyp [SEC-24]", async () => {
       const dir = nodeGypProject('npmrc-node-gyp');
       const ws = await load(dir);
       if (!confined(ws)) return;
@@ -305,7 +305,7 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
 );
 
 describe('the pins every node command carries, over any config file of the project', () => {
-  it('pins each npm, yarn and corepack key that names a program, and git config npm git reads [SEC-40]', async () => {
+  it('pins each npm, yarn and corepack key that names a program, and git config npm git reads [SEC-24]', async () => {
     const dir = project('pins', { 'package.json': '{}\n' });
     const ws = await load(dir);
     const env = ws.packs[0]?.env ?? {};
@@ -352,7 +352,7 @@ describe.skipIf(!binaries('node', 'sh'))(
   'yarn: the program .yarnrc and .yarnrc.yml name, and yarn 2+ plugins',
   () => {
     it.skipIf(!binaries('yarn'))(
-      'yarn-path and yarnPath: yarn runs the program the project names unless YARN_IGNORE_PATH (the control), node.install runs the yarn on PATH [SEC-40]',
+      'yarn-path and yarnPath: yarn runs the program the project names unless YARN_IGNORE_PATH (the control), node.install runs the yarn on PATH [SEC-24]',
       async () => {
         const dir = project('yarn-path', {
           'package.json': '{"name":"yarn-path","version":"1.0.0","private":true}\n',
@@ -381,7 +381,7 @@ describe.skipIf(!binaries('node', 'sh'))(
         yarn: `#!/bin/sh\nif [ "$1" = --version ]; then echo 4.5.0; exit 0; fi\necho "yarn $*" >> ${JSON.stringify(join(dir, '.hostile', 'ran'))}\n`,
       });
 
-    it('a yarn 2+ install is refused when .yarnrc.yml names plugins: they are project code and install has the network [SEC-40]', async () => {
+    it('a yarn 2+ install is refused when .yarnrc.yml names plugins: they are project code and install has the network [SEC-24]', async () => {
       const dir = project('yarn-plugins', { 'package.json': '{}\n', 'yarn.lock': '', '.hostile/.keep': '' });
       writeFileSync(join(dir, '.yarnrc.yml'), 'plugins:\n  - path: .yarn/plugins/evil.cjs\n');
       const ws = await load(dir, '    sandbox: false\n');
@@ -439,7 +439,7 @@ describe.skipIf(!binaries('cargo', 'node'))(
     };
     const RUST = 'command_packs:\n  - standard: rust\n';
 
-    it('unconfined, the rustc-wrapper .cargo/config.toml names runs and connects (the control) [SEC-40]', async () => {
+    it('unconfined, the rustc-wrapper .cargo/config.toml names runs and connects (the control) [SEC-24]', async () => {
       const dir = crate('wrapper_control');
       const r = await loadWorkspace({
         text: RUST.replace('rust\n', 'rust\n    sandbox: false\n'),
@@ -451,7 +451,7 @@ describe.skipIf(!binaries('cargo', 'node'))(
       await until(() => connections > 0, 'a connection from the wrapper');
     });
 
-    it('confined, rust.check runs it as project code and it reaches no network [SEC-40]', async () => {
+    it('confined, rust.check runs it as project code and it reaches no network [SEC-24]', async () => {
       const dir = crate('wrapper_confined');
       const r = await loadWorkspace({ text: RUST, file: join(dir, 'workspace.yaml') });
       if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
@@ -472,7 +472,7 @@ describe.skipIf(!binaries('cargo', 'node'))(
 );
 
 describe('which commands of the project packs have the network', () => {
-  it('node.install alone, of node, rust, python and make: every other command runs with none [SEC-40]', async () => {
+  it('node.install alone, of node, rust, python and make: every other command runs with none [SEC-24]', async () => {
     const dir = project('which-network', { 'package.json': '{}\n' });
     const r = await loadWorkspace({
       text: `command_packs:\n${entry()}  - standard: rust\n  - standard: python\n    input_overrides: { run_module: { module: { enum: [m] } } }\n  - standard: make\n    input_overrides: { run: { target: { enum: [test] } } }\n`,

@@ -33,7 +33,7 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 describe('the recorded audit key', () => {
-  it('is written once under $XDG_CONFIG_HOME, named by the real path of the instance [SEC-40]', () => {
+  it('is written once under $XDG_CONFIG_HOME, named by the real path of the instance [SEC-26]', () => {
     const instance = join(t.path, 'instance');
     mkdirSync(instance);
     ensureAuditKey(instance);
@@ -49,7 +49,7 @@ describe('the recorded audit key', () => {
     expect(recordAuditKey(instance, own, { env }).status).toBe('unchanged');
   });
 
-  it('keeps a record of another key, unless a new instance replaces a removed one at its path [SEC-40]', () => {
+  it('keeps a record of another key, unless a new instance replaces a removed one at its path [SEC-26]', () => {
     const instance = join(t.path, 'instance');
     const first = newSigner().publicKey;
     const second = newSigner().publicKey;
@@ -62,7 +62,7 @@ describe('the recorded audit key', () => {
     expect(readRecordedAuditKey(instance, env)?.publicKey).toBe(second);
   });
 
-  it('refuses a record that holds two keys: it was changed [SEC-40]', () => {
+  it('refuses a record that holds two keys: it was changed [SEC-26]', () => {
     const instance = join(t.path, 'instance');
     const { file } = recordAuditKey(instance, newSigner().publicKey, { env });
     writeFileSync(file, `${readFileSync(file, 'utf8')}${newSigner().publicKey}\n`);
@@ -110,7 +110,7 @@ describeStores('a store compared with an earlier export of it', (kind) => {
     return text;
   };
 
-  it('holds the same history, and counts what a signed prune removed since [SEC-40]', async () => {
+  it('holds the same history, and counts what a signed prune removed since [SEC-26]', async () => {
     const signer = newSigner();
     const store = await signed(signer);
     try {
@@ -131,7 +131,7 @@ describeStores('a store compared with an earlier export of it', (kind) => {
     }
   });
 
-  it('names a store cut after the export, or emptied of its chain [SEC-40]', async () => {
+  it('names a store cut after the export, or emptied of its chain [SEC-26]', async () => {
     const signer = newSigner();
     const store = await signed(signer);
     try {
@@ -156,7 +156,7 @@ describeStores('a store compared with an earlier export of it', (kind) => {
     }
   });
 
-  it('does not take an export that does not verify, or one signed by a key not named [SEC-40]', async () => {
+  it('does not take an export that does not verify, or one signed by a key not named [SEC-26]', async () => {
     const signer = newSigner();
     const store = await signed(signer);
     try {
