@@ -191,8 +191,17 @@ function tokenParameter(link: string): string | undefined {
   return undefined;
 }
 
+/** Whether `url` is plain http:// to a host other than this machine's loopback. */
+function plainHttpAway(url: string): boolean {
+  const u = new URL(url);
+  if (u.protocol !== 'http:') return false;
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
+}
+
 /**
- * Builds the `notify` block: a `link` carrying a `token` query parameter is an issue (it would send
+ * Builds the `notify` block: a target that would send a bearer token over plain http:// to another
+ * host is an issue; a `link` carrying a `token` query parameter is an issue (it would send
  * a console login token to every target); a name used twice is an issue; a variable a target names and this
  * process's environment (`options.env`) lacks is a warning, not an error — the console and the
  * CLI load the workspace without the broker's secrets — and that target's notices are recorded
@@ -217,6 +226,17 @@ export function buildNotify(
       ),
     );
   }
+  raw.targets.forEach((t, i) => {
+    if (t.kind !== 'ntfy' || t.token_env === undefined || !plainHttpAway(t.url)) return;
+    issues.push(
+      ctx.issue(
+        Code.schema,
+        ['notify', 'targets', i, 'url'],
+        `notify.targets[${i}].url is plain http:// to another host, and the target sends the bearer token in ${t.token_env} with every notice: anyone on the way would read it. Use https://, or a loopback address for a server on this machine`,
+        { expected: 'an https:// URL (or http:// to loopback)', found: 'http:// to another host' },
+      ),
+    );
+  });
   const names = namesOf(raw.targets);
   names.forEach((name, i) => {
     const first = names.indexOf(name);
