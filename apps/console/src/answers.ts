@@ -31,8 +31,16 @@ export interface ApprovalOutcome {
  */
 export type ApprovalPlan = { ok: true; argv: string[] } | { ok: false; message: string };
 
-/** An approval with its plan, and the outcome of its run once it ran. */
-export type ApprovalAnswer = ApprovalRecord & { outcome: ApprovalOutcome | null; plan: ApprovalPlan };
+/**
+ * An approval with its plan as the page shows it, what that plan covers beyond the argv (the store's
+ * `plan`: the program and its hash, the real cwd, the project files run as code), and the outcome of
+ * its run once it ran.
+ */
+export type ApprovalAnswer = Omit<ApprovalRecord, 'plan'> & {
+  outcome: ApprovalOutcome | null;
+  plan: ApprovalPlan;
+  covers: ApprovalRecord['plan'];
+};
 
 /** `GET /api/session`: the CSRF token state-changing requests carry, and the session's limits. */
 export interface SessionAnswer {

@@ -254,6 +254,11 @@ describe.skipIf(!hasBrowser)('the console at a phone’s width', () => {
     // The plan the approval is bound to, as harness approvals list prints it.
     expect(record?.plan_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(await one.locator('p.plan-hash').textContent()).toBe(`plan ${record?.plan_hash?.slice(0, 12)}`);
+    // And the program's bytes it binds, by path and hash (what is approved is what runs).
+    expect(record?.plan?.executable_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(await one.locator('dl.covers dd').first().textContent()).toBe(
+      `${record?.plan?.executable} ${record?.plan?.executable_sha256?.slice(0, 12)}`,
+    );
     // The long argv element wraps inside the screen, in a monospace font.
     const script = one.locator('ol.argv li code').nth(2);
     const box = await script.boundingBox();

@@ -7,12 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { loadWorkspace } from '@harness/packs';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerList, brokerRun } from '@harness/protocol/client';
-import { tempDir } from '@harness/test-utils';
+import { Lines, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tailAudit } from '../src/api';
 import { initInstance } from '../src/instance';
@@ -64,37 +63,6 @@ const NARROWED = WORKSPACE.replace(
   '      - id: upper\n        argv: [echo, UPPER]\n        effects: read\n',
   '',
 );
-
-/** The lines a stream has written, and a wait for the first one (from an index on) that matches. */
-class Lines {
-  readonly all: string[] = [];
-  #rest = '';
-  readonly #waiters = new Set<() => void>();
-
-  constructor(stream: Readable) {
-    stream.setEncoding('utf8').on('data', (chunk: string) => {
-      this.#rest += chunk;
-      for (let nl = this.#rest.indexOf('\n'); nl >= 0; nl = this.#rest.indexOf('\n')) {
-        this.all.push(this.#rest.slice(0, nl));
-        this.#rest = this.#rest.slice(nl + 1);
-      }
-      for (const look of this.#waiters) look();
-    });
-  }
-
-  next(match: (line: string) => boolean, from = 0): Promise<string> {
-    return new Promise((resolve) => {
-      const look = (): void => {
-        const found = this.all.slice(from).find(match);
-        if (found === undefined) return;
-        this.#waiters.delete(look);
-        resolve(found);
-      };
-      this.#waiters.add(look);
-      look();
-    });
-  }
-}
 
 interface Broker {
   child: ChildProcess;

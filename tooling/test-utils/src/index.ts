@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export { buildBinIfStale } from './bins';
 export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
+export { Lines } from './lines';
 
 /** Absolute path of the repository root. */
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

@@ -30,7 +30,12 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
     const outcomes = await approvalOutcomes(ctx.store, list);
     return c.json({
-      approvals: list.map((a) => ({ ...a, outcome: outcomes.get(a.id) ?? null, plan: approvalPlan(a) })),
+      approvals: list.map((a) => ({
+        ...a,
+        outcome: outcomes.get(a.id) ?? null,
+        plan: approvalPlan(a),
+        covers: a.plan,
+      })),
     } satisfies ApprovalsAnswer);
   });
 
@@ -39,7 +44,12 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     const outcomes = await approvalOutcomes(ctx.store, [record]);
     return c.json({
-      approval: { ...record, outcome: outcomes.get(record.id) ?? null, plan: approvalPlan(record) },
+      approval: {
+        ...record,
+        outcome: outcomes.get(record.id) ?? null,
+        plan: approvalPlan(record),
+        covers: record.plan,
+      },
     } satisfies ApprovalOneAnswer);
   });
 

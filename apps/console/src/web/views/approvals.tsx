@@ -116,11 +116,40 @@ function CommandLine({ approval }: { approval: Approval }) {
           plan <code>{approval.plan_hash.slice(0, 12)}</code>
         </p>
       )}
+      <Covers approval={approval} />
     </>
   ) : (
     <p class="plan-problem" id={`plan-${approval.id}`}>
       {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
     </p>
+  );
+}
+
+/** What else the plan binds: the program's bytes and the project files the command runs as code. */
+function Covers({ approval }: { approval: Approval }) {
+  const covers = approval.covers;
+  if (covers === null) return null;
+  return (
+    <dl class="covers">
+      {covers.executable === null ? null : (
+        <div>
+          <dt>program</dt>
+          <dd>
+            <code>{covers.executable}</code>{' '}
+            {covers.executable_sha256 === null ? null : <code>{covers.executable_sha256.slice(0, 12)}</code>}
+          </dd>
+        </div>
+      )}
+      {covers.inputs.map((input) => (
+        <div key={input.path}>
+          <dt>file</dt>
+          <dd>
+            <code>{input.path}</code>{' '}
+            <code>{input.sha256 === 'absent' ? 'absent' : input.sha256.slice(0, 12)}</code>
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 
