@@ -6,7 +6,7 @@
 // Everything the sandbox must see (the fake programs, the git dependency's bare repository, the
 // markers) sits inside the project: install's private /tmp hides the rest of /tmp.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findBinary, tempDir, until } from '@harness/test-utils';
@@ -348,10 +348,34 @@ describe('the pins every node command carries, over any config file of the proje
   });
 });
 
+/**
+ * A PATH with yarn 1 on it: this machine's, else (under CI) yarn 1.22.22 from npm installed into a
+ * folder of its own outside /tmp (the confined install has a private /tmp); `undefined` to skip.
+ */
+function yarnPath(): string | undefined {
+  if (findBinary('yarn') !== undefined) return PATH;
+  if (process.env.CI !== 'true') {
+    console.warn('skipped: yarn not on PATH (with CI=true it is installed from npm for the test)');
+    return undefined;
+  }
+  const prefix = mkdtempSync('/var/tmp/standard-network-yarn-');
+  afterAll(() => rmSync(prefix, { recursive: true, force: true }));
+  execFileSync(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'yarn@1.22.22'],
+    {
+      stdio: 'ignore',
+      env: { ...process.env, npm_config_userconfig: '/dev/null' },
+    },
+  );
+  return `${join(prefix, 'node_modules', '.bin')}:${PATH}`;
+}
+
 describe.skipIf(!binaries('node', 'sh'))(
   'yarn: the program .yarnrc and .yarnrc.yml name, and yarn 2+ plugins',
   () => {
-    it.skipIf(!binaries('yarn'))(
+    const withYarn = binaries('npm') ? yarnPath() : undefined;
+    it.skipIf(withYarn === undefined)(
       'yarn-path and yarnPath: yarn runs the program the project names unless YARN_IGNORE_PATH (the control), node.install runs the yarn on PATH [SEC-24]',
       async () => {
         const dir = project('yarn-path', {
@@ -363,14 +387,14 @@ describe.skipIf(!binaries('node', 'sh'))(
         writeFileSync(join(dir, '.yarnrc.yml'), `yarnPath: ${program}\n`);
         execFileSync('yarn', ['--version'], {
           cwd: dir,
-          env: { PATH, HOME: join(dir, '.hostile') },
+          env: { PATH: withYarn as string, HOME: join(dir, '.hostile') },
           stdio: 'ignore',
         });
         expect(ran(dir)).toBe('yarn-path --version\n');
         rmSync(join(dir, '.hostile', 'ran'));
         const ws = await load(dir);
         if (!confined(ws)) return;
-        expect(await answer(ws, 'node.install')).toMatchObject({ exitCode: 0 });
+        expect(await answer(ws, 'node.install', {}, withYarn)).toMatchObject({ exitCode: 0 });
         expect(ran(dir)).toBe('');
       },
     );

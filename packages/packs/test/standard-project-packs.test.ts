@@ -962,7 +962,9 @@ describe('standard pack gh, without GitHub', () => {
     // The plan an approval binds names the env variables, never their values.
     expect(preview.plan?.env).toContain('GH_TOKEN');
     expect(JSON.stringify(preview.plan)).not.toContain(TOKEN);
-    const { plan: _plan, ...shown } = preview;
+    // The program the plan hashed is this machine's gh (its path, identity and bytes' hash).
+    expect(preview.program?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const { plan: _plan, program: _program, ...shown } = preview;
     expect(shown).toMatchInlineSnapshot(`
       {
         "args": {
