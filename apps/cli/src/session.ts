@@ -464,6 +464,9 @@ async function scratchEmbedding(options: SessionOptions): Promise<Embedding> {
   // command runs here, so nothing needs the person's registry.
   const stateHome = process.env.XDG_STATE_HOME;
   process.env.XDG_STATE_HOME = join(root, 'state');
+  // Likewise the record of a new instance's audit key (the user config): the scratch one is not kept.
+  const configHome = process.env.XDG_CONFIG_HOME;
+  process.env.XDG_CONFIG_HOME = join(root, 'config');
   const { serves, workspaceFile } = plan;
   const dir = plan.location.instanceDir;
   return {
@@ -482,6 +485,8 @@ async function scratchEmbedding(options: SessionOptions): Promise<Embedding> {
     dispose: () => {
       if (stateHome === undefined) delete process.env.XDG_STATE_HOME;
       else process.env.XDG_STATE_HOME = stateHome;
+      if (configHome === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = configHome;
       rmSync(root, { recursive: true, force: true });
     },
   };
