@@ -12,7 +12,7 @@ import { sortIssues } from './issues';
 import { buildNotify } from './notify';
 import { buildPacks } from './packs';
 import { probeRequirements } from './probes';
-import { applySandboxMode } from './sandbox';
+import { applySandboxMode, loadWalls } from './sandbox';
 import type { BuildContext, LoadResult } from './types';
 
 /** Builds the workspace from a file the schema accepted; every issue found, sorted into file order. */
@@ -25,6 +25,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
     dir,
     {
       ...ctx,
+      walls: loadWalls(ctx.options),
       approvalWaitMs: approvalWaitMs(raw.approval_wait),
       ...(raw.approval_timeout === undefined
         ? {}

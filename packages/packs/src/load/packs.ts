@@ -10,7 +10,7 @@ import { approvalWaitMs } from '../schema';
 import type { Label, Pack } from '../types';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
-import { resolveSandbox } from './sandbox';
+import { type LoadWalls, resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
 
@@ -25,11 +25,14 @@ export interface BuiltPack {
   readonly variants: ReadonlyMap<string, readonly CommandForm[]>;
 }
 
+/** What building the packs needs besides: the sandbox walls every command of this load shares. */
+export type PackBuildContext = BuildContext & { readonly walls: LoadWalls };
+
 /** Builds every pack of the file whose id is not a duplicate, pushing every issue found. */
 export function buildPacks(
   rawPacks: readonly RawPack[],
   dir: string,
-  ctx: BuildContext,
+  ctx: PackBuildContext,
   issues: PacksIssue[],
 ): BuiltPack[] {
   const { file, issue } = ctx;
@@ -73,7 +76,7 @@ function buildPack(
   dir: string,
   reserved: ReadonlySet<string>,
   standard: string | undefined,
-  ctx: BuildContext,
+  ctx: PackBuildContext,
   issues: PacksIssue[],
 ): { pack: Pack; variants: Map<string, readonly CommandForm[]> } {
   checkCommandIds(rp, pPath, ctx, issues);

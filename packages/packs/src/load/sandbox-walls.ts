@@ -46,16 +46,26 @@ export const PROTECTED_NAMES: readonly string[] = [
 /** Inside `.git`, what stays read-only even for a pack that writes `.git` itself (git's own writes). */
 const GIT_ALWAYS: readonly string[] = ['.git/config', '.git/hooks/', '.git/info/'];
 
-const within = (path: string, roots: readonly string[]): boolean =>
+/** Whether `path` is one of `roots` or below one. */
+export const within = (path: string, roots: readonly string[]): boolean =>
   roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
 
-const real = (path: string): string => {
+/** A path to hide, with where it leads when that is elsewhere (a link, or a link above it). */
+export interface DeniedPath {
+  readonly path: string;
+  readonly real?: string;
+}
+
+/** `path` with its real path looked up (once: a load resolves the built-in list for all its commands). */
+export function deniedPath(path: string): DeniedPath {
+  if (!existsSync(path)) return { path };
   try {
-    return realpathSync(path);
+    const real = realpathSync(path);
+    return real === path ? { path } : { path, real };
   } catch {
-    return path;
+    return { path };
   }
-};
+}
 
 /**
  * The protected paths of one command: each name of {@link PROTECTED_NAMES} in its working directory
@@ -121,8 +131,10 @@ function shown(path: string, view: SandboxView): boolean {
  * not inside another entry. A path the view cannot show costs nothing to hide, so a thousand
  * instances under the home or /tmp add no mount to a run.
  */
-export function trimDeny(deny: readonly string[], view: SandboxView): string[] {
-  const seen = deny.filter((path) => shown(path, view) || (existsSync(path) && shown(real(path), view)));
+export function trimDeny(deny: readonly DeniedPath[], view: SandboxView): string[] {
+  const seen = deny
+    .filter(({ path, real }) => shown(path, view) || (real !== undefined && shown(real, view)))
+    .map(({ path }) => path);
   const unique = [...new Set(seen)];
   return unique.filter((path) => !unique.some((other) => other !== path && within(path, [other])));
 }

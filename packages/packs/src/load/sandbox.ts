@@ -8,8 +8,15 @@ import { detectSandbox, type SandboxPolicy, SYSTEM_READ_PATHS } from '@harness/e
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import type { Effects, Pack, SandboxStatus, UnavailablePack } from '../types';
-import { protectedPaths, TOOLCHAIN_HOME, trimDeny } from './sandbox-walls';
-import type { BuildContext, CheckContext, Path, RawPack } from './types';
+import {
+  type DeniedPath,
+  deniedPath,
+  protectedPaths,
+  TOOLCHAIN_HOME,
+  trimDeny,
+  within,
+} from './sandbox-walls';
+import type { BuildContext, CheckContext, LoadOptions, Path, RawPack } from './types';
 
 /**
  * Paths no confined command may read or write, whatever its pack says (relative to the serving
@@ -91,13 +98,13 @@ export function harnessHiddenPaths(
  */
 function homeVisible(
   entries: readonly [string, number][],
-  home: string,
+  { home, toolchains }: LoadWalls,
   command: string,
   at: Path,
   ctx: BuildContext,
   issues: PacksIssue[],
 ): string[] {
-  const out = TOOLCHAIN_HOME.map((p) => join(home, p));
+  const out: string[] = [];
   for (const [path, i] of entries) {
     if (within(path, [home]) && path !== home) out.push(path);
     else {
@@ -111,7 +118,7 @@ function homeVisible(
       );
     }
   }
-  return [...new Set(out)].filter((path) => existsSync(path));
+  return [...new Set([...toolchains, ...out.filter((path) => existsSync(path))])];
 }
 
 type RawBlock = NonNullable<RawPack['sandbox']>;
@@ -122,10 +129,6 @@ function resolvePath(raw: string, home: string, cwd: string): string | undefined
   if (raw.startsWith('~/')) return join(home, raw.slice(2));
   if (raw.startsWith('~')) return undefined;
   return isAbsolute(raw) ? resolve(raw) : resolve(cwd, raw);
-}
-
-function within(path: string, roots: readonly string[]): boolean {
-  return roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
 }
 
 /** The command's block: `false` wins, else the command's fields over the pack's. */
@@ -141,6 +144,32 @@ function merged(pack: RawBlock | undefined, command: RawBlock | undefined): RawF
 }
 
 /**
+ * What every command's walls share within one load, looked up on disk once: the serving user's
+ * home, its toolchain installs that exist, and the built-in deny list (credentials, the harness's
+ * own directories, every instance the host names) with where each entry leads.
+ */
+export interface LoadWalls {
+  readonly home: string;
+  readonly toolchains: readonly string[];
+  readonly deny: readonly DeniedPath[];
+}
+
+/** The {@link LoadWalls} of a load with `options`. */
+export function loadWalls(options: LoadOptions): LoadWalls {
+  const home = options.home ?? homedir();
+  const deny = [
+    ...BUILTIN_DENY.map((p) => join(home, p)),
+    ...harnessHiddenPaths(home, options.env),
+    ...(options.hide ?? []),
+  ];
+  return {
+    home,
+    toolchains: TOOLCHAIN_HOME.map((p) => join(home, p)).filter((path) => existsSync(path)),
+    deny: [...new Set(deny)].map(deniedPath),
+  };
+}
+
+/**
  * The policy command `ci` of `rp` runs under, or `null` for unconfined: a read command is confined
  * by default (read-only filesystem, no network); a write command only when a block says so.
  */
@@ -150,7 +179,7 @@ export function resolveSandbox(
   effects: Effects,
   cwd: string,
   pPath: Path,
-  ctx: BuildContext,
+  ctx: BuildContext & { readonly walls: LoadWalls },
   issues: PacksIssue[],
 ): SandboxPolicy | null {
   const rc = rp.commands[ci]!;
@@ -159,7 +188,7 @@ export function resolveSandbox(
   const fields: RawFields = block ?? {};
   // Issues point at the command's block when it has one, else at the pack's.
   const at: Path = rc.sandbox === undefined ? [...pPath, 'sandbox'] : [...pPath, 'commands', ci, 'sandbox'];
-  const home = ctx.options.home ?? homedir();
+  const { home } = ctx.walls;
   const command = `${rp.id}.${rc.id}`;
   // Each resolved path with the index it was written at (issues point there).
   const list = (key: 'read' | 'write' | 'deny' | 'home' | 'unix_sockets'): [string, number][] | undefined => {
@@ -185,20 +214,18 @@ export function resolveSandbox(
   const read = list('read')?.map(([path]) => path);
   const writeAt = list('write') ?? (effects === 'read' ? [] : [[cwd, -1] as [string, number]]);
   const write = writeAt.map(([path]) => path);
-  const homeRead = homeVisible(list('home') ?? [], home, command, at, ctx, issues);
+  const homeRead = homeVisible(list('home') ?? [], ctx.walls, command, at, ctx, issues);
   const homeView =
     read === undefined
       ? { dir: home, visible: [...homeRead, ...(within(cwd, [home]) ? [cwd] : [])] }
       : undefined;
-  const deny = trimDeny(
-    [
-      ...(list('deny') ?? []).map(([path]) => path),
-      ...BUILTIN_DENY.map((p) => join(home, p)),
-      ...harnessHiddenPaths(home, ctx.options.env),
-      ...(ctx.options.hide ?? []),
-    ],
-    { read: read ?? 'all', write, cwd, home: homeView, system: SYSTEM_READ_PATHS },
-  );
+  const deny = trimDeny([...(list('deny') ?? []).map(([path]) => deniedPath(path)), ...ctx.walls.deny], {
+    read: read ?? 'all',
+    write,
+    cwd,
+    home: homeView,
+    system: SYSTEM_READ_PATHS,
+  });
   const protect = protectedPaths(cwd, write, isAbsolute(ctx.file) ? ctx.file : undefined);
   const unixSockets = (list('unix_sockets') ?? []).map(([path]) => path);
   if (read !== undefined) {
