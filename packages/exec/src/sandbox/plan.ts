@@ -41,15 +41,21 @@ function isLink(path: string): boolean {
   }
 }
 
+/** `path` when it is absolute and holds no NUL; else the `invalid_sandbox` error naming `field`. */
+function checkedPath(path: unknown, field: string): string {
+  if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
+    throw invalid(
+      `sandbox.${field} must be an absolute path without NUL; found ${JSON.stringify(path)}. Resolve "~" and relative paths before the run.`,
+    );
+  }
+  return path;
+}
+
 function paths(value: unknown, field: string, resolveLinks: boolean): string[] {
   if (!Array.isArray(value)) throw invalid(`sandbox.${field} must be an array of absolute paths.`);
   const out: string[] = [];
-  value.forEach((path: unknown, i) => {
-    if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
-      throw invalid(
-        `sandbox.${field}[${i}] must be an absolute path without NUL; found ${JSON.stringify(path)}. Resolve "~" and relative paths before the run.`,
-      );
-    }
+  value.forEach((entry: unknown, i) => {
+    const path = checkedPath(entry, `${field}[${i}]`);
     // A symlink is followed so the mount covers what the program will reach through it.
     const real = existsSync(path) ? realpathSync(path) : path;
     if (!out.includes(real)) out.push(real);
@@ -104,12 +110,11 @@ function homeOf(home: NonNullable<SandboxPolicy['home']>): NormalizedPolicy['hom
 function protectedPaths(value: readonly string[]): ProtectedPath[] {
   if (!Array.isArray(value)) throw invalid('sandbox.protect must be an array of absolute paths.');
   // Not resolved through links: the path is the name a later reader (git, a client) opens, and a
-  // link there is mounted over as it is.
-  return value.map((raw, i) => {
+  // link there is mounted over as it is (bubblewrap follows it to the mount point).
+  return value.map((raw: unknown, i) => {
     const dir = typeof raw === 'string' && raw.length > 1 && raw.endsWith('/');
-    const path = dir ? raw.slice(0, -1) : raw;
-    const [checked] = paths([path], `protect[${i}]`, false);
-    return { path: checked as string, dir };
+    const path = checkedPath(dir ? (raw as string).slice(0, -1) : raw, `protect[${i}]`);
+    return { path, dir };
   });
 }
 
