@@ -236,15 +236,15 @@ export async function acceptWorkspace(
   options: { hash: string; by: string },
 ): Promise<WorkspaceDecision> {
   const hash = options.hash.toLowerCase();
-  if (!HEX.test(hash)) {
-    return {
-      ok: false,
-      code: 'hash_invalid',
-      message: `--hash takes the first ${SHOWN_DIGEST} (or more) hex digits of the SHA-256 that harness workspace pending shows, found ${JSON.stringify(options.hash.slice(0, 70))}`,
-    };
-  }
+  if (!HEX.test(hash)) return hashInvalid(options.hash);
   const review = await reviewWorkspace(instanceDir);
-  const refused = undecidable(review, hash, instanceDir);
+  const refused = undecidable(
+    review,
+    hash,
+    instanceDir,
+    (why) =>
+      `the workspace file does not load, so it cannot be accepted: ${why}; fix it (every error: ${commandLine(['harness', 'packs', 'check', review.file])}) and review it again`,
+  );
   if (refused !== undefined) return refused;
   const shown = review as ReviewDiff<'pending' | 'applies'>;
   await recordDecision(instanceDir, AcceptanceAction.accepted, 'accepted', options.by, shown);
@@ -263,47 +263,47 @@ export async function rejectWorkspace(
   options: { hash?: string | undefined; by: string },
 ): Promise<WorkspaceDecision> {
   const hash = options.hash?.toLowerCase();
-  if (hash !== undefined && !HEX.test(hash)) {
-    return {
-      ok: false,
-      code: 'hash_invalid',
-      message: `--hash takes the first ${SHOWN_DIGEST} (or more) hex digits of the SHA-256 that harness workspace pending shows, found ${JSON.stringify(hash.slice(0, 70))}`,
-    };
-  }
+  if (hash !== undefined && !HEX.test(hash)) return hashInvalid(hash);
   const review = await reviewWorkspace(instanceDir);
-  if (review.state === 'accepted') return nothingPending(review);
-  if (review.state === 'invalid') {
-    return {
-      ok: false,
-      code: 'invalid',
-      message: `the workspace file does not load, so nothing is held (the accepted content is still served) and nothing was written: ${review.message}`,
-    };
-  }
-  if (hash !== undefined && !review.digest.startsWith(hash)) return changed(review, hash, instanceDir);
+  const refused = undecidable(
+    review,
+    hash,
+    instanceDir,
+    (why) =>
+      `the workspace file does not load, so nothing is held (the accepted content is still served) and nothing was written: ${why}`,
+  );
+  if (refused !== undefined) return refused;
+  const shown = review as ReviewDiff<'pending' | 'applies'>;
   const accepted = readAccepted(instanceDir);
-  await recordDecision(instanceDir, AcceptanceAction.rejected, 'rejected', options.by, review);
+  await recordDecision(instanceDir, AcceptanceAction.rejected, 'rejected', options.by, shown);
   // In place, not through a rename: the file may be a link into a dotfiles repository.
-  if (accepted !== undefined) writeFileSync(review.file, accepted.bytes);
+  if (accepted !== undefined) writeFileSync(shown.file, accepted.bytes);
   clearPending(instanceDir);
-  return { ok: true, review, restored: accepted !== undefined };
+  return { ok: true, review: shown, restored: accepted !== undefined };
 }
 
-/** Why a review cannot be accepted with `hash`, or `undefined` when it can. */
+/**
+ * Why a review cannot be decided with `hash` (absent: any content), or `undefined` when it can;
+ * `invalid` words the refusal of a file that does not load, given its first error.
+ */
 function undecidable(
   review: WorkspaceReview,
-  hash: string,
+  hash: string | undefined,
   instanceDir: string,
+  invalid: (why: string) => string,
 ): WorkspaceDecision | undefined {
   if (review.state === 'accepted') return nothingPending(review);
-  if (review.state === 'invalid') {
-    return {
-      ok: false,
-      code: 'invalid',
-      message: `the workspace file does not load, so it cannot be accepted: ${review.message}; fix it (every error: ${commandLine(['harness', 'packs', 'check', review.file])}) and review it again`,
-    };
-  }
-  if (!review.digest.startsWith(hash)) return changed(review, hash, instanceDir);
+  if (review.state === 'invalid') return { ok: false, code: 'invalid', message: invalid(review.message) };
+  if (hash !== undefined && !review.digest.startsWith(hash)) return changed(review, hash, instanceDir);
   return undefined;
+}
+
+function hashInvalid(given: string): WorkspaceDecision {
+  return {
+    ok: false,
+    code: 'hash_invalid',
+    message: `--hash takes the first ${SHOWN_DIGEST} (or more) hex digits of the SHA-256 that harness workspace pending shows, found ${JSON.stringify(given.slice(0, 70))}`,
+  };
 }
 
 function nothingPending(review: { file: string; digest: string }): WorkspaceDecision {
