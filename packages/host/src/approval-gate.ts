@@ -79,7 +79,7 @@ export async function decideWithApprovals(
         ...first,
         outcome: 'deny',
         code: 'plan_changed',
-        reason: `${first.commandId}: approval ${taken.id} was given for plan ${taken.plan_hash.slice(0, 12)}, and this call would now run plan ${now?.slice(0, 12) ?? '(none)'}: the command's template, its program, its environment or its sandbox changed since; the approval is used up, and the identical call asks a person anew`,
+        reason: `${first.commandId}: approval ${taken.id} was given for plan ${taken.plan_hash.slice(0, 12)}, and this call would now run plan ${now?.slice(0, 12) ?? '(none)'}: the command's template, its program (or the program's bytes), its environment, its sandbox, its working directory or a project file it runs as code changed since; the approval is used up, and the identical call asks a person anew`,
         approvalId: taken.id,
       };
     }
