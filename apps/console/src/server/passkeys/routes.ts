@@ -60,10 +60,12 @@ async function askPasskey(ctx: ConsoleContext, sessionId: string) {
   return options;
 }
 
-export const passkeysRoutes: RouteModule = (api, ctx) => {
-  const invalid = (c: Parameters<typeof apiError>[0], why: string) =>
-    apiError(c, 400, ApiErrorCode.passkey_invalid, `${why}; ${RETRY}`);
+/** A refused passkey ceremony: why, and that the page starts again. */
+const invalid = (c: Parameters<typeof apiError>[0], why: string) =>
+  apiError(c, 400, ApiErrorCode.passkey_invalid, `${why}; ${RETRY}`);
 
+/** The passkey routes: the list, enrolment and sign-in. */
+export const passkeysRoutes: RouteModule = (api, ctx) => {
   api.get('/passkeys', (c) => {
     const passkeys = ctx.passkeys.list();
     return c.json({
@@ -80,7 +82,12 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       signingRequired: passkeys.length > 0,
     } satisfies PasskeysAnswer);
   });
+  enrolRoutes(api, ctx);
+  signInRoutes(api, ctx);
+};
 
+/** Enrolment: options (after an enrolled passkey's signature, once there is one), then the new passkey. */
+const enrolRoutes: RouteModule = (api, ctx) => {
   // Once a passkey exists, another is enrolled only with the signature of one enrolled already, on
   // loopback too: a stolen session, or a program holding the operator token, cannot add a passkey
   // of its own and then sign decisions with it.
@@ -155,7 +162,10 @@ export const passkeysRoutes: RouteModule = (api, ctx) => {
       return invalid(c, `the passkey was not accepted (${(error as Error).message})`);
     }
   });
+};
 
+/** Sign-in with an enrolled passkey, without a session. */
+const signInRoutes: RouteModule = (api, ctx) => {
   api.post('/passkeys/login/options', async (c) => {
     if (ctx.passkeys.count() === 0) {
       return apiError(
