@@ -2,11 +2,8 @@
 // migrated schema of its own per test file (./stores), and a store emptied between tests.
 export {
   describePg,
-  PG_SKIP,
-  pgAnswers,
   pgClient as adminClient,
   pgQuery,
-  pgRuns,
 } from '@harness/test-utils/pg';
 export { PG_SERVER, resetSchema } from '@harness/test-utils/stores';
 export { freshSchema } from './stores';

@@ -1,36 +1,15 @@
 // Helpers that several packages' tests need. Tests import this package's TypeScript directly.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 
+export { findBinary } from './binary';
 export { buildBinIfStale } from './bins';
 export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
+export { replaceFile, tempDir } from './files';
 export { Lines } from './lines';
-
-/** Absolute path of the repository root. */
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-/** Absolute path of the repository's `fixtures/` folder. */
-export const fixturesDir = join(repoRoot, 'fixtures');
-
-/** A fresh temporary directory; `cleanup()` removes it. */
-export function tempDir(prefix = 'harness-test-', parent = tmpdir()): { path: string; cleanup: () => void } {
-  const path = mkdtempSync(join(parent, prefix));
-  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-/** Absolute path of an executable on PATH, or undefined when it is not installed. */
-export function findBinary(name: string): string | undefined {
-  try {
-    return (
-      execFileSync('sh', ['-c', `command -v "$1"`, 'sh', name], { encoding: 'utf8' }).trim() || undefined
-    );
-  } catch {
-    return undefined;
-  }
-}
+export { binary, LINUX, type Need, needs, type Requirement, ROOT, sandboxMechanism } from './needs';
+export { fixturesDir, repoRoot } from './paths';
+export { type UntilOptions, until } from './until';
+export { eventNameOf, type WebhookFixture, webhookFixtures } from './webhooks';
 
 /**
  * Pids of the live processes whose argv holds `marker`, found through /proc as any user of the
@@ -50,37 +29,4 @@ export function processesWith(marker: string): number[] {
     }
   }
   return found;
-}
-
-/**
- * Resolves once `check()` holds, looking every 25 ms; rejects with `what` after `timeoutMs`. For a
- * condition a test waits on (a process appearing or gone), never for time to pass.
- */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** One captured webhook delivery from `fixtures/webhooks/<scheme>/`. */
-export interface WebhookFixture {
-  scheme: 'github' | 'gitea' | 'forgejo';
-  file: string;
-  body: unknown;
-}
-
-/** Every captured webhook delivery in `fixtures/webhooks/`. */
-export function webhookFixtures(): WebhookFixture[] {
-  const out: WebhookFixture[] = [];
-  for (const scheme of ['github', 'gitea', 'forgejo'] as const) {
-    const dir = join(fixturesDir, 'webhooks', scheme);
-    for (const file of readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .sort()) {
-      out.push({ scheme, file, body: JSON.parse(readFileSync(join(dir, file), 'utf8')) });
-    }
-  }
-  return out;
 }

@@ -1,11 +1,11 @@
 // PostgreSQL for tests of every package: whether the server answers (tests skip with one line when
-// it does not, and run — and fail — under CI=true), a libpq environment naming it, raw SQL. The
+// it does not, and fail saying so under CI=true), a libpq environment naming it, raw SQL. The
 // server is 127.0.0.1:5432 (trust authentication, database `test`, user `postgres`) unless PGHOST,
 // PGPORT, PGDATABASE or PGUSER say otherwise.
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { needs, type Requirement } from './needs';
 
 /** The libpq environment of the tests' server (what `loom init --store postgres` reads). */
 export const PG_TEST_ENV = {
@@ -14,9 +14,6 @@ export const PG_TEST_ENV = {
   PGDATABASE: process.env.PGDATABASE || 'test',
   PGUSER: process.env.PGUSER || 'postgres',
 };
-
-/** The one line a skipped PostgreSQL test block shows. */
-export const PG_SKIP = `PostgreSQL tests skipped: nothing answers on ${PG_TEST_ENV.PGHOST}:${PG_TEST_ENV.PGPORT}; start it (pg_ctlcluster 15 main start, see docs/host.md, "Several hosts") and run them again; under CI=true they run and fail`;
 
 function answers(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -34,19 +31,16 @@ function answers(): Promise<boolean> {
 /** True when the tests' PostgreSQL server takes connections. */
 export const pgAnswers = await answers();
 
-/** True when the PostgreSQL tests run: the server answers, or CI requires them (then they fail). */
-export const pgRuns = pgAnswers || process.env.CI === 'true';
+/** PostgreSQL answering where the tests look for it. */
+export const POSTGRES: Requirement = {
+  what: `PostgreSQL on ${PG_TEST_ENV.PGHOST}:${PG_TEST_ENV.PGPORT}`,
+  present: pgAnswers,
+  install: 'start it (pg_ctlcluster 15 main start, see docs/host.md, "Several hosts")',
+};
 
-let told = false;
-/** `describe` for tests that need PostgreSQL: skipped with {@link PG_SKIP} when it does not answer. */
+/** `describe` for tests that need PostgreSQL: skipped outside CI when it does not answer, failed under CI. */
 export function describePg(title: string, body: () => void): void {
-  if (pgRuns) {
-    describe(title, body);
-    return;
-  }
-  if (!told) process.stderr.write(`${PG_SKIP}\n`);
-  told = true;
-  describe.skip(`${title} (${PG_SKIP})`, body);
+  needs(POSTGRES).describe(title, body);
 }
 
 /** A connected client of the tests' database (trust authentication), its search path on `schema`. */
