@@ -1,6 +1,7 @@
+import { eventNameOf } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { buildEnvelope, extract, extractorTables } from '../src/index';
-import { at, eventNameOf, fixtures, leaves } from './helpers';
+import { at, fixtures, leaves } from './helpers';
 
 const all = fixtures();
 

@@ -1,32 +1,8 @@
-// Maps each captured webhook fixture to the event name its forge would have sent in the header
-// (fixtures/webhooks/README.md). A fixture that no rule maps makes the fixture tests fail.
-import { type WebhookFixture, webhookFixtures } from '@harness/test-utils';
+// The captured webhook fixtures with the event name each forge sent them with (the rules are
+// @harness/test-utils' eventNameOf; a fixture no rule maps makes the fixture tests fail).
+import { eventNameOf, type WebhookFixture, webhookFixtures } from '@harness/test-utils';
 
-const RULES: ReadonlyArray<readonly [RegExp, (m: RegExpMatchArray) => string]> = [
-  [/^pr_review_/, () => 'pull_request_review'],
-  [/^(issue_comment_|pull_request_comment_)|^comment\.json$/, () => 'issue_comment'],
-  [/^(pr_|pull_request_|HookPullRequest)/, () => 'pull_request'],
-  [/^(push|HookPush)/, () => 'push'],
-  [/^(branch|tag)_(create|delete)\.json$/, (m) => m[2]!],
-  [/^HookTag\.json$/, () => 'create'],
-  [/^issues_/, () => 'issues'],
-  [/^(release_|HookRelease)/, () => 'release'],
-  [/^check_run\.json$/, () => 'check_run'],
-  [/^deployment/, () => 'deployment'],
-  [/^status\.json$/, () => 'status'],
-  [/^merge_group_/, () => 'merge_group'],
-  [/^pipeline_hook\.json$/, () => 'workflow_run'],
-];
-
-/** The event name of a fixture file, or `undefined` when the README's table does not cover it. */
-export function eventNameOf(file: string): string | undefined {
-  for (const [re, name] of RULES) {
-    const m = file.match(re);
-    if (m) return name(m);
-  }
-  return undefined;
-}
-
+/** A captured fixture with the event header its forge sent it with. */
 export interface MappedFixture extends WebhookFixture {
   event: string | undefined;
 }

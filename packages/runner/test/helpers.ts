@@ -80,30 +80,3 @@ export function fakeAgents() {
     cleanup: dir.cleanup,
   };
 }
-
-// The event header each captured fixture was sent with (fixtures/webhooks/README.md). A fixture no
-// rule maps fails the fixture test.
-const EVENT_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpMatchArray) => string]> = [
-  [/^pr_review_/, () => 'pull_request_review'],
-  [/^(issue_comment_|pull_request_comment_)|^comment\.json$/, () => 'issue_comment'],
-  [/^(pr_|pull_request_|HookPullRequest)/, () => 'pull_request'],
-  [/^(push|HookPush)/, () => 'push'],
-  [/^(branch|tag)_(create|delete)\.json$/, (m) => m[2] as string],
-  [/^HookTag\.json$/, () => 'create'],
-  [/^issues_/, () => 'issues'],
-  [/^(release_|HookRelease)/, () => 'release'],
-  [/^check_run\.json$/, () => 'check_run'],
-  [/^deployment/, () => 'deployment'],
-  [/^status\.json$/, () => 'status'],
-  [/^merge_group_/, () => 'merge_group'],
-  [/^pipeline_hook\.json$/, () => 'workflow_run'],
-];
-
-/** The event name of a fixture file, or `undefined` when no rule covers it. */
-export function eventNameOf(file: string): string | undefined {
-  for (const [re, name] of EVENT_RULES) {
-    const m = file.match(re);
-    if (m) return name(m);
-  }
-  return undefined;
-}

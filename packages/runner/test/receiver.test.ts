@@ -4,11 +4,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from '@harness/events';
-import { repoRoot, tempDir } from '@harness/test-utils';
+import { eventNameOf, repoRoot, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../src/signature';
 import { Supervisor } from '../src/supervisor';
-import { eventNameOf, fakeAgents, mustLoad } from './helpers';
+import { fakeAgents, mustLoad } from './helpers';
 
 const SECRETS = { GH: 'gh-secret-1', GT: 'gitea-secret-2', FJ: 'forgejo-secret-3' };
 const HEADERS = {

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { writeEnvelope } from '@harness/events/node';
-import { repoRoot, tempDir } from '@harness/test-utils';
+import { repoRoot, tempDir, until } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../src/signature';
@@ -54,11 +54,8 @@ async function post(url: string, event: string, body: string, delivery: string) 
   return { status: res.status, json: (await res.json()) as { runs: string[] } };
 }
 
-// Waits for a condition the runner makes true (a file written, a row's status), with no deadline of
-// its own: under load a start takes seconds, and only the test's generous timeout bounds the wait.
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 50));
-}
+// Under load a runner's start takes seconds: its waits end only at the test's own timeout.
+const RUNNER_START_MS = 170_000;
 
 describe('a runner killed between the 202 and the spawn', () => {
   it('keeps the envelope and the pending run, the next start runs it, and a replay of its body starts nothing [SEC-18]', async () => {
@@ -102,10 +99,18 @@ harnesses:
     before.close();
 
     const second = await startRunner(file, instance.path, env);
-    await until(() => existsSync(join(fakes.records, `${pendingId}.json`)));
+    await until(
+      () => existsSync(join(fakes.records, `${pendingId}.json`)),
+      'the pending run to be run by the next start',
+      RUNNER_START_MS,
+    );
     expect(fakes.read(pendingId).argv).toEqual([envelope]);
     const after = new RunStore(db);
-    await until(() => after.get(pendingId)?.status === 'succeeded');
+    await until(
+      () => after.get(pendingId)?.status === 'succeeded',
+      'the pending run to succeed',
+      RUNNER_START_MS,
+    );
     expect(after.get(blocking.json.runs[0] as string)).toMatchObject({
       status: 'failed',
       reason: 'runner_restarted',

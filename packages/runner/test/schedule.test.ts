@@ -1,16 +1,8 @@
 // Schedules (croner) and resident harnesses under the real supervisor.
-import { tempDir } from '@harness/test-utils';
+import { tempDir, until } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { Supervisor } from '../src/supervisor';
 import { fakeAgents, mustLoad } from './helpers';
-
-async function until(check: () => boolean, ms = 10000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('schedules and resident harnesses', () => {
   it('runs a scheduled harness on its cron expression, without a shell [TM-84]', async () => {
@@ -34,7 +26,11 @@ describe('schedules and resident harnesses', () => {
       log: () => undefined,
     });
     await s.start();
-    await until(() => s.store.list().some((r) => r.status === 'succeeded'));
+    await until(
+      () => s.store.list().some((r) => r.status === 'succeeded'),
+      'a succeeded scheduled run',
+      10_000,
+    );
     await s.stop();
     const run = new Supervisor(config, { instanceDir: instance.path, env: {}, log: () => undefined });
     const done = run.store.list().find((r) => r.status === 'succeeded');
@@ -66,7 +62,11 @@ describe('schedules and resident harnesses', () => {
       log: () => undefined,
     });
     await s.start();
-    await until(() => s.store.list().filter((r) => r.status === 'succeeded').length >= 2);
+    await until(
+      () => s.store.list().filter((r) => r.status === 'succeeded').length >= 2,
+      'two succeeded runs of the resident harness',
+      10_000,
+    );
     const runs = s.store.list();
     await s.stop();
     expect(runs[0]).toMatchObject({
