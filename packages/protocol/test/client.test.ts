@@ -3,7 +3,7 @@
 // oversized lines). The reference broker's side is tested in @harness/host.
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
+import { tempDir, until } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { brokerHello, brokerRun, createBrokerClient } from '../src/client';
 import { BROKER_PROTOCOL, MAX_ANSWER_LINE_BYTES } from '../src/index';
@@ -142,7 +142,7 @@ describe('the socket client', () => {
     const third = await client.run({ command: 'a.b', args: { n: 3 } });
     expect(third).toMatchObject({ ok: false, failure: { kind: 'busy' } });
     expect(third.ok ? '' : third.failure.message).toContain('nothing was sent');
-    await waitFor(() => held.length === 2);
+    await until(() => held.length === 2, 'the broker to hold both sent runs');
     for (const h of held)
       answer(h.socket, h.id, {
         ok: true,
@@ -157,7 +157,7 @@ describe('the socket client', () => {
     expect(b.received.filter((r) => r.op === 'run').map((r) => (r.args as { n: number }).n)).toEqual([1, 2]);
     // The bound is on requests open at once: once answered, there is room again.
     const held2 = client.run({ command: 'a.b', args: { n: 4 } });
-    await waitFor(() => held.length === 3);
+    await until(() => held.length === 3, 'the broker to hold the run sent once there was room');
     const last = held[2];
     if (last)
       answer(last.socket, last.id, {
@@ -280,7 +280,7 @@ describe('progress and cancellation (docs/protocol.md, "Progress and cancellatio
     cleanups.push(() => client.close());
     const ac = new AbortController();
     const pending = client.run({ command: 'a.b', args: {} }, { signal: ac.signal });
-    await waitFor(() => held.length === 1);
+    await until(() => held.length === 1, 'the broker to hold the run');
     ac.abort();
     expect(await pending).toMatchObject({
       ok: true,
@@ -303,6 +303,7 @@ describe('progress and cancellation (docs/protocol.md, "Progress and cancellatio
   it('a call’s own timeoutMs replaces the client’s', async () => {
     const b = await fakeBroker((req, s) => {
       greet()(req, s);
+      // The delay is what is tested: an answer later than the client's own timeout.
       if (req.op === 'run') setTimeout(() => answer(s, req.id, done), 300);
     });
     const client = createBrokerClient({ socketPath: b.path, timeoutMs: 100 });
@@ -314,8 +315,3 @@ describe('progress and cancellation (docs/protocol.md, "Progress and cancellatio
     });
   });
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}
