@@ -2,7 +2,7 @@
 // multiply, or try to be found through a relative PATH. Real processes throughout.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
+import { tempDir, until } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExecErrorCode, resolveExecutable, run } from '../src/index';
 import { alive, env, node, pids } from './helpers';
@@ -121,7 +121,7 @@ describe('adversarial: a descendant that leaves the group with setsid and keeps 
     `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 60' & while [ ! -e ${pidFile} ]; do sleep 0.01; done;`;
   // The escaped shell writes its pid once it runs, which may be after the run returned.
   const escapedPid = async (pidFile: string): Promise<number> => {
-    for (let i = 0; i < 1_000 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => existsSync(pidFile), 'the escaped shell to write its pid');
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     escapedPids.push(pid);
     return pid;
@@ -177,9 +177,7 @@ describe('adversarial: a descendant that leaves the group with setsid and keeps 
     await escapedPid(pidFile);
     expect(r.stdout).toBe('early\n');
     writeFileSync(go, '');
-    for (let i = 0; i < 500 && !existsSync(wrote); i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(existsSync(wrote)).toBe(true);
+    await until(() => existsSync(wrote), 'the escaped shell to write after the run ended');
     expect(r.stdout).toBe('early\n');
   });
 

@@ -33,8 +33,9 @@ describe('process group kill', () => {
       env,
       signal: controller.signal,
       killGraceMs: 200,
+      // Aborts once the shell printed its child's pid: the group then holds the sleep.
+      onOutputBytes: () => controller.abort(),
     });
-    setTimeout(() => controller.abort(), 150);
     const r = await pending;
     expect(r).toMatchObject({ outcome: 'cancelled', cancelled: true, timedOut: false, ok: false });
     for (const pid of [...pids(r.stdout), r.pid]) expect(alive(pid)).toBe(false);

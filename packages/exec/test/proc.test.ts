@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { LINUX, needs } from '@harness/test-utils';
+import { afterEach, expect, it } from 'vitest';
 import { procStatFields } from '../src/internal';
 
 // Real processes read through the real /proc: the fields after the command name, whatever that name
@@ -32,7 +33,7 @@ function sleeper(file: string): Promise<number> {
   });
 }
 
-describe.skipIf(process.platform !== 'linux')('procStatFields', () => {
+needs(LINUX).describe('procStatFields', () => {
   it("reads a live process's state, parent and group from /proc/<pid>/stat", async () => {
     const pid = await sleeper('sleep');
     const fields = procStatFields(pid);

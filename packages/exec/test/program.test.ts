@@ -4,6 +4,7 @@ import { tempDir } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSpawner, ExecErrorCode, resolveProgram, run, type Spawner } from '../src/index';
 import { programHashReads } from '../src/internal';
+import { spawnerUp } from './helpers';
 
 // A program resolved once (its path, its file's identity, its bytes' hash) is the program that
 // starts: no second PATH search, and a file rewritten in between is refused. Real files, real runs.
@@ -29,16 +30,12 @@ function toolIn(dir: string, word: string, marker?: string): string {
   return file;
 }
 
-async function spawnerUp(): Promise<Spawner> {
+/** A new spawner, up (closed after the test). */
+async function upSpawner(): Promise<Spawner> {
   const s = createSpawner();
   spawners.push(s);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await run({ argv: ['sh', '-c', 'echo $PPID'], env: { PATH: '/usr/bin:/bin' }, spawner: s });
-    if (Number(r.stdout.trim()) !== process.pid) return s;
-    if (Date.now() > deadline) throw new Error('the spawner never came up');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await spawnerUp(s);
+  return s;
 }
 
 describe('a program resolved once', () => {
@@ -80,7 +77,7 @@ describe('a program resolved once', () => {
       const file = toolIn(join(root, 'bin'), 'approved');
       const program = resolveProgram('tool', join(root, 'bin'), root);
       toolIn(join(root, 'bin'), 'rewritten', marker);
-      const spawner = how === 'directly' ? undefined : await spawnerUp();
+      const spawner = how === 'directly' ? undefined : await upSpawner();
       const options = { argv: ['tool'], env: { PATH: join(root, 'bin') }, cwd: root };
       await expect(run({ ...options, program, ...(spawner ? { spawner } : {}) })).rejects.toMatchObject({
         code: ExecErrorCode.program_changed,

@@ -318,6 +318,7 @@ describe('bounds: output ceiling (stdout + stderr combined)', () => {
 describe('onOutputBytes: output counted while the command runs', () => {
   it('reports the bytes of both streams so far after each chunk, ending at the total seen', async () => {
     const reports: number[] = [];
+    // The child's 50 ms pause is what is tested: two writes that arrive as two chunks.
     const r = await run({
       argv: [
         node,

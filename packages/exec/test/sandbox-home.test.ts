@@ -4,13 +4,12 @@
 // "cannot" has its "can" beside it.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { until } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, sandboxMechanism, until } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { detectSandbox, ExecErrorCode, run, type SandboxPolicy } from '../src/index';
 import { env } from './helpers';
 
-const detection = detectSandbox();
-const suite = detection.available || process.env.CI === 'true' ? describe : describe.skip;
+const suite = needs(sandboxMechanism(detectSandbox())).describe;
 
 // Outside /tmp: the run's /tmp is private, which would hide these for the wrong reason.
 const root = mkdtempSync('/var/tmp/exec-home-');

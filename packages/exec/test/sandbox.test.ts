@@ -11,16 +11,12 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { repoRoot, tempDir } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, repoRoot, sandboxMechanism, tempDir } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { detectSandbox, ExecErrorCode, run, type SandboxPolicy } from '../src/index';
 import { env, node, printArgv } from './helpers';
 
-const detection = detectSandbox();
-if (!detection.available && process.env.CI !== 'true') {
-  console.warn(`sandbox tests skipped: ${detection.reason}; ${detection.hint}.`);
-}
-const suite = detection.available || process.env.CI === 'true' ? describe : describe.skip;
+const suite = needs(sandboxMechanism(detectSandbox())).describe;
 
 const dir = tempDir('exec-sandbox-');
 const home = join(dir.path, 'home');

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
+import { needs, sandboxMechanism, tempDir } from '@harness/test-utils';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpawner, detectSandbox, run, type SandboxPolicy } from '../src/index';
@@ -105,11 +105,7 @@ describe('seccomp program', () => {
   });
 });
 
-const detection = detectSandbox();
-if (!detection.available && process.env.CI !== 'true') {
-  console.warn(`Unix-socket confinement tests skipped: ${detection.reason}; ${detection.hint}.`);
-}
-const suite = detection.available || process.env.CI === 'true' ? describe : describe.skip;
+const suite = needs(sandboxMechanism(detectSandbox())).describe;
 
 // A confined Node program that connects to `target` and prints what happened.
 const connectScript = (target: string) =>

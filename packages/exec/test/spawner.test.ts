@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { LINUX, needs, tempDir } from '@harness/test-utils';
+import { afterEach, expect, it } from 'vitest';
 import { createSpawner, type RunResult, run, type Spawner } from '../src/index';
-import { alive, env, pids } from './helpers';
+import { alive, env, pids, spawnerUp } from './helpers';
 
 // A spawner starts programs for this process: real `node -e` spawner processes, real children, /proc
 // to see who started whom and who is still alive.
@@ -26,19 +26,7 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-/** Runs `echo $PPID` through `s` until the spawner (not this process) started it; its pid. */
-async function spawnerUp(s: Spawner): Promise<number> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await run({ argv: ['sh', '-c', 'echo $PPID'], env, spawner: s });
-    const parent = Number(r.stdout.trim());
-    if (parent !== process.pid) return parent;
-    if (Date.now() > deadline) throw new Error('the spawner never came up');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe.skipIf(process.platform !== 'linux')('a spawner', () => {
+needs(LINUX).describe('a spawner', () => {
   it('starts the first run directly while it comes up, and later runs itself', async () => {
     const s = spawner();
     const first = await run({ argv: ['sh', '-c', 'echo $PPID'], env, spawner: s });
@@ -151,16 +139,17 @@ describe.skipIf(process.platform !== 'linux')('a spawner', () => {
   it('ends a run whose spawner was killed as killed by SIGKILL, its group gone, and starts a new spawner for the next', async () => {
     const s = spawner();
     const helper = await spawnerUp(s);
-    let child = 0;
+    let spawned: (pid: number) => void = () => undefined;
+    const started = new Promise<number>((resolve) => {
+      spawned = resolve;
+    });
     const pending = run({
       argv: ['sh', '-c', 'sleep 60'],
       env,
       spawner: s,
-      onSpawn: (info) => {
-        child = info.pid;
-      },
+      onSpawn: (info) => spawned(info.pid),
     });
-    while (child === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const child = await started;
     process.kill(helper, 'SIGKILL');
     const r = await pending;
     expect([r.outcome, r.signal, r.ok]).toEqual(['signaled', 'SIGKILL', false]);
