@@ -314,6 +314,7 @@ describeStores('the looms of a store, for a console', (kind) => {
       const a = await compose(store, { namespace: 'n1', requestId: 'a', refs: ['page:a'] });
       const b = await compose(store, { namespace: 'n2', requestId: 'b', refs: ['page:b', 'page:c'] });
       if (a.kind !== 'committed' || b.kind !== 'committed') throw new Error('compose did not commit');
+      // The order is by time of change: the later change is made a few ms later on purpose.
       await new Promise((r) => setTimeout(r, 5));
       await compose(store, { namespace: 'n2', requestId: 'a2', loomId: a.receipt.loom_id, refs: ['page:d'] });
       const list = await store.listLooms(10);
