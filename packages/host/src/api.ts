@@ -15,13 +15,16 @@ import {
   instanceAuditSigner,
   openStoreTarget,
   type PruneResult,
+  StoreError,
+  StoreErrorCode,
   type StoreFactory,
 } from '@harness/store';
+import { APPROVAL_TTL_MS, notDecidableText, withApprovals } from './approvals';
 import { type BrokerServer, serveBroker } from './broker';
 import { BUILTIN_IDS } from './builtins';
 import { recordEvent } from './command/audit';
 import { HostError, HostErrorCode } from './errors';
-import { APPROVAL_TTL_MS, type CommandHost, createCommandHost, type PackBackend } from './host';
+import { type CommandHost, createCommandHost, type PackBackend } from './host';
 import { openStore, readInstance } from './instance';
 import { createApprovalNotifier } from './notify/notifier';
 import {
@@ -164,30 +167,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   let workspace: FollowedWorkspace | undefined;
   try {
     const { served, held } = prepared;
-    if (held !== undefined) {
-      // The file widens what was last accepted: the accepted content is served until a person accepts.
-      const file = prepared.instance.workspaceFile;
-      writePending(prepared.instance.dir, {
-        digest: held.digest,
-        served: served.digest,
-        at: new Date().toISOString(),
-        widenings: held.diff.widenings,
-        narrowings: held.diff.narrowings,
-      });
-      await recordEvent(
-        prepared.store,
-        heldEvent(prepared.scope.run, file, served.digest, held.digest, held.diff),
-      );
-      process.stderr.write(
-        `${heldLine(file, served.digest, held.digest, held.diff, prepared.instance.dir, true)}\n`,
-      );
-      options.onWorkspaceCheck?.({
-        outcome: 'held',
-        served: served.digest,
-        digest: held.digest,
-        widenings: held.diff.widenings.map((c) => c.text),
-      });
-    }
+    await holdAtStart(prepared, options.onWorkspaceCheck);
     workspace = followWorkspace({
       workspaceFile: prepared.instance.workspaceFile,
       instanceDir: prepared.instance.dir,
@@ -246,6 +226,37 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     await prepared.store.close();
     throw error;
   }
+}
+
+/**
+ * When the file widens what was last accepted, the accepted content is served until a person
+ * accepts it: the held content is recorded as pending, audited, logged and told to `onCheck`.
+ */
+async function holdAtStart(
+  prepared: Awaited<ReturnType<typeof prepareBroker>>,
+  onCheck: BrokerStartSettings['onWorkspaceCheck'],
+): Promise<void> {
+  const { served, held, instance } = prepared;
+  if (held === undefined) return;
+  const file = instance.workspaceFile;
+  writePending(instance.dir, {
+    digest: held.digest,
+    served: served.digest,
+    at: new Date().toISOString(),
+    widenings: held.diff.widenings,
+    narrowings: held.diff.narrowings,
+  });
+  await recordEvent(
+    prepared.store,
+    heldEvent(prepared.scope.run, file, served.digest, held.digest, held.diff),
+  );
+  process.stderr.write(`${heldLine(file, served.digest, held.digest, held.diff, instance.dir, true)}\n`);
+  onCheck?.({
+    outcome: 'held',
+    served: served.digest,
+    digest: held.digest,
+    widenings: held.diff.widenings.map((c) => c.text),
+  });
 }
 
 /**
@@ -501,26 +512,16 @@ export async function runDirect(
 }
 
 /** Approvals of an instance, newest first (pending only unless `status` says otherwise). */
-export async function listApprovals(
+export function listApprovals(
   instanceDir: string,
   filter: { status?: ApprovalStatus | 'all' } = {},
 ): Promise<ApprovalRecord[]> {
-  const store = await openStore(instanceDir);
-  try {
-    return await store.listApprovals(filter);
-  } finally {
-    await store.close();
-  }
+  return withApprovals(instanceDir, (approvals) => approvals.list(filter));
 }
 
 /** One approval of an instance by id, as stored; `undefined` when there is none. */
-export async function getApproval(instanceDir: string, id: string): Promise<ApprovalRecord | undefined> {
-  const store = await openStore(instanceDir);
-  try {
-    return await store.getApproval(id);
-  } finally {
-    await store.close();
-  }
+export function getApproval(instanceDir: string, id: string): Promise<ApprovalRecord | undefined> {
+  return withApprovals(instanceDir, (approvals) => approvals.get(id));
 }
 
 /**
@@ -528,7 +529,8 @@ export async function getApproval(instanceDir: string, id: string): Promise<Appr
  * broker request reaches it. An approved call may run once, within `ttlMs` (default one hour).
  * `via` records where the decision was given (`cli`, `console`, `elicitation`); `assertion`, the
  * person's passkey assertion over it, is kept with it and in its audit event (the console checks
- * it before deciding).
+ * it before deciding). An id that is unknown or no longer pending throws a `StoreError`
+ * (`approval_not_found`); `withApprovals` answers it as data instead.
  */
 export async function decideApproval(
   instanceDir: string,
@@ -539,12 +541,11 @@ export async function decideApproval(
   via?: DecisionVia,
   assertion?: DecisionAssertion,
 ): Promise<ApprovalRecord> {
-  const store = await openStore(instanceDir);
-  try {
-    return await store.decideApproval(id, decision, by, ttlMs, new Date(), via, assertion);
-  } finally {
-    await store.close();
-  }
+  const result = await withApprovals(instanceDir, (approvals) =>
+    approvals.decide(id, decision, { by, ttlMs, via, assertion }),
+  );
+  if (result.ok) return result.record;
+  throw new StoreError(StoreErrorCode.approval_not_found, notDecidableText(result));
 }
 
 /**

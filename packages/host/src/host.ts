@@ -24,13 +24,6 @@ export type {
   Transport,
 } from './command/types';
 
-/**
- * How long an approved call may still run once (docs/host.md, "Approvals"): one hour. A pending
- * request lives its command's `approval_timeout` (default 15 minutes), unless the host's
- * `approvalTtlMs` says otherwise.
- */
-export const APPROVAL_TTL_MS = 60 * 60 * 1000;
-
 /** Options of {@link createCommandHost}. */
 export interface CommandHostOptions {
   store: Store;

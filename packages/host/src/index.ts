@@ -29,11 +29,19 @@ export {
   startBroker,
   tailAudit,
 } from './api';
+export type {
+  ApprovalRows,
+  Approvals,
+  Decidable,
+  Decider,
+  DecisionResult,
+  NotDecidable,
+} from './approvals';
+export { APPROVAL_TTL_MS, approvalsOf, notDecidableText, withApprovals } from './approvals';
 export type { BrokerServer } from './broker';
 export { HostError, HostErrorCode } from './errors';
 export type { FollowOptions } from './follow';
 export { followApprovals, followAudit } from './follow';
-export { APPROVAL_TTL_MS } from './host';
 export type { InstanceInfo, InstanceServes } from './instance';
 export { checkServes, initInstance, openStore, readInstance } from './instance';
 export type { ResolvedScope, ScopeFile } from './scope';

@@ -17,8 +17,13 @@ import {
 } from '@harness/packs';
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import type { ApprovalRecord } from '@harness/store';
-import { type ApprovalPreview, decideWithApprovals, planHash } from './approval-gate';
-import { type WaitOutcome, waitForPerson } from './approval-wait';
+import {
+  type ApprovalPreview,
+  decideWithApprovals,
+  planHash,
+  type WaitOutcome,
+  waitForPerson,
+} from './approvals';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
 

@@ -1,8 +1,8 @@
-// How approvals and audit events read for a person in a terminal (`loom approvals`, `loom audit`,
-// `harness approvals`). Values come from an agent, so every one is shown quoted where it could be
-// misread, with control and direction characters escaped (a value must not repaint the line that
-// shows it), and cut when long (`--json` is whole).
-import type { ApprovalRecord, AuditEvent } from '@harness/store/records';
+// How values and audit events read for a person in a terminal (`loom audit`; an approval's lines,
+// ./approvals/preview.ts, are made of these). Values come from an agent, so every one is shown
+// quoted where it could be misread, with control and direction characters escaped (a value must not
+// repaint the line that shows it), and cut when long (`--json` is whole).
+import type { AuditEvent } from '@harness/store/records';
 
 /** Characters of a value shown before it is cut. */
 export const SHOWN_CHARS = 80;
@@ -53,32 +53,6 @@ export function shownArgs(args: Readonly<Record<string, unknown>>): string {
   return pairs.length === 0 ? '(none)' : pairs.join('  ');
 }
 
-/** What an approval's expiry means in its status. */
-function until(a: ApprovalRecord): string {
-  switch (a.status) {
-    case 'pending':
-      return `expires ${a.expires_at}`;
-    case 'approved':
-      return `may run once until ${a.expires_at}`;
-    case 'denied':
-      return `refused until ${a.expires_at}`;
-    case 'consumed':
-      return `used ${a.consumed_at ?? ''}`;
-    case 'expired':
-      return `expired ${a.expires_at}`;
-  }
-}
-
-const argsOf = (a: ApprovalRecord): string =>
-  a.args === null ? '(not recorded: requested before this version kept values)' : shownArgs(a.args);
-
-const argvOf = (a: ApprovalRecord): string =>
-  a.argv !== null
-    ? shownArgv(a.argv)
-    : a.args === null
-      ? '(not recorded)'
-      : '(does not render: the call would be refused before it runs)';
-
 /** How long before `now` the time `at` was: `45s`, `12m`, `3h` or `2d` (rounded down). */
 export function ageText(at: string, now: Date): string {
   const s = Math.max(0, Math.floor((now.getTime() - Date.parse(at)) / 1000));
@@ -87,50 +61,6 @@ export function ageText(at: string, now: Date): string {
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   if (s < 86_400) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86_400)}d`;
-}
-
-/**
- * An approval in three lines: who asks what and until when, then the values, then the argv; a
- * fourth with the first 12 hex digits of the plan it approves, where it has one (docs/host.md); and
- * a fifth with the project files the command runs as code and their hashes, where it declares some. With
- * `now` (a listing), the first line says how long ago the call asked (`asked 3m ago`).
- */
-export function approvalBlock(a: ApprovalRecord, now?: Date): string {
-  const asked = now === undefined ? '' : `  asked ${ageText(a.created_at, now)} ago`;
-  return (
-    `${a.id}  ${a.status}  ${a.command}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}${asked}  ${until(a)}\n` +
-    `  args  ${argsOf(a)}\n` +
-    `  argv  ${argvOf(a)}\n` +
-    (a.plan_hash === null ? '' : `  plan  ${a.plan_hash.slice(0, 12)}\n`) +
-    filesLine(a)
-  );
-}
-
-/**
- * The project files the approved command runs as code (its `plan_inputs`), each with the first 12
- * hex digits of its bytes' SHA-256 or `absent`: the files whose edit makes the approval ask anew.
- */
-function filesLine(a: ApprovalRecord): string {
-  const inputs = a.plan?.inputs ?? [];
-  if (inputs.length === 0) return '';
-  const shown = inputs.map(
-    (i) => `${i.path} ${/^[0-9a-f]{64}$/.test(i.sha256) ? i.sha256.slice(0, 12) : i.sha256}`,
-  );
-  return `  files ${shown.join(', ')}\n`;
-}
-
-/** What a person reads once they decided an approval: what the decision allows, then the call. */
-export function decisionText(record: ApprovalRecord): string {
-  const what =
-    record.status === 'approved'
-      ? `${record.id} approved: the identical call may run once, until ${record.expires_at}\n`
-      : `${record.id} denied: the call will not run; the agent is told a person denied it\n`;
-  return what + approvalBlock(record);
-}
-
-/** A pending approval in one line, as `loom approvals watch` prints it. */
-export function approvalLine(a: ApprovalRecord): string {
-  return `${a.id}  ${a.command}  ${argsOf(a)}  argv: ${argvOf(a)}  tier ${a.tier ?? '?'}  agent ${a.agent}  run ${a.run}  ${until(a)}\n`;
 }
 
 /** An audit event in one line; a run shows the argv that ran. */

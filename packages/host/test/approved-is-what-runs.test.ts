@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { type CallPlan, loadWorkspace, previewPackCall } from '@harness/packs';
 import { brokerRun } from '@harness/protocol/client';
 import type { Store } from '@harness/store';
-import { findBinary, tempDir } from '@harness/test-utils';
+import { needs, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, getApproval, type RunningBroker, startBroker } from '../src/api';
-import { planHash } from '../src/approval-gate';
+import { approvalBlock, planHash } from '../src/approvals';
 import type { CommandHost } from '../src/host';
 import { initInstance } from '../src/instance';
-import { approvalBlock } from '../src/show';
 import { hostFor } from './helpers';
 
 const SCOPE = { run: 'run-p', agent: 'ops' };
@@ -66,7 +65,7 @@ async function approve(held: { body: unknown; reason?: string }): Promise<string
   return id;
 }
 
-describe.skipIf(findBinary('make') === undefined)('an approval binds the Makefile it runs', () => {
+needs('make').describe('an approval binds the Makefile it runs', () => {
   it('answers plan_changed for make.run deploy once the recipe was edited after the approval, where the plan without file hashes is unchanged [SEC-25]', async () => {
     const project = join(dir.path, 'project');
     mkdirSync(project);

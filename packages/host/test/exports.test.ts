@@ -7,6 +7,7 @@ describe('public API', () => {
       [
         'APPROVAL_TTL_MS',
         'AUDIT_CHAIN_ENV',
+        'approvalsOf',
         'HostErrorCode',
         'HostError',
         'checkBroker',
@@ -22,6 +23,7 @@ describe('public API', () => {
         'initInstance',
         'listApprovals',
         'listDirect',
+        'notDecidableText',
         'openStore',
         'pruneStore',
         'queryAudit',
@@ -29,6 +31,7 @@ describe('public API', () => {
         'runDirect',
         'startBroker',
         'tailAudit',
+        'withApprovals',
       ].sort(),
     );
   });
@@ -54,6 +57,7 @@ describe('public API', () => {
         'ageText',
         'approvalBlock',
         'approvalLine',
+        'approvalsListing',
         'auditLine',
         'decideAsPerson',
         'decisionText',

@@ -1,27 +1,29 @@
-// Packs' governance gate is a synchronous, pure function of the workspace, the call and an approval
-// store; the host's store is asynchronous. The gate's decision is split from the store's take:
-// the gate first runs against a probe that only notes what it would ask; when it asks for an
-// approval, the host takes one (or records a request) in one store transaction, and the gate runs
-// again with that answer in hand. The decision stays the gate's; the single use stays the store's.
+// Holding a call for a person's approval. Packs' governance gate is a synchronous, pure function
+// of the workspace, the call and an approval store; the host's store is asynchronous. The gate's
+// decision is split from the store's take: the gate first runs against a probe that only notes
+// what it would ask; when it asks for an approval, the host takes one (./consume.ts) or records a
+// request in one store transaction, and the gate runs again with that answer in hand. The decision
+// stays the gate's; the single use stays the store's.
 import {
   type ApprovalKey,
   type ApprovalRequestInfo,
   type ApprovalStore,
-  DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecideInput,
   type Decision,
   decide,
-  getCommand,
   type Workspace,
 } from '@harness/packs';
-import type { ApprovalPlan } from '@harness/store';
-import { canonicalJson, sha256 } from './canonical';
-import type { PackCallContext } from './command/types';
+import { canonicalJson, sha256 } from '../canonical';
+import type { PackCallContext } from '../command/types';
+import { takeApproval } from './consume';
+import { requestLifetimeMs } from './expiry';
+import type { ApprovalPreview } from './preview';
 
 /**
- * The store key of one approval key: what "an identical call" means across hosts. A call that names
- * its client session binds the key to it: another session's identical call has a key of its own, so
- * it asks a person anew and never consumes this one's approval.
+ * The store key of one approval key: what "an identical call" means across hosts (the command, the
+ * agent and the exact arguments). A call that names its client session binds the key to it:
+ * another session's identical call has a key of its own, so it asks a person anew and never
+ * consumes this one's approval.
  */
 const storeKey = (k: ApprovalKey, session: string | undefined): string =>
   sha256(
@@ -32,18 +34,28 @@ const storeKey = (k: ApprovalKey, session: string | undefined): string =>
     ),
   );
 
-/** What a new approval request shows a person: the call's values and argv, credentials replaced. */
-export interface ApprovalPreview {
-  args: Record<string, unknown>;
-  argv: string[] | null;
-  /** SHA-256 of the call's plan (`CallPlan` of `@harness/packs`, canonical JSON); `null`: no plan. */
-  planHash: string | null;
-  /** What the plan covers beyond the argv, shown with the request (its hashes); absent: no plan. */
-  plan?: ApprovalPlan;
-}
+/** What the gate asked of the approval store, when it asked: a take, or a take and a request. */
+type Asked = { key: ApprovalKey; info?: ApprovalRequestInfo };
 
-/** The hash an approval binds: SHA-256 (hex) of the plan's canonical JSON. */
-export const planHash = (plan: unknown): string => sha256(canonicalJson(plan));
+/** The gate's decision with no approval in hand, and what it asked of the approval store. */
+function probeGate(
+  workspace: Workspace,
+  input: Omit<DecideInput, 'approvals'>,
+): { first: Decision; asked: Asked | undefined } {
+  let asked: Asked | undefined;
+  const probe: ApprovalStore = {
+    take(key) {
+      asked = { key };
+      return undefined;
+    },
+    request(key, info) {
+      asked = { key, info };
+      return { id: '' };
+    },
+  };
+  const first = decide(workspace, { ...input, approvals: probe });
+  return { first, asked };
+}
 
 /**
  * Runs the gate for one call, taking or requesting its approval in the host's store. `preview` is
@@ -57,44 +69,43 @@ export async function decideWithApprovals(
   ctx: PackCallContext,
   preview: () => ApprovalPreview,
 ): Promise<Decision> {
-  let asked: { key: ApprovalKey; info?: ApprovalRequestInfo } | undefined;
-  const probe: ApprovalStore = {
-    take(key) {
-      asked = { key };
-      return undefined;
-    },
-    request(key, info) {
-      asked = { key, info };
-      return { id: '' };
-    },
-  };
-  const first = decide(workspace, { ...input, approvals: probe });
+  const { first, asked } = probeGate(workspace, input);
   if (asked === undefined) return first;
-  const { key, info } = asked;
-  const taken = await ctx.store.takeApproval(storeKey(key, ctx.session));
-  if (taken) {
-    const now = taken.plan_hash === null ? null : preview().planHash;
-    if (taken.plan_hash !== null && now !== taken.plan_hash) {
-      return {
-        ...first,
-        outcome: 'deny',
-        code: 'plan_changed',
-        reason: `${first.commandId}: approval ${taken.id} was given for plan ${taken.plan_hash.slice(0, 12)}, and this call would now run plan ${now?.slice(0, 12) ?? '(none)'}: the command's template, its program (or the program's bytes), its environment, its sandbox, its working directory or a project file it runs as code changed since; the approval is used up, and the identical call asks a person anew`,
-        approvalId: taken.id,
-      };
-    }
-    return decide(workspace, {
-      ...input,
-      approvals: {
-        take: () => ({ id: taken.id }),
-        request: () => ({ id: taken.id }),
-      },
-    });
+  const key = storeKey(asked.key, ctx.session);
+  const taken = await takeApproval(ctx.store, key, first, () => preview().planHash);
+  if (taken !== undefined) {
+    if (!taken.ok) return taken.denied;
+    const given = { id: taken.id };
+    return decide(workspace, { ...input, approvals: { take: () => given, request: () => given } });
   }
-  if (info === undefined) return first;
-  const shown = preview();
+  if (asked.info === undefined) return first;
+  const id = await recordRequest(
+    workspace,
+    input,
+    ctx,
+    { ...asked, info: asked.info, storeKey: key },
+    preview(),
+  );
+  return decide(workspace, {
+    ...input,
+    approvals: { take: () => undefined, request: () => ({ id }) },
+  });
+}
+
+/**
+ * Records (or finds, for an identical call) the pending request of one call, with what a person is
+ * shown of it, and announces it; its id.
+ */
+async function recordRequest(
+  workspace: Workspace,
+  input: Omit<DecideInput, 'approvals'>,
+  ctx: PackCallContext,
+  asked: Required<Asked> & { storeKey: string },
+  shown: ApprovalPreview,
+): Promise<string> {
+  const { key, info } = asked;
   const record = await ctx.store.requestApproval({
-    key: storeKey(key, ctx.session),
+    key: asked.storeKey,
     command: key.commandId,
     agent: key.agent,
     run: ctx.run,
@@ -107,14 +118,8 @@ export async function decideWithApprovals(
     ...(shown.planHash === null ? {} : { planHash: shown.planHash }),
     ...(shown.plan === undefined ? {} : { plan: shown.plan }),
     ...(ctx.session === undefined ? {} : { session: ctx.session }),
-    ttlMs:
-      ctx.approvalTtlMs ??
-      getCommand(workspace, key.commandId)?.approvalTimeoutMs ??
-      DEFAULT_APPROVAL_TIMEOUT_MS,
+    ttlMs: requestLifetimeMs(workspace, key.commandId, ctx.approvalTtlMs),
   });
   ctx.notices?.requested(record, workspace.notify);
-  return decide(workspace, {
-    ...input,
-    approvals: { take: () => undefined, request: () => ({ id: record.id }) },
-  });
+  return record.id;
 }

@@ -7,7 +7,8 @@
 import { approveCommand } from '@harness/config/instance';
 import type { Decision } from '@harness/packs';
 import type { Store } from '@harness/store';
-import type { ApprovalWaiting } from './command/types';
+import type { ApprovalWaiting } from '../command/types';
+import { msLeft } from './expiry';
 
 /** How often a waiting call reads its approval's row: 250 ms. */
 export const APPROVAL_POLL_MS = 250;
@@ -94,8 +95,9 @@ async function watchApproval(
     if (record?.status === 'expired') return 'elapsed';
     // Consumed by another identical call, or pruned: this call asks again.
     if (record?.status !== 'pending') return 'gone';
-    const until = Math.min(deadline, Date.parse(record.expires_at));
-    const left = until - Date.now();
+    const now = new Date();
+    const until = Math.min(deadline, now.getTime() + msLeft(record, now));
+    const left = until - now.getTime();
     if (!(left > 0)) return 'elapsed';
     onPending(until);
     await pause(Math.min(APPROVAL_POLL_MS, left), [ctx.signal, ctx.ended]);
