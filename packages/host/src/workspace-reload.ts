@@ -263,41 +263,122 @@ function recordKey(file: string): string {
 }
 
 /**
- * Follows the broker's workspace file from the content loaded at start (`initial`): each edited
- * content is loaded and the scope resolved against it; content that widens nothing is served at
- * once, content that widens is served once a person accepts it (the instance's accepted record,
- * which this follows too), and content that fails leaves the old one served.
+ * The state of a followed workspace: what is served, whether the last check failed, and what is
+ * held for a person; and the check of one content of the file against it.
  */
-export function followWorkspace(options: FollowOptions): FollowedWorkspace {
-  const file = options.workspaceFile;
-  const dir = options.instanceDir;
-  let served = options.initial;
+class Follower {
+  readonly #options: FollowOptions;
+  #served: ServedWorkspace;
   // Whether the last content checked failed: an edit back to the served content is then said.
-  let failing = false;
+  #failing = false;
   // The digest of the content held for a person, already said once.
-  let held = options.held;
+  #held: string | undefined;
 
-  const acceptedDigest = (): string | undefined => {
+  constructor(options: FollowOptions) {
+    this.#options = options;
+    this.#served = options.initial;
+    this.#held = options.held;
+  }
+
+  /** What serves a call that starts now. */
+  get served(): ServedWorkspace {
+    return this.#served;
+  }
+
+  /** The digest the file's watch starts from: the content held, else the content served. */
+  get seen(): string {
+    return this.#held ?? this.#served.digest;
+  }
+
+  /**
+   * Checks one content of the file. `quiet`: a check the accepted record's change asked for, not
+   * an edit: the same content is not news.
+   */
+  async apply(content: FileContent, quiet = false): Promise<void> {
+    const options = this.#options;
+    if (content.ok && content.digest === this.#served.digest) return this.#unchanged(content.digest, quiet);
+    const digest = content.ok ? content.digest : null;
+    const next = await nextServed(options, content);
+    if (!next.ok) return this.#failed(digest, next.problem, quiet);
+    const bytes = (content as { bytes: Buffer }).bytes;
+    if (next.served.digest === this.#acceptedDigest()) return this.#switchTo(next.served, bytes, 'accepted');
+    const diff = compareAuthority(this.#served.workspace, next.served.workspace);
+    if (diff.widenings.length === 0) return this.#switchTo(next.served, bytes, 'widens_nothing');
+    return this.#hold(next.served.digest, diff, quiet);
+  }
+
+  /** The file is the content served again: whatever failed or was held before is over. */
+  #unchanged(digest: string, quiet: boolean): void {
+    const { log, onCheck, workspaceFile: file, instanceDir: dir } = this.#options;
+    if (this.#failing || this.#held !== undefined)
+      log(
+        `harness broker: the workspace ${file} is again the one served (sha256 ${short(this.#served.digest)})`,
+      );
+    if (this.#held !== undefined) clearPending(dir);
+    this.#failing = false;
+    this.#held = undefined;
+    if (!quiet) onCheck?.({ outcome: 'unchanged', digest });
+  }
+
+  /** Content that cannot serve the scope: the old one stays served, and this is said once. */
+  async #failed(digest: string | null, problem: WorkspaceProblem, quiet: boolean): Promise<void> {
+    const options = this.#options;
+    if (quiet && this.#failing) return;
+    this.#failing = true;
+    const served = this.#served;
+    await recordEvent(options.store, workspaceEvent(options, served, served.digest, digest, problem));
+    options.log(failureLine(options.workspaceFile, served.digest, digest, problem));
+    options.onCheck?.({ outcome: 'failed', served: served.digest, digest, problem });
+  }
+
+  /** Content that widens what was accepted: held for a person, and said once per content. */
+  async #hold(digest: string, diff: AuthorityDiff, quiet: boolean): Promise<void> {
+    const options = this.#options;
+    const served = this.#served;
+    this.#failing = false;
+    const widenings = diff.widenings.map((c) => c.text);
+    if (this.#held === digest) {
+      if (!quiet) options.onCheck?.({ outcome: 'held', served: served.digest, digest, widenings });
+      return;
+    }
+    this.#held = digest;
+    writePending(options.instanceDir, {
+      digest,
+      served: served.digest,
+      at: new Date().toISOString(),
+      widenings: diff.widenings,
+      narrowings: diff.narrowings,
+    });
+    await recordEvent(
+      options.store,
+      heldEvent(served.scope.run, options.workspaceFile, served.digest, digest, diff),
+    );
+    options.log(heldLine(options.workspaceFile, served.digest, digest, diff, options.instanceDir, false));
+    options.onCheck?.({ outcome: 'held', served: served.digest, digest, widenings });
+  }
+
+  /** The digest of the content last accepted for the instance; none when its record is damaged. */
+  #acceptedDigest(): string | undefined {
     try {
-      return readAccepted(dir)?.digest;
+      return readAccepted(this.#options.instanceDir)?.digest;
     } catch {
       // A damaged record accepts nothing; the broker's next start says what is wrong with it.
       return undefined;
     }
-  };
+  }
 
-  const switchTo = async (
-    next: Candidate,
-    bytes: Buffer,
-    how: 'widens_nothing' | 'accepted',
-  ): Promise<void> => {
-    const before = served;
+  /** Serves `next` from the next call that starts, and records why (`how`). */
+  async #switchTo(next: Candidate, bytes: Buffer, how: 'widens_nothing' | 'accepted'): Promise<void> {
+    const options = this.#options;
+    const { workspaceFile: file, instanceDir: dir } = options;
+    const before = this.#served;
     // The switch: the next call that starts takes this host; none is left half switched. A host
     // is made only here, so content held or refused leaves nothing behind.
     const { backend, ...rest } = next;
-    served = { ...rest, host: options.makeHost(next.scope, backend) };
-    failing = false;
-    held = undefined;
+    const served: ServedWorkspace = { ...rest, host: options.makeHost(next.scope, backend) };
+    this.#served = served;
+    this.#failing = false;
+    this.#held = undefined;
     // Content that widens nothing is accepted as it is: the next edit is compared with it.
     if (how === 'widens_nothing') writeAccepted(dir, bytes, REAP_ACTOR, 'narrowing');
     clearPending(dir);
@@ -305,60 +386,24 @@ export function followWorkspace(options: FollowOptions): FollowedWorkspace {
       options.store,
       workspaceEvent(options, served, before.digest, served.digest, undefined, how),
     );
+    const what =
+      how === 'accepted' ? `the workspace ${file} a person accepted` : `the edited workspace ${file}`;
     options.log(
-      how === 'accepted'
-        ? `harness broker: switched to the workspace ${file} a person accepted (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`
-        : `harness broker: switched to the edited workspace ${file} (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`,
+      `harness broker: switched to ${what} (sha256 ${short(served.digest)}, was ${short(before.digest)}): ${served.scope.commands.size} pack command(s) for ${served.scope.actor}; calls already running finish on the old one`,
     );
     options.onCheck?.({ outcome: 'reloaded', from: before.digest, to: served.digest, how });
-  };
+  }
+}
 
-  // `quiet`: a check the accepted record's change asked for, not an edit: the same content is not news.
-  const apply = async (content: FileContent, quiet = false): Promise<void> => {
-    if (content.ok && content.digest === served.digest) {
-      if (failing || held !== undefined)
-        options.log(
-          `harness broker: the workspace ${file} is again the one served (sha256 ${short(served.digest)})`,
-        );
-      if (held !== undefined) clearPending(dir);
-      failing = false;
-      held = undefined;
-      if (!quiet) options.onCheck?.({ outcome: 'unchanged', digest: content.digest });
-      return;
-    }
-    const digest = content.ok ? content.digest : null;
-    const next = await nextServed(options, content);
-    if (!next.ok) {
-      if (quiet && failing) return;
-      failing = true;
-      await recordEvent(options.store, workspaceEvent(options, served, served.digest, digest, next.problem));
-      options.log(failureLine(file, served.digest, digest, next.problem));
-      options.onCheck?.({ outcome: 'failed', served: served.digest, digest, problem: next.problem });
-      return;
-    }
-    const bytes = (content as { bytes: Buffer }).bytes;
-    if (next.served.digest === acceptedDigest()) return switchTo(next.served, bytes, 'accepted');
-    const diff = compareAuthority(served.workspace, next.served.workspace);
-    if (diff.widenings.length === 0) return switchTo(next.served, bytes, 'widens_nothing');
-    failing = false;
-    const widenings = diff.widenings.map((c) => c.text);
-    if (held === next.served.digest) {
-      if (!quiet) options.onCheck?.({ outcome: 'held', served: served.digest, digest: held, widenings });
-      return;
-    }
-    held = next.served.digest;
-    writePending(dir, {
-      digest: held,
-      served: served.digest,
-      at: new Date().toISOString(),
-      widenings: diff.widenings,
-      narrowings: diff.narrowings,
-    });
-    await recordEvent(options.store, heldEvent(served.scope.run, file, served.digest, held, diff));
-    options.log(heldLine(file, served.digest, held, diff, dir, false));
-    options.onCheck?.({ outcome: 'held', served: served.digest, digest: held, widenings });
-  };
-
+/**
+ * Follows the broker's workspace file from the content loaded at start (`initial`): each edited
+ * content is loaded and the scope resolved against it; content that widens nothing is served at
+ * once, content that widens is served once a person accepts it (the instance's accepted record,
+ * which this follows too), and content that fails leaves the old one served.
+ */
+export function followWorkspace(options: FollowOptions): FollowedWorkspace {
+  const file = options.workspaceFile;
+  const follower = new Follower(options);
   // The two watches' checks run one at a time, in the order they were asked for.
   let queue: Promise<void> = Promise.resolve();
   const serially = (check: () => Promise<void>): Promise<void> => {
@@ -374,26 +419,26 @@ export function followWorkspace(options: FollowOptions): FollowedWorkspace {
   };
 
   const watch = watchFileContent(file, {
-    seen: held ?? served.digest,
+    seen: follower.seen,
     onUnchanged: (digest) => options.onCheck?.({ outcome: 'unchanged', digest }),
     onWatchError: (message) =>
       options.log(
         `harness broker: warning: ${message}, so edits to the workspace ${file} are not picked up; restart the broker after editing it`,
       ),
-    onContent: (content) => serially(() => apply(content)),
+    onContent: (content) => serially(() => follower.apply(content)),
   });
   // A person's acceptance is a new record in the instance: the file it names is checked again.
-  const recordFile = join(dir, ACCEPTED_FILE);
+  const recordFile = join(options.instanceDir, ACCEPTED_FILE);
   const acceptance = watchFileContent(recordFile, {
     seen: recordKey(recordFile),
     onWatchError: (message) =>
       options.log(
         `harness broker: warning: ${message}, so an accepted workspace edit is served only after the workspace file is saved again or the broker restarts`,
       ),
-    onContent: () => serially(async () => apply(await readContent(file), true)),
+    onContent: () => serially(async () => follower.apply(await readContent(file), true)),
   });
   return {
-    current: () => served,
+    current: () => follower.served,
     close: async () => {
       await Promise.all([watch.close(), acceptance.close()]);
       await queue;
