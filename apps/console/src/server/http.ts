@@ -14,19 +14,10 @@ export function apiError(
 
 /**
  * Answers a `HostError` or a `StoreError` with its message (written for people, never holding a
- * secret), else rethrows.
+ * secret), else rethrows. An approval that cannot be decided is not one: the host answers it as data.
  */
 export function hostErrorAnswer(c: Context, error: unknown) {
   if (error instanceof Error && (error.name === 'HostError' || error.name === 'StoreError')) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'approval_not_found') {
-      return apiError(
-        c,
-        error.message.includes('not pending') ? 409 : 404,
-        ApiErrorCode.conflict,
-        error.message,
-      );
-    }
     return apiError(c, 400, ApiErrorCode.bad_request, error.message);
   }
   throw error;

@@ -1,8 +1,9 @@
 // Approvals: the pending queue (and the history), one approval with its run's recent calls (the
-// one-approval page, ./calls.ts), and a person's decision on one pending call,
-// through the same host API as `loom approvals approve|deny` (single use, exact arguments). A call
-// whose command line cannot be shown (./plan.ts) can be denied, never approved.
-import { decideApproval } from '@harness/host';
+// one-approval page, ./calls.ts), and a person's decision on one pending call, all through the
+// host's approvals API (`approvalsOf`), as `harness approvals` and `loom approvals` (single use,
+// exact arguments, expiry). A call whose command line cannot be shown (./plan.ts) can be denied,
+// never approved.
+import { approvalsOf, notDecidableText } from '@harness/host';
 import type { ApprovalRecord } from '@harness/store';
 import type { ApprovalCallsAnswer, ApprovalOneAnswer, ApprovalsAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
@@ -17,8 +18,9 @@ import { checkSignedDecision } from './signed-decision';
 const STATUSES = new Set(['pending', 'approved', 'denied', 'consumed', 'expired', 'all']);
 
 export const approvalsRoutes: RouteModule = (api, ctx) => {
+  const approvals = approvalsOf(ctx.store);
   ctx.watch.probe('approvals', async () => {
-    const pending = await ctx.store.listApprovals();
+    const pending = await approvals.list();
     return pending.map((a) => a.id).join(',');
   });
 
@@ -27,7 +29,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     if (!STATUSES.has(status)) {
       return apiError(c, 400, ApiErrorCode.bad_request, `status must be one of ${[...STATUSES].join(', ')}`);
     }
-    const list = await ctx.store.listApprovals({ status: status as ApprovalRecord['status'] | 'all' });
+    const list = await approvals.list({ status: status as ApprovalRecord['status'] | 'all' });
     const outcomes = await approvalOutcomes(ctx.store, list);
     return c.json({
       approvals: list.map((a) => ({
@@ -40,7 +42,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
   });
 
   api.get('/approvals/:id', async (c) => {
-    const record = await ctx.store.getApproval(c.req.param('id'));
+    const record = await approvals.get(c.req.param('id'));
     if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     const outcomes = await approvalOutcomes(ctx.store, [record]);
     return c.json({
@@ -54,7 +56,7 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
   });
 
   api.get('/approvals/:id/calls', async (c) => {
-    const record = await ctx.store.getApproval(c.req.param('id'));
+    const record = await approvals.get(c.req.param('id'));
     if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     return c.json((await recentCalls(ctx.store, record)) satisfies ApprovalCallsAnswer);
   });
@@ -76,31 +78,34 @@ export const approvalsRoutes: RouteModule = (api, ctx) => {
     }
     const id = c.req.param('id');
     // A recorded argv and plan hash never change, so checking them before the decision is not a
-    // race. One that is gone or no longer pending is left to decideApproval, which says so.
-    const pending = await ctx.store.getApproval(id);
-    if (decision === 'approved') {
-      const plan = pending?.status === 'pending' ? approvalPlan(pending) : undefined;
-      if (plan !== undefined && !plan.ok) {
-        return apiError(c, 409, ApiErrorCode.plan_unrenderable, unrenderableMessage(id, plan));
-      }
+    // race. One that is gone or no longer pending is left to the decision, which says so.
+    const open = await approvals.decidable(id);
+    if (decision === 'approved' && open.ok) {
+      const plan = approvalPlan(open.record);
+      if (!plan.ok) return apiError(c, 409, ApiErrorCode.plan_unrenderable, unrenderableMessage(id, plan));
     }
+    const record = open.ok || open.code === 'not_pending' ? open.record : undefined;
     const signed =
-      pending === undefined
+      record === undefined
         ? { ok: true as const, assertion: undefined }
-        : await checkSignedDecision(ctx, c.get('session')?.id, pending, decision, body?.assertion);
+        : await checkSignedDecision(ctx, c.get('session')?.id, record, decision, body?.assertion);
     if (!signed.ok) return apiError(c, signed.status, signed.code, signed.message);
     try {
-      const record = await decideApproval(
-        ctx.instanceDir,
-        id,
-        decision,
-        ctx.person,
-        undefined,
-        'console',
-        signed.assertion,
-      );
-      ctx.watch.publish({ topic: 'approvals', value: `decided:${record.id}` });
-      return c.json({ approval: record });
+      const decided = await approvals.decide(id, decision, {
+        by: ctx.person,
+        via: 'console',
+        assertion: signed.assertion,
+      });
+      if (!decided.ok) {
+        return apiError(
+          c,
+          decided.code === 'not_found' ? 404 : 409,
+          ApiErrorCode.conflict,
+          notDecidableText(decided),
+        );
+      }
+      ctx.watch.publish({ topic: 'approvals', value: `decided:${decided.record.id}` });
+      return c.json({ approval: decided.record });
     } catch (error) {
       return hostErrorAnswer(c, error);
     }

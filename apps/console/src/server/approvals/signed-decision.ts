@@ -3,6 +3,7 @@
 // nonce)`; the decision then carries the passkey's assertion, checked here (the nonce, what it
 // signs, the credential, origin, rpId, user verification, counter, signature) before the host
 // records it with the decision (docs/console.md, "Signed decisions").
+import { approvalsOf } from '@harness/host';
 import { type DecisionAssertion, decisionChallenge } from '@harness/store';
 import type { ApprovalRecord } from '@harness/store/records';
 import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server';
@@ -41,16 +42,14 @@ export const signedDecisionRoutes: RouteModule = (api, ctx) => {
         'the body must be {"decision":"approved"} or {"decision":"denied"}',
       );
     }
-    const record = await ctx.store.getApproval(c.req.param('id'));
-    if (record === undefined) return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
-    if (record.status !== 'pending') {
-      return apiError(
-        c,
-        409,
-        ApiErrorCode.conflict,
-        `approval ${record.id} is ${record.status}, not pending`,
-      );
+    const open = await approvalsOf(ctx.store).decidable(c.req.param('id'));
+    if (!open.ok && open.code === 'not_found') {
+      return apiError(c, 404, ApiErrorCode.not_found, 'no approval has this id');
     }
+    if (!open.ok) {
+      return apiError(c, 409, ApiErrorCode.conflict, `approval ${open.id} is ${open.status}, not pending`);
+    }
+    const { record } = open;
     const nonce = newToken();
     const planHash = record.plan_hash ?? '';
     ctx.ceremonies.put(c.get('session')?.id ?? '', nonce, {
