@@ -9,6 +9,7 @@
 // refused) itself, and a cancelled question leaves it waiting.
 
 import type { CallOutcome, HarnessTool, ToolContext, ToolProgress, ToolResult } from '@harness/commands';
+import type { Decidable } from '@harness/host';
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 
 /** Who decides a pending approval of `harness serve`: the console or CLI (`queue`), or the client too. */
@@ -74,7 +75,9 @@ export interface ShownApproval {
 
 /** The host's approval API, on the instance serve runs against. */
 export interface ApprovalApi {
-  get(id: string): Promise<ShownApproval | undefined>;
+  /** Whether approval `id` may be decided now (pending, with time left), and for how long. */
+  decidable(id: string): Promise<Decidable>;
+  /** Records the person's decision; one that can no longer be decided is left as it is. */
   decide(id: string, decision: 'approved' | 'denied', by: string): Promise<unknown>;
 }
 
@@ -124,22 +127,20 @@ async function personDecides(
   ctx: ToolContext,
   stop?: AbortSignal,
 ): Promise<Asked> {
-  const record = await api.get(id);
-  if (record === undefined || record.status !== 'pending') return 'undecided';
-  const left = Date.parse(record.expires_at) - Date.now();
-  if (!(left > 0)) return 'undecided';
+  const open = await api.decidable(id);
+  if (!open.ok) return 'undecided';
   let action: ElicitAction;
   try {
-    action = await channel.ask(approvalMessage(record), ctx, Math.min(left, MAX_WAIT_MS), stop);
+    action = await channel.ask(approvalMessage(open.record), ctx, Math.min(open.msLeft, MAX_WAIT_MS), stop);
   } catch {
     return 'undecided'; // The client failed, the call was cancelled or nobody answered: still pending.
   }
   if (action === 'cancel') return 'undecided';
-  try {
-    await api.decide(record.id, action === 'accept' ? 'approved' : 'denied', channel.decidedBy());
-  } catch {
-    // Decided (or expired) elsewhere meanwhile: the host's answer to the call says how.
-  }
+  // Decided (or expired) elsewhere meanwhile, or a store that failed: the host's answer to the call
+  // says how it stands.
+  await api
+    .decide(open.record.id, action === 'accept' ? 'approved' : 'denied', channel.decidedBy())
+    .catch(() => undefined);
   return 'decided';
 }
 

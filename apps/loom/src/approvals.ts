@@ -27,10 +27,8 @@ export async function approvals(
   const dir = instanceOf(str(p, 'instance'));
   if (sub === 'list') {
     const list = await host.listApprovals(dir, p.flags.all ? { status: 'all' } : {});
-    const now = new Date();
     if (p.flags.json) out(`${JSON.stringify({ approvals: list })}\n`);
-    else if (list.length === 0) out(p.flags.all ? 'no approvals\n' : 'no pending approvals\n');
-    else for (const a of list) out(operator.approvalBlock(a, now));
+    else out(operator.approvalsListing(list, Boolean(p.flags.all), new Date()));
     return 0;
   }
   if (sub === 'watch') {

@@ -72,10 +72,8 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
         throw new CliError('usage', 'approvals list takes no id and no --by');
       }
       const list = await host.listApprovals(instanceDir, values.all ? { status: 'all' } : {});
-      const now = new Date();
       if (values.json) out(JSON.stringify({ approvals: list }));
-      else if (list.length === 0) out(values.all ? 'no approvals' : 'no pending approvals');
-      else for (const a of list) process.stdout.write(operator.approvalBlock(a, now));
+      else process.stdout.write(operator.approvalsListing(list, values.all === true, new Date()));
       return 0;
     }
     const [id, ...more] = rest;

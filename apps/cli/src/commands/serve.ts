@@ -452,9 +452,9 @@ function personChannel(
 function approvalApi(instanceDir: string): ApprovalApi {
   const host = () => import('@harness/host');
   return {
-    get: async (id) => (await host()).getApproval(instanceDir, id),
+    decidable: async (id) => (await host()).withApprovals(instanceDir, (a) => a.decidable(id)),
     decide: async (id, decision, by) =>
-      (await host()).decideApproval(instanceDir, id, decision, by, undefined, 'elicitation'),
+      (await host()).withApprovals(instanceDir, (a) => a.decide(id, decision, { by, via: 'elicitation' })),
   };
 }
 
