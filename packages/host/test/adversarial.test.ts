@@ -224,6 +224,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
     });
     const id = (first.body as { approval_id: string }).approval_id;
     const expiresAt = Date.parse((await listApprovals(env.instance, { status: 'all' }))[0]?.expires_at ?? '');
+    // Expiry is what is tested: the wait lets the request's own deadline pass.
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() + 2)));
     await expect(decideApproval(env.instance, id, 'approved', 'person:test')).rejects.toThrow(StoreError);
     const r = await run(b, 'text.shout', { message: 'late' });

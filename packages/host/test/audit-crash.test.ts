@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
 import type { Store } from '@harness/store';
 import { openStoreTarget } from '@harness/store';
-import { tempDir } from '@harness/test-utils';
+import { LINUX, needs, tempDir, until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker, tailAudit } from '../src/api';
 import { createCommandHost } from '../src/host';
@@ -47,7 +47,7 @@ afterEach(() => {
 
 const brokerProcess = (queue: string) => startBrokerProcess(instance, queue, SCOPE, children);
 
-describe.skipIf(process.platform !== 'linux')('audit when the broker is killed mid-flood', () => {
+needs(LINUX).describe('audit when the broker is killed mid-flood', () => {
   it('every acknowledged compose has its audit row; every started process a start row; every start row an end row or a reap event [SEC-9]', async () => {
     const queue = join(root.path, 'run', 'q.sock');
     const first = await brokerProcess(queue);
@@ -72,10 +72,14 @@ describe.skipIf(process.platform !== 'linux')('audit when the broker is killed m
     }
     const lines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').length - 1 : 0);
     // Kill once some calls were answered and processes are running: mid-flood.
-    const deadline = Date.now() + 30_000;
-    while ((acked.length < 40 || lines() < 10) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(
+      () => acked.length >= 40 && lines() >= 10,
+      'forty composes acknowledged and ten commands run',
+      {
+        timeoutMs: 30_000,
+        everyMs: 10,
+      },
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     await Promise.all(calls);

@@ -3,11 +3,11 @@
 // otherwise reads any file it is pointed at.
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
-import { findBinary, fixturesDir, tempDir } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturesDir, needs, tempDir } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initInstance, type RunningBroker, startBroker } from '../src/index';
 
-const hasJq = findBinary('jq') !== undefined;
+const withJq = needs('jq');
 let t: { path: string; cleanup: () => void };
 let broker: RunningBroker;
 
@@ -32,7 +32,7 @@ async function query(args: Record<string, unknown>) {
   return r.value;
 }
 
-describe.skipIf(!hasJq)('the example json-tools pack (needs jq)', () => {
+withJq.describe('the example json-tools pack', () => {
   it('reads a JSON file under data/', async () => {
     expect(await query({ filter: '.[0].name', file: 'data/people.json' })).toMatchObject({
       ok: true,

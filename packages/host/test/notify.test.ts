@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerRun } from '@harness/protocol/client';
 import { type ApprovalNotice, openStoreTarget } from '@harness/store';
-import { repoRoot, tempDir } from '@harness/test-utils';
+import { repoRoot, tempDir, until } from '@harness/test-utils';
 import { type Received, type Receiver, startReceiver } from '@harness/test-utils/receiver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, listApprovals, type RunningBroker, startBroker } from '../src/api';
@@ -122,13 +122,15 @@ async function logUntil(
   check: (rows: ApprovalNotice[]) => boolean,
 ): Promise<ApprovalNotice[]> {
   let rows: ApprovalNotice[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    rows = await notices(instance, approval);
-    if (check(rows)) return rows;
-    if (Date.now() > deadline) throw new Error(`delivery log never matched: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(
+    async () => {
+      rows = await notices(instance, approval);
+      return check(rows);
+    },
+    () => `the delivery log to match; it holds ${JSON.stringify(rows)}`,
+    { everyMs: 50 },
+  );
+  return rows;
 }
 
 async function pendingId(instance: string): Promise<string> {

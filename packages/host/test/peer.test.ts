@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { tempDir } from '@harness/test-utils';
+import { LINUX, needs, tempDir } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   attributionWorks,
@@ -47,7 +47,7 @@ describe('peerRefusal', () => {
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('findPeer', () => {
+needs(LINUX).describe('findPeer', () => {
   it('names this process as the peer of its own connection [SEC-16]', async () => {
     if (!(await attributionWorks())) {
       console.warn(

@@ -43,8 +43,7 @@ async function brokerFor(instance: string, retentionMs?: number): Promise<void> 
     scope: { run: 'r', agent: 'reader' },
     ...(retentionMs === undefined ? {} : { retentionMs }),
   });
-  // Closing waits for a prune under way.
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The start began a prune, and closing waits for it to end.
   await broker.close();
 }
 
@@ -53,6 +52,7 @@ describe('the broker retention rule', () => {
     const instance = await instanceWithOneEvent();
     await brokerFor(instance, 30 * 86_400_000);
     expect((await tailAudit(instance, 10)).map((e) => e.command)).toEqual(['text.echo']);
+    // Age is what the rule reads: the event is made older than 1 ms by letting time pass.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await brokerFor(instance, 1);
     expect(await tailAudit(instance, 10)).toEqual([]);
@@ -60,6 +60,7 @@ describe('the broker retention rule', () => {
 
   it('keeps every audit event without a rule', async () => {
     const instance = await instanceWithOneEvent();
+    // Age is what a rule would read: the event is old enough for any rule to take it.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await brokerFor(instance);
     expect((await tailAudit(instance, 10)).map((e) => e.command)).toEqual(['text.echo']);

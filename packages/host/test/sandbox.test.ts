@@ -3,11 +3,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { brokerRun } from '@harness/protocol/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { needs, sandboxMechanism } from '@harness/test-utils';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { decideApproval, type RunningBroker, startBroker, tailAudit } from '../src/api';
 import { freshInstance } from './helpers';
 
-const sandboxed = detectSandbox().available || process.env.CI === 'true';
+const sandboxed = needs(sandboxMechanism(detectSandbox()));
 
 let env: Awaited<ReturnType<typeof freshInstance>>;
 let broker: RunningBroker | undefined;
@@ -19,7 +20,7 @@ afterEach(async () => {
   env.cleanup();
 });
 
-describe.skipIf(!sandboxed)('confinement in the audit log', () => {
+sandboxed.describe('confinement in the audit log', () => {
   it('records the sandbox of a read command and why a write command ran unconfined [SEC-14]', async () => {
     broker = await startBroker({
       instanceDir: env.instance,

@@ -8,7 +8,7 @@ import type { CommandAnswer } from '@harness/protocol';
 import { brokerRun } from '@harness/protocol/client';
 import type { AuditEvent, PostgresTarget, Store } from '@harness/store';
 import { openStoreTarget } from '@harness/store';
-import { tempDir } from '@harness/test-utils';
+import { tempDir, until } from '@harness/test-utils';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { initInstance } from '../src/instance';
 import type { ScopeFile } from '../src/scope';
@@ -197,6 +197,7 @@ describePg('two brokers on one database', () => {
         followed.push(...page.events);
         cursor = page.events.at(-1)?.seq ?? cursor;
         if (done && page.newer === null) return;
+        // A follower polls the log: reading it again after a pause is the behaviour under test.
         if (page.newer === null) await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -250,10 +251,14 @@ describePg('two brokers on one database', () => {
     const ids = (host: string) => Array.from({ length: perHost }, (_, i) => `${host}${i}`);
     const onA = ids('a').map((id) => send(a, id));
     const onB = ids('b').map((id) => send(b, id));
-    const deadline = Date.now() + 60_000;
-    while ([...acked.keys()].filter((k) => k.startsWith('a')).length < 30 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await until(
+      () => [...acked.keys()].filter((k) => k.startsWith('a')).length >= 30,
+      'thirty composes acknowledged by A',
+      {
+        timeoutMs: 60_000,
+        everyMs: 5,
+      },
+    );
     const killed = brokers[0] as BrokerProcess;
     killed.child.kill('SIGKILL');
     await killed.exited;
@@ -263,14 +268,13 @@ describePg('two brokers on one database', () => {
     expect(ackedOnA.length, 'the burst was cut').toBeLessThan(perHost);
     // A COMMIT already in the server's socket buffer still lands after the client died: wait until
     // no session of this schema is inside a statement (B is idle now) before reading what landed.
-    for (let i = 0; i < 200; i++) {
+    await until(async () => {
       const busy = await pgQuery(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'",
         [`loom-host:${schema.target.schema}`],
       );
-      if (busy[0]?.n === 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return busy[0]?.n === 0;
+    }, 'no session of the schema inside a statement');
     // What A never acknowledged, the client retries on B with the same request ids.
     const committedBefore = new Set(
       (await pgQuery('SELECT request_id FROM receipts', [], schema.target.schema)).map((r) => r.request_id),

@@ -8,12 +8,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { brokerRun } from '@harness/protocol/client';
-import { findBinary, tempDir } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBinary, needs, sandboxMechanism, tempDir } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningBroker, startBroker } from '../src/api';
 import { initInstance } from '../src/instance';
 
-const sandboxed = detectSandbox().available || process.env.CI === 'true';
 const make = findBinary('make');
 const git = findBinary('git');
 
@@ -96,10 +95,10 @@ const planted = () => ({
   envrc: existsSync(join(project, '.envrc')),
 });
 
-const ready = sandboxed && make !== undefined && git !== undefined;
+const ready = needs(sandboxMechanism(detectSandbox()), 'make', 'git');
 
 beforeAll(async () => {
-  if (!ready) return;
+  if (!ready.runs) return;
   process.env.HOME = home;
   process.env.XDG_STATE_HOME = join(home, '.local', 'state');
   for (const file of CANARIES) {
@@ -125,7 +124,7 @@ afterAll(async () => {
   root.cleanup();
 });
 
-describe.skipIf(!ready)('a make recipe of the project, run as the approved make.run', () => {
+ready.describe('a make recipe of the project, run as the approved make.run', () => {
   it('reads none of the person’s secrets nor the instance’s audit key, and plants nothing the person runs later [SEC-21] [SEC-22]', async () => {
     const r = await brokerRun(broker.socketPath, { command: 'make.run', args: { target: 'test' } });
     if (!r.ok) throw new Error(`the broker did not answer: ${JSON.stringify(r.failure)}`);

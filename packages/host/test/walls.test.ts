@@ -9,13 +9,14 @@ import { detectSandbox } from '@harness/exec';
 import { BROKER_PROTOCOL } from '@harness/protocol';
 import { brokerRun } from '@harness/protocol/client';
 import { openStoreTarget } from '@harness/store';
-import { findBinary, tempDir } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBinary, needs, sandboxMechanism, tempDir } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningBroker, startBroker } from '../src/api';
 import { initInstance, readInstance } from '../src/instance';
 import { instanceRegistryFile, knownInstances } from '../src/instance-registry';
 
-const sandboxed = detectSandbox().available || process.env.CI === 'true';
+const sandbox = sandboxMechanism(detectSandbox());
+const sandboxed = needs(sandbox);
 
 const workspaceText = (socket: string) => `version: 1
 command_packs:
@@ -90,7 +91,7 @@ let otherInstance: string;
 let ownSocket: string;
 
 beforeAll(async () => {
-  if (!sandboxed) return;
+  if (!sandboxed.runs) return;
   process.env.HOME = home;
   process.env.XDG_RUNTIME_DIR = runtime;
   process.env.XDG_STATE_HOME = join(home, '.local', 'state');
@@ -155,7 +156,7 @@ function brokerAttack(socket: string, command: string, args: Record<string, unkn
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
+sandboxed.describe('the sandbox walls of a confined command', () => {
   it('cannot reach its own broker in the runtime directory to run a write, which lands unconfined otherwise [SEC-15] [SEC-17]', async () => {
     const target = join(root.path, 'landed-own');
     const out = await probe(
@@ -247,35 +248,36 @@ describe.skipIf(!sandboxed)('the sandbox walls of a confined command', () => {
 const psql = findBinary('psql');
 const pgSocketDir = ['/var/run/postgresql', '/run/postgresql'].find((dir) => existsSync(dir));
 
-describe.skipIf(!sandboxed || psql === undefined || pgSocketDir === undefined)(
-  'the sandbox walls and a local PostgreSQL',
-  () => {
-    const table = `harness_forged_${process.pid}`;
-    const sql = (statement: string) => [
-      '-h',
-      pgSocketDir as string,
-      '-d',
-      'test',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-tAc',
-      statement,
-    ];
+needs(sandbox, 'psql', {
+  what: 'a local PostgreSQL socket (/var/run/postgresql)',
+  present: pgSocketDir !== undefined,
+  install: 'apt-get install postgresql (docs/host.md, "Several hosts")',
+}).describe('the sandbox walls and a local PostgreSQL', () => {
+  const table = `harness_forged_${process.pid}`;
+  const sql = (statement: string) => [
+    '-h',
+    pgSocketDir as string,
+    '-d',
+    'test',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-tAc',
+    statement,
+  ];
 
-    it('cannot write the store’s database through its local socket, which an unconfined psql can [SEC-15] [SEC-17]', async () => {
-      const out = await probe(
-        `${[psql as string, ...sql(`create table ${table} (x int)`)].map(shellQuote).join(' ')} 2>&1 | head -c 300; echo '--- ls'; ls -A ${shellQuote(pgSocketDir as string)}`,
-      );
-      // The socket directory shows empty, and its socket could not be opened anyway.
-      expect(out).toMatch(/could not create socket: Operation not permitted\n--- ls\n$/);
-      const exists = () =>
-        execFileSync(psql as string, sql(`select count(*) from pg_tables where tablename = '${table}'`), {
-          encoding: 'utf8',
-        }).trim();
-      expect(exists()).toBe('0');
-      execFileSync(psql as string, sql(`create table ${table} (x int)`));
-      expect(exists()).toBe('1');
-      execFileSync(psql as string, sql(`drop table ${table}`));
-    });
-  },
-);
+  it('cannot write the store’s database through its local socket, which an unconfined psql can [SEC-15] [SEC-17]', async () => {
+    const out = await probe(
+      `${[psql as string, ...sql(`create table ${table} (x int)`)].map(shellQuote).join(' ')} 2>&1 | head -c 300; echo '--- ls'; ls -A ${shellQuote(pgSocketDir as string)}`,
+    );
+    // The socket directory shows empty, and its socket could not be opened anyway.
+    expect(out).toMatch(/could not create socket: Operation not permitted\n--- ls\n$/);
+    const exists = () =>
+      execFileSync(psql as string, sql(`select count(*) from pg_tables where tablename = '${table}'`), {
+        encoding: 'utf8',
+      }).trim();
+    expect(exists()).toBe('0');
+    execFileSync(psql as string, sql(`create table ${table} (x int)`));
+    expect(exists()).toBe('1');
+    execFileSync(psql as string, sql(`drop table ${table}`));
+  });
+});

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { until } from '@harness/test-utils';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workspaceDigest } from '../src/packs-backend';
 import { type FileContent, type FileWatch, watchFileContent } from '../src/workspace-watch';
 
@@ -46,12 +46,20 @@ function follow(
 describe('following a workspace file', () => {
   it('never hands on the empty moment between an editor truncating the file and writing it', async () => {
     // A grace no test run reaches: whatever the machine's load, the empty read is held back.
-    const watching = follow(3_600_000, 1);
+    const grace = 3_600_000;
+    const watching = follow(grace, 1);
     const told = watching.next();
-    truncateSync(file, 0);
-    // Room for the watch to read the empty file first. This pause waits for nothing: on a busy
-    // machine the write may land before the read, and the test then holds all the same.
-    await delay(300);
+    // The watch holds an empty read back by setting the grace's timer: the write waits for that.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      truncateSync(file, 0);
+      await until(
+        () => timers.mock.calls.some(([, ms]) => ms === grace),
+        'the watch to hold the empty read back',
+      );
+    } finally {
+      timers.mockRestore();
+    }
     writeFileSync(file, 'version: 1\nagents: {}\n');
     const content = await told;
     expect(content).toMatchObject({ ok: true, bytes: Buffer.from('version: 1\nagents: {}\n') });
