@@ -1,3 +1,4 @@
+import { until } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -138,11 +139,10 @@ describe('adapters', () => {
     const cancelled = client.callTool({ name: 'run_command', arguments: { command: 'a.write' } }, undefined, {
       signal: ac.signal,
     });
-    for (let i = 0; i < 200 && sc.runs().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => sc.runs().length === 2, 'the second call to reach the host');
     ac.abort('the person pressed stop');
     await expect(cancelled).rejects.toThrow();
-    for (let i = 0; i < 200 && sc.log().every((e) => e.op !== 'cancel'); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => sc.log().some((e) => e.op === 'cancel'), 'the cancel to reach the host');
     expect(sc.log().filter((e) => e.op === 'cancel')).toHaveLength(1);
     await client.close();
     await server.close();

@@ -1,5 +1,6 @@
 // The Loom authoring tools against the scripted FAKE host CLI (test/fixtures/fake-loom.mjs).
 import { createHash } from 'node:crypto';
+import { until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runArtifacts } from '../src/artifacts';
 import { toolsForCommentThread } from '../src/comment-thread';
@@ -334,8 +335,10 @@ describe('Loom authoring tools', () => {
       },
     });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 150);
-    const r = await call('loom_compose', compose, { signal: ac.signal });
+    const pending = call('loom_compose', compose, { signal: ac.signal });
+    await until(() => sc.runs().length === 1, 'the compose to reach the host');
+    ac.abort();
+    const r = await pending;
     expect(r).toMatchObject({ status: 'ok', kind: 'loom-authored', turnCancelled: true });
     expect(JSON.stringify(r)).not.toMatch(/roll/);
   });

@@ -3,6 +3,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MAX_PENDING_REQUESTS } from '@harness/protocol';
+import { until } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthoringConfig } from '../src/config';
 import { createCliHostClient, hostEnvironment, listArgv, runArgv } from '../src/host/cli-client';
@@ -69,7 +70,8 @@ describe.each(['cli', 'socket'] as const)('the %s host client', (kind) => {
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 300 } } });
     const ac = new AbortController();
     const p = sc.client.run({ command: 'a.b', args: {} }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 100);
+    await until(() => sc.runs().length === 1, 'the call to reach the host');
+    ac.abort();
     expect((await p).kind).toBe('answer');
     // The turn's signal alone never asks the host to stop a sent call.
     expect(sc.log().filter((e) => e.op === 'cancel')).toEqual([]);
@@ -105,7 +107,7 @@ describe('the socket client, stopping and watching a call', () => {
     sc.script({ commands: [row('a.b')], behaviour: { 'a.b': { sleepMs: 400 } } });
     const ac = new AbortController();
     const p = sc.client.run({ command: 'a.b', args: {} }, { stop: ac.signal });
-    for (let i = 0; i < 200 && sc.runs().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => sc.runs().length === 1, 'the call to reach the broker');
     ac.abort();
     expect((await p).kind).toBe('answer');
     const cancels = sc.log().filter((e) => e.op === 'cancel');

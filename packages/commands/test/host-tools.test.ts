@@ -2,6 +2,7 @@
 // test/fixtures/fake-loom.mjs, the socket client talks to test/helpers/fake-broker.ts. Both read
 // the same script, so every behaviour below must be identical through either path.
 import { renderSignature } from '@harness/signature';
+import { until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createHostCommandTools as createTools,
@@ -663,12 +664,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       sc.script({ commands, behaviour: { 'files.write': { sleepMs: 400 } } });
       await call('list_commands', {});
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 150);
-      const r = await call(
+      const pending = call(
         'run_command',
         { calls: Array.from({ length: 6 }, () => ({ command: 'files.write' })) },
         { signal: ac.signal },
       );
+      await until(() => sc.runs().length === 4, 'four calls to reach the host');
+      ac.abort();
+      const r = await pending;
       expect(r.results.slice(0, 4).map((x: R) => x.status)).toEqual([
         'executed',
         'executed',

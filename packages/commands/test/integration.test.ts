@@ -1,8 +1,9 @@
 // Integration against the REAL reference host: apps/loom/dist/loom.js and a real broker per scope.
-// Skipped, with the reason in the test name, when the loom CLI has not been built.
+// Skipped outside CI, with one line saying so, when the loom CLI has not been built.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CommandsConfig } from '../src/config';
 import { createHostClient } from '../src/host/client';
 import type { HostClient } from '../src/host/types';
@@ -11,15 +12,12 @@ import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { createRun } from '../src/run';
 import type { HarnessTool } from '../src/tool';
 import { checkedTools } from './helpers/outcomes';
-import { LOOM_JS, type RealBroker, realHostMissing, startRealBroker } from './helpers/real-host';
+import { LOOM_JS, REAL_HOST, type RealBroker, startRealBroker } from './helpers/real-host';
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
 type R = Record<string, any>;
-const missing = realHostMissing();
-const title = missing ? `real host (SKIPPED: ${missing})` : 'real host';
-
-describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
-  `${title} over the %s client`,
+needs(REAL_HOST).each(['cli', 'socket'] as const)(
+  'the real reference host (apps/loom/dist/loom.js, a broker per scope) over the %s client',
   (kind) => {
     let reader: RealBroker;
     let editor: RealBroker;
@@ -205,7 +203,3 @@ describe.skipIf(missing !== undefined).each(['cli', 'socket'] as const)(
     });
   },
 );
-
-it.skipIf(missing === undefined)(`real-host integration tests are skipped: ${missing ?? ''}`, () => {
-  expect(missing).toBeDefined();
-});

@@ -25,6 +25,8 @@ export interface Need {
   describe(title: string, body: () => void): void;
   /** `it` that skips with {@link missing} outside CI, and fails with it under CI. */
   it(title: string, body: TestFunction, timeout?: number): void;
+  /** `describe.each(cases)` of {@link describe}: one block per case, `%s` in the title naming it. */
+  each<T extends string | number>(cases: readonly T[]): (title: string, body: (c: T) => void) => void;
 }
 
 // How to install the programs the tests use (Debian's package names, which CI installs; .ci/run).
@@ -106,6 +108,19 @@ function need(requirements: readonly Requirement[]): Need {
           body();
         });
       else describe.skip(`${title} (${skipLine()})`, body);
+    },
+    each(cases) {
+      return (title, body) => {
+        if (missing === undefined) describe.each(cases)(title, body);
+        else if (inCi())
+          describe.each(cases)(title, (c) => {
+            beforeAll(() => {
+              throw failure();
+            });
+            body(c);
+          });
+        else describe.skip.each(cases)(`${title} (${skipLine()})`, body);
+      };
     },
     it(title, body, timeout) {
       if (missing === undefined) it(title, body, timeout);

@@ -119,6 +119,7 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
       // `behaviour.progress` scripts the progress lines sent to a run that asked for them.
       if (req.progress === true)
         for (const progress of behaviour.progress ?? []) send(socket, { protocol: PROTOCOL, id, progress });
+      // A command that takes this long: the duration is the behaviour scripted, not a wait.
       if (behaviour.sleepMs) await new Promise((r) => setTimeout(r, behaviour.sleepMs));
       inflight--;
       switch (behaviour.mode) {

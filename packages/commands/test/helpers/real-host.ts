@@ -3,16 +3,21 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixturesDir, repoRoot, tempDir } from '@harness/test-utils';
+import { fixturesDir, type Requirement, repoRoot, tempDir } from '@harness/test-utils';
 
 /** Where the built `loom` CLI is expected. */
 export const LOOM_JS = join(repoRoot, 'apps', 'loom', 'dist', 'loom.js');
 
-/** Why the real host cannot be used, or `undefined` when it can. */
+/** The built reference host the integration tests drive. */
+export const REAL_HOST: Requirement = {
+  what: 'the built loom CLI (apps/loom/dist/loom.js)',
+  present: existsSync(LOOM_JS),
+  install: 'build it (pnpm --filter @harness/loom build)',
+};
+
+/** Why the real host cannot be used (what the benches print), or `undefined` when it can. */
 export function realHostMissing(): string | undefined {
-  if (!existsSync(LOOM_JS))
-    return `apps/loom/dist/loom.js is absent: build it (pnpm --filter @harness/loom build) to run the real-host tests`;
-  return undefined;
+  return REAL_HOST.present ? undefined : `${REAL_HOST.what} is absent: ${REAL_HOST.install}`;
 }
 
 /** A running real broker. */
