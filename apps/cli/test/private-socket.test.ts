@@ -1,20 +1,20 @@
 // Another local user must not be able to stand in for the broker. When the instance path is too
 // deep for a Unix socket, the socket goes to a runtime directory; a second user who made that
 // directory first (mode 777) could move the socket aside and bind their own. Two real users,
-// created here as root and removed after.
+// created here as root and removed after, run a copy of the bins they can read (./readable-copy):
+// the clone itself may sit where only its owner can enter.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin } from './helpers';
-
-const root = process.getuid?.() === 0;
-if (!root) console.log('private-socket.test.ts: skipped, creating two users with useradd needs root');
+import { needs, ROOT } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readableBins } from './readable-copy';
 
 const suffix = `${process.pid % 100000}`;
 const alice = `hxalice${suffix}`;
 const mallory = `hxmallory${suffix}`;
 let shared = '';
+let bin = '';
 const uidOf = (user: string): number => Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
 /** `setpriv` arguments that drop root for `user` (its uid and primary gid, no other groups). */
 const as = (user: string): string[] => [
@@ -30,6 +30,8 @@ const as = (user: string): string[] => [
 function harnessAs(user: string, args: string[], env: Record<string, string>) {
   try {
     const stdout = execFileSync('setpriv', [...as(user), process.execPath, bin, ...args], {
+      // The user's own folder: the clone (this process's folder) may be closed to other users.
+      cwd: env.HOME ?? shared,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', ...env },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,12 +44,13 @@ function harnessAs(user: string, args: string[], env: Record<string, string>) {
   }
 }
 
-describe.skipIf(!root)('the fallback socket directory [SEC-1]', () => {
+needs(ROOT, 'useradd', 'setpriv').describe('the fallback socket directory [SEC-1]', () => {
   beforeAll(() => {
     for (const user of [alice, mallory])
       execFileSync('useradd', ['-M', '-N', '-s', '/usr/sbin/nologin', user]);
     shared = mkdtempSync('/tmp/harness-two-users-');
     chmodSync(shared, 0o1777);
+    bin = readableBins(join(shared, 'bins'));
   });
   afterAll(() => {
     for (const user of [alice, mallory]) {
