@@ -102,8 +102,28 @@ function sdkOutputSchema(tool: string): z.ZodObject {
   return envelope;
 }
 
+// One per tool's input schema, built at the first registration that needs it.
+const inputEnvelopes = new Map<z.ZodType, z.ZodObject>();
+
 /**
- * Registers harness tools on an MCP server: JSON Schema inputs, each tool's `structuredContent` as
+ * The tool's input schema in the form the SDK takes one: a zod object, whose JSON Schema it lists
+ * and with which it checks each call's arguments before the tool sees them. The tool reads its
+ * input itself, once (answering a problem as data the model can act on: `invalid_input`,
+ * `batch_too_large`), so the SDK gets an envelope that takes any object, carrying the tool's
+ * {@link HarnessTool.inputSchema} as metadata, which zod's generator merges into the object's own.
+ */
+function sdkInputSchema(tool: HarnessTool): z.ZodObject {
+  let envelope = inputEnvelopes.get(tool.input);
+  if (envelope === undefined) {
+    envelope = z.looseObject({}).meta(tool.inputSchema);
+    inputEnvelopes.set(tool.input, envelope);
+  }
+  return envelope;
+}
+
+/**
+ * Registers harness tools on an MCP server: each tool's input schema (generated from its zod
+ * schema, which the tool alone reads its input with), each tool's `structuredContent` as
  * its `outputSchema` (generated from its zod schema, {@link toolOutputSchema}), annotations that are
  * true for each tool, progress notifications when the client asked for them, and the request's
  * abort signal as the cancel signal. A result carries the text a model reads (the command's output
@@ -122,9 +142,7 @@ export function registerMcpTools(
       {
         title: tool.annotations.title,
         description: tool.description,
-        // Lenient by design: bounds are enforced by the tool, which answers with data the model
-        // can act on (batch_too_large, invalid_input) rather than a protocol error.
-        inputSchema: z.fromJSONSchema(tool.inputSchema) as z.ZodObject,
+        inputSchema: sdkInputSchema(tool),
         outputSchema: sdkOutputSchema(tool.name),
         annotations: { ...tool.annotations },
       },

@@ -1,5 +1,6 @@
 // The framework-neutral tool shape every adapter consumes.
 import type { RunProgress } from '@harness/protocol';
+import type { z } from 'zod';
 import type { SendOutcome } from './host/types';
 import type { ToolOutcome } from './outcome';
 import type { RunState } from './run';
@@ -104,15 +105,29 @@ export type ToolResult = ToolOutcome;
 /**
  * A framework-neutral tool definition. Adapters (`@harness/commands/mcp`, `toFunctionTools`) turn
  * it into what a framework registers; `execute` never throws for anything the model or host can
- * cause — those come back as data.
+ * cause — those come back as data. `In` is the input a model writes (inferred from `input`), `Out`
+ * the tool's own outcome union; a list of tools of several kinds is a `HarnessTool[]`.
  */
-export interface HarnessTool {
+export interface HarnessTool<In = unknown, Out extends ToolOutcome = ToolOutcome> {
   readonly name: string;
   readonly description: string;
+  /**
+   * The input as a model writes it: `inputSchema` is generated from it and `In` inferred from it.
+   * `execute` reads its input against it once, after the run's policy has allowed the call; a
+   * problem comes back as `invalid_input` with what to fix, never a throw.
+   */
+  readonly input: z.ZodType<unknown, In>;
+  /**
+   * The JSON Schema of `input` (MCP's `inputSchema`, a function tool's `parameters`): each field's
+   * type and purpose and the fields a call needs, without the bounds the tool enforces itself.
+   */
   readonly inputSchema: JsonSchema;
   /** The effect class policy judges the tool by. */
   readonly effect: 'read' | 'write';
   readonly annotations: ToolAnnotations;
-  /** Every result is a {@link ToolOutcome}: plain JSON, shown to the model as text and as structured content. */
-  execute(input: unknown, context: ToolContext): Promise<ToolOutcome>;
+  /**
+   * Runs one call. `input` is typed for callers that build it; whatever a model sent is read
+   * afresh, so an untyped value (`HarnessTool<unknown>`) is answered the same way.
+   */
+  execute(input: In, context: ToolContext): Promise<Out>;
 }

@@ -5,12 +5,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../src/define-tool';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { registerMcpTools, toolOutputSchema } from '../src/mcp';
 import { TOOL_OUTCOMES, ToolOutcome } from '../src/outcome';
 import { createRun } from '../src/run';
-import type { HarnessTool } from '../src/tool';
 
 const listing = {
   outputId: 'out-run-1',
@@ -126,10 +127,10 @@ describe('toolOutputSchema', () => {
 describe('registerMcpTools and the outcome', () => {
   /** A server with one tool named `name` answering `result`, and a client connected to it. */
   async function serve(name: string, result: unknown) {
-    const tool: HarnessTool = {
+    const tool = defineTool({
       name,
       description: 'd',
-      inputSchema: { type: 'object', properties: {} },
+      input: z.strictObject({}),
       effect: 'read',
       annotations: {
         title: name,
@@ -139,7 +140,7 @@ describe('registerMcpTools and the outcome', () => {
         openWorldHint: false,
       },
       execute: async () => result as ToolOutcome,
-    };
+    });
     const run = createRun({ mode: 'disabled' });
     const server = new McpServer({ name: 'test', version: '0.0.0' });
     registerMcpTools(server, [tool], () => ({ run }));

@@ -318,9 +318,10 @@ function parseListen(value: string): { host: string; port: number } {
 }
 
 // The tools/list answer, built once per session: the SDK would convert every tool's input schema
-// from zod back to JSON Schema on each request, and the tools are declared in JSON Schema already.
-// Each tool's outputSchema is the one registerMcpTools checks results with, generated from the
-// tool's outcome schema (`toolOutputSchema` of @harness/commands/mcp).
+// from zod to JSON Schema on each request, and each tool holds its JSON Schema already, generated
+// once from its zod input schema (`HarnessTool.inputSchema`). Each tool's outputSchema is the one
+// registerMcpTools checks results with, generated from the tool's outcome schema
+// (`toolOutputSchema` of @harness/commands/mcp).
 const toolLists = new WeakMap<Session, { tools: Record<string, unknown>[] }>();
 
 function toolList(

@@ -1,8 +1,10 @@
 // loom_authoring_context: this run's historical compose receipts, the bound loom, and tokens for
 // deployed patterns. History only: it is not work done now and never selects a write target.
 
-import { isLoomId } from '@harness/protocol';
+import { z } from 'zod';
 import { recordArtifact } from '../artifacts';
+import { loomIdText } from '../compose-input';
+import { defineTool } from '../define-tool';
 import { deployedPatternTokens } from '../deployed-patterns';
 import { sendRun } from '../host/send';
 import type { RunRequest } from '../host/types';
@@ -15,23 +17,36 @@ import type { LoomAuthoringContextOutcome, LoomContextOutcome, LoomReceipt } fro
 import { DeliveryCode, LoomFailureCode, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import { cutId } from '../shape';
 import type { HarnessTool } from '../tool';
-import { guardInput } from '../tool-input';
+import { readInput } from '../tool-input';
 
 const HISTORY_NOTE =
   'These receipts are history: they are not work done in this turn, they never select a write target, and a receipt does not attest that anything rendered.';
+
+const TAKES = 'loom_authoring_context takes { loom_id? } only.';
+
+/** The `loom_authoring_context` input: a loom to read beside the receipts, if any. */
+export const AuthoringContextInput = z.strictObject(
+  {
+    loom_id: loomIdText(TAKES).optional().describe('A loom to read beside the receipts.'),
+  },
+  { error: TAKES },
+);
+
+/** `loom_authoring_context`: perhaps a loom id in, the run's receipts out. */
+export type LoomAuthoringContextTool = HarnessTool<
+  z.input<typeof AuthoringContextInput>,
+  LoomAuthoringContextOutcome
+>;
 
 /**
  * The `loom_authoring_context` tool (host command `loom.authoring-context`). A call naming no loom
  * reads the configuration's `boundLoomId`, unless an interactive turn binds its own.
  */
-export function loomAuthoringContextTool(setup: LoomToolSetup): HarnessTool {
-  return {
+export function loomAuthoringContextTool(setup: LoomToolSetup): LoomAuthoringContextTool {
+  return defineTool({
     name: 'loom_authoring_context',
     description: `Recover up to ${LIMITS.maxReceipts} of this run's historical compose receipts and the bound loom, and deployed Pattern tokens where the host reports them. History is not new work and never selects a write target.`,
-    inputSchema: {
-      type: 'object',
-      properties: { loom_id: { type: 'string', description: 'A loom to read beside the receipts.' } },
-    },
+    input: AuthoringContextInput,
     effect: 'read',
     annotations: {
       title: 'Loom authoring context',
@@ -40,8 +55,8 @@ export function loomAuthoringContextTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: guardInput((input, ctx) => authoringContext(input, ctx as AuthoringContext, setup)),
-  };
+    execute: (input, ctx) => authoringContext(input, ctx as AuthoringContext, setup),
+  });
 }
 
 async function authoringContext(
@@ -52,19 +67,15 @@ async function authoringContext(
   const run = ctx.run;
   const start = startLoomCall('loom_authoring_context', 'read', ctx, setup);
   if (!start.ok) return start.result;
-  const raw = input ?? {};
-  if (
-    !isRecord(raw) ||
-    Object.keys(raw).some((k) => k !== 'loom_id') ||
-    (raw.loom_id !== undefined && !isLoomId(raw.loom_id))
-  ) {
-    return refused(run, LoomRefusalCode.invalid_input, 'loom_authoring_context takes { loom_id? } only.');
-  }
+  // No input at all reads as an empty one, as it always has.
+  const read = readInput(AuthoringContextInput, input ?? {});
+  if (!read.ok) return refused(run, LoomRefusalCode.invalid_input, read.issue.message);
+  const { loom_id } = read.value;
   // An explicit loom_id is a request (missing: an error); the bound target is implicit (missing:
   // reported unavailable). An interactive turn binds its own loomId and clears the configured one.
   const bound = ctx.turn ? ctx.turn.loomId : setup.config?.boundLoomId;
   const req: RunRequest = { command: 'loom.authoring-context', args: {} };
-  if (typeof raw.loom_id === 'string') req.args.loom_id = raw.loom_id;
+  if (loom_id !== undefined) req.args.loom_id = loom_id;
   else if (bound !== undefined) req.loomId = bound;
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
   const outcome = await sendRun(start.client, req, ctx);

@@ -1,10 +1,11 @@
 // loom_compose: create or extend a loom from components in one atomic host commit, returning its
 // receipt; an identical retry recovers the original receipt (seed 001).
+import type { z } from 'zod';
 import { recordArtifact } from '../artifacts';
-import { REF_PREFIXES, readComposeInput } from '../compose-input';
+import { ComposeInput, readComposeInput } from '../compose-input';
+import { defineTool } from '../define-tool';
 import { sendRun } from '../host/send';
 import { isRecord, isStringArray } from '../json';
-import { LIMITS } from '../limits';
 import { readReceipt } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { notSent, refusalOf, refused, uncertain } from '../loom-failures';
@@ -12,50 +13,18 @@ import type { LoomComposedOutcome, LoomComposeOutcome } from '../outcome';
 import { DeliveryCode, LOOM_AUTHORED, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import { resolvePatternToken } from '../pattern';
 import { cutId } from '../shape';
-import type { HarnessTool, JsonSchema } from '../tool';
-import { guardInput } from '../tool-input';
+import type { HarnessTool } from '../tool';
 
-const inputSchema: JsonSchema = {
-  type: 'object',
-  required: ['request_id', 'components'],
-  properties: {
-    request_id: {
-      type: 'string',
-      description:
-        'One key for one logical composition. On retry keep the same key and the exact same arguments.',
-    },
-    loom_id: {
-      type: 'string',
-      description: 'Extend this loom; leave out to create a new one. Never inferred from history.',
-    },
-    expected_version: {
-      type: 'integer',
-      description: 'Refuse unless the loom is at this version (needs loom_id).',
-    },
-    components: {
-      type: 'array',
-      description: `1 to ${LIMITS.maxComponents} components, each exactly one ref or pattern_token.`,
-      items: {
-        type: 'object',
-        properties: {
-          ref: { type: 'string', description: `A reference starting ${REF_PREFIXES.join(' ')}` },
-          pattern_token: { type: 'string', description: 'A Pattern Instance token you hold.' },
-          title: { type: 'string' },
-          stage: { type: 'string' },
-          focus: { type: 'boolean' },
-        },
-      },
-    },
-  },
-};
+/** `loom_compose`: a composition in, its receipt out. */
+export type LoomComposeTool = HarnessTool<z.input<typeof ComposeInput>, LoomComposeOutcome>;
 
 /** The `loom_compose` tool (host command `loom.compose`). */
-export function loomComposeTool(setup: LoomToolSetup): HarnessTool {
-  return {
+export function loomComposeTool(setup: LoomToolSetup): LoomComposeTool {
+  return defineTool({
     name: 'loom_compose',
     description:
       'Create a loom (no loom_id) or extend one (loom_id, optionally guarded by expected_version) from 1-100 components. Commits atomically and returns the receipt; an identical retry with the same request_id returns the original receipt (replayed: true).',
-    inputSchema,
+    input: ComposeInput,
     effect: 'write',
     annotations: {
       title: 'Compose a loom',
@@ -64,8 +33,8 @@ export function loomComposeTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: guardInput((input, ctx) => compose(input, ctx as AuthoringContext, setup)),
-  };
+    execute: (input, ctx) => compose(input, ctx as AuthoringContext, setup),
+  });
 }
 
 async function compose(
@@ -84,7 +53,7 @@ async function compose(
   const canonical: string[] = [];
   for (const [i, c] of p.components.entries()) {
     const out: Record<string, unknown> = {};
-    if (typeof c.pattern_token === 'string') {
+    if (c.pattern_token !== undefined) {
       const r = await resolvePatternToken(setup.resolver, c.pattern_token);
       if (!r.ok) {
         return refused(
@@ -105,9 +74,9 @@ async function compose(
     components.push(out);
   }
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
-  const args: Record<string, unknown> = { request_id: p.requestId, components };
-  if (p.loomId !== undefined) args.loom_id = p.loomId;
-  if (p.expectedVersion !== undefined) args.expected_version = p.expectedVersion;
+  const args: Record<string, unknown> = { request_id: p.request_id, components };
+  if (p.loom_id !== undefined) args.loom_id = p.loom_id;
+  if (p.expected_version !== undefined) args.expected_version = p.expected_version;
   // Started: the call settles whatever happens to the turn, and nothing pretends to roll it back.
   const outcome = await sendRun(start.client, { command: 'loom.compose', args }, ctx);
   const cancelledDuring = ctx.signal?.aborted === true;

@@ -1,24 +1,33 @@
 // loom_inspect: read one loom's version, component metadata and layout; grants no handles to
 // what the components reference.
 
-import { isLoomId } from '@harness/protocol';
+import { z } from 'zod';
+import { loomIdText } from '../compose-input';
+import { defineTool } from '../define-tool';
 import { sendRun } from '../host/send';
-import { isRecord } from '../json';
 import { readView } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
 import type { LoomInspectOutcome } from '../outcome';
 import { DeliveryCode, LoomFailureCode, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import type { HarnessTool } from '../tool';
-import { guardInput } from '../tool-input';
+import { readInput } from '../tool-input';
+
+const TAKES = 'loom_inspect takes { loom_id }.';
+
+/** The `loom_inspect` input: the loom to read. */
+export const InspectInput = z.strictObject({ loom_id: loomIdText(TAKES) }, { error: TAKES });
+
+/** `loom_inspect`: a loom id in, the loom's view out. */
+export type LoomInspectTool = HarnessTool<z.input<typeof InspectInput>, LoomInspectOutcome>;
 
 /** The `loom_inspect` tool (host command `loom.inspect`). */
-export function loomInspectTool(setup: LoomToolSetup): HarnessTool {
-  return {
+export function loomInspectTool(setup: LoomToolSetup): LoomInspectTool {
+  return defineTool({
     name: 'loom_inspect',
     description:
       'Read one loom: its current version, component metadata and layout. Grants no handles to what the components reference.',
-    inputSchema: { type: 'object', required: ['loom_id'], properties: { loom_id: { type: 'string' } } },
+    input: InspectInput,
     effect: 'read',
     annotations: {
       title: 'Inspect a loom',
@@ -27,8 +36,8 @@ export function loomInspectTool(setup: LoomToolSetup): HarnessTool {
       idempotentHint: true,
       openWorldHint: false,
     },
-    execute: guardInput((input, ctx) => inspect(input, ctx as AuthoringContext, setup)),
-  };
+    execute: (input, ctx) => inspect(input, ctx as AuthoringContext, setup),
+  });
 }
 
 async function inspect(
@@ -39,13 +48,12 @@ async function inspect(
   const run = ctx.run;
   const start = startLoomCall('loom_inspect', 'read', ctx, setup);
   if (!start.ok) return start.result;
-  if (!isRecord(input) || !isLoomId(input.loom_id) || Object.keys(input).length !== 1) {
-    return refused(run, LoomRefusalCode.invalid_input, 'loom_inspect takes { loom_id }.');
-  }
+  const read = readInput(InspectInput, input);
+  if (!read.ok) return refused(run, LoomRefusalCode.invalid_input, read.issue.message);
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
   const outcome = await sendRun(
     start.client,
-    { command: 'loom.inspect', args: { loom_id: input.loom_id } },
+    { command: 'loom.inspect', args: { loom_id: read.value.loom_id } },
     ctx,
   );
   if (outcome.kind === 'not_sent') return notSent(run, outcome.code);

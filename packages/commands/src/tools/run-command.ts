@@ -2,9 +2,11 @@
 // back to one bounded result (seed 000 "run_command").
 import type { Measurement } from '@harness/ifc';
 import type { RunProgress } from '@harness/protocol';
+import type { z } from 'zod';
 import { batchResult, type SettledCall } from '../batch-result';
-import { readRunInput } from '../call-input';
+import { RunInput, readCalls } from '../call-input';
 import { loneCallResult, shapeAnswer } from '../call-result';
+import { defineTool } from '../define-tool';
 import { deliverCall } from '../deliver-call';
 import { failedToDeliver, notConfigured, policyRefusal } from '../failed-to-deliver';
 import type { HostClient } from '../host/types';
@@ -13,43 +15,17 @@ import { mapLimited } from '../map-limited';
 import type { RunCommandOutcome } from '../outcome';
 import { DeliveryCode } from '../outcome-codes';
 import { catalogFailure, freshCatalog, heldCatalog } from '../run-catalog';
-import type { HarnessTool, JsonSchema, ToolContext } from '../tool';
-import { guardInput } from '../tool-input';
+import type { HarnessTool, ToolContext } from '../tool';
 
-const callSchema: JsonSchema = {
-  type: 'object',
-  properties: {
-    command: { type: 'string', description: 'A command name exactly as list_commands shows it.' },
-    args: {
-      type: 'object',
-      description: `The command's arguments (at most ${LIMITS.maxArgsBytes / 1024} KiB of JSON).`,
-    },
-    loomId: { type: 'string', description: 'The loom a command whose target is "loom" acts on.' },
-    expectedVersion: {
-      type: 'integer',
-      description: "Refuse unless the loom is at this version (the loom's write guard).",
-    },
-  },
-};
-
-const inputSchema: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(callSchema.properties as Record<string, unknown>),
-    calls: {
-      type: 'array',
-      description: `A batch of 1 to ${LIMITS.maxBatchCalls} independent calls (instead of command/args); they run concurrently.`,
-      items: callSchema,
-    },
-  },
-};
+/** `run_command` or `run_read_command`: one call or a batch in, the tools' shared outcome out. */
+export type RunCommandTool = HarnessTool<z.input<typeof RunInput>, RunCommandOutcome>;
 
 /** The `run_command` tool: any listed command, judged by policy as a write. */
-export function runCommandTool(client: HostClient | undefined, outputBound: number): HarnessTool {
-  return {
+export function runCommandTool(client: HostClient | undefined, outputBound: number): RunCommandTool {
+  return defineTool({
     name: 'run_command',
     description: `Run one host command { command, args, loomId?, expectedVersion? } or a batch { calls: [...] } of 1 to ${LIMITS.maxBatchCalls} independent calls (at most ${LIMITS.maxInFlight} run at once). Only commands list_commands shows can run; the command may change the person's data.`,
-    inputSchema,
+    input: RunInput,
     effect: 'write',
     annotations: {
       title: 'Run host commands',
@@ -58,16 +34,16 @@ export function runCommandTool(client: HostClient | undefined, outputBound: numb
       idempotentHint: false,
       openWorldHint: true,
     },
-    execute: guardInput((input, ctx) => runCalls('run_command', input, ctx, client, outputBound)),
-  };
+    execute: (input, ctx) => runCalls('run_command', input, ctx, client, outputBound),
+  });
 }
 
 /** The `run_read_command` tool: granted reads only, judged by policy as a read, enforced by the host. */
-export function runReadCommandTool(client: HostClient | undefined, outputBound: number): HarnessTool {
-  return {
+export function runReadCommandTool(client: HostClient | undefined, outputBound: number): RunCommandTool {
+  return defineTool({
     name: 'run_read_command',
     description: `Run host commands that only read: the same input as run_command, for commands whose effect is "read" and that list_commands marks readOnlyGranted: true. The host enforces read-only execution.`,
-    inputSchema,
+    input: RunInput,
     effect: 'read',
     annotations: {
       title: 'Run read-only host commands',
@@ -76,8 +52,8 @@ export function runReadCommandTool(client: HostClient | undefined, outputBound: 
       idempotentHint: false,
       openWorldHint: true,
     },
-    execute: guardInput((input, ctx) => runCalls('run_read_command', input, ctx, client, outputBound)),
-  };
+    execute: (input, ctx) => runCalls('run_read_command', input, ctx, client, outputBound),
+  });
 }
 
 async function runCalls(
@@ -92,7 +68,7 @@ async function runCalls(
   const refused = policyRefusal(run, tool, ctx, readOnly ? 'read' : 'write');
   if (refused) return refused;
   if (!client) return notConfigured(run);
-  const parsed = readRunInput(input);
+  const parsed = readCalls(input);
   if (!parsed.ok) return failedToDeliver(run, parsed.code, parsed.message);
   if (ctx.signal?.aborted)
     return failedToDeliver(run, DeliveryCode.cancelled, 'The turn was cancelled; nothing was sent.');
