@@ -43,7 +43,7 @@ export default defineConfig({
   // `$schema` names that file, since the repository's path means nothing in an installed package.
   onSuccess: async () => {
     cpSync('../../fixtures/workspaces/demo', 'dist/examples/demo', { recursive: true });
-    cpSync('../../packages/packs/schema/workspace.schema.json', 'dist/examples/workspace.schema.json');
+    cpSync('../../packages/workspace/schema/workspace.schema.json', 'dist/examples/workspace.schema.json');
     const example = 'dist/examples/demo/workspace.yaml';
     const modeline = /^(# yaml-language-server: \$schema=).*$/m;
     const text = readFileSync(example, 'utf8');

@@ -1,3 +1,3 @@
 import { libraryConfig } from '@harness/tsup-config';
 
-export default libraryConfig(['src/index.ts']);
+export default libraryConfig(['src/index.ts', 'src/loader.ts']);

@@ -503,7 +503,8 @@ async function unconfinedWarning(
 ): Promise<{ line: string; message: string } | undefined> {
   const { detectSandboxAsync } = await import('@harness/exec');
   if ((await detectSandboxAsync()).available) return undefined;
-  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  const { formatIssue } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file: workspaceFile }).catch(() => undefined);
   if (loaded?.ok !== true) return undefined;
   const issue = loaded.warnings.find(

@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { decide, loadWorkspace } from '@harness/packs';
+import { decide, loadWorkspace } from '@harness/workspace';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { applyEdits, modify } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@ import { fixturesDir, repoRoot } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { appDir } from './helpers';
 
-const SCHEMA = join(repoRoot, 'packages', 'packs', 'schema', 'workspace.schema.json');
+const SCHEMA = join(repoRoot, 'packages', 'workspace', 'schema', 'workspace.schema.json');
 
 /** Every YAML file under `dir`. */
 function yamlFiles(dir: string): string[] {

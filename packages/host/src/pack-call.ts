@@ -4,19 +4,17 @@
 import { approveCommand } from '@harness/config/instance';
 import type { ResolvedProgram, Spawner } from '@harness/exec';
 import {
-  auditEvent,
   type CredentialSource,
-  type Decision,
   getCommand,
   type PackRunOutcome,
   PacksErrorCode,
   type PacksIssue,
   previewPackCall,
   runPackCommand,
-  type Workspace,
 } from '@harness/packs';
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
 import type { ApprovalRecord } from '@harness/store';
+import { auditEvent, type Decision, type Workspace } from '@harness/workspace';
 import {
   type ApprovalPreview,
   decideWithApprovals,

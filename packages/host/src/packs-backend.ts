@@ -4,18 +4,15 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSpawner, type Spawner } from '@harness/exec';
+import { type CredentialSource, credentialsFrom, formatIssue, listCommands } from '@harness/packs';
+import type { ManifestRow } from '@harness/protocol';
 import {
   auditEvent,
-  type CredentialSource,
-  credentialsFrom,
-  formatIssue,
   type LoadResult,
-  listCommands,
   loadWorkspace,
   resolveGrants,
   type Workspace,
-} from '@harness/packs';
-import type { ManifestRow } from '@harness/protocol';
+} from '@harness/workspace';
 import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import type { PackBackend } from './host';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandLine, instanceArgs } from '@harness/config/instance';
-import type { Workspace } from '@harness/packs';
+import type { Workspace } from '@harness/workspace';
 import { HostError, HostErrorCode } from './errors';
 import { openStore, readInstance } from './instance';
 import { loadHostWorkspace, readCredentials, workspaceDigest } from './packs-backend';

@@ -5,7 +5,8 @@
 // applies at once. A field this comparison does not know is a widening when it changes: an unknown
 // is never read as harmless.
 import type { SandboxPolicy } from '@harness/exec';
-import type { Agent, InputSchema, Label, Pack, PackCommand, Tier, Workspace } from '@harness/packs';
+import type { InputSchema, Label, Pack, PackCommand, Tier } from '@harness/packs';
+import type { Agent, Workspace } from '@harness/workspace';
 
 /** One change of authority: a sentence for a person, and where it is (`commands/sh.run/tier`). */
 export interface AuthorityChange {

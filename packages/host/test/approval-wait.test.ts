@@ -5,9 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { formatIssue, loadWorkspace } from '@harness/packs';
+import { formatIssue } from '@harness/packs';
 import type { Store } from '@harness/store';
 import { tempDir } from '@harness/test-utils';
+import { loadWorkspace } from '@harness/workspace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval } from '../src/api';
 import { serveBroker } from '../src/broker';

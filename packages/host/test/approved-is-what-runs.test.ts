@@ -3,10 +3,11 @@
 // session that asked for it. A real instance, store and broker; real files, processes and `make`.
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CallPlan, loadWorkspace, previewPackCall } from '@harness/packs';
+import { type CallPlan, previewPackCall } from '@harness/packs';
 import { brokerRun } from '@harness/protocol/client';
 import type { Store } from '@harness/store';
 import { needs, tempDir } from '@harness/test-utils';
+import { loadWorkspace } from '@harness/workspace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideApproval, getApproval, type RunningBroker, startBroker } from '../src/api';
 import { approvalBlock, planHash } from '../src/approvals';

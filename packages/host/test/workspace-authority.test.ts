@@ -2,8 +2,8 @@
 // file, each loaded by the real loader and compared with the base. A widening waits for a person
 // (docs/workspace-changes.md); everything else applies at once.
 import { join } from 'node:path';
-import { loadWorkspace, type Workspace } from '@harness/packs';
 import { tempDir } from '@harness/test-utils';
+import { loadWorkspace, type Workspace } from '@harness/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareAuthority, NO_AUTHORITY } from '../src/workspace-authority';
 

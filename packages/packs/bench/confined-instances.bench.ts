@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampleEach, writeResult } from '@harness/bench-utils';
 import { detectSandbox, run, type SandboxPolicy } from '@harness/exec';
-import { loadWorkspace, runPackCommand, type Workspace } from '@harness/packs';
+import { loadPacks, type PackSet, runPackCommand } from '@harness/packs';
 import { BUILTIN_DENY, harnessHiddenPaths } from '../src/load/sandbox';
 
 const detection = detectSandbox();
@@ -47,16 +47,16 @@ function instances(n: number): string[] {
   return dirs;
 }
 
-async function load(hide: string[]): Promise<Workspace> {
-  const r = await loadWorkspace(
+async function load(hide: string[]): Promise<PackSet> {
+  const r = await loadPacks(
     { file: join(project, '.harness', 'workspace.yaml'), text: WORKSPACE },
     { probe: false, home, hide, env: { HOME: home } },
   );
   if (!r.ok) throw new Error(`load failed: ${JSON.stringify(r.issues)}`);
-  return r.workspace;
+  return r.packs;
 }
 
-async function call(ws: Workspace, id: string): Promise<void> {
+async function call(ws: PackSet, id: string): Promise<void> {
   const r = await runPackCommand(ws, id, {}, {});
   if (!r.ok || !r.outcome.ok) throw new Error(`${id} failed: ${JSON.stringify(r)}`);
 }

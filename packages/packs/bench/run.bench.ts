@@ -4,10 +4,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare } from '@harness/bench-utils';
 import { run } from '@harness/exec';
-import { credentialsFrom, loadWorkspace, runPackCommand } from '@harness/packs';
+import { credentialsFrom, loadPacks, runPackCommand } from '@harness/packs';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const loaded = await loadWorkspace(
+const loaded = await loadPacks(
   {
     file: join(dir, 'bench-workspace.yaml'),
     text: `command_packs:
@@ -21,7 +21,7 @@ const loaded = await loadWorkspace(
   { probe: false },
 );
 if (!loaded.ok) throw new Error('load failed');
-const ws = loaded.workspace;
+const ws = loaded.packs;
 const credentials = credentialsFrom({ token: 'bench-secret-value' });
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', TOKEN: 'bench-secret-value' };
 

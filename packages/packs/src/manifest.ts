@@ -1,4 +1,4 @@
-import type { Effects, InputSchema, Label, PackCommand, Workspace } from './types';
+import type { Effects, InputSchema, Label, PackCommand, PackSet } from './types';
 
 /** The JSON Schema of a command's arguments: an object over its inputs. */
 export interface InputsSchema {
@@ -52,7 +52,7 @@ export function inputsSchema(command: PackCommand): InputsSchema {
  * (CP-65). Packs left out (optional, requirement unmet) contribute no rows.
  */
 export function listCommands(
-  workspace: Workspace,
+  workspace: PackSet,
   options: { readonly commands?: readonly string[] } = {},
 ): PackCommandRow[] {
   const rows: PackCommandRow[] = [];

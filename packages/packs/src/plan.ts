@@ -3,9 +3,9 @@
 import { FALLBACK_PATH } from '@harness/exec/internal';
 import { renderArgv, TmplError } from '@harness/tmpl';
 import { PacksErrorCode as Code, type PacksIssue, type PacksIssueDetails, packsIssue } from './errors';
-import { getCommand, unknownCommandIssue } from './lookup';
+import { getCommand, type PackScope, unknownCommandIssue } from './lookup';
 import { PATH_ESCAPE_WORDS, pathEscape } from './paths';
-import type { InputSchema, Pack, PackCommand, Workspace } from './types';
+import type { InputSchema, Pack, PackCommand } from './types';
 
 /**
  * The `PATH` a command of `pack` is resolved against and runs with: the pack's own `PATH`, else the
@@ -21,7 +21,7 @@ export type RenderableCommand = Pick<
   'manifestId' | 'argv' | 'inputs' | 'required' | 'leadingDash' | 'withinCwd' | 'values'
 >;
 
-/** A command of the workspace with the pack that holds it. */
+/** A command of a pack set with the pack that holds it. */
 export interface FoundCommand {
   readonly command: PackCommand;
   readonly pack: Pack;
@@ -29,7 +29,7 @@ export interface FoundCommand {
 
 /** The command with manifest id `commandId` and its pack, or the `unknown_command` issue naming what exists. */
 export function findPackCommand(
-  workspace: Workspace,
+  workspace: PackScope,
   commandId: string,
 ): ({ readonly ok: true } & FoundCommand) | { readonly ok: false; readonly issues: PacksIssue[] } {
   const command = getCommand(workspace, commandId);

@@ -6,7 +6,7 @@ import { type ResolvedProgram, resolveProgram, type SandboxPolicy } from '@harne
 import { redact, redactDeep } from './credentials';
 import type { PacksIssue } from './errors';
 import { commandPath, findPackCommand, renderCallArgv } from './plan';
-import type { CredentialSource, Workspace } from './types';
+import type { CredentialSource, PackSet } from './types';
 
 /** A call as {@link previewPackCall} shows it; every credential value is `[redacted]` in it. */
 export interface PackCallPreview {
@@ -65,7 +65,7 @@ export interface CallPlan {
  * credential is never shown or stored). Governance is not checked.
  */
 export function previewPackCall(
-  workspace: Workspace,
+  workspace: PackSet,
   commandId: string,
   args: Readonly<Record<string, unknown>>,
   options: { readonly credentials?: CredentialSource } = {},

@@ -3,7 +3,7 @@
 import { parse as parseTemplate, render } from '@harness/tmpl';
 import type { PacksIssue } from './errors';
 import { findPackCommand, renderCallArgv } from './plan';
-import type { Workspace } from './types';
+import type { PackSet } from './types';
 
 /** The marker a rendered environment shows in place of credential `name`'s value. */
 export const credentialMarker = (name: string): string => `[credential ${name}]`;
@@ -25,7 +25,7 @@ export type RenderedCall =
  * and leading-dash refusal as {@link runPackCommand}, and runs nothing. No credential value is read:
  * the environment shows {@link credentialMarker} where a credential goes.
  */
-export function renderPackCommand(workspace: Workspace, commandId: string, args: unknown): RenderedCall {
+export function renderPackCommand(workspace: PackSet, commandId: string, args: unknown): RenderedCall {
   const found = findPackCommand(workspace, commandId);
   if (!found.ok) return found;
   const { command, pack } = found;

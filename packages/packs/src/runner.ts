@@ -12,7 +12,7 @@ import { parse as parseTemplate, render, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from './errors';
 import { commandPath, findPackCommand, renderCallArgv } from './plan';
-import type { CredentialSource, Pack, PackCommand, Workspace } from './types';
+import type { CredentialSource, Pack, PackCommand, PackSet } from './types';
 
 /**
  * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
@@ -139,7 +139,7 @@ function firstLine(text: string): string {
  * executable); otherwise the outcome, whatever the exit.
  */
 export async function runPackCommand(
-  workspace: Workspace,
+  workspace: PackSet,
   commandId: string,
   args: unknown,
   options: RunPackOptions = {},

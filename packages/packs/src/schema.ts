@@ -1,5 +1,7 @@
-// The workspace file, defined once. Every other view of it (the JSON Schema shipped for editors,
-// the TypeScript input type) is derived from these definitions.
+// The pack language, defined once: a pack, its commands and inputs, and a `standard:` entry, as a
+// file declares them in its `command_packs` list. A workspace file (`@harness/workspace`) embeds
+// these definitions; every other view (its JSON Schema for editors, the TypeScript input types) is
+// derived from them.
 import {
   BYTE_SIZE_PATTERN,
   DURATION,
@@ -12,7 +14,6 @@ import {
 } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
 import { z } from 'zod';
-import { notifySchema } from './load/notify';
 import { STANDARD_PACK_IDS } from './standard/library';
 
 /** Pattern of input names and credential names: one tmpl path segment. */
@@ -26,7 +27,8 @@ export const CONSTRAINT_PATTERN =
 // Pack and command ids have no dots: the dot separates pack and command in manifest ids.
 const id = (what: string) => idOf(what, ID_PATTERN);
 
-const tier = z
+/** A permission tier: `open`, `cautious`, `strict` or `readonly`. */
+export const tierSchema = z
   .enum(['open', 'cautious', 'strict', 'readonly'], {
     error: 'expected a permission tier: open, cautious, strict or readonly',
   })
@@ -43,7 +45,8 @@ export function approvalWaitMs(value: string | number | undefined): number {
   return parseDuration(String(value)) ?? 0;
 }
 
-const duration = z
+/** A duration (`30s`, `5m`, `500ms`): above 0, at most 24 h. */
+export const durationSchema = z
   .string({ error: 'expected a duration such as 30s, 5m or 500ms' })
   .regex(DURATION.pattern, { error: 'expected a duration such as 30s, 5m or 500ms', abort: true })
   .refine((s) => parseDuration(s) !== undefined, {
@@ -55,7 +58,7 @@ const duration = z
  * How long a call held for approval waits for a person's decision before it answers: a duration, or
  * `0` for no wait (the call answers `approval_required` at once, as without the key).
  */
-const approvalWait = z
+export const approvalWaitSchema = z
   .union(
     [
       z.literal(0),
@@ -63,7 +66,7 @@ const approvalWait = z
         .string()
         .regex(NO_WAIT_PATTERN, { error: APPROVAL_WAIT_EXPECTED })
         .meta({ description: 'No wait, written as a duration: 0, 0s.' }),
-      duration,
+      durationSchema,
     ],
     { error: APPROVAL_WAIT_EXPECTED },
   )
@@ -87,7 +90,8 @@ const size = z
     examples: ['10MB'],
   });
 
-const scope = z
+/** A scope a caller must hold: OIDC-style `noun:verb`. */
+export const scopeSchema = z
   .string({ error: 'expected a scope such as repo:read (a string)' })
   .regex(SCOPE_PATTERN, { error: 'expected a scope of the form noun:verb, e.g. workspace:read' });
 
@@ -415,7 +419,7 @@ const command = strict({
       description:
         "Opt-out, with the reason: the output of a command whose pack's env holds a credential carries the atom credential:<name> for each; with this key it does not, and `packs check` warns. Redaction removes only a credential's literal value.",
     }),
-  scopes: z.array(scope).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
+  scopes: z.array(scopeSchema).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
   sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
   plan_inputs: planInputs.optional(),
 }).superRefine((value, ctx) => {
@@ -454,19 +458,19 @@ const inputOverride = strict({
     .meta({ description: "Replaces the input's default; checked against the input." }),
 });
 
-/** The keys of a pack, shared by a pack of the workspace's own and a `standard:` entry. */
+/** The keys of a pack, shared by a pack of the file's own and a `standard:` entry. */
 const packShape = {
   id: id('pack'),
   description: z.string().optional(),
-  permission: tier.optional(),
-  permission_overrides: z.record(id('command'), tier).optional(),
-  timeout: duration.optional().meta({ description: 'Default 30s.' }),
-  timeout_overrides: z.record(id('command'), duration).optional(),
-  approval_wait: approvalWait.optional().meta({
+  permission: tierSchema.optional(),
+  permission_overrides: z.record(id('command'), tierSchema).optional(),
+  timeout: durationSchema.optional().meta({ description: 'Default 30s.' }),
+  timeout_overrides: z.record(id('command'), durationSchema).optional(),
+  approval_wait: approvalWaitSchema.optional().meta({
     description:
       "How long a call of this pack held for approval waits for a person's decision before it answers; overrides the workspace's approval_wait. 0: answer at once.",
   }),
-  approval_timeout: duration.optional().meta({
+  approval_timeout: durationSchema.optional().meta({
     description:
       "How long an approval request of this pack stays open for a person before it expires and the call is refused (approval_expired); overrides the workspace's approval_timeout. Default 15m.",
   }),
@@ -503,7 +507,7 @@ const packShape = {
     .optional(),
   label: label.optional(),
   optional: z.boolean({ error: 'expected true or false' }).optional(),
-  scopes: z.array(scope).optional().meta({ description: 'Scopes every command of the pack requires.' }),
+  scopes: z.array(scopeSchema).optional().meta({ description: 'Scopes every command of the pack requires.' }),
   sandbox: sandbox.optional(),
   plan_inputs: planInputs.optional().meta({
     description:
@@ -514,7 +518,8 @@ const packShape = {
     .min(1, { error: 'expected at least one command' }),
 };
 
-const pack = strict(packShape);
+/** One entry of `command_packs`: a pack of the file's own (a `standard:` entry once merged is one too). */
+export const packSchema = strict(packShape);
 
 /** The keys a `standard:` entry may set over its bundled pack: every pack key but `commands`. */
 export const STANDARD_ENTRY_KEYS: readonly string[] = [
@@ -522,55 +527,14 @@ export const STANDARD_ENTRY_KEYS: readonly string[] = [
   ...Object.keys(packShape).filter((k) => k !== 'commands'),
 ];
 
-const agent = strict({
-  id: id('agent'),
-  scopes: z.array(scope).optional(),
-  grants: z
-    .array(z.string({ error: 'expected a grant (a string)' }))
-    .optional()
-    .meta({ description: 'pack:<id> (its read commands) or <pack>.<command>.' }),
-});
-
-const workspaceShape = {
-  $schema: z.string().optional(),
-  version: z.literal(1, { error: 'expected version 1' }).optional(),
-  sandbox_mode: z
-    .enum(['required', 'preferred', 'off'], { error: 'expected sandbox_mode required, preferred or off' })
-    .optional()
-    .meta({
-      description:
-        'required: a pack that needs a sandbox is unavailable where none works; preferred (default): run unconfined with a warning; off: never confine.',
-    }),
-  approval_wait: approvalWait.optional().meta({
-    description:
-      "How long a call held for approval waits for a person's decision (e.g. 2m) before it answers approval_required; a pack's own approval_wait wins. Absent or 0: it answers at once.",
-  }),
-  approval_timeout: duration.optional().meta({
-    description:
-      "How long an approval request stays open for a person before it expires and the call is refused (approval_expired): nobody answering is a no. A pack's own approval_timeout wins. Default 15m.",
-  }),
-  notify: notifySchema.optional(),
-  command_packs: z.array(pack, { error: 'expected a list of packs' }).optional(),
-  agents: z.array(agent, { error: 'expected a list of agents' }).optional(),
-};
-
-const META = {
-  title: 'harness-commands workspace',
-  description: 'Command packs and the agents granted them.',
-};
-
-/**
- * The zod schema of the workspace file (YAML or JSON) once every `standard:` entry is replaced by
- * its bundled pack with the entry's keys over it: what the loader checks.
- */
-export const workspaceSchema = strict(workspaceShape).meta(META);
-
-/** The workspace file as the loader checks it: each `standard:` entry already merged into a pack. */
-export type WorkspaceFile = z.input<typeof workspaceSchema>;
-
 // A `standard:` entry as written: the bundled pack's name and any pack key but commands over it.
 const { id: _id, commands: _commands, ...overridable } = packShape;
-const standardEntry = strict({
+
+/**
+ * A `standard:` entry as a person writes it: a bundled pack's name and any pack key but `commands`
+ * over it. The loader merges it into a pack before the schema sees it; editors see this form.
+ */
+export const standardEntrySchema = strict({
   standard: z.enum(STANDARD_PACK_IDS as [string, ...string[]]).meta({
     description: 'A standard pack bundled with @harness/packs (docs/standard-packs.md).',
   }),
@@ -581,16 +545,11 @@ const standardEntry = strict({
     'A bundled standard pack; any other key overrides the bundled one (docs/standard-packs.md, "Overriding a standard pack").',
 });
 
-// The file as a person writes it, for editors: a pack entry is a pack or a `standard:` entry.
-const workspaceFileSchema = strict({
-  ...workspaceShape,
-  command_packs: z.array(z.union([pack, standardEntry])).optional(),
-}).meta(META);
+/** The `command_packs` list: the packs a file declares, each `standard:` entry already merged. */
+export const commandPacksSchema = z.array(packSchema, { error: 'expected a list of packs' });
 
-/** The JSON Schema of the workspace file, for editors (shipped as `schema/workspace.schema.json`). */
-export function workspaceJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(workspaceFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-}
+/**
+ * A file of command packs alone, each `standard:` entry already merged: what {@link loadPacks}
+ * checks. A workspace file declares the same list beside its settings and agents.
+ */
+export const packsFileSchema = strict({ command_packs: commandPacksSchema.optional() });

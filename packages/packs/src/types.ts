@@ -1,6 +1,5 @@
 import type { SandboxPolicy } from '@harness/exec';
 import type { PacksIssue } from './errors';
-import type { NotifyConfig } from './load/notify';
 
 /** The four permission tiers of a pack (the same four as SwarmKit's `mcp_servers`). */
 export type Tier = 'open' | 'cautious' | 'strict' | 'readonly';
@@ -164,36 +163,26 @@ export interface UnavailablePack {
   readonly commands: readonly string[];
 }
 
-/** An agent declared in the workspace: the scopes it holds and its grants as written. */
-export interface Agent {
-  readonly id: string;
-  readonly scopes: readonly string[];
-  readonly grants: readonly string[];
-  /** Manifest ids its grants resolve to (unavailable packs contribute nothing). */
-  readonly commands: readonly string[];
-}
-
 /**
- * A loaded workspace: immutable, every default resolved, every template checked. Only
- * {@link loadWorkspace} produces one.
+ * The packs a file declares, as loaded on this machine: those offered, those left out, how their
+ * commands are confined, and the load's warnings. Immutable, every default resolved, every template
+ * checked. {@link loadPacks} produces one; a workspace (`@harness/workspace`) is one with its agents
+ * and settings beside it. Every lookup, plan, render and run reads one.
  */
-export interface Workspace {
-  /** The workspace file as given (for messages). */
+export interface PackSet {
+  /** The file as given (for messages). */
   readonly file: string;
-  /** Absolute directory of the workspace file. */
+  /** Absolute directory of the file. */
   readonly dir: string;
   readonly packs: readonly Pack[];
   readonly unavailable: readonly UnavailablePack[];
-  readonly agents: readonly Agent[];
-  /** Non-fatal findings: packs left out, grants naming them. */
+  /** Non-fatal findings: packs left out, grants naming them, argv safety and credential flow. */
   readonly warnings: readonly PacksIssue[];
-  /** The workspace's `sandbox_mode` and whether this machine can confine. */
+  /** The `sandbox_mode` the packs were loaded under and whether this machine can confine. */
   readonly sandbox: SandboxStatus;
-  /** The `notify` block: who is told of approvals waiting for a person (docs/notify.md); absent: nobody. */
-  readonly notify?: NotifyConfig;
 }
 
-/** How a workspace's commands are confined on this machine. */
+/** How a pack set's commands are confined on this machine. */
 export interface SandboxStatus {
   /** `sandbox_mode` as written, `preferred` when absent. */
   readonly mode: 'required' | 'preferred' | 'off';

@@ -6,7 +6,7 @@
 import { findBinary } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { codeInputs } from '../src/credential-flow';
-import { credentialsFrom, formatIssue, listCommands, loadWorkspace, runPackCommand } from '../src/index';
+import { credentialsFrom, formatIssue, listCommands, loadPacks, runPackCommand } from '../src/index';
 import { loadOk, onePack } from './helpers';
 
 const hasJq = findBinary('jq') !== undefined || process.env.CI === 'true';
@@ -21,7 +21,7 @@ const ENV = `    credentials_ref: gh_token
 `;
 
 const warningsOf = async (text: string): Promise<string[]> => {
-  const r = await loadWorkspace({ text, file: 'workspace.yaml' }, { probe: false });
+  const r = await loadPacks({ text, file: 'workspace.yaml' }, { probe: false });
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
   return r.warnings.filter((w) => w.code === 'credential_flow').map(formatIssue);
 };
@@ -86,7 +86,7 @@ describe('the output of a command that receives a credential', () => {
   });
 
   it('refuses an empty opt-out reason', async () => {
-    const r = await loadWorkspace(
+    const r = await loadPacks(
       {
         text: onePack(
           `      - id: list

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadWorkspace } from '../src/index';
+import { loadPacks } from '../src/index';
 import { loadErrors, loadOk, onePack, workDir } from './helpers';
 
 const greet = (examples: string) =>
@@ -103,7 +103,7 @@ describe('command examples, checked at load', () => {
 
   it('checking an example runs nothing', async () => {
     const marker = join(workDir, 'example-ran');
-    const r = await loadWorkspace(
+    const r = await loadPacks(
       {
         text: onePack(`      - id: touch
         argv: [touch, '{{file}}']

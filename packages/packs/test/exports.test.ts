@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { Decision, LoadResult, PackRunResult, Tier, Workspace } from '../src/index';
-import { decide, loadWorkspace, runPackCommand } from '../src/index';
+import type { PackRunResult, PackSet, PacksLoadResult, Tier } from '../src/index';
+import { loadPacks, runPackCommand } from '../src/index';
 
 describe('public API', () => {
   it('exports exactly these names', async () => {
@@ -14,45 +14,56 @@ describe('public API', () => {
       'REDACTED',
       'RESERVED_PACK_IDS',
       'STANDARD_PACKS',
-      'TIERS',
-      'actionLabel',
-      'approvalKey',
-      'auditEvent',
-      'createMemoryApprovalStore',
+      'allCommandIds',
       'credentialMarker',
       'credentialsFrom',
-      'decide',
       'describeStandardPacks',
       'formatIssue',
       'getCommand',
+      'getPack',
       'inputsSchema',
       'listCommands',
-      'loadWorkspace',
+      'loadPacks',
       'previewPackCall',
+      'redactDeep',
       'renderPackCommand',
-      'resolveGrants',
       'runPackCommand',
-      'workspaceJsonSchema',
-      'workspaceSchema',
+      'unavailableFor',
+    ]);
+  });
+
+  it('exports exactly these names from ./loader, what a file that embeds packs composes its load from', async () => {
+    expect(Object.keys(await import('../src/loader')).sort()).toEqual([
+      'PACK_EXAMPLES',
+      'approvalWaitMs',
+      'approvalWaitSchema',
+      'buildPackList',
+      'checkSource',
+      'commandPacksSchema',
+      'durationSchema',
+      'listForMessage',
+      'offerPacks',
+      'packSchema',
+      'packsIssue',
+      'readSource',
+      'scopeSchema',
+      'sortIssues',
+      'standardEntrySchema',
+      'tierSchema',
+      'unknownCommandMessage',
     ]);
   });
 
   it('has these entries and no ./internal one: what config loaders share is in @harness/config', async () => {
     const { readFileSync } = await import('node:fs');
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual([
-      '.',
-      './workspace.schema.json',
-      './standard/*',
-      './package.json',
-    ]);
+    expect(Object.keys(pkg.exports)).toEqual(['.', './loader', './standard/*', './package.json']);
   });
 
   it('pins the main signatures', () => {
-    expectTypeOf(loadWorkspace).returns.resolves.toEqualTypeOf<LoadResult>();
-    expectTypeOf(decide).parameter(0).toEqualTypeOf<Workspace>();
-    expectTypeOf(decide).returns.toEqualTypeOf<Decision>();
+    expectTypeOf(loadPacks).returns.resolves.toEqualTypeOf<PacksLoadResult>();
+    expectTypeOf(runPackCommand).parameter(0).toEqualTypeOf<PackSet>();
     expectTypeOf(runPackCommand).returns.resolves.toEqualTypeOf<PackRunResult>();
-    expectTypeOf<Decision['tier']>().toEqualTypeOf<Tier | undefined>();
+    expectTypeOf<PackSet['packs'][number]['permission']>().toEqualTypeOf<Tier>();
   });
 });

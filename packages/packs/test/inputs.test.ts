@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fcRuns, tempDir } from '@harness/test-utils';
 import { fc, test } from '@harness/test-utils/property';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatIssue, listCommands, loadWorkspace, renderPackCommand, runPackCommand } from '../src/index';
+import { formatIssue, listCommands, loadPacks, renderPackCommand, runPackCommand } from '../src/index';
 import { pathEscape } from '../src/paths';
 import { loadErrors, loadOk, onePack } from './helpers';
 
@@ -259,12 +259,12 @@ describe('variants: the first way to run a command that this machine can', () =>
 `;
 
   it('uses the first variant whose requirements hold', async () => {
-    const r = await loadWorkspace({
+    const r = await loadPacks({
       text: text('no-such-binary-xyz').replace('OPTIONAL', 'false'),
       file: 'workspace.yaml',
     });
     if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-    const run = await runPackCommand(r.workspace, 'p.hello', { who: 'ada' });
+    const run = await runPackCommand(r.packs, 'p.hello', { who: 'ada' });
     expect(run.ok && [run.outcome.argv, run.outcome.stdout]).toEqual([
       ['echo', 'hello', 'ada'],
       'hello ada\n',
@@ -273,8 +273,8 @@ describe('variants: the first way to run a command that this machine can', () =>
 
   it('leaves an optional pack out, or fails the load, when no variant can run, naming each', async () => {
     const none = text('no-such-binary-xyz').replace('binary: echo', 'binary: no-such-binary-abc');
-    const left = await loadWorkspace({ text: none.replace('OPTIONAL', 'true'), file: 'workspace.yaml' });
-    expect(left.ok && left.workspace.unavailable.map((u) => [u.id, u.reason])).toMatchInlineSnapshot(`
+    const left = await loadPacks({ text: none.replace('OPTIONAL', 'true'), file: 'workspace.yaml' });
+    expect(left.ok && left.packs.unavailable.map((u) => [u.id, u.reason])).toMatchInlineSnapshot(`
       [
         [
           "p",
@@ -282,7 +282,7 @@ describe('variants: the first way to run a command that this machine can', () =>
         ],
       ]
     `);
-    const failed = await loadWorkspace({ text: none.replace('OPTIONAL', 'false'), file: 'workspace.yaml' });
+    const failed = await loadPacks({ text: none.replace('OPTIONAL', 'false'), file: 'workspace.yaml' });
     expect(failed.ok ? [] : failed.issues.map(formatIssue)).toMatchInlineSnapshot(`
       [
         "workspace.yaml:8:24: pack "p" is unavailable because p.hello runs none of its variants here (no-such-binary-xyz is not installed (not found on PATH); no-such-binary-abc is not installed (not found on PATH)); install no-such-binary-xyz or no-such-binary-abc, or mark the pack optional: true",

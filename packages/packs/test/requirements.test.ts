@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace, PROBE_TIMEOUT_MS } from '../src/index';
+import { formatIssue, loadPacks, PROBE_TIMEOUT_MS } from '../src/index';
 import { satisfies } from '../src/probe';
 import { workDir } from './helpers';
 
@@ -25,7 +25,7 @@ function pack(requires: string, extra = ''): string {
   return `command_packs:\n  - id: p\n${extra}    requires: [${requires}]\n    commands:\n      - { id: a, argv: ['true'], effects: read }\n`;
 }
 async function load(text: string) {
-  return loadWorkspace({ text, file: 'workspace.yaml' }, { path: PATH });
+  return loadPacks({ text, file: 'workspace.yaml' }, { path: PATH });
 }
 async function errors(text: string): Promise<string[]> {
   const r = await load(text);
@@ -104,8 +104,8 @@ describe('requirements', () => {
     const r = await load(pack(`{ binary: tool-old, version: '>=9' }`, '    optional: true\n'));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.workspace.packs).toEqual([]);
-    expect(r.workspace.unavailable).toMatchObject([{ id: 'p', binary: 'tool-old', commands: ['p.a'] }]);
+    expect(r.packs.packs).toEqual([]);
+    expect(r.packs.unavailable).toMatchObject([{ id: 'p', binary: 'tool-old', commands: ['p.a'] }]);
     expect(r.warnings.map(formatIssue)).toMatchInlineSnapshot(`
       [
         "workspace.yaml:4:16: optional pack "p" left out: tool-old 1.4.2 is installed but >=9 is required; its commands p.a are not offered",
@@ -114,7 +114,7 @@ describe('requirements', () => {
   });
 
   it('probe: false skips probing (requirements are a load-time check, never a run-time one) [CP-51]', async () => {
-    const r = await loadWorkspace(
+    const r = await loadPacks(
       { text: pack('{ binary: no-such-binary-xyz }'), file: 'workspace.yaml' },
       { probe: false },
     );

@@ -8,15 +8,15 @@ import {
   credentialsFrom,
   formatIssue,
   type PackRunOutcome,
+  type PackSet,
   runPackCommand,
-  type Workspace,
 } from '../src/index';
 import { loadErrors, loadOk, workDir } from './helpers';
 
 const SECRET = 'tok-Zq8d7s6f5g4h3j2k1';
 const ECHO = `[node, -e, 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', --, '{{value}}']`;
 
-const ws: Workspace = await loadOk(`command_packs:
+const ws: PackSet = await loadOk(`command_packs:
   - id: t
     timeout: 10s
     credentials_ref: [gh_token]
@@ -79,7 +79,7 @@ const credentials = credentialsFrom({ gh_token: SECRET });
 async function outcome(
   id: string,
   args: Record<string, unknown> = {},
-  w: Workspace = ws,
+  w: PackSet = ws,
 ): Promise<PackRunOutcome> {
   const r = await runPackCommand(w, id, args, { credentials, killGraceMs: 200 });
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runPackCommand, type Workspace } from '../src/index';
+import { type PackSet, runPackCommand } from '../src/index';
 import { loadOk } from './helpers';
 
 // runPackCommand passes `onSpawn` through to @harness/exec, so the host can record each command's
 // process group while it runs.
 
-const ws: Workspace = await loadOk(`command_packs:
+const ws: PackSet = await loadOk(`command_packs:
   - id: t
     commands:
       # Unconfined: inside a sandbox's pid namespace $$ is not the host's pid.

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findBinary, tempDir, until } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace, runPackCommand, type Workspace } from '../src/index';
+import { formatIssue, loadPacks, type PackSet, runPackCommand } from '../src/index';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const scratch = tempDir('standard-network-config-');
@@ -26,7 +26,7 @@ function binaries(...names: string[]): boolean {
 }
 
 /** Whether the sandbox works here; outside CI its absence skips the test with one line. */
-function confined(ws: Workspace): boolean {
+function confined(ws: PackSet): boolean {
   if (ws.sandbox.mechanism !== null || process.env.CI === 'true') return true;
   console.warn(`skipped: no sandbox here (${ws.sandbox.unavailable?.reason})`);
   return false;
@@ -136,17 +136,17 @@ function npmCiPrePin(dir: string, scripts = false): void {
 const entry = (extra = '') =>
   `  - standard: node\n    input_overrides:\n      run: { script: { enum: [gyp] } }\n      exec_bin: { bin: { enum: [tsc] } }\n${extra}`;
 
-async function load(dir: string, extra = ''): Promise<Workspace> {
-  const r = await loadWorkspace({
+async function load(dir: string, extra = ''): Promise<PackSet> {
+  const r = await loadPacks({
     text: `command_packs:\n${entry(extra)}`,
     file: join(dir, 'workspace.yaml'),
   });
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-  return r.workspace;
+  return r.packs;
 }
 
 /** Runs a command; its exit code and output, or why it was refused. */
-async function answer(ws: Workspace, id: string, args: Record<string, unknown> = {}, path = PATH) {
+async function answer(ws: PackSet, id: string, args: Record<string, unknown> = {}, path = PATH) {
   const r = await runPackCommand(ws, id, args, { path });
   if (!r.ok) return { refused: r.issues.map((i) => i.details) };
   const o = r.outcome;
@@ -465,22 +465,22 @@ describe.skipIf(!binaries('cargo', 'node'))(
 
     it('unconfined, the rustc-wrapper .cargo/config.toml names runs and connects (the control) [SEC-24]', async () => {
       const dir = crate('wrapper_control');
-      const r = await loadWorkspace({
+      const r = await loadPacks({
         text: RUST.replace('rust\n', 'rust\n    sandbox: false\n'),
         file: join(dir, 'workspace.yaml'),
       });
       if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-      expect(await answer(r.workspace, 'rust.check')).toMatchObject({ exitCode: 0 });
+      expect(await answer(r.packs, 'rust.check')).toMatchObject({ exitCode: 0 });
       expect(ran(dir)).toMatch(/^rustc-wrapper /);
       await until(() => connections > 0, 'a connection from the wrapper');
     });
 
     it('confined, rust.check runs it as project code and it reaches no network [SEC-24]', async () => {
       const dir = crate('wrapper_confined');
-      const r = await loadWorkspace({ text: RUST, file: join(dir, 'workspace.yaml') });
+      const r = await loadPacks({ text: RUST, file: join(dir, 'workspace.yaml') });
       if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-      if (!confined(r.workspace)) return;
-      expect(r.workspace.packs[0]?.commands.map((c) => c.sandbox?.network)).toEqual([
+      if (!confined(r.packs)) return;
+      expect(r.packs.packs[0]?.commands.map((c) => c.sandbox?.network)).toEqual([
         'none',
         'none',
         'none',
@@ -488,7 +488,7 @@ describe.skipIf(!binaries('cargo', 'node'))(
         'none',
       ]);
       connections = 0;
-      expect(await answer(r.workspace, 'rust.check')).toMatchObject({ exitCode: 0 });
+      expect(await answer(r.packs, 'rust.check')).toMatchObject({ exitCode: 0 });
       expect(ran(dir)).toMatch(/^rustc-wrapper /);
       expect(connections).toBe(0);
     });
@@ -498,13 +498,13 @@ describe.skipIf(!binaries('cargo', 'node'))(
 describe('which commands of the project packs have the network', () => {
   it('node.install alone, of node, rust, python and make: every other command runs with none [SEC-24]', async () => {
     const dir = project('which-network', { 'package.json': '{}\n' });
-    const r = await loadWorkspace({
+    const r = await loadPacks({
       text: `command_packs:\n${entry()}  - standard: rust\n  - standard: python\n    input_overrides: { run_module: { module: { enum: [m] } } }\n  - standard: make\n    input_overrides: { run: { target: { enum: [test] } } }\n`,
       file: join(dir, 'workspace.yaml'),
     });
     if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-    if (!confined(r.workspace)) return;
-    const withNetwork = r.workspace.packs.flatMap((p) =>
+    if (!confined(r.packs)) return;
+    const withNetwork = r.packs.packs.flatMap((p) =>
       p.commands
         .filter((c) => c.sandbox?.network !== 'none')
         .map((c) => `${p.id}.${c.id}: ${c.sandbox?.network}`),

@@ -9,12 +9,12 @@ import { findBinary, tempDir } from '@harness/test-utils';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   formatIssue,
-  loadWorkspace,
+  loadPacks,
   type PackCommand,
   type PackRunOutcome,
+  type PackSet,
   renderPackCommand,
   runPackCommand,
-  type Workspace,
 } from '../src/index';
 
 /** Whether every binary is on PATH; outside CI a missing one skips the block with one line, in CI it fails. */
@@ -62,17 +62,17 @@ const workspaceText = `command_packs:
     input_overrides: { run: { target: { enum: [hello, built, outside] } } }
 `;
 
-async function load(text: string, options: { path?: string } = {}): Promise<Workspace> {
-  const r = await loadWorkspace(
+async function load(text: string, options: { path?: string } = {}): Promise<PackSet> {
+  const r = await loadPacks(
     { text, file: join(root, 'workspace.yaml') },
     options.path === undefined ? {} : { path: options.path },
   );
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-  return r.workspace;
+  return r.packs;
 }
 
 /** Runs a command and returns what the model reads: the output, or the failure. */
-async function answer(ws: Workspace, id: string, args: Record<string, unknown>, path?: string) {
+async function answer(ws: PackSet, id: string, args: Record<string, unknown>, path?: string) {
   const r = await runPackCommand(ws, id, args, path === undefined ? {} : { path });
   if (!r.ok) return { refused: r.issues.map((i) => i.details) };
   const o: PackRunOutcome = r.outcome;
@@ -452,8 +452,8 @@ function expectedElement(
   );
 }
 
-async function everyCommand(): Promise<{ ws: Workspace; command: PackCommand }[]> {
-  const out: { ws: Workspace; command: PackCommand }[] = [];
+async function everyCommand(): Promise<{ ws: PackSet; command: PackCommand }[]> {
+  const out: { ws: PackSet; command: PackCommand }[] = [];
   for (const ws of [await load(workspaceText), await load(workspaceText, { path: grepOnly })]) {
     for (const pack of ws.packs) for (const command of pack.commands) out.push({ ws, command });
   }
@@ -578,9 +578,9 @@ describe.skipIf(!binaries('rg', 'grep', 'find', 'awk', 'stat', 'wc', 'jq'))('a h
 
   it('every read command of every pack runs there, --pre tried through every input, and no marker is written', async () => {
     rmSync(marker, { force: true });
-    const r = await loadWorkspace({ text, file: join(dir, 'workspace.yaml') });
+    const r = await loadPacks({ text, file: join(dir, 'workspace.yaml') });
     if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-    const ws = r.workspace;
+    const ws = r.packs;
     const calls: [string, Record<string, unknown>][] = [
       ['files.list', {}],
       ['files.read', { path: 'notes.txt' }],

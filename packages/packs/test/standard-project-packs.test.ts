@@ -15,12 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   credentialsFrom,
   formatIssue,
-  loadWorkspace,
+  loadPacks,
   type PackCommand,
+  type PackSet,
   previewPackCall,
   renderPackCommand,
   runPackCommand,
-  type Workspace,
 } from '../src/index';
 
 /** Whether every binary is on PATH; outside CI a missing one skips the block with one line, in CI it fails. */
@@ -90,8 +90,8 @@ async function load(
   dir: string,
   text: string,
   options: { path?: string; probe?: boolean } = {},
-): Promise<Workspace> {
-  const r = await loadWorkspace(
+): Promise<PackSet> {
+  const r = await loadPacks(
     { text, file: join(dir, 'workspace.yaml') },
     {
       credentials: credentialsFrom({ gh_token: TOKEN }),
@@ -100,11 +100,11 @@ async function load(
     },
   );
   if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-  return r.workspace;
+  return r.packs;
 }
 
 /** Whether the sandbox works here; outside CI its absence skips the test with one line. */
-function confined(ws: Workspace): boolean {
+function confined(ws: PackSet): boolean {
   if (ws.sandbox.mechanism !== null || process.env.CI === 'true') return true;
   console.warn(`skipped: no sandbox here (${ws.sandbox.unavailable?.reason})`);
   return false;
@@ -120,7 +120,7 @@ function stable(text: string): string {
 
 /** Runs a command and returns what the model reads: the output and exit code, or the failure. */
 async function answer(
-  ws: Workspace,
+  ws: PackSet,
   id: string,
   args: Record<string, unknown>,
   options: { path?: string } = {},
@@ -1147,7 +1147,7 @@ function expectedElements(
 }
 
 describe('every string input of the node, python, rust and gh commands', () => {
-  let ws: Workspace;
+  let ws: PackSet;
   let commands: PackCommand[];
   beforeAll(async () => {
     const dir = project('inputs', {});

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare } from '@harness/bench-utils';
-import { loadWorkspace } from '@harness/packs';
+import { loadWorkspace } from '@harness/workspace';
 import { parse } from 'yaml';
 
 const file = join(

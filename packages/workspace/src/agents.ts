@@ -1,9 +1,9 @@
 // The workspace's agents: unique ids, and each agent's grants resolved against the packs offered.
-import { PacksErrorCode as Code, type PacksIssue, packsIssue } from '../errors';
-import { resolveGrantList } from '../grants';
-import type { WorkspaceFile } from '../schema';
-import type { Agent, Pack, UnavailablePack } from '../types';
-import type { CheckContext } from './types';
+import { PacksErrorCode as Code, type Pack, type PacksIssue, type UnavailablePack } from '@harness/packs';
+import { type CheckContext, packsIssue } from '@harness/packs/loader';
+import { resolveGrantList } from './grants';
+import type { WorkspaceFile } from './schema';
+import type { Agent } from './types';
 
 type RawAgent = NonNullable<WorkspaceFile['agents']>[number];
 

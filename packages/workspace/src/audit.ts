@@ -1,10 +1,16 @@
 import type { Confinement } from '@harness/exec';
-import { redactDeep } from './credentials';
+import {
+  type CredentialSource,
+  type Effects,
+  getCommand,
+  type PackCommand,
+  type PackRunOutcome,
+  redactDeep,
+  type Tier,
+} from '@harness/packs';
 import type { Decision, DecisionCode, DecisionOutcome } from './governance';
 import { actionLabel } from './governance';
-import { getCommand } from './lookup';
-import type { PackRunOutcome, RunStatus } from './runner';
-import type { CredentialSource, Effects, PackCommand, Tier, Workspace } from './types';
+import type { Workspace } from './types';
 
 /** The structured part of an audit event; queries read these fields, never the action string (CP-26). */
 export interface AuditPayload {
@@ -24,7 +30,7 @@ export interface AuditPayload {
   readonly scopesDenied?: readonly string[];
   /** The run, when one happened: what ran (argv as rendered, redacted) and how it ended. No output is recorded. */
   readonly run?: {
-    readonly status: RunStatus;
+    readonly status: PackRunOutcome['status'];
     readonly argv: readonly string[];
     readonly exitCode: number | null;
     readonly signal: string | null;

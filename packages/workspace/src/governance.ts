@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { getCommand, unavailableFor, unknownCommandMessage } from './lookup';
-import type { Effects, PackCommand, Tier, Workspace } from './types';
+import { type Effects, getCommand, type PackCommand, type Tier, unavailableFor } from '@harness/packs';
+import { unknownCommandMessage } from '@harness/packs/loader';
+import type { Workspace } from './types';
 
 /** The four tiers, in the order the docs list them. */
 export const TIERS: readonly Tier[] = ['open', 'cautious', 'strict', 'readonly'];

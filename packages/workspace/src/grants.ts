@@ -1,13 +1,16 @@
 import type { DetailsOf, IssuePath } from '@harness/errors';
 import {
-  type IssuePlace,
+  allCommandIds,
+  getPack,
+  type PackScope,
   PacksErrorCode,
   type PacksIssue,
   type PacksIssueDetails,
-  packsIssue,
-} from './errors';
-import { allCommandIds, getPack, listForMessage, unavailableFor } from './lookup';
-import type { Pack, UnavailablePack, Workspace } from './types';
+  type UnavailablePack,
+  unavailableFor,
+} from '@harness/packs';
+import { type IssuePlace, listForMessage, packsIssue } from '@harness/packs/loader';
+import type { Workspace } from './types';
 
 /** What {@link resolveGrants} returns: the manifest ids granted, or why the grants are wrong. */
 export type GrantResult =
@@ -19,12 +22,6 @@ export type GrantResult =
       readonly warnings: readonly PacksIssue[];
     }
   | { readonly ok: false; readonly issues: readonly PacksIssue[] };
-
-/** The parts of a workspace grant resolution reads. */
-export interface GrantScope {
-  readonly packs: readonly Pack[];
-  readonly unavailable: readonly UnavailablePack[];
-}
 
 /**
  * Resolves a list of grants to manifest ids (seed 003, decisions 3 and 4):
@@ -38,7 +35,7 @@ export interface GrantScope {
  * A grant naming a pack that was left out (optional, binary missing) is a warning, not an error.
  */
 export function resolveGrantList(
-  scope: GrantScope,
+  scope: PackScope,
   grants: readonly string[],
   at: (index: number) => IssuePlace & { readonly path?: IssuePath } = () => ({}),
 ): GrantResult {
@@ -46,15 +43,7 @@ export function resolveGrantList(
   const warnings: PacksIssue[] = [];
   const out = new Set<string>();
   const packIds = scope.packs.map((p) => p.id);
-  const workspace = {
-    ...scope,
-    file: '',
-    dir: '',
-    agents: [],
-    warnings: [],
-    sandbox: { mode: 'off', mechanism: null },
-  } as const;
-  const all = allCommandIds(workspace);
+  const all = allCommandIds(scope);
   grants.forEach((grant, index) => {
     const { path = [index], ...place } = at(index);
     const fail = <C extends PacksErrorCode>(
@@ -90,7 +79,7 @@ export function resolveGrantList(
         );
         return;
       }
-      const pack = getPack(workspace, id);
+      const pack = getPack(scope, id);
       if (!pack) {
         const u = scope.unavailable.find((x) => x.id === id);
         if (u) {
@@ -123,12 +112,12 @@ export function resolveGrantList(
         out.add(grant);
         return;
       }
-      const u = unavailableFor(workspace, grant);
+      const u = unavailableFor(scope, grant);
       if (u) {
         gone(u);
         return;
       }
-      const pack = getPack(workspace, grant.slice(0, dot));
+      const pack = getPack(scope, grant.slice(0, dot));
       const expected = pack ? pack.commands.map((c) => c.manifestId) : all;
       fail(
         PacksErrorCode.grant_unknown,

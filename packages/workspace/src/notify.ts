@@ -3,9 +3,9 @@
 // target a stable name and warns of an environment variable it names that is not set here.
 import { DURATION, ENV_NAME_PATTERN, ID_PATTERN, parseDuration } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
+import { PacksErrorCode as Code, type PacksIssue } from '@harness/packs';
+import type { BuildContext } from '@harness/packs/loader';
 import { z } from 'zod';
-import { PacksErrorCode as Code, type PacksIssue } from '../errors';
-import type { BuildContext } from './types';
 
 /** The wait for one attempt's answer when `notify.timeout` is absent: 5 s. */
 export const DEFAULT_NOTIFY_TIMEOUT_MS = 5_000;

@@ -4,17 +4,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { credentialsFrom, formatIssue, type PackRunOutcome, runPackCommand } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import {
-  approvalKey,
-  createMemoryApprovalStore,
-  credentialsFrom,
-  decide,
-  formatIssue,
-  type PackRunOutcome,
-  runPackCommand,
-  type Workspace,
-} from '../src/index';
+import { approvalKey, createMemoryApprovalStore, decide, type Workspace } from '../src/index';
 import { loadOk, workDir } from './helpers';
 
 const SECRET = 'tok-Ab12Cd34Ef56Gh78Ij90';

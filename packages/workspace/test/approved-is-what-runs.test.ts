@@ -5,9 +5,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { previewPackCall, runPackCommand } from '@harness/packs';
 import { findBinary, tempDir } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadWorkspace, previewPackCall, runPackCommand, type Workspace } from '../src/index';
+import { loadWorkspace, type Workspace } from '../src/index';
 import { loadErrors } from './helpers';
 
 const cleanups: (() => void)[] = [];

@@ -1,5 +1,6 @@
+import { credentialsFrom, runPackCommand } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { auditEvent, credentialsFrom, decide, runPackCommand } from '../src/index';
+import { auditEvent, decide } from '../src/index';
 import { loadOk } from './helpers';
 
 const SECRET = 'ghp_s3cr3t-value-0123456789';

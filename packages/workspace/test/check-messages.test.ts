@@ -1,8 +1,10 @@
 // What `packs check` says about the mistakes a new user makes first: each message names where, what
 // was expected with its real alternatives, one example line of the right shape, and the fix.
+
+import { formatIssue } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace } from '../src/index';
-import { EXAMPLE_KEYS } from '../src/load/examples';
+import { WORKSPACE_EXAMPLES } from '../src/examples';
+import { loadWorkspace } from '../src/index';
 import { workspaceSchema } from '../src/schema';
 import { loadErrors, onePack } from './helpers';
 
@@ -124,7 +126,7 @@ describe('messages that say what was expected', () => {
       return out;
     };
     const fields = shapes(workspaceSchema, '', []);
-    const last = new Set(EXAMPLE_KEYS.map((k) => k.split('.').at(-1)));
+    const last = new Set(Object.keys(WORKSPACE_EXAMPLES).map((k) => k.split('.').at(-1)));
     for (const f of fields) expect(last, f).toContain(f);
   });
 });

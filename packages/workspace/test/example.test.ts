@@ -1,17 +1,10 @@
 // The example workspace (fixtures/workspaces/demo) walked through as the seed's demo transcript.
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatIssue, listCommands, runPackCommand } from '@harness/packs';
 import { findBinary, fixturesDir, tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  auditEvent,
-  createMemoryApprovalStore,
-  decide,
-  formatIssue,
-  listCommands,
-  loadWorkspace,
-  runPackCommand,
-} from '../src/index';
+import { auditEvent, createMemoryApprovalStore, decide, loadWorkspace } from '../src/index';
 
 const hasJq = findBinary('jq') !== undefined;
 // A copy, so the write step edits a scratch file, never the fixture.
@@ -124,5 +117,35 @@ describe('the example workspace', () => {
   it('the injection value reaches node as one inert argument (fallback without jq) [CP-86]', async () => {
     const r = await runPackCommand(ws, 'echo.argv', { value: '; rm -rf /' });
     expect(r.ok && r.outcome.output).toEqual(['; rm -rf /']);
+  });
+});
+
+describe.skipIf(!hasJq)('the example workspace: json-tools.edit-in-place [SEC-7]', () => {
+  const box = tempDir('packs-example-');
+  afterAll(() => box.cleanup());
+  cpSync(join(fixturesDir, 'workspaces', 'demo'), box.path, { recursive: true });
+
+  it('refuses a filter that jq would read as an option, and the file keeps its bytes', async () => {
+    const r = await loadWorkspace({ file: join(box.path, 'workspace.yaml') });
+    if (!r.ok) throw new Error(r.issues.map((i) => i.message).join('\n'));
+    expect(r.warnings.filter((w) => w.code === 'argv_safety')).toEqual([]);
+    const before = readFileSync(join(box.path, 'data', 'people.json'));
+    for (const filter of ['-f', '--from-file', '-n']) {
+      const run = await runPackCommand(r.workspace, 'json-tools.edit-in-place', {
+        filter,
+        file: 'data/people.json',
+      });
+      expect(run.ok ? run.outcome.status : run.issues[0]?.code, filter).not.toBe('ok');
+      expect(readFileSync(join(box.path, 'data', 'people.json')), filter).toEqual(before);
+    }
+    // A real filter still edits the file.
+    const edit = await runPackCommand(r.workspace, 'json-tools.edit-in-place', {
+      filter: 'map(.name)',
+      file: 'data/people.json',
+    });
+    expect(edit.ok && edit.outcome.status).toBe('ok');
+    expect(JSON.parse(readFileSync(join(box.path, 'data', 'people.json'), 'utf8'))).toEqual(
+      (JSON.parse(before.toString('utf8')) as { name: string }[]).map((p) => p.name),
+    );
   });
 });

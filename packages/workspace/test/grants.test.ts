@@ -1,5 +1,6 @@
+import { formatIssue, listCommands } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, listCommands, resolveGrants } from '../src/index';
+import { resolveGrants } from '../src/index';
 import { loadErrors, loadOk, workDir } from './helpers';
 
 const packs = `command_packs:

@@ -1,16 +1,16 @@
 // Every issue carries its code's details as data (docs/errors.md), beside the message people read:
 // a caller branches on `code` and reads `details`, never the message text.
-import { describe, expect, expectTypeOf, it } from 'vitest';
+
 import {
   credentialsFrom,
   type LoadOptions,
-  loadWorkspace,
   type PacksIssue,
   type PacksIssueDetails,
   renderPackCommand,
-  resolveGrants,
   runPackCommand,
-} from '../src/index';
+} from '@harness/packs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { loadWorkspace, resolveGrants } from '../src/index';
 import { loadOk, onePack } from './helpers';
 
 /** The issues of a load that fails, each as `[code, details]`. */

@@ -1,14 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { credentialsFrom, getCommand, listCommands, PacksErrorCode } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import {
-  credentialsFrom,
-  getCommand,
-  listCommands,
-  loadWorkspace,
-  PacksErrorCode,
-  workspaceJsonSchema,
-} from '../src/index';
+import { loadWorkspace, workspaceJsonSchema } from '../src/index';
 import { loadErrors, loadOk, onePack } from './helpers';
 
 describe('pack declaration', () => {

@@ -1,8 +1,10 @@
 // `notify.link` is sent to every notify target, so it must never carry a console login token: a
 // `token` query parameter in it (any case, anywhere in the query) is a load error saying to remove
 // it and why, never echoing the token.
+
+import { formatIssue } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace } from '../src/index';
+import { loadWorkspace } from '../src/index';
 
 const SECRET = 'operator-token-0123456789abcdef0123456789';
 

@@ -2,8 +2,10 @@
 // of every notice, as written: packages/host/test/notify.test.ts receives `Bearer tk_ntfy_secret`
 // over plain http:// on loopback. To another host over plain http:// that header crosses the network
 // in clear, so such a target does not load; https://, loopback, or no token do.
+
+import { formatIssue } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, loadWorkspace } from '../src/index';
+import { loadWorkspace } from '../src/index';
 
 function workspace(target: string): string {
   return `version: 1

@@ -1,8 +1,10 @@
 // The workspace's `notify` block (docs/notify.md): its targets with every default resolved, every
 // mistake an issue at its line and column saying what was expected, and a secret's variable that
 // is not set here a warning naming it (never its value).
+
+import { formatIssue, type LoadOptions } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import { formatIssue, type LoadOptions, loadWorkspace } from '../src/index';
+import { loadWorkspace } from '../src/index';
 
 const PACKS = `command_packs:
   - id: notes

@@ -3,15 +3,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
+import { formatIssue, PacksErrorCode, runPackCommand } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
-import {
-  auditEvent,
-  formatIssue,
-  loadWorkspace,
-  PacksErrorCode,
-  runPackCommand,
-  type Workspace,
-} from '../src/index';
+import { auditEvent, loadWorkspace, type Workspace } from '../src/index';
 import { loadErrors, loadOk, workDir } from './helpers';
 
 const home = join(workDir, 'home');

@@ -17,29 +17,24 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { findBinary, repoRoot } from '@harness/test-utils';
-import { describe, expect, it } from 'vitest';
 import {
   credentialsFrom,
-  decide,
   formatIssue,
   listCommands,
   type PackRunOutcome,
   renderPackCommand,
   runPackCommand,
-  type Workspace,
-} from '../src/index';
+} from '@harness/packs';
+import { findBinary, repoRoot } from '@harness/test-utils';
+import { describe, expect, it } from 'vitest';
+import { decide, type Workspace } from '../src/index';
 import { loadOk, workDir } from './helpers';
 
 const hasGit = findBinary('git') !== undefined;
 const skip = !hasGit && process.env.CI !== 'true';
 if (skip) console.log('skip: standard git pack tests: git is not on PATH (apt-get install git to run them)');
 
-const PACK_TEXT = readFileSync(
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'standard', 'git.yaml'),
-  'utf8',
-);
+const PACK_TEXT = readFileSync(join(repoRoot, 'packages', 'packs', 'standard', 'git.yaml'), 'utf8');
 
 // The corpus is a dev dependency of the console; this package resolves it from there until it lists
 // it itself.

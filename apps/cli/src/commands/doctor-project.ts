@@ -37,7 +37,7 @@ export async function projectChecks(cwd: string): Promise<ProjectCheck[]> {
 
 /** The workspace loads as `harness packs check` loads it (requirements probed). */
 async function workspaceRow(file: string): Promise<ProjectCheck> {
-  const { loadWorkspace } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file }, { probe: true });
   if (!loaded.ok)
     return {

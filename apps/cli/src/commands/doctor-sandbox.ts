@@ -7,7 +7,7 @@ type Status = 'ok' | 'warn' | 'fail';
 /** The sandbox_mode a workspace file declares (`preferred` when it says nothing or cannot be read). */
 async function modeOf(workspaceFile: string | undefined): Promise<'required' | 'preferred' | 'off'> {
   if (workspaceFile === undefined) return 'preferred';
-  const { loadWorkspace } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file: workspaceFile }, { probe: false });
   return loaded.ok ? loaded.workspace.sandbox.mode : 'preferred';
 }

@@ -87,7 +87,8 @@ async function check(argv: string[]): Promise<number> {
     return 0;
   }
   const given = workspaceArgument('check', positionals, values.workspace);
-  const { loadWorkspace, formatIssue } = await import('@harness/packs');
+  const { formatIssue } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const file = given ?? exampleWorkspace();
   const result = await loadWorkspace({ file }, { probe: values['no-probe'] !== true });
   if (values.json) {
@@ -215,7 +216,8 @@ async function renderCall(argv: string[]): Promise<number> {
       );
     }
   }
-  const { loadWorkspace, formatIssue, renderPackCommand } = await import('@harness/packs');
+  const { formatIssue, renderPackCommand } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const file = values.workspace ?? exampleWorkspace();
   const loaded = await loadWorkspace({ file });
   if (!loaded.ok) {

@@ -231,7 +231,8 @@ function servedBefore(previous: unknown): string | undefined {
 
 /** The text written must load: a bug of init otherwise. Returns what this machine leaves out. */
 async function checkWritten(text: string, file: string): Promise<string[]> {
-  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  const { formatIssue } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ text, file }, { probe: true });
   if (!loaded.ok)
     throw new Error(`the workspace init wrote does not load: ${loaded.issues.map(formatIssue).join('; ')}`);
@@ -240,7 +241,7 @@ async function checkWritten(text: string, file: string): Promise<string[]> {
 
 /** A kept workspace must still serve the agent the client entries name. */
 async function checkKept(file: string): Promise<string[]> {
-  const { loadWorkspace } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file }, { probe: false });
   if (!loaded.ok) return [`${file} does not load: run 'harness packs check ${file}' to see why`];
   if (!loaded.workspace.agents.some((a) => a.id === AGENT))

@@ -4,14 +4,16 @@
 // the question, asked only on a terminal.
 import { createInterface } from 'node:readline/promises';
 import { parseYamlConfig } from '@harness/config/yaml';
-import type { Pack, PackCommand, Workspace } from '@harness/packs';
+import type { Pack, PackCommand } from '@harness/packs';
+import type { Workspace } from '@harness/workspace';
 
 /** The most lines of a file that does not load shown before the rest is left to the person's editor. */
 const MAX_TEXT_LINES = 80;
 
 /** The lines that show `text`, the workspace file at `file`, to a person. */
 export async function describeWorkspace(file: string, text: string): Promise<string[]> {
-  const { formatIssue, loadWorkspace } = await import('@harness/packs');
+  const { formatIssue } = await import('@harness/packs');
+  const { loadWorkspace } = await import('@harness/workspace');
   // probe: false runs nothing (not even `<binary> --version`) of a file nobody has accepted yet.
   const loaded = await loadWorkspace({ text, file }, { probe: false });
   if (!loaded.ok) {

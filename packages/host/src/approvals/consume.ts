@@ -1,8 +1,9 @@
 // Taking a person's approval for the call it was given for: single use (the store consumes it in
 // one transaction, so of two identical calls one takes it), and only for the plan it was given
 // for — a call that would now run another plan is denied (`plan_changed`), its approval used up.
-import type { Decision } from '@harness/packs';
+
 import type { ApprovalRecord, Store } from '@harness/store';
+import type { Decision } from '@harness/workspace';
 
 /**
  * What taking the approval of one call came to: none approved (`undefined`), one taken for the

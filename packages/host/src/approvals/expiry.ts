@@ -2,8 +2,9 @@
 // `approval_timeout` (unless the host says otherwise), a decision restarts the clock at
 // APPROVAL_TTL_MS, and a live approval whose time is up counts as expired — deny by default. The
 // stores write `expired` when they next touch the row; these read a row as it is at a moment.
-import { DEFAULT_APPROVAL_TIMEOUT_MS, getCommand, type Workspace } from '@harness/packs';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, getCommand } from '@harness/packs';
 import type { ApprovalRecord, ApprovalStatus } from '@harness/store';
+import type { Workspace } from '@harness/workspace';
 
 /**
  * How long an approved call may still run once (docs/host.md, "Approvals"): one hour. A pending

@@ -12,7 +12,7 @@ import {
   type Decision,
   decide,
   type Workspace,
-} from '@harness/packs';
+} from '@harness/workspace';
 import { canonicalJson, sha256 } from '../canonical';
 import type { PackCallContext } from '../command/types';
 import { takeApproval } from './consume';

@@ -5,8 +5,8 @@
 // approval's own expiry) is over, or the call is cancelled. An approved call is decided again,
 // which consumes the approval exactly as a repeated call would.
 import { approveCommand } from '@harness/config/instance';
-import type { Decision } from '@harness/packs';
 import type { Store } from '@harness/store';
+import type { Decision } from '@harness/workspace';
 import type { ApprovalWaiting } from '../command/types';
 import { msLeft } from './expiry';
 

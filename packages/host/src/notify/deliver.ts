@@ -2,8 +2,9 @@
 // UNIQUE key makes it happen once, across restarts and hosts), then up to `attempts` POSTs, each
 // bounded by `timeoutMs`, with exponential back-off between them, the row updated after each.
 // What the log keeps of a failure is a few words — never a URL, a header or a secret.
-import type { NotifyTarget } from '@harness/packs';
+
 import type { ApprovalRecord, NoticeEvent, NoticeStatus, Store } from '@harness/store';
+import type { NotifyTarget } from '@harness/workspace';
 import { type NoticeRequest, noticeRequest } from './messages';
 import { SIGNATURE_HEADER, signNotice, TIMESTAMP_HEADER } from './sign';
 

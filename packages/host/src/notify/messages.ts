@@ -1,8 +1,9 @@
 // What each kind of target is sent for one event of one approval (docs/notify.md, "What is sent").
 // Argument values and argv go only to a target that says `include_args: true`. A secret is read
 // from the environment here, when the request is built, and goes only into that request.
-import type { NotifyTarget } from '@harness/packs';
+
 import type { ApprovalRecord, NoticeEvent } from '@harness/store';
+import type { NotifyTarget } from '@harness/workspace';
 
 /** The approval as a notice carries it. */
 export interface NoticeApproval {

@@ -3,8 +3,9 @@
 // announced too. Each announcement is delivered by ./deliver.ts in the background: the call that
 // asked for the approval never waits for it, and a target that hangs delays no other target. One
 // target's announcements of one approval go out in order (pending before its decision).
-import type { NotifyConfig } from '@harness/packs';
+
 import type { ApprovalRecord, NoticeEvent, Store } from '@harness/store';
+import type { NotifyConfig } from '@harness/workspace';
 import { type DeliveryEnd, deliver } from './deliver';
 import { ApprovalFollower, FOLLOW_EVERY_MS } from './follower';
 

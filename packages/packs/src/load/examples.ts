@@ -1,17 +1,12 @@
-// One example line for every field of the workspace file, so that a schema issue shows the right
-// shape beside what it expected. Keyed by the field's path with list indices dropped and each map
-// entry's own name written `*`; the longest matching suffix wins (`requires.version` over `version`).
+// One example line for every field of a pack, so that a schema issue shows the right shape beside
+// what it expected. Keyed by the field's path with list indices dropped and each map entry's own
+// name written `*`; the longest matching suffix wins (`requires.version` over `version`). A file that
+// embeds packs (a workspace) adds the lines of its own fields.
 
-const EXAMPLES: Readonly<Record<string, string>> = {
-  $schema: '$schema: ./node_modules/@harness/packs/schema/workspace.schema.json',
-  version: 'version: 1',
-  sandbox_mode: 'sandbox_mode: preferred',
+/** The example line of each pack field, by path (see above). */
+export const PACK_EXAMPLES: Readonly<Record<string, string>> = {
   command_packs:
     'command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]',
-  agents: 'agents: [{ id: me, grants: ["pack:dev"] }]',
-  'agents.id': 'id: me',
-  'agents.scopes': 'scopes: [repo:read]',
-  grants: 'grants: ["pack:dev", dev.push]',
   'command_packs.id': 'id: dev',
   description: 'description: Shows the working tree',
   title: 'title: Show the working tree',
@@ -24,19 +19,6 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   max_output: 'max_output: 10MB',
   approval_wait: 'approval_wait: 2m',
   approval_timeout: 'approval_timeout: 15m',
-  notify: 'notify: { targets: [{ kind: ntfy, url: "https://ntfy.sh/my-approvals" }] }',
-  'notify.link': 'link: https://console.example.com/',
-  'notify.timeout': 'timeout: 5s',
-  'notify.attempts': 'attempts: 4',
-  'notify.targets':
-    'targets: [{ kind: webhook, url: "https://hooks.example.com/harness", secret_env: HOOK_SECRET }]',
-  'targets.kind': 'kind: webhook',
-  'targets.name': 'name: ops',
-  'targets.url': 'url: https://hooks.example.com/harness',
-  'targets.secret_env': 'secret_env: HOOK_SECRET',
-  'targets.token_env': 'token_env: NTFY_TOKEN',
-  'targets.url_env': 'url_env: SLACK_WEBHOOK_URL',
-  'targets.include_args': 'include_args: false',
   telemetry: 'telemetry: { include_args: true }',
   'telemetry.include_args': 'include_args: true',
   requires: 'requires: [{ binary: jq, version: ">=1.7" }]',
@@ -105,8 +87,14 @@ const NAMED_ENTRIES = new Set([
   'values',
 ]);
 
-/** The example line of the field at `path` (or of the nearest field above it that has one). */
-export function exampleFor(path: readonly PropertyKey[]): string | undefined {
+/**
+ * The example line of the field at `path` (or of the nearest field above it that has one) in
+ * `examples`: field path → line, as {@link PACK_EXAMPLES}.
+ */
+export function exampleFor(
+  path: readonly PropertyKey[],
+  examples: Readonly<Record<string, string>> = PACK_EXAMPLES,
+): string | undefined {
   const segs: string[] = [];
   for (const seg of path) {
     if (typeof seg === 'number') continue;
@@ -114,12 +102,9 @@ export function exampleFor(path: readonly PropertyKey[]): string | undefined {
   }
   for (let end = segs.length; end > 0; end--) {
     for (let start = 0; start < end; start++) {
-      const found = EXAMPLES[segs.slice(start, end).join('.')];
+      const found = examples[segs.slice(start, end).join('.')];
       if (found !== undefined) return found;
     }
   }
   return undefined;
 }
-
-/** Every field path the examples cover, for the test that pins them against the schema. */
-export const EXAMPLE_KEYS: readonly string[] = Object.keys(EXAMPLES);

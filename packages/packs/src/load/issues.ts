@@ -30,13 +30,18 @@ export interface SchemaMessage {
 
 /**
  * One zod issue as a message naming where, what was expected and what was found, and then an example
- * line of the right shape (unless the message already gives one).
+ * line of the right shape from `examples` (field path → line; see ./examples) unless the message
+ * already gives one.
  */
-export function zodMessage(issue: z.core.$ZodIssue, data: unknown): SchemaMessage {
+export function zodMessage(
+  issue: z.core.$ZodIssue,
+  data: unknown,
+  examples: Readonly<Record<string, string>>,
+): SchemaMessage {
   const m = zodMessageOnly(issue, data);
   if (m.message.includes('e.g.')) return m;
   // An unknown key's example is its map's: the path ends at the key.
-  const example = exampleFor(m.key ? m.path.slice(0, -1) : m.path);
+  const example = exampleFor(m.key ? m.path.slice(0, -1) : m.path, examples);
   return example === undefined ? m : { ...m, message: `${m.message}; e.g. ${example}` };
 }
 

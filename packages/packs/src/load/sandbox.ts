@@ -1,6 +1,7 @@
-// The `sandbox` blocks of a workspace: each command's policy resolved at load (pack block, then the
-// command's fields over it; `~` the serving user's home, relative paths against the pack's cwd; the
-// built-in deny list added), then `sandbox_mode` applied against what this machine can do.
+// The `sandbox` blocks of a file's packs: each command's policy resolved at load (pack block, then
+// the command's fields over it; `~` the serving user's home, relative paths against the pack's cwd;
+// the built-in deny list added), then a sandbox mode (a workspace's `sandbox_mode`) applied against
+// what this machine can do.
 import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';

@@ -1,15 +1,16 @@
-// The types shared by the workspace loader's modules: what a caller passes and gets back, and the
-// context each check is given to position its issues.
+// The types shared by the pack loader's modules: what a caller passes and gets back, and the context
+// each check is given to position its issues.
 import type { Locator } from '@harness/config/yaml';
 import type { DetailsOf } from '@harness/errors';
+import type { z } from 'zod';
 import type { PacksErrorCode, PacksIssue, PacksIssueDetails } from '../errors';
-import type { WorkspaceFile } from '../schema';
-import type { CredentialSource, Workspace } from '../types';
+import type { packSchema } from '../schema';
+import type { CredentialSource, PackSet } from '../types';
 
-/** Where the workspace comes from: a file to read, or text already read (with the file name to report). */
-export type WorkspaceSource = { readonly file: string } | { readonly text: string; readonly file: string };
+/** Where a file comes from: a file to read, or text already read (with the file name to report). */
+export type FileSource = { readonly file: string } | { readonly text: string; readonly file: string };
 
-/** Options of {@link loadWorkspace}. */
+/** Options of a load: {@link loadPacks}, and `@harness/workspace`'s `loadWorkspace`. */
 export interface LoadOptions {
   /** Probe `requires` (`<binary> --version`) at load. Default `true`; `false` trusts the file (tests, editors). */
   readonly probe?: boolean;
@@ -33,7 +34,8 @@ export interface LoadOptions {
   readonly hide?: readonly string[];
   /**
    * The environment the built-in hidden paths are read from (`XDG_*`, `HARNESS_HOME`), and where a
-   * `notify` target's variables are looked for (an unset one is a warning). Default: this process's.
+   * workspace's `notify` targets' variables are looked for (an unset one is a warning). Default:
+   * this process's.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -43,16 +45,16 @@ export interface LoadOptions {
   readonly standardPacks?: Readonly<Record<string, string>>;
 }
 
-/** What {@link loadWorkspace} returns: the workspace and its warnings, or every issue found. */
-export type LoadResult =
-  | { readonly ok: true; readonly workspace: Workspace; readonly warnings: readonly PacksIssue[] }
+/** What {@link loadPacks} returns: the pack set and its warnings, or every issue found. */
+export type PacksLoadResult =
+  | { readonly ok: true; readonly packs: PackSet; readonly warnings: readonly PacksIssue[] }
   | { readonly ok: false; readonly issues: readonly PacksIssue[] };
 
 /** A position in the parsed file, as keys and indexes from its root. */
 export type Path = readonly (string | number)[];
 
 /** One entry of `command_packs` as the schema parsed it. */
-export type RawPack = NonNullable<WorkspaceFile['command_packs']>[number];
+export type RawPack = z.input<typeof packSchema>;
 
 /**
  * Builds the issue of `code` at `path` in the file, positioned at the value there (or at its key,
@@ -80,8 +82,8 @@ export interface BuildContext extends CheckContext {
   readonly origins?: ReadonlyMap<number, string>;
   /** Leave an `enum_from_workspace` input open when no list is given (see `loadWith`). */
   readonly openListedValues?: boolean;
-  /** The workspace's `approval_wait` in ms (0: none), each pack's unless it sets its own. */
+  /** The file's `approval_wait` in ms (0: none), each pack's unless it sets its own. */
   readonly approvalWaitMs?: number;
-  /** The workspace's `approval_timeout` in ms, each pack's unless it sets its own; absent: the default. */
+  /** The file's `approval_timeout` in ms, each pack's unless it sets its own; absent: the default. */
   readonly approvalTimeoutMs?: number;
 }

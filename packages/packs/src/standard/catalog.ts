@@ -53,7 +53,7 @@ export async function describeStandardPacks(
       { probe: options.probe ?? true, ...(options.path === undefined ? {} : { path: options.path }) },
       { openListedValues: true },
     );
-    const unavailable = probed.ok ? probed.workspace.unavailable.find((u) => u.id === id) : undefined;
+    const unavailable = probed.ok ? probed.packs.unavailable.find((u) => u.id === id) : undefined;
     // A pack left out here is still described, from its first variant.
     const described =
       probed.ok && unavailable === undefined
@@ -61,7 +61,7 @@ export async function describeStandardPacks(
         : await loadWith({ text, file }, { probe: false }, { openListedValues: true });
     // A standard pack that does not load without probing is a bug of this release (a test loads each).
     if (!described.ok) throw new Error(described.issues.map(formatIssue).join('\n'));
-    const pack = described.workspace.packs[0]!;
+    const pack = described.packs.packs[0]!;
     const commands = pack.commands.map((c) => ({
       id: c.manifestId,
       title: c.title,

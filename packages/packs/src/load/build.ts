@@ -1,0 +1,61 @@
+// A schema-valid `command_packs` list to packs, in two passes: every pack built, with its argv
+// safety and credential flow warnings (every issue of the file at once); then, for a file otherwise
+// sound, the requirement probes (a probe spawns processes) and the sandbox mode against what this
+// machine can do.
+import type { PacksIssue } from '../errors';
+import type { Pack, SandboxStatus, UnavailablePack } from '../types';
+import { argvSafety, credentialFlow } from './argv-safety';
+import { type BuiltPack, buildPacks } from './packs';
+import { probeRequirements } from './probes';
+import { applySandboxMode, loadWalls } from './sandbox';
+import type { BuildContext, RawPack } from './types';
+
+/**
+ * Builds every pack of `rawPacks` (the file's `command_packs`, cwd relative to `dir`), pushing every
+ * issue found and every argv safety and credential flow warning. The packs are returned for
+ * {@link offerPacks}, to be called only when no issue was found.
+ */
+export function buildPackList(
+  rawPacks: readonly RawPack[],
+  dir: string,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+  warnings: PacksIssue[],
+): BuiltPack[] {
+  const built = buildPacks(rawPacks, dir, { ...ctx, walls: loadWalls(ctx.options) }, issues);
+  argvSafety(rawPacks, ctx, warnings);
+  credentialFlow(rawPacks, ctx, warnings);
+  return built;
+}
+
+/** The packs of a load sorted by what this machine can run, and how their commands are confined. */
+export interface OfferedPacks {
+  readonly packs: Pack[];
+  /** Optional packs left out: a requirement failed, or `sandbox_mode: required` found no mechanism. */
+  readonly unavailable: UnavailablePack[];
+  /** Packs whose requirement failed and that are not optional (each already a load error). */
+  readonly failed: UnavailablePack[];
+  readonly sandbox: SandboxStatus;
+}
+
+/**
+ * Probes every built pack's requirements (unless `options.probe` is `false`), then applies the
+ * sandbox `mode` to the packs that passed: what a load offers on this machine.
+ */
+export async function offerPacks(
+  built: readonly BuiltPack[],
+  mode: SandboxStatus['mode'],
+  ctx: BuildContext,
+  issues: PacksIssue[],
+  warnings: PacksIssue[],
+): Promise<OfferedPacks> {
+  const scope = await probeRequirements(built, ctx, issues, warnings);
+  const sandbox = applySandboxMode(
+    mode,
+    scope,
+    (id) => built.find((b) => b.pack.id === id)?.index ?? 0,
+    ctx,
+    warnings,
+  );
+  return { ...scope, sandbox };
+}

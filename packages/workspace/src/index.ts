@@ -1,0 +1,26 @@
+// @harness/workspace: the workspace file — its zod schema (JSON Schema for editors), its settings
+// (sandbox_mode, approval waits and timeouts, notify), the command packs it declares (loaded by
+// @harness/packs), its agents and their grants — and the governance gate (tier × effects × grants ×
+// scopes → a decision), the approvals interface and audit events of a pack-command call. Seed 003;
+// docs/packs.md, docs/notify.md.
+export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload } from './audit';
+export { auditEvent } from './audit';
+export type {
+  ApprovalKey,
+  ApprovalRequestInfo,
+  ApprovalStore,
+  Caller,
+  DecideInput,
+  Decision,
+  DecisionCode,
+  DecisionOutcome,
+  MemoryApproval,
+} from './governance';
+export { actionLabel, approvalKey, createMemoryApprovalStore, decide, TIERS } from './governance';
+export type { GrantResult } from './grants';
+export { resolveGrants } from './grants';
+export { loadWorkspace } from './load';
+export type { NotifyConfig, NotifyTarget, NtfyTarget, SlackTarget, WebhookTarget } from './notify';
+export type { WorkspaceFile } from './schema';
+export { workspaceJsonSchema, workspaceSchema } from './schema';
+export type { Agent, LoadResult, Workspace } from './types';

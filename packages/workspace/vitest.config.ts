@@ -1,0 +1,3 @@
+import { harnessVitestConfig } from '@harness/vitest-config';
+
+export default harnessVitestConfig();
