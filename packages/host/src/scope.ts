@@ -19,7 +19,7 @@ export interface ScopeFile {
   builtins?: boolean | string[];
 }
 
-/** What the broker needs to know of a workspace to resolve a scope (filled from `@harness/packs`). */
+/** What the broker needs to know of a workspace to resolve a scope (filled from `@harness/workspace`). */
 export interface ScopeWorkspace {
   /** The agent's resolved manifest ids, or undefined when no agent has that id. */
   agentCommands(agent: string): readonly string[] | undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HostError } from '../src/errors';
 import { parseScope, resolveScope, type ScopeWorkspace } from '../src/scope';
 
-// A hand-written ScopeWorkspace (mock of what @harness/packs provides) to pin the narrowing rules.
+// A hand-written ScopeWorkspace (mock of what @harness/workspace provides) to pin the narrowing rules.
 const mockWorkspace: ScopeWorkspace = {
   agentCommands: (a) => ({ reader: ['t.read'], editor: ['t.read', 't.write'] })[a],
   agentIds: () => ['reader', 'editor'],
