@@ -12,16 +12,19 @@ import {
   previewPackCall,
   runPackCommand,
 } from '@harness/packs';
-import type { CommandAnswer, ManifestRow } from '@harness/protocol';
+import type { AnswerApproval, ManifestRow } from '@harness/protocol';
 import type { ApprovalRecord } from '@harness/store';
 import { auditEvent, type Decision, type Workspace } from '@harness/workspace';
+// The approvals module's parts, not its index: the index also exports the API that opens an instance.
+import { type ApprovalPreview, planHash } from './approvals/preview';
+import { decideWithApprovals } from './approvals/request';
+import { type WaitOutcome, waitForPerson } from './approvals/wait';
 import {
-  type ApprovalPreview,
-  decideWithApprovals,
-  planHash,
-  type WaitOutcome,
-  waitForPerson,
-} from './approvals';
+  cancelledAnswer,
+  heldAnswer,
+  ranAnswer,
+  refusedAnswer,
+} from './command/answers';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
 
@@ -72,7 +75,7 @@ export async function runPackCall(
       : undefined;
   const call = new PackCall(backend, id, args, ctx, decision, consumed, wait, planned?.program);
   if (decision.outcome === 'deny') return call.denied();
-  if (wait?.end === 'cancelled') return call.cancelledWaiting();
+  if (wait?.end === 'cancelled') return await call.cancelledWaiting();
   if (decision.outcome === 'approval_required') return call.awaitingApproval();
   return call.start();
 }
@@ -132,16 +135,13 @@ function approvalPreview(backend: PackBackendState, id: string, args: Record<str
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 /** The answer of a call cancelled before its process was started: nothing ran. */
-function cancelledBeforeStart(id: string): CommandAnswer {
-  return {
-    ok: false,
-    id,
-    code: 'failed',
-    reason: 'cancelled',
-    mayHaveLanded: false,
-    completed: [],
-    body: { status: 'cancelled', message: `${id} was cancelled before it started; nothing ran` },
-  };
+const cancelledBeforeStart = (id: string) =>
+  cancelledAnswer(id, `${id} was cancelled before it started; nothing ran`);
+
+/** The approval an answer names: its id, and its expiry and plan as its record says them. */
+function approvalOf(id: string | undefined, record: ApprovalRecord | undefined): AnswerApproval | undefined {
+  if (id === undefined) return undefined;
+  return { id, expires_at: record?.expires_at ?? null, plan_hash: record?.plan_hash ?? null };
 }
 
 /**
@@ -158,7 +158,6 @@ class PackCall {
   readonly #wait: WaitOutcome | undefined;
   /** The program the call's plan hashed; `null`: it resolved to none; `undefined`: no plan was made. */
   readonly #program: ResolvedProgram | null | undefined;
-  readonly #base: { id: string; completed: string[] };
   #release: (() => void) | undefined;
 
   constructor(
@@ -179,19 +178,11 @@ class PackCall {
     this.#decision = decision;
     this.#consumed = consumed;
     this.#wait = wait;
-    this.#base = { id, completed: [] as string[] };
   }
 
   /** Refused by the gate: nothing ran. */
   denied(): PackOutcome {
-    const answer: CommandAnswer = {
-      ...this.#base,
-      ok: false,
-      code: 'refused',
-      reason: this.#decision.code,
-      mayHaveLanded: false,
-      body: { message: this.#decision.reason },
-    };
+    const answer = refusedAnswer(this.#id, 'refused', this.#decision.code, this.#decision.reason);
     return { answer, audit: this.#audit() };
   }
 
@@ -204,23 +195,14 @@ class PackCall {
     const expired =
       record?.status === 'expired' ||
       (record?.status === 'pending' && Date.parse(record.expires_at) <= Date.now());
-    const answer: CommandAnswer = {
-      ...this.#base,
-      ok: false,
-      code: 'refused',
-      reason: denied ? 'approval_denied' : expired ? 'approval_expired' : 'approval_required',
-      mayHaveLanded: false,
-      body: {
-        message: denied
-          ? `${this.#id}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
-          : expired
-            ? `${this.#id}: approval ${record?.id} expired at ${record?.expires_at} with no decision, so this call is refused and nothing ran; tell the person, and make the identical call again only if they want it asked anew`
-            : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
-              this.#stillHeld(),
-        approval_id: decision.approvalId ?? null,
-        expires_at: record?.expires_at ?? null,
-      },
-    };
+    const message = denied
+      ? `${this.#id}: this exact call was denied by ${record?.decided_by ?? 'a person'} (approval ${record?.id}); offer it to the person rather than retrying`
+      : expired
+        ? `${this.#id}: approval ${record?.id} expired at ${record?.expires_at} with no decision, so this call is refused and nothing ran; tell the person, and make the identical call again only if they want it asked anew`
+        : // The code says why it is held; this says what unblocks it, in few words: a model reads it.
+          this.#stillHeld();
+    const reason = denied ? 'approval_denied' : expired ? 'approval_expired' : 'approval_required';
+    const answer = heldAnswer(this.#id, reason, message, approvalOf(decision.approvalId, record));
     return { answer, audit: this.#audit() };
   }
 
@@ -239,16 +221,14 @@ class PackCall {
   }
 
   /** Cancelled by its caller while it waited for a person's decision: nothing ran, the approval stays pending. */
-  cancelledWaiting(): PackOutcome {
-    const approvalId = this.#decision.approvalId ?? null;
-    const answer: CommandAnswer = {
-      ...cancelledBeforeStart(this.#id),
-      body: {
-        status: 'cancelled',
-        message: `${this.#id} was cancelled while it waited for a person's decision; nothing ran, and approval ${approvalId} stays pending`,
-        approval_id: approvalId,
-      },
-    };
+  async cancelledWaiting(): Promise<PackOutcome> {
+    const id = this.#decision.approvalId;
+    const record = id === undefined ? undefined : await this.#ctx.store.getApproval(id);
+    const answer = cancelledAnswer(
+      this.#id,
+      `${this.#id} was cancelled while it waited for a person's decision; nothing ran, and approval ${id ?? null} stays pending`,
+      approvalOf(id, record),
+    );
     return { answer, audit: { ...this.#audit(), refused_before_run: 'cancelled' } };
   }
 
@@ -317,14 +297,8 @@ class PackCall {
 
   /** The start could not be recorded: nothing was started. */
   #notRecorded(error: unknown): PackOutcome {
-    const answer: CommandAnswer = {
-      ...this.#base,
-      ok: false,
-      code: 'failed',
-      reason: 'not_recorded',
-      mayHaveLanded: false,
-      body: { message: `${this.#id} was not started: ${(error as Error).message}` },
-    };
+    const message = `${this.#id} was not started: ${(error as Error).message}`;
+    const answer = refusedAnswer(this.#id, 'failed', 'not_recorded', message);
     return { answer, audit: { ...this.#audit(), refused_before_run: 'not_recorded' } };
   }
 
@@ -338,40 +312,28 @@ class PackCall {
     // The program the plan hashed was replaced between the gate and the spawn: what was approved
     // is not what would run, as when the gate itself finds another plan.
     if (code === PacksErrorCode.spawn_failed && first?.details?.reason === 'program_changed') {
-      const answer: CommandAnswer = {
-        ...this.#base,
-        ok: false,
-        code: 'refused',
-        reason: 'plan_changed',
-        mayHaveLanded: false,
-        body: { message: issues.map((i) => i.message).join('; ') },
-      };
+      const answer = refusedAnswer(id, 'refused', 'plan_changed', issues.map((i) => i.message).join('; '));
       return {
         answer,
         audit: { ...this.#audit(), refused_before_run: 'plan_changed' },
         release: this.#release,
       };
     }
-    const answer: CommandAnswer =
+    const answer =
       code === PacksErrorCode.invalid_args
-        ? {
-            ...this.#base,
-            ok: false,
-            code: 'bad-args',
-            mayHaveLanded: false,
-            body: {
-              message: `the arguments do not fit ${id}`,
-              errors: issues.map((i) => ({ path: `/${i.path.join('/')}`, message: i.message })),
-            },
-          }
-        : {
-            ...this.#base,
-            ok: false,
-            code: code === PacksErrorCode.render_refused ? 'refused' : 'failed',
-            reason: code ?? 'failed',
-            mayHaveLanded: false,
-            body: { message: issues.map((i) => i.message).join('; ') },
-          };
+        ? refusedAnswer(
+            id,
+            'bad-args',
+            undefined,
+            `the arguments do not fit ${id}`,
+            issues.map((i) => ({ path: `/${i.path.join('/')}`, message: i.message })),
+          )
+        : refusedAnswer(
+            id,
+            code === PacksErrorCode.render_refused ? 'refused' : 'failed',
+            code ?? 'failed',
+            issues.map((i) => i.message).join('; '),
+          );
     return {
       answer,
       audit: { ...this.#audit(), refused_before_run: code ?? 'unknown' },
@@ -381,36 +343,7 @@ class PackCall {
 
   /** A process ran: the answer carries its output when ok, else how it ended. */
   #ran(outcome: PackRunOutcome): PackOutcome {
-    const ok = outcome.status === 'ok';
-    const body = ok
-      ? {
-          status: outcome.status,
-          output: outcome.output,
-          stderr: outcome.stderr,
-          exitCode: outcome.exitCode,
-          durationMs: outcome.durationMs,
-        }
-      : {
-          status: outcome.status,
-          message: outcome.message,
-          exitCode: outcome.exitCode,
-          signal: outcome.signal,
-          stdout: outcome.stdout,
-          stderr: outcome.stderr,
-          timedOut: outcome.timedOut,
-          outputExceeded: outcome.outputExceeded,
-          durationMs: outcome.durationMs,
-          ...(outcome.parseError === undefined ? {} : { parseError: outcome.parseError }),
-        };
-    const answer: CommandAnswer = {
-      ...this.#base,
-      ok,
-      code: ok ? 'ok' : 'failed',
-      ...(ok ? {} : { reason: outcome.status }),
-      // A process ran: only a declared read is sure to have changed nothing.
-      mayHaveLanded: this.#backend.byId.get(this.#id)?.effect !== 'read',
-      body,
-    };
+    const answer = ranAnswer(this.#id, outcome, this.#backend.byId.get(this.#id)?.effect === 'read');
     return { answer, audit: this.#audit(outcome), release: this.#release };
   }
 
