@@ -5,6 +5,7 @@
 // elicitation request, the call's answer, or a row in the instance's store.
 import { join } from 'node:path';
 import { getApproval, initInstance, listApprovals, tailAudit } from '@harness/host';
+import { until } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -114,17 +115,6 @@ async function starts(command: string): Promise<number> {
     .length;
 }
 
-/** Resolves once `check` finds a row of the store (read again at each turn of a short loop). */
-async function rowAppears<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`still waiting after 20 s for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('a strict call with approval_wait waits for the decision', () => {
   it('sends progress naming the approval and how to approve it; `harness approvals approve` run meanwhile lets it run once, and its result is the output', async () => {
     const { client } = await serve('wait-approve');
@@ -222,7 +212,7 @@ describe('a strict call with approval_wait waits for the decision', () => {
       const { id } = await held.waiting();
       controller.abort();
       await expect(held.result).rejects.toThrow();
-      const row = await rowAppears(
+      const row = await until(
         async () => (await rows('notes.write', before)).find((r) => r.phase === 'run'),
         'the run row of the cancelled call',
       );

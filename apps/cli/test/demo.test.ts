@@ -1,7 +1,7 @@
 // harness demo runs in the suite and must pass, with jq and on a PATH without jq.
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBinary } from '@harness/test-utils';
+import { findBinary, needs } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, sandbox } from './helpers';
 
@@ -24,7 +24,7 @@ function expectSummaryCountsSteps(stdout: string): void {
 }
 
 describe('harness demo', () => {
-  it.skipIf(!findBinary('jq'))(
+  needs('jq').it(
     'passes every step with jq installed (json-tools pack), and its summary counts the steps it printed',
     async () => {
       const r = await runCli(['demo'], { home: box.home, timeoutMs: 55_000 });

@@ -4,6 +4,7 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { auditKeyRecordFile } from '@harness/store';
+import { needs, sandboxMechanism } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectStdio, runCli, sandbox, slowWorkspace } from './helpers';
 
@@ -158,7 +159,7 @@ describe('harness doctor', () => {
 });
 
 describe('harness doctor: confinement', () => {
-  const sandboxed = detectSandbox().available || process.env.CI === 'true';
+  const sandboxed = needs(sandboxMechanism(detectSandbox()));
   const noBwrap = { PATH: '/nonexistent-bin' };
   const required = join(box.root, 'required.yaml');
   writeFileSync(
@@ -166,7 +167,7 @@ describe('harness doctor: confinement', () => {
     'version: 1\nsandbox_mode: required\ncommand_packs:\n  - id: t\n    commands:\n      - { id: c, argv: [cat, "{{file}}"], effects: read }\n',
   );
 
-  it.skipIf(!sandboxed)('names the mechanism it found and the sandbox_mode in force [SEC-14]', async () => {
+  sandboxed.it('names the mechanism it found and the sandbox_mode in force [SEC-14]', async () => {
     const r = await run(['--instance', join(box.root, 'sandbox-ok')]);
     expect(r.stdout).toMatch(
       /^ok {3}sandbox {3,}bubblewrap [\d.]+ \(\/\S+\/bwrap\): read commands and sandboxed packs run confined \(sandbox_mode preferred\)$/m,

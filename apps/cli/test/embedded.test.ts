@@ -2,6 +2,7 @@
 // workspace an instance keeps (--workspace), all refused where a host configuration is given.
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectStdio, get, runCli, sandbox, slowWorkspace, structured } from './helpers';
 
@@ -81,8 +82,7 @@ describe('a serve beside a harness call', () => {
       ],
       { home: box.home },
     );
-    for (let waited = 0; !existsSync(socket()) && waited < 20_000; waited += 25)
-      await new Promise((r) => setTimeout(r, 25));
+    await until(() => existsSync(socket()), 'the broker of the call to listen');
     const serve = await connectStdio(['--instance', box.instance], box.home);
     expect(await serve.stderrWith('harness: store ')).toContain(
       'already served by another harness process; using it',

@@ -6,14 +6,13 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBinary } from '@harness/test-utils';
+import { needs } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { baseEnv, bin, type CliRun, runCli, sandbox, structured } from './helpers';
 
-const hasGit = findBinary('git') !== undefined || process.env.CI === 'true';
-if (!hasGit) console.warn('init tests skipped: git is not on PATH; install git to run them.');
+const withGit = needs('git');
 
 const MCP_JSON = `{
   "mcpServers": {
@@ -119,7 +118,7 @@ function makeProject(dir: string): void {
   writeFileSync(join(dir, 'notes.txt'), 'a needle in a haystack\n');
 }
 
-describe.skipIf(!hasGit)('harness init in a repository with git, pnpm, a Makefile and Python', () => {
+withGit.describe('harness init in a repository with git, pnpm, a Makefile and Python', () => {
   const box = sandbox();
   const project = join(box.root, 'project');
   const workspace = join(project, '.harness', 'workspace.yaml');
@@ -373,7 +372,7 @@ describe.skipIf(!hasGit)('harness init in a repository with git, pnpm, a Makefil
   });
 });
 
-describe.skipIf(!hasGit)('harness init refusing a change', () => {
+withGit.describe('harness init refusing a change', () => {
   const box = sandbox();
   const project = join(box.root, 'project');
   afterAll(() => box.cleanup());

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RunStore, runnerPaths, signBody } from '@harness/runner';
-import { repoRoot } from '@harness/test-utils';
+import { repoRoot, until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, bin, runCli, sandbox } from './helpers';
 import { attrs, otlpReceiver } from './otlp-receiver';
@@ -92,22 +92,25 @@ async function runs(): Promise<Record<string, unknown>[]> {
   return JSON.parse(r.stdout);
 }
 
-async function until<T>(get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await get();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out');
+/** The runs, once `ok` holds of them (asked again every 100 ms for up to 30 s). */
+function runsWhen(ok: (list: Record<string, unknown>[]) => boolean, what: string) {
+  return until(
+    async () => {
+      const list = await runs();
+      return ok(list) && list;
+    },
+    what,
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
 }
 
 describe('harness runner start and harness runs', () => {
   it('runs the acceptance file on a real delivery and lists the run as JSON', async () => {
     const { url, child } = await start();
     expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-1')).toBe(202);
-    const list = await until(
-      runs,
+    const list = await runsWhen(
       (l) => l.length === 2 && l.every((r) => r.status !== 'pending' && r.status !== 'running'),
+      'both runs to settle',
     );
     const review = list.find((r) => r.harness === 'review') as Record<string, unknown>;
     expect(review).toMatchObject({
@@ -145,9 +148,9 @@ describe('harness runner start and harness runs', () => {
     try {
       const { url, child } = await start('--otel', receiver.url);
       expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-otel')).toBe(202);
-      const list = await until(
-        runs,
+      const list = await runsWhen(
         (l) => l.length === 2 && l.every((r) => r.status !== 'pending' && r.status !== 'running'),
+        'both runs to settle',
       );
       // Stopping the runner exports what it still holds.
       child.kill('SIGTERM');
@@ -185,7 +188,7 @@ describe('harness runner start and harness runs', () => {
   it('shows a template_unresolved skip with its path in harness runs [TM-82]', async () => {
     const { url } = await start();
     expect(await deliver(url, 'push', 'push.json', 'push-1')).toBe(202);
-    const list = await until(runs, (l) => l.length === 1 && l[0]?.status === 'skipped');
+    const list = await runsWhen((l) => l.length === 1 && l[0]?.status === 'skipped', 'the run to be skipped');
     expect(list[0]).toMatchObject({
       harness: 'numbered',
       status: 'skipped',
@@ -268,7 +271,7 @@ describe('harness trigger', () => {
   it('replays a stored envelope, extracting typed again from its body and ignoring an edited typed', async () => {
     const { url, child } = await start();
     expect(await deliver(url, 'pull_request', 'pr_opened.json', 'pr-2')).toBe(202);
-    await until(runs, (l) => l.length === 2 && l.every((r) => r.status === 'succeeded'));
+    await runsWhen((l) => l.length === 2 && l.every((r) => r.status === 'succeeded'), 'both runs to succeed');
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     const file = join(box.instance, 'runner', 'events', 'gh', 'pr-2.json');

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { processesWith, until } from '@harness/test-utils';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, get, runCli, sandbox, slowWorkspace, startHttp, structured } from './helpers';
@@ -234,15 +235,17 @@ describe('harness serve --http on loopback', () => {
     const client = await connectHttp(server.url, server.token);
     try {
       const controller = new AbortController();
-      const started = Date.now();
       const pending = client.callTool(
-        { name: 'run_read_command', arguments: { command: 'slow.wait', args: { seconds: 3 } } },
+        { name: 'run_read_command', arguments: { command: 'slow.wait', args: { seconds: 2.93 } } },
         CallToolResultSchema,
         { signal: controller.signal },
       );
-      setTimeout(() => controller.abort('test cancelled'), 300);
+      // Cancelled while its command runs (the only process whose argv ends in 2.93).
+      await until(() => processesWith('2.93').length > 0, 'the command of the call to run');
+      const aborted = Date.now();
+      controller.abort('test cancelled');
       await expect(pending).rejects.toThrow();
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - aborted).toBeLessThan(2000);
     } finally {
       await client.close();
     }
@@ -372,15 +375,16 @@ describe('harness serve --http requires a bearer token on every listener [SEC-6]
       expect(await third.text()).toContain('2 MCP sessions are live');
       // Past the idle time both are closed: new sessions fit again (asked without naming the idle
       // ones, which would keep them alive), and a request naming one is no longer served.
-      const fits = async (): Promise<number> => {
-        const deadline = Date.now() + 30_000;
-        for (;;) {
-          const next = await post(server.url, auth);
-          await next.body?.cancel();
-          if (next.status !== 503 || Date.now() > deadline) return next.status;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
+      const fits = () =>
+        until(
+          async () => {
+            const next = await post(server.url, auth);
+            await next.body?.cancel();
+            return next.status !== 503 && next.status;
+          },
+          'a new session to fit once the idle ones are closed',
+          { timeoutMs: 30_000, everyMs: 100 },
+        );
       expect(await fits()).toBe(200);
       const old = first.headers.get('mcp-session-id') as string;
       const stale = await fetch(server.url, {

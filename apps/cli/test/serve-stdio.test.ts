@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '@harness/test-utils';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -162,6 +163,18 @@ describe('harness serve over stdio', () => {
   });
 
   it('cancels a slow call: the client settles at once, sent calls of a batch are cancelled at the broker, unsent ones never run', async () => {
+    // The audit of the calls of slow.wait: the broker records each call's start before it spawns it.
+    const waits = () => {
+      const text = execFileSync(
+        process.execPath,
+        [loomBin, 'audit', 'tail', '--json', '-n', '500', '--instance', box.instance],
+        { encoding: 'utf8' },
+      );
+      return (JSON.parse(text) as { events: Record<string, unknown>[] }).events.filter(
+        (e) => e.command === 'slow.wait',
+      );
+    };
+    const startedBefore = waits().filter((e) => e.phase === 'start').length;
     const controller = new AbortController();
     const started = Date.now();
     const pending = conn.client.callTool(
@@ -175,26 +188,17 @@ describe('harness serve over stdio', () => {
       CallToolResultSchema,
       { signal: controller.signal },
     );
-    setTimeout(() => controller.abort('test cancelled'), 400);
+    // Earlier tests of this instance started calls of slow.wait too.
+    const startedCalls = () => waits().filter((e) => e.phase === 'start').length - startedBefore;
+    await until(() => startedCalls() === 4, 'the four sent calls to start', { everyMs: 200 });
+    controller.abort('test cancelled');
     await expect(pending).rejects.toThrow();
     // Settled without waiting for the commands' 20 s (a bound far from any machine's load, not a speed).
     expect(Date.now() - started).toBeLessThan(10_000);
     // The four sent calls are cancelled at the broker, which still records each one; the two
     // unsent never start. No other call of this connection is cancelled.
-    const ran = async () => {
-      const text = execFileSync(
-        process.execPath,
-        [loomBin, 'audit', 'tail', '--json', '-n', '500', '--instance', box.instance],
-        { encoding: 'utf8' },
-      );
-      const events = (JSON.parse(text) as { events: Record<string, unknown>[] }).events;
-      return events.filter((e) => e.command === 'slow.wait' && e.phase === 'run' && e.outcome === 'cancelled')
-        .length;
-    };
-    const deadline = Date.now() + 10_000;
-    while ((await ran()) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await ran()).toBe(4);
+    const ran = () => waits().filter((e) => e.phase === 'run' && e.outcome === 'cancelled').length;
+    await until(() => ran() === 4, 'the broker to record the four sent calls cancelled', { everyMs: 200 });
     // The server still answers after a cancellation.
     const after = structured(
       await conn.client.callTool({
@@ -203,6 +207,9 @@ describe('harness serve over stdio', () => {
       }),
     );
     expect(after.status).toBe('executed');
+    // By the time the connection answered its next call, an unsent call of the batch would have
+    // been sent had the cancellation not held it back: still four started, four cancelled.
+    expect([startedCalls(), ran()]).toEqual([4, 4]);
   });
 });
 
@@ -272,8 +279,7 @@ describe('harness serve over stdio when its client goes', () => {
         method: 'initialize',
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
       });
-      const deadline = Date.now() + 20_000;
-      while (!stdout.includes('"id":1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await until(() => stdout.includes('"id":1'), 'the answer to initialize');
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({
         jsonrpc: '2.0',
@@ -286,9 +292,8 @@ describe('harness serve over stdio when its client goes', () => {
         execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
           .split('\n')
           .filter((l) => l.includes('setTimeout') && l.endsWith('-- 19.37'));
-      while (running().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       // The command itself, and the sandbox around it when reads are confined.
-      expect(running().length).toBeGreaterThan(0);
+      await until(() => running().length > 0, 'the command to run');
 
       const closedAt = Date.now();
       child.stdin.end();

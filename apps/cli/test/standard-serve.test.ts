@@ -4,12 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBinary, repoRoot } from '@harness/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needs, repoRoot } from '@harness/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectStdio, runCli, sandbox, structured } from './helpers';
-
-const hasGit = findBinary('git') !== undefined || process.env.CI === 'true';
-if (!hasGit) console.warn('standard-serve tests skipped: git is not on PATH; install git to run them.');
 
 /** The workspace block of the README's "A coding agent's workspace, from standard packs". */
 function readmeWorkspace(): string {
@@ -19,7 +16,7 @@ function readmeWorkspace(): string {
   return block;
 }
 
-describe.skipIf(!hasGit)("the README's standard-pack workspace through harness serve", () => {
+needs('git').describe("the README's standard-pack workspace through harness serve", () => {
   const box = sandbox();
   const repo = join(box.root, 'project');
   const workspace = join(repo, '.harness', 'workspace.yaml');

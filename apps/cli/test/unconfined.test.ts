@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
+import { needs, sandboxMechanism } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectStdio, pathWithout, runCli, sandbox, structured } from './helpers';
 
@@ -53,7 +54,7 @@ describe('serve where the commands run unconfined', () => {
     }
   });
 
-  it.skipIf(!detectSandbox().available)(
+  needs(sandboxMechanism(detectSandbox())).it(
     'adds nothing to the list_commands notice where bubblewrap confines the commands [SEC-14]',
     async () => {
       const serve = await connectStdio(
