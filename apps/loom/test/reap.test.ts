@@ -4,9 +4,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerRun } from '@harness/protocol/client';
-import { tempDir } from '@harness/test-utils';
+import { LINUX, needs, tempDir, until } from '@harness/test-utils';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type BrokerProcess, killBrokers, loom, startBrokerProcess } from './cli';
 
 let t: { path: string; cleanup: () => void };
@@ -87,42 +87,42 @@ function runningRecords(): { call_id: string; record: string }[] {
   }
 }
 
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-describe.skipIf(process.platform !== 'linux')('a crashed broker', () => {
+needs(LINUX).describe('a crashed broker', () => {
   it('leaves no command running past the next `loom broker start`, and the reap is in the audit log', async () => {
     const first = await broker();
     const call = brokerRun(queue, { command: 'slow.hang', args: {} });
     // The record names the call; the process group is written into it once the command is spawned.
-    const pgid = await until('the recorded process group', () => {
-      const row = runningRecords()[0];
-      if (row === undefined) return undefined;
-      const record = JSON.parse(row.record) as { callId: string; pgid: number | null };
-      expect(record.callId).toBe(row.call_id);
-      return typeof record.pgid === 'number' ? record.pgid : undefined;
-    });
+    const pgid = await until(
+      () => {
+        const row = runningRecords()[0];
+        if (row === undefined) return undefined;
+        const record = JSON.parse(row.record) as { callId: string; pgid: number | null };
+        expect(record.callId).toBe(row.call_id);
+        return typeof record.pgid === 'number' ? record.pgid : undefined;
+      },
+      'the recorded process group',
+      10_000,
+    );
     groups.add(pgid);
-    const before = await until('sh and both sleeps', () => {
-      const m = members(pgid);
-      return m.length >= 3 ? m : undefined;
-    });
+    const before = await until(
+      () => {
+        const m = members(pgid);
+        return m.length >= 3 ? m : undefined;
+      },
+      'sh and both sleeps',
+      10_000,
+    );
 
     first.child.kill('SIGKILL');
     await first.exited;
     expect((await call).ok).toBe(false);
+    // Nothing kills the group while no broker runs: that nothing happens is what is tested, and no
+    // event marks it, so the group is looked at again after a while.
     await new Promise((r) => setTimeout(r, 300));
     expect(members(pgid).sort()).toEqual(before.sort());
 
     await broker();
-    await until('the group to be gone', () => (members(pgid).length === 0 ? true : undefined), 3_000);
+    await until(() => members(pgid).length === 0, 'the group to be gone', 3_000);
     expect(runningRecords()).toEqual([]);
 
     const audit = await loom(['audit', 'tail', '--instance', instance, '--json']);
