@@ -44,104 +44,109 @@ type ApprovalPart = Pick<
   'takeApproval' | 'requestApproval' | 'getApproval' | 'listApprovals' | 'decideApproval'
 >;
 
+/** Takes the newest approved approval of `key`, once: it is consumed in the same statement. */
+async function take(tx: Tx, key: string, now: Date): Promise<ApprovalRecord | undefined> {
+  await expireDue(tx, now, key);
+  const [row] = await tx.query<ApprovalRow>(
+    `UPDATE approvals SET status = 'consumed', consumed_at = $2
+     WHERE id = (SELECT id FROM approvals WHERE key = $1 AND status = 'approved' ${NEWEST} LIMIT 1 FOR UPDATE)
+       AND status = 'approved'
+     RETURNING ${COLUMNS}`,
+    [key, now.toISOString()],
+  );
+  return row === undefined ? undefined : approvalView(row);
+}
+
+/** The live approval of the request's key (denied first, then pending), or a new pending one. */
+async function request(tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> {
+  const now = input.now ?? new Date();
+  await expireDue(tx, now, input.key);
+  const rows = await tx.query<ApprovalRow>(
+    `SELECT ${COLUMNS} FROM approvals WHERE key = $1 AND status IN ('denied', 'pending') ${NEWEST}`,
+    [input.key],
+  );
+  const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
+  if (live) return approvalView(live);
+  const [row] = await tx.query<ApprovalRow>(
+    `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, status, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15, $16) RETURNING ${COLUMNS}`,
+    [
+      newId('apr'),
+      input.key,
+      input.command,
+      input.agent,
+      input.run,
+      input.action,
+      input.reason,
+      JSON.stringify(input.argNames),
+      JSON.stringify(input.args),
+      input.argv === null ? null : JSON.stringify(input.argv),
+      input.tier,
+      input.planHash ?? null,
+      input.plan === undefined ? null : JSON.stringify(input.plan),
+      input.session ?? null,
+      now.toISOString(),
+      new Date(now.getTime() + input.ttlMs).toISOString(),
+    ],
+  );
+  return approvalView(row as ApprovalRow);
+}
+
+/** Decides a pending approval with time left, and appends its audit event in the same transaction. */
+async function decide(
+  tx: Tx,
+  setup: ChainSetup,
+  id: string,
+  decision: 'approved' | 'denied',
+  by: string,
+  ttlMs: number,
+  now: Date,
+  via: DecisionVia | undefined,
+  assertion: DecisionAssertion | undefined,
+): Promise<ApprovalRecord> {
+  const [found] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 FOR UPDATE`, [
+    id,
+  ]);
+  const due = found !== undefined && ['pending', 'approved', 'denied'].includes(found.status);
+  const status = due && found.expires_at <= now.toISOString() ? 'expired' : found?.status;
+  if (status !== 'pending') {
+    throw new StoreError(
+      StoreErrorCode.approval_not_found,
+      found
+        ? `approval ${id} is ${status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
+        : `no approval has the id ${id}; see \`loom approvals list\``,
+    );
+  }
+  const [row] = await tx.query<ApprovalRow>(
+    `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5, decided_via = $6, assertion = $7 WHERE id = $1 RETURNING ${COLUMNS}`,
+    [
+      id,
+      decision,
+      now.toISOString(),
+      by,
+      new Date(now.getTime() + ttlMs).toISOString(),
+      via ?? null,
+      assertion === undefined ? null : JSON.stringify(assertion),
+    ],
+  );
+  const decided = approvalView(row as ApprovalRow);
+  // Last before COMMIT (insertAudit): the decision and its audit row commit together.
+  await insertAudit(tx, decisionEvent(decided, by), setup);
+  return decided;
+}
+
+/** The approvals of a status (every one for `all`), newest first, after marking those due as expired. */
+async function list(tx: Tx, status: ApprovalStatus | 'all', now: Date): Promise<ApprovalRecord[]> {
+  await expireDue(tx, now);
+  const rows = await tx.query<ApprovalRow>(
+    `SELECT ${COLUMNS} FROM approvals WHERE $1 = 'all' OR status = $1 ${NEWEST}`,
+    [status],
+  );
+  return rows.map(approvalView);
+}
+
 /** The approvals part of the PostgreSQL store. */
 export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
-  const take = async (tx: Tx, key: string, now: Date): Promise<ApprovalRecord | undefined> => {
-    await expireDue(tx, now, key);
-    const [row] = await tx.query<ApprovalRow>(
-      `UPDATE approvals SET status = 'consumed', consumed_at = $2
-       WHERE id = (SELECT id FROM approvals WHERE key = $1 AND status = 'approved' ${NEWEST} LIMIT 1 FOR UPDATE)
-         AND status = 'approved'
-       RETURNING ${COLUMNS}`,
-      [key, now.toISOString()],
-    );
-    return row === undefined ? undefined : approvalView(row);
-  };
-
-  const request = async (tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> => {
-    const now = input.now ?? new Date();
-    await expireDue(tx, now, input.key);
-    const rows = await tx.query<ApprovalRow>(
-      `SELECT ${COLUMNS} FROM approvals WHERE key = $1 AND status IN ('denied', 'pending') ${NEWEST}`,
-      [input.key],
-    );
-    const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
-    if (live) return approvalView(live);
-    const [row] = await tx.query<ApprovalRow>(
-      `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, status, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15, $16) RETURNING ${COLUMNS}`,
-      [
-        newId('apr'),
-        input.key,
-        input.command,
-        input.agent,
-        input.run,
-        input.action,
-        input.reason,
-        JSON.stringify(input.argNames),
-        JSON.stringify(input.args),
-        input.argv === null ? null : JSON.stringify(input.argv),
-        input.tier,
-        input.planHash ?? null,
-        input.plan === undefined ? null : JSON.stringify(input.plan),
-        input.session ?? null,
-        now.toISOString(),
-        new Date(now.getTime() + input.ttlMs).toISOString(),
-      ],
-    );
-    return approvalView(row as ApprovalRow);
-  };
-
-  const decide = async (
-    tx: Tx,
-    id: string,
-    decision: 'approved' | 'denied',
-    by: string,
-    ttlMs: number,
-    now: Date,
-    via: DecisionVia | undefined,
-    assertion: DecisionAssertion | undefined,
-  ): Promise<ApprovalRecord> => {
-    const [found] = await tx.query<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 FOR UPDATE`, [
-      id,
-    ]);
-    const due = found !== undefined && ['pending', 'approved', 'denied'].includes(found.status);
-    const status = due && found.expires_at <= now.toISOString() ? 'expired' : found?.status;
-    if (status !== 'pending') {
-      throw new StoreError(
-        StoreErrorCode.approval_not_found,
-        found
-          ? `approval ${id} is ${status}, not pending; only a pending approval can be decided (see \`loom approvals list\`)`
-          : `no approval has the id ${id}; see \`loom approvals list\``,
-      );
-    }
-    const [row] = await tx.query<ApprovalRow>(
-      `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, expires_at = $5, decided_via = $6, assertion = $7 WHERE id = $1 RETURNING ${COLUMNS}`,
-      [
-        id,
-        decision,
-        now.toISOString(),
-        by,
-        new Date(now.getTime() + ttlMs).toISOString(),
-        via ?? null,
-        assertion === undefined ? null : JSON.stringify(assertion),
-      ],
-    );
-    const decided = approvalView(row as ApprovalRow);
-    // Last before COMMIT (insertAudit): the decision and its audit row commit together.
-    await insertAudit(tx, decisionEvent(decided, by), setup);
-    return decided;
-  };
-
-  const list = async (tx: Tx, status: ApprovalStatus | 'all', now: Date): Promise<ApprovalRecord[]> => {
-    await expireDue(tx, now);
-    const rows = await tx.query<ApprovalRow>(
-      `SELECT ${COLUMNS} FROM approvals WHERE $1 = 'all' OR status = $1 ${NEWEST}`,
-      [status],
-    );
-    return rows.map(approvalView);
-  };
-
   return {
     takeApproval: (key, now = new Date()) =>
       db.tx('take an approval', (tx) => take(tx, key, now), {
@@ -170,7 +175,7 @@ export function pgApprovals(db: PgDb, setup: ChainSetup): ApprovalPart {
         idempotent: true,
       }),
     decideApproval: (id, decision, by, ttlMs, now = new Date(), via = undefined, assertion = undefined) =>
-      db.tx('decide an approval', (tx) => decide(tx, id, decision, by, ttlMs, now, via, assertion), {
+      db.tx('decide an approval', (tx) => decide(tx, setup, id, decision, by, ttlMs, now, via, assertion), {
         idempotent: false,
         unknownHint: `see whether it was decided with \`loom approvals list --all\``,
       }),
