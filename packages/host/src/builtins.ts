@@ -16,6 +16,13 @@ import {
   type Store,
 } from '@harness/store';
 import { canonicalJson, sha256 } from './canonical';
+import {
+  composeAnswer,
+  contextAnswer,
+  failedAnswer,
+  inspectedAnswer,
+  notFoundAnswer,
+} from './command/answers';
 
 /** Ids of the built-in commands. */
 export const BUILTIN_IDS = ['loom.compose', 'loom.inspect', 'loom.authoring-context'] as const;
@@ -143,21 +150,6 @@ export interface BuiltinCall {
   loomIdImplicit: boolean;
 }
 
-const answer = (
-  id: string,
-  code: CommandAnswer['code'],
-  body: unknown,
-  extra: Partial<CommandAnswer> = {},
-): CommandAnswer => ({
-  ok: code === 'ok',
-  id,
-  code,
-  mayHaveLanded: false,
-  completed: [],
-  body,
-  ...extra,
-});
-
 /** Checks the compose rules a JSON Schema cannot say; returns `{path, message}` issues. */
 export function composeSemanticErrors(args: Record<string, unknown>): { path: string; message: string }[] {
   const errors: { path: string; message: string }[] = [];
@@ -185,55 +177,6 @@ export function composeSemanticErrors(args: Record<string, unknown>): { path: st
     }
   });
   return errors;
-}
-
-/** The answer to a compose, from what the store did. */
-function composeAnswer(command: string, outcome: ComposeOutcome): CommandAnswer {
-  switch (outcome.kind) {
-    case 'committed':
-      return answer(
-        command,
-        'ok',
-        {
-          receipt: outcome.receipt,
-          replayed: false,
-          current_version: outcome.currentVersion,
-          displaced: outcome.displaced,
-        },
-        { mayHaveLanded: true, completed: outcome.receipt.operation_ids },
-      );
-    case 'replayed':
-      // History is not work done now: a replay completes nothing and displaces nothing (seed 001).
-      return answer(
-        command,
-        'ok',
-        {
-          receipt: outcome.receipt,
-          replayed: true,
-          current_version: outcome.currentVersion,
-          displaced: [],
-        },
-        { mayHaveLanded: true },
-      );
-    case 'version_conflict':
-      return answer(command, 'version_conflict', {
-        loom_id: outcome.loomId,
-        expected_version: outcome.expectedVersion,
-        current_version: outcome.currentVersion,
-        guidance: 'The loom changed. Inspect it (loom.inspect) and reconsider before composing again.',
-      });
-    case 'request_conflict':
-      return answer(command, 'request_conflict', {
-        request_id: outcome.requestId,
-        guidance:
-          'This request_id already names a different committed composition. Recover its receipt (loom.authoring-context) before deciding whether new work is needed.',
-      });
-    case 'not_found':
-      return answer(command, 'not_found', {
-        loom_id: outcome.loomId,
-        message: `no loom has the id ${outcome.loomId}`,
-      });
-  }
 }
 
 /** Runs one validated built-in call against the store. */
@@ -268,29 +211,23 @@ export async function runBuiltin(
       return composeAnswer(command, outcome);
     }
     case 'loom.inspect': {
-      const view = await store.inspect(args.loom_id as string);
-      if (!view)
-        return answer(command, 'not_found', {
-          loom_id: args.loom_id,
-          message: `no loom has the id ${String(args.loom_id)}`,
-        });
-      return answer(command, 'ok', view);
+      const loomId = args.loom_id as string;
+      const view = await store.inspect(loomId);
+      return view ? inspectedAnswer(command, view) : notFoundAnswer(command, loomId);
     }
     case 'loom.authoring-context': {
       const receipts = await store.receipts(ctx.namespace, MAX_CONTEXT_RECEIPTS);
       const loomId = args.loom_id as string | undefined;
-      if (loomId === undefined) return answer(command, 'ok', { receipts, target: null });
+      if (loomId === undefined) return contextAnswer(command, { receipts, target: null });
       const view = await store.inspect(loomId);
-      if (view) return answer(command, 'ok', { receipts, target: view });
-      if (!call.loomIdImplicit) {
-        return answer(command, 'not_found', { loom_id: loomId, message: `no loom has the id ${loomId}` });
-      }
-      return answer(command, 'ok', {
+      if (view) return contextAnswer(command, { receipts, target: view });
+      if (!call.loomIdImplicit) return notFoundAnswer(command, loomId);
+      return contextAnswer(command, {
         receipts,
         target: null,
         target_unavailable: { loom_id: loomId, reason: 'not_found' },
       });
     }
   }
-  return answer(command, 'internal', { message: 'unhandled built-in' });
+  return failedAnswer(command, 'unhandled built-in', false);
 }

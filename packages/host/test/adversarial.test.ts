@@ -38,7 +38,7 @@ const raw = (path: string, text: string | Buffer, n: number) =>
   rawLines(path, text, n, (s) => sockets.push(s));
 
 const runLine = (fields: Record<string, unknown>, id = 'r1'): string =>
-  `${JSON.stringify({ protocol: 'loom-broker/1', id, op: 'run', ...fields })}\n`;
+  `${JSON.stringify({ protocol: 'loom-broker/2', id, op: 'run', ...fields })}\n`;
 
 async function run(b: RunningBroker, command: string, args: Record<string, unknown>): Promise<CommandAnswer> {
   const r = await brokerRun(b.socketPath, { command, args });
@@ -116,8 +116,8 @@ describe('adversarial: grant escapes through the socket', () => {
     const lines = [
       runLine({ command: 'text.touch', args: { file: 'a' }, readOnly: 'true' }, 'a'),
       runLine({ command: 'text.touch', args: { file: 'b' }, readOnly: 1 }, 'b'),
-      `{"protocol":"loom-broker/1","id":"c","op":"run","command":"text.touch","args":{"file":"c"},"__proto__":{"readOnly":true}}\n`,
-      `{"protocol":"loom-broker/1","id":"d","op":"run","command":"text.touch","args":{"file":"d"},"readOnly":true}\n`,
+      `{"protocol":"loom-broker/2","id":"c","op":"run","command":"text.touch","args":{"file":"c"},"__proto__":{"readOnly":true}}\n`,
+      `{"protocol":"loom-broker/2","id":"d","op":"run","command":"text.touch","args":{"file":"d"},"readOnly":true}\n`,
     ];
     const answers = await raw(b.socketPath, lines.join(''), 4);
     const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
@@ -135,9 +135,9 @@ describe('adversarial: grant escapes through the socket', () => {
     const answers = await raw(
       b.socketPath,
       [
-        `{"protocol":"loom-broker/1","id":"p","op":"run","command":"text.echo","args":{"message":"x","__proto__":{"polluted":1}}}\n`,
-        `{"protocol":"loom-broker/1","id":"q","op":"run","command":"text.echo","args":{"message":"x","constructor":{"prototype":{"polluted":1}}}}\n`,
-        `{"protocol":"loom-broker/1","id":"s","op":"run","command":"loom.compose","args":{"request_id":"r","components":[{"ref":"page:a","__proto__":{"x":1}}],"__proto__":{"loom_id":"x"}}}\n`,
+        `{"protocol":"loom-broker/2","id":"p","op":"run","command":"text.echo","args":{"message":"x","__proto__":{"polluted":1}}}\n`,
+        `{"protocol":"loom-broker/2","id":"q","op":"run","command":"text.echo","args":{"message":"x","constructor":{"prototype":{"polluted":1}}}}\n`,
+        `{"protocol":"loom-broker/2","id":"s","op":"run","command":"loom.compose","args":{"request_id":"r","components":[{"ref":"page:a","__proto__":{"x":1}}],"__proto__":{"loom_id":"x"}}}\n`,
       ].join(''),
       3,
     );
@@ -149,7 +149,7 @@ describe('adversarial: grant escapes through the socket', () => {
     const b = await start();
     const [a] = await raw(
       b.socketPath,
-      `{"protocol":"loom-broker/1","id":"d","op":"run","command":"text.echo","command":"text.touch","args":{"file":"dup"}}\n`,
+      `{"protocol":"loom-broker/2","id":"d","op":"run","command":"text.echo","command":"text.touch","args":{"file":"dup"}}\n`,
       1,
     );
     expect(((a?.result ?? {}) as CommandAnswer).code).toBe('forbidden');
@@ -161,7 +161,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
   async function pendingFor(b: RunningBroker, args: Record<string, unknown>): Promise<string> {
     const first = await run(b, 'text.shout', args);
     expect(first).toMatchObject({ code: 'refused', reason: 'approval_required' });
-    return (first.body as { approval_id: string }).approval_id;
+    return (first.body as { approval: { id: string } }).approval.id;
   }
 
   it('an approval of one call does not run a different one (trailing space, NFC vs NFD, extra key, type)', async () => {
@@ -186,9 +186,10 @@ describe('adversarial: approvals are bound to the exact call', () => {
   it('key order and number spelling (1 vs 1.0) are the same call; the consumed approval is not reusable', async () => {
     const b = await start({ agent: 'editor' });
     const line = (id: string, args: string) =>
-      `{"protocol":"loom-broker/1","id":"${id}","op":"run","command":"text.shout","args":${args}}\n`;
+      `{"protocol":"loom-broker/2","id":"${id}","op":"run","command":"text.shout","args":${args}}\n`;
     const [first] = await raw(b.socketPath, line('a', '{"message":"n"}'), 1);
-    const approval = (((first?.result ?? {}) as CommandAnswer).body as { approval_id: string }).approval_id;
+    const approval = (((first?.result ?? {}) as CommandAnswer).body as { approval: { id: string } }).approval
+      .id;
     await decideApproval(env.instance, approval, 'approved', 'person:test');
     // Two identical calls race for one approval: exactly one runs.
     const answers = await raw(b.socketPath, line('b', '{"message":"n"}') + line('c', '{"message":"n"}'), 2);
@@ -222,7 +223,7 @@ describe('adversarial: approvals are bound to the exact call', () => {
       code: 'refused',
       reason: expect.stringMatching(/^approval_(required|expired)$/),
     });
-    const id = (first.body as { approval_id: string }).approval_id;
+    const id = (first.body as { approval: { id: string } }).approval.id;
     const expiresAt = Date.parse((await listApprovals(env.instance, { status: 'all' }))[0]?.expires_at ?? '');
     // Expiry is what is tested: the wait lets the request's own deadline pass.
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() + 2)));
@@ -246,9 +247,9 @@ describe('adversarial: resource attacks on the broker', () => {
     const answers = await raw(
       b.socketPath,
       [
-        `{"protocol":"loom-broker/1","id":"n1","op":"run","command":"text.echo","args":{"message":${deep}}}\n`,
-        `{"protocol":"loom-broker/1","id":"n2","op":"run","command":"loom.compose","args":{"request_id":"x","components":[{"ref":"page:a","title":${deep}}]}}\n`,
-        `{"protocol":"loom-broker/1","id":"n3","op":"hello","extra":${deep}}\n`,
+        `{"protocol":"loom-broker/2","id":"n1","op":"run","command":"text.echo","args":{"message":${deep}}}\n`,
+        `{"protocol":"loom-broker/2","id":"n2","op":"run","command":"loom.compose","args":{"request_id":"x","components":[{"ref":"page:a","title":${deep}}]}}\n`,
+        `{"protocol":"loom-broker/2","id":"n3","op":"hello","extra":${deep}}\n`,
       ].join(''),
       3,
     );
@@ -262,7 +263,7 @@ describe('adversarial: resource attacks on the broker', () => {
 
   it('a request over 1 MiB with no newline is refused and the connection closed; others are served', async () => {
     const b = await start();
-    const big = `{"protocol":"loom-broker/1","id":"big","op":"run","command":"text.echo","args":{"message":"${'a'.repeat(1024 * 1024 + 10)}`;
+    const big = `{"protocol":"loom-broker/2","id":"big","op":"run","command":"text.echo","args":{"message":"${'a'.repeat(1024 * 1024 + 10)}`;
     const [a] = await raw(b.socketPath, big, 1);
     expect(a).toMatchObject({ ok: false, error: { code: 'request_too_large' } });
     expect((await brokerHello(b.socketPath)).ok).toBe(true);
@@ -275,14 +276,14 @@ describe('adversarial: resource attacks on the broker', () => {
       const s = connect(b.socketPath);
       sockets.push(s);
       s.on('error', () => {});
-      s.write('{"protocol":"loom-broker/1","id":"half"');
+      s.write('{"protocol":"loom-broker/2","id":"half"');
     }
     // A client that sends many requests and never reads the answers.
     const greedy = connect(b.socketPath);
     sockets.push(greedy);
     greedy.on('error', () => {});
     greedy.pause();
-    greedy.write(`${JSON.stringify({ protocol: 'loom-broker/1', id: 'h', op: 'list' })}\n`.repeat(2000));
+    greedy.write(`${JSON.stringify({ protocol: 'loom-broker/2', id: 'h', op: 'list' })}\n`.repeat(2000));
     // 30 concurrent well-behaved clients are all answered.
     const many = await Promise.all(Array.from({ length: 30 }, () => brokerHello(b.socketPath)));
     expect(many.every((r) => r.ok)).toBe(true);

@@ -55,7 +55,7 @@ const write = (h: CommandHost, line: string) =>
 
 /** The approval id a held call's answer names. */
 const approvalOf = (answer: { body: unknown }): string =>
-  (answer.body as { approval_id: string }).approval_id;
+  (answer.body as { approval: { id: string } }).approval.id;
 
 beforeEach(() => {
   dir = tempDir('host-approval-plan-');

@@ -155,9 +155,9 @@ describe('a call held for approval waits for the decision where approval_wait is
     const call = waitingCall('quick.write', 'later');
     const { id } = await call.waiting();
     const answer = await call.answer;
-    expect(answer).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
-    const body = answer.body as { message: string; approval_id: string };
-    expect(body.approval_id).toBe(id);
+    expect(answer).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required', kind: 'held' });
+    const body = answer.body as { message: string; approval: { id: string } };
+    expect(body.approval.id).toBe(id);
     expect(body.message).toMatch(
       new RegExp(
         `no person decided while this call waited 0\\.\\ds; approval ${id} stays pending: a person must approve it \\(harness approvals approve ${id}`,
@@ -177,10 +177,12 @@ describe('a call held for approval waits for the decision where approval_wait is
     controller.abort();
     const answer = await call.answer;
     expect(answer).toMatchObject({ ok: false, code: 'failed', reason: 'cancelled', mayHaveLanded: false });
+    const record = await store.getApproval(id);
+    expect(answer).toMatchObject({ kind: 'cancelled' });
     expect(answer.body).toEqual({
       status: 'cancelled',
       message: `notes.write was cancelled while it waited for a person's decision; nothing ran, and approval ${id} stays pending`,
-      approval_id: id,
+      approval: { id, expires_at: record?.expires_at, plan_hash: record?.plan_hash },
     });
     expect((await store.getApproval(id))?.status).toBe('pending');
     const rows = await runRows('notes.write');
@@ -211,7 +213,7 @@ describe('a call held for approval waits for the decision where approval_wait is
     const byDefault = await host.run({ op: 'run', command: 'quick.write', args: { line: 'a' } }, {});
     const bySaid = await host.run({ op: 'run', command: 'now.write', args: { line: 'b' } }, {});
     const life = async (answer: { body: unknown }) => {
-      const a = await store.getApproval((answer.body as { approval_id: string }).approval_id);
+      const a = await store.getApproval((answer.body as { approval: { id: string } }).approval.id);
       return Date.parse(a?.expires_at ?? '') - Date.parse(a?.created_at ?? '');
     };
     // quick.write waits 300 ms for a decision first, then answers approval_required.
@@ -248,7 +250,7 @@ describe('a call held for approval waits for the decision where approval_wait is
     host.endWaits();
     expect(await other.answer).toMatchObject({
       reason: 'approval_required',
-      body: { approval_id: again.id },
+      body: { approval: { id: again.id } },
     });
   });
 });
@@ -280,7 +282,7 @@ describe('a waiting call over the broker socket', () => {
       sockets.push(socket);
       const lines = lineReader(socket);
       socket.write(
-        `${JSON.stringify({ protocol: 'loom-broker/1', id: 'r1', op: 'run', command: 'notes.write', args: { line: 'over the socket' }, progress: true })}\n`,
+        `${JSON.stringify({ protocol: 'loom-broker/2', id: 'r1', op: 'run', command: 'notes.write', args: { line: 'over the socket' }, progress: true })}\n`,
       );
       const progress = await lines.next();
       expect(progress).toMatchObject({

@@ -43,7 +43,7 @@ async function start(text: string): Promise<string> {
 }
 
 const approvalOf = (answer: { body: unknown }): string =>
-  (answer.body as { approval_id: string }).approval_id;
+  (answer.body as { approval: { id: string } }).approval.id;
 
 /** The plan of `command` as the workspace file on disk gives it now. */
 async function planOf(file: string, command: string, args: Record<string, unknown>): Promise<CallPlan> {

@@ -71,6 +71,7 @@ describe('the answer cap', () => {
         // A read: the broker's answer said nothing could have landed, and the replacement keeps it.
         mayHaveLanded: false,
         completed: [],
+        kind: 'failed',
         body: {
           message: `the answer is over the protocol's ${MAX_ANSWER_LINE_BYTES}-byte answer limit, so it was not sent (the command did run). Lower the command's max_output, or make it print less.`,
         },

@@ -135,7 +135,7 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
     const answers = await raw(
       b.socketPath,
       `${JSON.stringify({
-        protocol: 'loom-broker/1',
+        protocol: 'loom-broker/2',
         id: 'x1',
         op: 'run',
         command: 'loom.compose',
@@ -162,7 +162,7 @@ describe('the broker stamps the agent actor and its run [HC-11]', () => {
     const h = await brokerHello(b.socketPath);
     expect(h).toEqual({
       ok: true,
-      value: { protocol: 'loom-broker/1', run: 'run-H', agent: 'agent:reader' },
+      value: { protocol: 'loom-broker/2', run: 'run-H', agent: 'agent:reader' },
     });
   });
 });
@@ -173,26 +173,26 @@ describe('protocol versions (docs/protocol.md, "Versions")', () => {
     const file = join(env.root, 'touched-by-old-client');
     const line = (protocol: string, id: string) =>
       `${JSON.stringify({ protocol, id, op: 'run', command: 'text.touch', args: { file } })}\n`;
-    const answers = await raw(b.socketPath, line('loom-broker/0', 'old') + line('loom-broker/2', 'new'), 2);
+    const answers = await raw(b.socketPath, line('loom-broker/1', 'old') + line('loom-broker/3', 'new'), 2);
     expect(answers.sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
       {
-        protocol: 'loom-broker/1',
+        protocol: 'loom-broker/2',
         id: 'new',
         ok: false,
         error: {
           code: 'unsupported_protocol',
           message:
-            'the request speaks loom-broker/2; this side speaks loom-broker/1. Use a client and a broker of the same protocol version.',
+            'the request speaks loom-broker/3; this side speaks loom-broker/2. Use a client and a broker of the same protocol version.',
         },
       },
       {
-        protocol: 'loom-broker/1',
+        protocol: 'loom-broker/2',
         id: 'old',
         ok: false,
         error: {
           code: 'unsupported_protocol',
           message:
-            'the request speaks loom-broker/0; this side speaks loom-broker/1. Use a client and a broker of the same protocol version.',
+            'the request speaks loom-broker/1; this side speaks loom-broker/2. Use a client and a broker of the same protocol version.',
         },
       },
     ]);
@@ -282,7 +282,7 @@ describe('approvals (strict tier)', () => {
       reason: 'approval_required',
       mayHaveLanded: false,
     });
-    const id = r.ok ? (r.value.body as { approval_id: string }).approval_id : '';
+    const id = r.ok ? (r.value.body as { approval: { id: string } }).approval.id : '';
     expect(id).toMatch(/^apr-/);
     const pending = await listApprovals(env.instance);
     expect(pending).toHaveLength(1);
@@ -295,13 +295,13 @@ describe('approvals (strict tier)', () => {
     });
     // The identical call again reuses the pending approval rather than piling up requests.
     const again = await shout(b);
-    expect(again.ok && (again.value.body as { approval_id: string }).approval_id).toBe(id);
+    expect(again.ok && (again.value.body as { approval: { id: string } }).approval.id).toBe(id);
   });
 
   it('once approved, the next identical call runs once; the one after needs approval again [CP-09]', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
-    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    const id = first.ok ? (first.value.body as { approval: { id: string } }).approval.id : '';
     await decideApproval(env.instance, id, 'approved', 'person:owner');
     const different = await shout(b, 'other words');
     expect(different.ok && different.value.reason).toBe('approval_required');
@@ -315,7 +315,7 @@ describe('approvals (strict tier)', () => {
   it('the audit row of a call that consumed an approval names who approved it', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
-    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    const id = first.ok ? (first.value.body as { approval: { id: string } }).approval.id : '';
     expect((await getApproval(env.instance, id))?.status).toBe('pending');
     await decideApproval(env.instance, id, 'approved', 'elicitation:some-client');
     await shout(b);
@@ -329,7 +329,7 @@ describe('approvals (strict tier)', () => {
   it('an approval is bound to the agent: another agent’s identical call is not approved by it', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
-    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    const id = first.ok ? (first.value.body as { approval: { id: string } }).approval.id : '';
     await decideApproval(env.instance, id, 'approved', 'person:owner');
     const store = await openStore(env.instance);
     try {
@@ -342,7 +342,7 @@ describe('approvals (strict tier)', () => {
   it('a denied call is refused approval_denied until the denial expires', async () => {
     const b = await start({ agent: 'editor' });
     const first = await shout(b);
-    const id = first.ok ? (first.value.body as { approval_id: string }).approval_id : '';
+    const id = first.ok ? (first.value.body as { approval: { id: string } }).approval.id : '';
     await decideApproval(env.instance, id, 'denied', 'person:owner');
     const again = await shout(b);
     expect(again.ok && again.value).toMatchObject({ code: 'refused', reason: 'approval_denied' });
@@ -485,8 +485,8 @@ describe('the broker socket', () => {
     const lines = [
       'not json',
       JSON.stringify({ protocol: 'loom-broker/9', id: 'v', op: 'hello' }),
-      JSON.stringify({ protocol: 'loom-broker/1', id: 'm', op: 'run', command: 'text.echo' }),
-      JSON.stringify({ protocol: 'loom-broker/1', id: 'h', op: 'hello' }),
+      JSON.stringify({ protocol: 'loom-broker/2', id: 'm', op: 'run', command: 'text.echo' }),
+      JSON.stringify({ protocol: 'loom-broker/2', id: 'h', op: 'hello' }),
     ];
     const out = await raw(b.socketPath, `${lines.join('\n')}\n`, 4);
     const byId = new Map(out.map((a) => [a.id, a]));
@@ -500,7 +500,7 @@ describe('the broker socket', () => {
       ok: false,
       error: {
         code: 'bad_request',
-        message: 'the request does not match loom-broker/1: /args is missing: it must be an object',
+        message: 'the request does not match loom-broker/2: /args is missing: it must be an object',
       },
     });
     expect(byId.get('h')).toMatchObject({ ok: true });
@@ -509,7 +509,7 @@ describe('the broker socket', () => {
   it('answers a line over 1 MiB with request_too_large', async () => {
     const b = await start({});
     const big = JSON.stringify({
-      protocol: 'loom-broker/1',
+      protocol: 'loom-broker/2',
       id: 'big',
       op: 'run',
       command: 'text.echo',
@@ -521,7 +521,7 @@ describe('the broker socket', () => {
 
   it('serves several requests on one connection, each answer carrying its id', async () => {
     const b = await start({});
-    const lines = ['a', 'b', 'c'].map((id) => JSON.stringify({ protocol: 'loom-broker/1', id, op: 'list' }));
+    const lines = ['a', 'b', 'c'].map((id) => JSON.stringify({ protocol: 'loom-broker/2', id, op: 'list' }));
     const out = await raw(b.socketPath, `${lines.join('\n')}\n`, 3);
     expect(out.map((a) => a.id).sort()).toEqual(['a', 'b', 'c']);
   });

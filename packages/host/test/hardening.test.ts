@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 const listLine = (i: number): string =>
-  `${JSON.stringify({ protocol: 'loom-broker/1', id: `l${i}`, op: 'list' })}\n`;
+  `${JSON.stringify({ protocol: 'loom-broker/2', id: `l${i}`, op: 'list' })}\n`;
 
 const listings = async (store: Store): Promise<number> =>
   (await store.tailAudit(100_000)).filter((e) => e.phase === 'list' && e.outcome === 'listed').length;
@@ -203,7 +203,7 @@ agents:
     });
     closers.push(() => server.close());
     const run = (id: string, command: string): string =>
-      `${JSON.stringify({ protocol: 'loom-broker/1', id, op: 'run', command, args: {} })}\n`;
+      `${JSON.stringify({ protocol: 'loom-broker/2', id, op: 'run', command, args: {} })}\n`;
 
     const started = Date.now();
     const at: Record<string, number> = {};

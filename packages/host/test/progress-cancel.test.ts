@@ -1,4 +1,4 @@
-// The broker's long-run additions to loom-broker/1 (docs/protocol.md, "Progress and cancellation"),
+// The broker's long-run additions to loom-broker/2 (docs/protocol.md, "Progress and cancellation"),
 // spoken line by line on a real socket to a real broker that runs real processes: each row's
 // timeout in the listing, progress lines for a run that asked for them, and `cancel`.
 import { writeFileSync } from 'node:fs';
@@ -101,7 +101,7 @@ function open(): { send: (line: Record<string, unknown>) => void; next: () => Pr
     }
   });
   return {
-    send: (line) => socket.write(`${JSON.stringify({ protocol: 'loom-broker/1', ...line })}\n`),
+    send: (line) => socket.write(`${JSON.stringify({ protocol: 'loom-broker/2', ...line })}\n`),
     next: () => {
       const queued = lines.shift();
       return queued ? Promise.resolve(queued) : new Promise((resolve) => waiting.push(resolve));
@@ -148,7 +148,7 @@ describe('progress lines', () => {
     writeFileSync(release, '');
     let answer = await loud.next();
     while (!('ok' in answer)) answer = await loud.next();
-    expect(progress.every((p) => p.protocol === 'loom-broker/1' && p.id === 'r1')).toBe(true);
+    expect(progress.every((p) => p.protocol === 'loom-broker/2' && p.id === 'r1')).toBe(true);
     const elapsed = progress.map((p) => p.progress.elapsedMs as number);
     expect(elapsed).toEqual([...elapsed].sort((a, b) => a - b));
     expect(new Set(elapsed).size).toBe(elapsed.length);
@@ -183,7 +183,7 @@ describe('cancel', () => {
       if ('ok' in line) answers.push(line);
     }
     const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
-    expect(byId.x1).toEqual({ protocol: 'loom-broker/1', id: 'x1', ok: true, result: { cancelled: true } });
+    expect(byId.x1).toEqual({ protocol: 'loom-broker/2', id: 'x1', ok: true, result: { cancelled: true } });
     expect(byId.r1?.result).toMatchObject({
       ok: false,
       code: 'failed',

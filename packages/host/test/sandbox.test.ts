@@ -35,7 +35,7 @@ sandboxed.describe('confinement in the audit log', () => {
     // A write under the cautious tier waits for a person; approve it, then the same call runs.
     decideApproval(
       env.instance,
-      (held.value.body as { approval_id: string }).approval_id,
+      (held.value.body as { approval: { id: string } }).approval.id,
       'approved',
       'person:test',
     );

@@ -166,7 +166,7 @@ describePg('two brokers on one database', () => {
       const args = { id: `r${i}` };
       const asked = await call(i % 2 ? a : b, 'w.once', args);
       expect(asked).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
-      const approvalId = (asked.body as { approval_id: string }).approval_id;
+      const approvalId = (asked.body as { approval: { id: string } }).approval.id;
       await store.decideApproval(approvalId, 'approved', 'person:test', 60_000);
       const race = await Promise.all([a, b].map((q) => call(q, 'w.once', args)));
       const codes = race.map((x) => (x.ok ? 'ran' : `${x.code}:${x.reason}`)).sort();

@@ -1,4 +1,4 @@
-// The one socket client of loom-broker/1 (`@harness/protocol/client`): node:net and this package
+// The one socket client of loom-broker/2 (`@harness/protocol/client`): node:net and this package
 // only, so the `loom` CLI's per-call path and the harness's fast path load nothing heavier.
 import { lstat } from 'node:fs/promises';
 import { createConnection, type Socket } from 'node:net';

@@ -1,4 +1,5 @@
-// The protocol's code lists: host answer codes, envelope error codes, CLI exit codes, ref kinds.
+// The protocol's code lists: host answer codes and kinds, spawn statuses, envelope error codes, CLI exit
+// codes, ref kinds.
 
 /** Host codes a {@link CommandAnswer} carries (docs/protocol.md, "Answers"). */
 export const ANSWER_CODES = [
@@ -16,6 +17,60 @@ export const ANSWER_CODES = [
 
 /** One host code. */
 export type AnswerCode = (typeof ANSWER_CODES)[number];
+
+/**
+ * The kinds of a {@link CommandAnswer}, each naming what its `body` holds (docs/protocol.md,
+ * "Answers"): `ran`, a pack command's process ran; `held`, the call waits for a person's approval
+ * (or a person, or nobody in time, decided against it); `refused`, nothing ran; `cancelled`, its
+ * caller cancelled it before its process started; `failed`, the host failed around it; `composed`,
+ * `inspected`, `context`, `version_conflict`, `request_conflict` and `not_found`, the Loom
+ * built-ins' answers; `result`, a command's own JSON (another host's command).
+ */
+export const ANSWER_KINDS = [
+  'ran',
+  'held',
+  'refused',
+  'cancelled',
+  'failed',
+  'composed',
+  'inspected',
+  'context',
+  'version_conflict',
+  'request_conflict',
+  'not_found',
+  'result',
+] as const;
+
+/** One answer kind. */
+export type AnswerKind = (typeof ANSWER_KINDS)[number];
+
+/**
+ * How one spawn of a pack command ended, most specific first, as a `ran` answer's `body.status`
+ * says it (docs/packs.md, "Running a command"): `ok`; `exit_nonzero`; `signaled`; `escaped`;
+ * `timed_out`; `output_exceeded`; `cancelled`; `parse_failed`.
+ */
+export const SPAWN_STATUSES = [
+  'ok',
+  'exit_nonzero',
+  'signaled',
+  'escaped',
+  'timed_out',
+  'output_exceeded',
+  'cancelled',
+  'parse_failed',
+] as const;
+
+/** How one spawn ended. */
+export type SpawnStatus = (typeof SPAWN_STATUSES)[number];
+
+/**
+ * The reasons of a `held` answer: the approval is still to be given (`approval_required`), a person
+ * denied it (`approval_denied`), or nobody decided before it expired (`approval_expired`).
+ */
+export const HELD_REASONS = ['approval_required', 'approval_denied', 'approval_expired'] as const;
+
+/** One reason a call was held. */
+export type HeldReason = (typeof HELD_REASONS)[number];
 
 /** Envelope-level error codes: the request itself could not be handled. */
 export const ENVELOPE_ERROR_CODES = [

@@ -1,12 +1,20 @@
-// Public surface of @harness/protocol: the loom-broker/1 wire protocol shared by the broker
+// Public surface of @harness/protocol: the loom-broker/2 wire protocol shared by the broker
 // (`@harness/host`), the `loom` CLI and the harness (`@harness/commands`). Node-free, and free of zod
 // at run time (its types are inferred from the zod schemas, which load only behind the subpaths):
 // parsing and the JSON Schema are `@harness/protocol/schema`, the line server
 // `@harness/protocol/server`, the socket client `@harness/protocol/client`.
 
 export { ANSWER_TOO_LARGE, answerTooLarge } from './bounds';
-export type { AnswerCode, EnvelopeErrorCode, RefKind } from './codes';
-export { ANSWER_CODES, ENVELOPE_ERROR_CODES, EXIT, REF_KINDS } from './codes';
+export type { AnswerCode, AnswerKind, EnvelopeErrorCode, HeldReason, RefKind, SpawnStatus } from './codes';
+export {
+  ANSWER_CODES,
+  ANSWER_KINDS,
+  ENVELOPE_ERROR_CODES,
+  EXIT,
+  HELD_REASONS,
+  REF_KINDS,
+  SPAWN_STATUSES,
+} from './codes';
 export { QUEUE_PATH_DEPRECATION, queuePathDeprecation, warnQueuePath } from './deprecations';
 export type { Line } from './framing';
 export { encodeLine, exceedsBytes, LineReader, utf8Length } from './framing';
@@ -22,6 +30,10 @@ export {
   PROGRESS_INTERVAL_MS,
 } from './limits';
 export type {
+  AnswerApproval,
+  AnswerBodies,
+  AnswerOf,
+  AnswerPayload,
   BrokerAnswer,
   BrokerReply,
   BrokerRequest,

@@ -2,9 +2,11 @@
 // with parseRequest, a client each command answer with parseAnswer. A failure is data naming the
 // field that was wrong; nothing here throws.
 import { z } from 'zod';
-import type { BrokerRequest, EnvelopeError, ReceivedAnswer } from './types';
+import { answerPayload, receivedEnvelope } from './answer';
+import { ANSWER_KINDS, type AnswerKind } from './codes';
+import type { AnswerPayload, BrokerRequest, EnvelopeError, ReceivedAnswer } from './types';
 import { BROKER_PROTOCOL, protocolMismatch } from './version';
-import { brokerRequest, receivedAnswer, requestEnvelope } from './wire';
+import { brokerRequest, requestEnvelope } from './wire';
 
 /** One thing wrong with a value read off the wire. */
 export interface WireIssue {
@@ -95,14 +97,44 @@ export function parseRequest(line: unknown): ParseRequestResult {
 
 /**
  * Reads one command answer (the `result` of a `run`, or the stdout of `loom command run`), as a
- * client must read it: another host's code is kept, and what an answer may leave out is filled in
- * conservatively (see {@link ReceivedAnswer}). A value that is not such an answer fails, its message
- * naming each wrong field (`/mayHaveLanded must be a boolean (found "yes")`).
+ * client must read it: another host's code is kept, what an answer may leave out is filled in
+ * conservatively, and a kind this side does not know (or none) is read as `result`, its body the JSON
+ * it is (see {@link ReceivedAnswer}); a body of a known kind must be that kind's body. A value that is
+ * not such an answer fails, its message naming each wrong field (`/mayHaveLanded must be a boolean
+ * (found "yes")`, `/body/exitCode must be a number (found "3")`).
  */
 export function parseAnswer(value: unknown): ParseAnswerResult {
-  const parsed = receivedAnswer.safeParse(value, { reportInput: true });
-  if (parsed.success) return { ok: true, answer: parsed.data };
-  const issues = wireIssues(parsed.error.issues);
+  const envelope = receivedEnvelope.safeParse(value, { reportInput: true });
+  if (!envelope.success) return notAnAnswer(envelope.error.issues);
+  const { kind, body, reason, ...rest } = envelope.data;
+  const payload = answerPayload.safeParse(
+    { kind: isAnswerKind(kind) ? kind : 'result', body },
+    { reportInput: true },
+  );
+  if (!payload.success) return notAnAnswer(payload.error.issues);
+  const answer: ReceivedAnswer = {
+    ...rest,
+    ...(reason === undefined ? {} : { reason }),
+    ...asSent(payload.data, body),
+  };
+  return { ok: true, answer };
+}
+
+/**
+ * The body as it was sent, once its kind's schema has read it: the same value, so a field this side
+ * does not know stays, in the sender's order, and nothing is copied. Sound because a body's schema
+ * only checks (no default, no transform): a value it admits has every field its type names.
+ */
+function asSent<P extends AnswerPayload>(read: P, sent: unknown): P {
+  return { ...read, body: sent } as P;
+}
+
+function isAnswerKind(kind: unknown): kind is AnswerKind {
+  return (ANSWER_KINDS as readonly unknown[]).includes(kind);
+}
+
+function notAnAnswer(zodIssues: readonly z.core.$ZodIssue[]): ParseAnswerResult {
+  const issues = wireIssues(zodIssues);
   return {
     ok: false,
     error: `the answer is not a ${BROKER_PROTOCOL} command answer: ${name(issues, 'the answer')}`,

@@ -1,4 +1,4 @@
-// `@harness/protocol/server`: the server side of loom-broker/1, what a broker (ours, or a third
+// `@harness/protocol/server`: the server side of loom-broker/2, what a broker (ours, or a third
 // party's in TypeScript) serves its connections through, so that it only says how each request is
 // answered. Node-free (it drives any socket of the `LineSocket` shape); a subpath of its own because
 // it parses with zod, which the `loom` CLI's per-call path through the root entry never loads.
@@ -50,7 +50,7 @@ const DEFAULT_OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
 const DEFAULT_QUEUE_WAIT_MS = 1_000;
 
 /**
- * Serves loom-broker/1 over newline-framed connections: each request line is read within
+ * Serves loom-broker/2 over newline-framed connections: each request line is read within
  * `MAX_REQUEST_LINE_BYTES`, parsed with {@link parseRequest} (a line that is not a request is
  * answered with its envelope error and never reaches `handler`), answered through the session
  * `handler` gives for its connection, and its answer written within `MAX_ANSWER_LINE_BYTES`.

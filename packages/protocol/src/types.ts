@@ -1,23 +1,23 @@
-// The wire types of loom-broker/1 (docs/protocol.md), each inferred from its schema in wire.ts: a
+// The wire types of loom-broker/2 (docs/protocol.md), each inferred from its schema (wire.ts, answer.ts): a
 // field is declared there and nowhere else.
 import type { z } from 'zod';
+import type { answerApproval, answerBodies, answerPayload, commandAnswer, receivedEnvelope } from './answer';
+import type { AnswerKind } from './codes';
+import type { label } from './fields';
 import type {
   brokerAnswer,
   brokerRequest,
   cancelParams,
   cancelRequest,
   cancelResult,
-  commandAnswer,
   envelopeError,
   helloRequest,
   helloResult,
-  label,
   listParams,
   listRequest,
   listResult,
   manifestRow,
   progressLine,
-  receivedAnswer,
   runParams,
   runProgress,
   runRequest,
@@ -29,14 +29,32 @@ export type Label = z.infer<typeof label>;
 /** One command as `list` and `loom command list --json` show it (docs/protocol.md, "Manifest rows"). */
 export type ManifestRow = z.infer<typeof manifestRow>;
 
-/** The one JSON answer of `loom command run` and of a broker `run` request. */
+/**
+ * The one JSON answer of `loom command run` and of a broker `run` request: one variant per
+ * {@link AnswerKind}, each with its own body.
+ */
 export type CommandAnswer = z.infer<typeof commandAnswer>;
+
+/** The variant of {@link CommandAnswer} of one kind. */
+export type AnswerOf<K extends AnswerKind> = Extract<CommandAnswer, { kind: K }>;
+
+/** The body of each kind of answer, by kind. */
+export type AnswerBodies = { [K in AnswerKind]: z.output<(typeof answerBodies)[K]> };
+
+/** A kind with its body, told apart by `kind`: what a client switches on. */
+export type AnswerPayload = z.output<typeof answerPayload>;
+
+/** The approval a call waits for, as a `held` or `cancelled` answer names it. */
+export type AnswerApproval = z.output<typeof answerApproval>;
 
 /**
  * A {@link CommandAnswer} as a client reads it ({@link parseAnswer}): any code a host sends, the
- * fields an answer may leave out filled in conservatively, `ifc` raw.
+ * fields an answer may leave out filled in conservatively, `ifc` raw; a kind this side does not know
+ * (or none) read as `result`, its body the JSON it is.
  */
-export type ReceivedAnswer = z.output<typeof receivedAnswer>;
+export type ReceivedAnswer = Omit<z.output<typeof receivedEnvelope>, 'kind' | 'body' | 'reason'> & {
+  reason?: string;
+} & AnswerPayload;
 
 /** `hello`: who this broker is. */
 export type HelloRequest = z.infer<typeof helloRequest>;

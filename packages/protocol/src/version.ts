@@ -2,7 +2,7 @@
 // (docs/protocol.md, "Versions").
 
 /** The broker protocol's name and version; every request and answer carries it. */
-export const BROKER_PROTOCOL = 'loom-broker/1';
+export const BROKER_PROTOCOL = 'loom-broker/2';
 
 /** The protocol name a peer of this package speaks. */
 export type BrokerProtocol = typeof BROKER_PROTOCOL;

@@ -1,47 +1,12 @@
-// The wire shapes of loom-broker/1 (docs/protocol.md), each defined once as a zod schema: the types
+// The wire shapes of loom-broker/2 (docs/protocol.md), each defined once as a zod schema: the types
 // are inferred from these, the JSON Schema is generated from these (schema.ts), and both ends parse
 // with these (parse.ts). The schemas stay inside the package; its surface is the types, the JSON
 // Schema and the parsers.
 import { z } from 'zod';
-import { ANSWER_CODES, ENVELOPE_ERROR_CODES } from './codes';
+import { commandAnswer } from './answer';
+import { ENVELOPE_ERROR_CODES } from './codes';
+import { chars, jsonObject, label, whole } from './fields';
 import { BROKER_PROTOCOL } from './version';
-
-// Code points, as JSON Schema's minLength and maxLength count them (not UTF-16 units, which a
-// string's `length` counts): the generated schema and the parser then agree on every string.
-function codePoints(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-/** A string of `min` to `max` characters (code points); the JSON Schema states the same bounds. */
-function chars(min: number, max: number) {
-  const span = min === 0 ? `at most ${max}` : `${min} to ${max}`;
-  return z
-    .string()
-    .refine((s) => codePoints(s) >= min && codePoints(s) <= max, `must hold ${span} characters`)
-    .meta(min === 0 ? { maxLength: max } : { minLength: min, maxLength: max });
-}
-
-/**
- * A whole number of at least `min`, as JSON Schema's `integer` reads one (no bound above: a
- * version past 2^53 is as whole to the wire as any other).
- */
-function whole(min: number) {
-  return z
-    .number()
-    .refine((n) => Number.isInteger(n) && n >= min, `must be a whole number of at least ${min}`)
-    .meta({ type: 'integer', minimum: min });
-}
-
-/** True for a JSON object: not `null`, not an array. */
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-// The same object, never a copy: a copy would drop an own `__proto__` key, and the host validates
-// the arguments exactly as they were sent.
-const jsonObject = z.custom<Record<string, unknown>>(isObject, 'must be an object').meta({ type: 'object' });
 
 const protocol = z.literal(BROKER_PROTOCOL);
 const requestId = chars(1, 128);
@@ -49,12 +14,6 @@ const jobId = chars(1, 256);
 
 /** The fields every request line carries. */
 export const requestEnvelope = z.object({ protocol, id: requestId });
-
-/** A confidentiality/integrity label as `@harness/ifc` reads it; the protocol carries it as data. */
-export const label = z.object({
-  confidentiality: z.array(z.unknown()).exactOptional(),
-  integrity: z.array(z.unknown()).exactOptional(),
-});
 
 /** One command as `list` and `loom command list --json` show it (docs/protocol.md, "Manifest rows"). */
 export const manifestRow = z.object({
@@ -88,45 +47,6 @@ export const manifestRow = z.object({
   origins_required: z.array(z.string()).exactOptional(),
   grant: z.unknown().exactOptional(),
 });
-
-/** The one JSON answer of `loom command run` and of a broker `run` request. */
-export const commandAnswer = z.object({
-  ok: z.boolean(),
-  /** The command id that was asked for. */
-  id: z.string(),
-  code: z.enum(ANSWER_CODES),
-  /** A finer machine code for refusals (e.g. `approval_required`). */
-  reason: z.string().exactOptional(),
-  /** False only when the host is sure nothing took effect. */
-  mayHaveLanded: z.boolean(),
-  /** Ids of operations committed by this call (empty for pack commands). */
-  completed: z.array(z.string()),
-  /** The command's result. */
-  body: z.unknown(),
-  /** The answer's own label, where the host declares one. */
-  ifc: label.exactOptional(),
-});
-
-/**
- * A {@link commandAnswer} as a client reads it. Under the compatibility rule every peer ignores what
- * it does not know, so another host's code is kept as sent and a `reason` that is not a string is
- * dropped; an answer that does not say whether it may have landed is read as having landed (the
- * conservative reading), one without `completed` as having committed nothing, one without a body
- * as `body: null`; `ifc` stays raw (its reader is `@harness/ifc`).
- */
-export const receivedAnswer = z
-  .object({
-    ...commandAnswer.shape,
-    code: z.string(),
-    reason: z.string().optional().catch(undefined),
-    mayHaveLanded: z.boolean().default(true),
-    completed: z.array(z.string()).default([]),
-    body: z.unknown().default(null),
-    ifc: z.unknown().exactOptional(),
-  })
-  .transform(({ reason, ...answer }): typeof answer & { reason?: string } =>
-    reason === undefined ? answer : { ...answer, reason },
-  );
 
 /** `hello`: who this broker is. */
 export const helloRequest = requestEnvelope.extend({ op: z.literal('hello') });

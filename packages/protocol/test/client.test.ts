@@ -96,14 +96,14 @@ describe('the socket client', () => {
   });
 
   it('refuses a broker of another protocol version by name and sends it nothing else', async () => {
-    const b = await fakeBroker(greet('loom-broker/2'));
+    const b = await fakeBroker(greet('loom-broker/1'));
     const r = await brokerRun(b.path, { command: 'a.b', args: {} });
     expect(r).toEqual({
       ok: false,
       failure: {
         kind: 'incompatible',
         message:
-          'the broker speaks loom-broker/2; this side speaks loom-broker/1. Use a client and a broker of the same protocol version.',
+          'the broker speaks loom-broker/1; this side speaks loom-broker/2. Use a client and a broker of the same protocol version.',
       },
     });
     expect(b.received.map((x) => x.op)).toEqual(['hello']);
@@ -112,12 +112,12 @@ describe('the socket client', () => {
   it('reads a broker that refuses our version as incompatible, with its message', async () => {
     const b = await fakeBroker((req, s) => {
       s.write(
-        `${JSON.stringify({ protocol: 'loom-broker/2', id: req.id, ok: false, error: { code: 'unsupported_protocol', message: 'this broker speaks loom-broker/2; the request names loom-broker/1' } })}\n`,
+        `${JSON.stringify({ protocol: 'loom-broker/1', id: req.id, ok: false, error: { code: 'unsupported_protocol', message: 'this broker speaks loom-broker/1; the request names loom-broker/2' } })}\n`,
       );
     });
     const r = await brokerHello(b.path);
     expect(r.ok ? undefined : r.failure.kind).toBe('incompatible');
-    expect(r.ok ? '' : r.failure.message).toContain('loom-broker/2');
+    expect(r.ok ? '' : r.failure.message).toContain('loom-broker/1');
   });
 
   it('reports a missing broker as unreachable, naming the path', async () => {

@@ -5,10 +5,12 @@ describe('public surface', () => {
     expect(Object.keys(await import('../src/index')).sort()).toEqual(
       [
         'ANSWER_CODES',
+        'ANSWER_KINDS',
         'ANSWER_TOO_LARGE',
         'BROKER_PROTOCOL',
         'ENVELOPE_ERROR_CODES',
         'EXIT',
+        'HELD_REASONS',
         'LineReader',
         'LOOM_ID_PATTERN',
         'MAX_ANSWER_LINE_BYTES',
@@ -21,6 +23,7 @@ describe('public surface', () => {
         'PROGRESS_INTERVAL_MS',
         'QUEUE_PATH_DEPRECATION',
         'REF_KINDS',
+        'SPAWN_STATUSES',
         'answerTooLarge',
         'encodeLine',
         'exceedsBytes',
@@ -42,6 +45,7 @@ describe('public surface', () => {
   it('pins the schema subpath export list', async () => {
     expect(Object.keys(await import('../src/schema')).sort()).toEqual(
       [
+        'answerBodies',
         'brokerAnswerSchema',
         'brokerProgressSchema',
         'brokerRequestSchema',

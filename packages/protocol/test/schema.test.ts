@@ -6,7 +6,15 @@ import { fcRuns } from '@harness/test-utils';
 import { fc, test } from '@harness/test-utils/property';
 import { Ajv2020 } from 'ajv/dist/2020';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { CommandAnswer, ListParams, ReceivedAnswer, RunParams, RunProgress } from '../src/index';
+import { commandAnswer } from '../src/answer';
+import {
+  ANSWER_KINDS,
+  type CommandAnswer,
+  type ListParams,
+  type ReceivedAnswer,
+  type RunParams,
+  type RunProgress,
+} from '../src/index';
 import {
   brokerProgressSchema,
   brokerRequestSchema,
@@ -14,7 +22,6 @@ import {
   manifestRowSchema,
   parseRequest,
 } from '../src/schema';
-import { commandAnswer } from '../src/wire';
 
 const ajv = new Ajv2020({ allErrors: true });
 const validRequest = ajv.compile(brokerRequestSchema);
@@ -31,7 +38,7 @@ describe('the generated JSON Schema', () => {
       ['run', ['protocol', 'id', 'op', 'command', 'args']],
       ['cancel', ['protocol', 'id', 'op', 'target']],
     ]);
-    expect(brokerRequestSchema.$id).toBe('https://harness.dev/schemas/loom-broker-1/request.json');
+    expect(brokerRequestSchema.$id).toBe('https://harness.dev/schemas/loom-broker-2/request.json');
   });
 
   it('states the bounds of the request fields as the parser checks them', () => {
@@ -60,7 +67,18 @@ describe('the generated JSON Schema', () => {
 
   it('leaves objects open, since every peer ignores fields it does not know', () => {
     expect(JSON.stringify(brokerRequestSchema)).not.toContain('additionalProperties');
-    expect(JSON.stringify(commandAnswerSchema)).not.toContain('additionalProperties');
+    expect(JSON.stringify(commandAnswerSchema)).not.toContain('"additionalProperties":false');
+  });
+
+  it('lists one command answer per kind, each naming its kind and requiring its body', () => {
+    const branches = commandAnswerSchema.oneOf as {
+      properties: { kind: { const: string } };
+      required: string[];
+    }[];
+    expect(branches.map((b) => b.properties.kind.const)).toEqual([...ANSWER_KINDS]);
+    for (const b of branches)
+      expect(b.required).toEqual(expect.arrayContaining(['ok', 'id', 'code', 'kind', 'body']));
+    expect(commandAnswerSchema.$id).toBe('https://harness.dev/schemas/loom-broker-2/command-answer.json');
   });
 });
 
@@ -86,7 +104,7 @@ const field = <T>(good: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 5, arbitrary: good }, { weight: 1, arbitrary: json });
 const requestish = fc.record(
   {
-    protocol: field(fc.constantFrom('loom-broker/1', 'loom-broker/1', 'loom-broker/1', 'loom-broker/2')),
+    protocol: field(fc.constantFrom('loom-broker/2', 'loom-broker/2', 'loom-broker/2', 'loom-broker/1')),
     id: field(text(128)),
     op: field(fc.constantFrom('hello', 'list', 'run', 'run', 'cancel', 'approve')),
     command: field(text(256)),
@@ -105,15 +123,49 @@ const requestish = fc.record(
   { requiredKeys: ['protocol', 'id', 'op'] },
 );
 
+// A body of each kind, well-formed; the answers below carry one of these, one with a field replaced
+// by any value, or any value at all.
+const BODIES: Record<string, unknown>[] = [
+  { status: 'ok', output: ['a', 'b'], stderr: '', exitCode: 0, durationMs: 12 },
+  {
+    status: 'exit_nonzero',
+    message: 'x exited with code 1',
+    exitCode: 1,
+    signal: null,
+    stdout: '',
+    stderr: 'broken',
+    timedOut: false,
+    outputExceeded: false,
+    durationMs: 3,
+  },
+  { message: 'a person must approve it', approval: { id: 'apr-1', expires_at: null, plan_hash: 'ab' } },
+  { message: 'not granted' },
+  { message: 'the arguments do not fit', errors: [{ path: '/a', message: 'must be string' }] },
+  { status: 'cancelled', message: 'cancelled before it started' },
+  { loom_id: 'loom-1', expected_version: 2, current_version: 3, guidance: 'inspect it' },
+  { request_id: 'r1', guidance: 'recover it' },
+  { loom_id: 'loom-1', message: 'no loom' },
+];
+const body = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...BODIES) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...BODIES), fc.nat(), json)
+      .map(([b, i, v]) => ({ ...b, [Object.keys(b)[i % Object.keys(b).length] as string]: v })),
+  },
+  { weight: 1, arbitrary: json },
+);
 const answerish = fc.record(
   {
     ok: field(fc.boolean()),
     id: field(fc.string()),
-    code: field(fc.constantFrom('ok', 'failed', 'bad-args', 'weird')),
-    reason: field(fc.string()),
+    code: field(fc.constantFrom('ok', 'failed', 'refused', 'bad-args', 'not_found', 'weird')),
+    reason: field(fc.constantFrom('exit_nonzero', 'approval_required', 'cancelled', 'not_in_scope')),
     mayHaveLanded: field(fc.boolean()),
     completed: field(fc.array(fc.string(), { maxLength: 2 })),
-    body: json,
+    kind: field(fc.constantFrom(...ANSWER_KINDS, 'weird')),
+    body,
     ifc: field(fc.record({ confidentiality: field(fc.array(fc.string())) }, { requiredKeys: [] })),
   },
   { requiredKeys: [] },
@@ -170,16 +222,23 @@ describe('the types inferred from the schemas', () => {
     }>();
   });
 
-  it('an answer as a client reads it carries any code, and every field but reason and ifc', () => {
-    expectTypeOf<ReceivedAnswer>().branded.toEqualTypeOf<{
+  it('an answer as a client reads it carries any code, every field but reason and ifc, and a kind with its body', () => {
+    expectTypeOf<Omit<ReceivedAnswer, 'kind' | 'body'>>().branded.toEqualTypeOf<{
       ok: boolean;
       id: string;
       code: string;
       reason?: string;
       mayHaveLanded: boolean;
       completed: string[];
-      body: unknown;
       ifc?: unknown;
     }>();
+    expectTypeOf<ReceivedAnswer['kind']>().toEqualTypeOf<(typeof ANSWER_KINDS)[number]>();
+    expectTypeOf<Extract<ReceivedAnswer, { kind: 'held' }>['body']>().branded.toEqualTypeOf<{
+      message: string;
+      approval?: { id: string; expires_at: string | null; plan_hash: string | null };
+    }>();
+    expectTypeOf<Extract<CommandAnswer, { kind: 'held' }>['reason']>().toEqualTypeOf<
+      'approval_required' | 'approval_denied' | 'approval_expired'
+    >();
   });
 });

@@ -49,16 +49,16 @@ async function served(handler: LineHandler, options: ServeLinesOptions<Socket> =
   };
 }
 
-const hello = (id: string): string => `{"protocol":"loom-broker/1","id":"${id}","op":"hello"}\n`;
+const hello = (id: string): string => `{"protocol":"loom-broker/2","id":"${id}","op":"hello"}\n`;
 
 describe('serveLines', () => {
   it('puts the envelope around a reply: protocol, then id, then the reply', async () => {
     const peer = await served(() => ({
-      answer: async () => ({ ok: true, result: { protocol: 'loom-broker/1', run: 'run-1', agent: 'a' } }),
+      answer: async () => ({ ok: true, result: { protocol: 'loom-broker/2', run: 'run-1', agent: 'a' } }),
     }));
     peer.send(hello('h1'));
     expect(await peer.lines(1)).toEqual([
-      '{"protocol":"loom-broker/1","id":"h1","ok":true,"result":{"protocol":"loom-broker/1","run":"run-1","agent":"a"}}',
+      '{"protocol":"loom-broker/2","id":"h1","ok":true,"result":{"protocol":"loom-broker/2","run":"run-1","agent":"a"}}',
     ]);
   });
 
@@ -70,21 +70,21 @@ describe('serveLines', () => {
         return { ok: true, result: { cancelled: false } };
       },
     }));
-    peer.send('not json\n{"protocol":"loom-broker/1","id":"b","op":"run","command":"a.b","args":7}\n');
+    peer.send('not json\n{"protocol":"loom-broker/2","id":"b","op":"run","command":"a.b","args":7}\n');
     expect((await peer.lines(2)).map((l) => JSON.parse(l))).toEqual([
       {
-        protocol: 'loom-broker/1',
+        protocol: 'loom-broker/2',
         id: '',
         ok: false,
         error: { code: 'bad_request', message: 'the request line is not JSON' },
       },
       {
-        protocol: 'loom-broker/1',
+        protocol: 'loom-broker/2',
         id: 'b',
         ok: false,
         error: {
           code: 'bad_request',
-          message: 'the request does not match loom-broker/1: /args must be an object (found 7)',
+          message: 'the request does not match loom-broker/2: /args must be an object (found 7)',
         },
       },
     ]);
@@ -107,10 +107,10 @@ describe('serveLines', () => {
       { maxInflightPerConnection: 1, queueWaitMs: 60_000 },
     );
     peer.send(
-      `${hello('slow')}${hello('queued')}{"protocol":"loom-broker/1","id":"c","op":"cancel","target":"slow"}\n`,
+      `${hello('slow')}${hello('queued')}{"protocol":"loom-broker/2","id":"c","op":"cancel","target":"slow"}\n`,
     );
     expect(await peer.lines(1)).toEqual([
-      '{"protocol":"loom-broker/1","id":"c","ok":true,"result":{"cancelled":true}}',
+      '{"protocol":"loom-broker/2","id":"c","ok":true,"result":{"cancelled":true}}',
     ]);
     release();
     expect((await peer.lines(2)).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([
@@ -160,11 +160,11 @@ describe('serveLines', () => {
     }));
     peer.send(hello('x'));
     expect(await peer.lines(1)).toEqual([
-      '{"protocol":"loom-broker/1","id":"","ok":false,"error":{"code":"internal","message":"the broker failed: boom"}}',
+      '{"protocol":"loom-broker/2","id":"","ok":false,"error":{"code":"internal","message":"the broker failed: boom"}}',
     ]);
     peer.send(hello('y'));
     expect(await peer.lines(1)).toEqual([
-      '{"protocol":"loom-broker/1","id":"y","ok":true,"result":{"cancelled":false}}',
+      '{"protocol":"loom-broker/2","id":"y","ok":true,"result":{"cancelled":false}}',
     ]);
   });
 
@@ -181,7 +181,7 @@ describe('serveLines', () => {
     );
     peer.send(hello('x'));
     expect(await peer.lines(1)).toEqual([
-      '{"protocol":"loom-broker/1","id":"","ok":false,"error":{"code":"forbidden","message":"connection refused: not you"}}',
+      '{"protocol":"loom-broker/2","id":"","ok":false,"error":{"code":"forbidden","message":"connection refused: not you"}}',
     ]);
     expect(seen).toEqual([]);
   });

@@ -3,23 +3,8 @@
 import type { CommandAnswer, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_IDS, BUILTIN_ROWS, type BuiltinId } from '../builtins';
 import type { ResolvedScope } from '../scope';
+import { refusedAnswer } from './answers';
 import type { Transport } from './types';
-
-/** A refusal answer: nothing ran, nothing landed. */
-export const refusal = (
-  id: string,
-  code: CommandAnswer['code'],
-  reason: string,
-  message: string,
-): CommandAnswer => ({
-  ok: false,
-  id,
-  code,
-  reason,
-  mayHaveLanded: false,
-  completed: [],
-  body: { message },
-});
 
 export const isBuiltin = (id: string): id is BuiltinId => (BUILTIN_IDS as readonly string[]).includes(id);
 
@@ -67,7 +52,7 @@ export function admitCall(
   const job = jobRefusal(scope, request.jobId);
   if (job) {
     return {
-      refused: refusal(
+      refused: refusedAnswer(
         id,
         'forbidden',
         job,
@@ -77,7 +62,7 @@ export function admitCall(
   }
   if (!builtin && transport === 'direct') {
     return {
-      refused: refusal(
+      refused: refusedAnswer(
         id,
         'forbidden',
         'direct_transport',
@@ -87,7 +72,7 @@ export function admitCall(
   }
   if (!row) {
     return {
-      refused: refusal(
+      refused: refusedAnswer(
         id,
         'unknown_command',
         'unknown_command',
@@ -98,7 +83,7 @@ export function admitCall(
   const inScope = builtin ? scope.builtins.has(id) : scope.commands.has(id);
   if (!inScope) {
     return {
-      refused: refusal(
+      refused: refusedAnswer(
         id,
         'forbidden',
         'not_in_scope',
@@ -109,7 +94,7 @@ export function admitCall(
   if (request.readOnly) {
     if (row.effect !== 'read') {
       return {
-        refused: refusal(
+        refused: refusedAnswer(
           id,
           'forbidden',
           'not_read',
@@ -119,7 +104,7 @@ export function admitCall(
     }
     if (!readOnlyGranted(scope, row)) {
       return {
-        refused: refusal(
+        refused: refusedAnswer(
           id,
           'forbidden',
           'readonly_not_granted',

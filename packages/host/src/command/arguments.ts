@@ -3,6 +3,7 @@
 import type { CommandAnswer, ManifestRow, RunRequest } from '@harness/protocol';
 import { composeSemanticErrors } from '../builtins';
 import { validateArgs } from '../validate';
+import { refusedAnswer } from './answers';
 
 /** Arguments ready to dispatch, and whether `loom_id` came from `--loom` (an implicit origin). */
 export interface CheckedArgs {
@@ -46,13 +47,6 @@ export function checkArguments(
   if (errors.length === 0 && id === 'loom.compose') errors.push(...composeSemanticErrors(args));
   if (errors.length === 0) return { args, loomIdImplicit };
   return {
-    refused: {
-      ok: false,
-      id,
-      code: 'bad-args',
-      mayHaveLanded: false,
-      completed: [],
-      body: { message: `the arguments do not match ${id}'s schema`, errors },
-    },
+    refused: refusedAnswer(id, 'bad-args', undefined, `the arguments do not match ${id}'s schema`, errors),
   };
 }

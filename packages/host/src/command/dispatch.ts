@@ -6,6 +6,7 @@ import { type BuiltinContext, runBuiltin } from '../builtins';
 import type { ApprovalNotices } from '../notify/notifier';
 import type { ResolvedScope } from '../scope';
 import { isBuiltin } from './admission';
+import { failedAnswer } from './answers';
 import type { CheckedArgs } from './arguments';
 import type { PackBackend, PackCallContext, PackOutcome, RunControl } from './types';
 
@@ -46,8 +47,8 @@ function builtinAudit(
   answer: CommandAnswer,
 ): Record<string, unknown> {
   if (id === 'loom.compose') {
-    const body = answer.body as { receipt?: { loom_id?: string } } | undefined;
-    return { request_id: args.request_id, loom_id: body?.receipt?.loom_id ?? args.loom_id ?? null };
+    const loomId = answer.kind === 'composed' ? answer.body.receipt.loom_id : args.loom_id;
+    return { request_id: args.request_id, loom_id: loomId ?? null };
   }
   return typeof args.loom_id === 'string' ? { loom_id: args.loom_id } : {};
 }
@@ -111,17 +112,8 @@ export async function dispatch(
     // A store write whose COMMIT answer was lost may have landed (a compose is retried with its
     // request id first, so this is what is left when that retry could not settle it either).
     const unknown = error instanceof StoreError && error.code === StoreErrorCode.store_outcome_unknown;
-    out = {
-      answer: {
-        ok: false,
-        id,
-        code: 'internal',
-        mayHaveLanded: !builtin || unknown,
-        completed: [],
-        body: { message: `the host failed while running ${id}: ${(error as Error).message}` },
-      },
-      audit: {},
-    };
+    const message = `the host failed while running ${id}: ${(error as Error).message}`;
+    out = { answer: failedAnswer(id, message, !builtin || unknown), audit: {} };
   }
   if (row.ifc !== undefined && out.answer.ifc === undefined) out.answer = { ...out.answer, ifc: row.ifc };
   return out;
