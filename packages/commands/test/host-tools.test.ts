@@ -9,17 +9,15 @@ import {
   type HostCommandToolsOptions,
 } from '../src/host-command-tools';
 import { LIMITS } from '../src/limits';
-import type { ToolOutcome } from '../src/outcome';
+import type { ListCommandsOutcome, RunCommandOutcome, ToolOutcome } from '../src/outcome';
 import { createRun, type RunState } from '../src/run';
 import type { HarnessTool, ToolContext } from '../src/tool';
 import { checkedTools, outcomeLog } from './helpers/outcomes';
 import { row, type Scenario, scenario } from './helpers/scenario';
+import { admitted, answered, type InputOf, type ToolsByName, toolOf, withStatus } from './helpers/tools';
 
 // Every result of the tools below is checked against its tool's outcome schema (see the last test).
 const createHostCommandTools = (options: HostCommandToolsOptions) => checkedTools(createTools(options));
-
-// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
-type R = Record<string, any>;
 
 const SECRET = { confidentiality: ['secret'], integrity: [] };
 
@@ -28,8 +26,28 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
   let tools: Record<string, HarnessTool>;
   let run: RunState;
   const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({ run, slot: 'direct-command', ...extra });
-  const call = (name: string, input: unknown, extra: Partial<ToolContext> = {}): Promise<R> =>
-    (tools[name] as HarnessTool).execute(input, ctx(extra)) as Promise<R>;
+  function call(
+    name: 'list_commands',
+    input: InputOf<'list_commands'>,
+    extra?: Partial<ToolContext>,
+  ): Promise<ListCommandsOutcome>;
+  function call(
+    name: 'run_command' | 'run_read_command',
+    input: InputOf<'run_command'>,
+    extra?: Partial<ToolContext>,
+  ): Promise<RunCommandOutcome>;
+  // Any value at all, as a model may send it.
+  function call(name: keyof ToolsByName, input: unknown, extra?: Partial<ToolContext>): Promise<ToolOutcome>;
+  function call(
+    name: keyof ToolsByName,
+    input: unknown,
+    extra: Partial<ToolContext> = {},
+  ): Promise<ToolOutcome> {
+    return (tools[name] as HarnessTool).execute(input, ctx(extra));
+  }
+  /** A lone run_command call the test expects the host to have answered. */
+  const executed = async (input: InputOf<'run_command'>) =>
+    withStatus(await call('run_command', input), 'executed');
   const commands = [
     row('files.read', {
       effect: 'read',
@@ -60,14 +78,13 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
   describe('list_commands', () => {
     it('reads the host listing and returns outputId, status, notice, entries and hidden [HC-24, HC-29, HC-40, HC-41]', async () => {
-      const r = await call('list_commands', {});
+      const r = withStatus(await call('list_commands', {}), 'ok');
       expect(sc.lists()).toHaveLength(1);
-      expect(r.status).toBe('ok');
       expect(typeof r.outputId).toBe('string');
       expect(r.hidden).toBe(1);
       expect(r.omitted).toBe(0);
       expect(r.compacted).toBe(0);
-      const e = r.entries.find((x: R) => x.name === 'files.write');
+      const e = r.entries.find((x) => x.name === 'files.write');
       expect(e).toEqual({
         name: 'files.write',
         signature: expect.any(String),
@@ -77,44 +94,44 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     });
 
     it('the notice says an undeclared effect may change the person’s data [HC-58, HC-59]', async () => {
-      const r = await call('list_commands', {});
+      const r = withStatus(await call('list_commands', {}), 'ok');
       expect(r.notice).toMatch(/assume a command whose effect is not shown may change the person's data/);
     });
 
     it('the notice explains the bracket that ends each signature, once', async () => {
-      const r = await call('list_commands', {});
+      const r = withStatus(await call('list_commands', {}), 'ok');
       expect(r.notice).toContain(
         'The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom',
       );
-      expect(r.entries.every((e: R) => !String(e.description ?? '').includes('[effect, target]'))).toBe(true);
+      expect(r.entries.every((e) => !(e.description ?? '').includes('[effect, target]'))).toBe(true);
     });
 
     it('readOnlyGranted appears only for the broker’s literal true stamp [HC-42, HC-60, HC-145]', async () => {
-      const r = await call('list_commands', {});
-      const by = (n: string) => r.entries.find((x: R) => x.name === n);
-      expect(by('files.read').readOnlyGranted).toBe(true);
+      const r = withStatus(await call('list_commands', {}), 'ok');
+      const by = (n: string) => r.entries.find((x) => x.name === n);
+      expect(by('files.read')?.readOnlyGranted).toBe(true);
       expect(by('notes.search')).not.toHaveProperty('readOnlyGranted');
       expect(by('weird.stamp')).not.toHaveProperty('readOnlyGranted');
     });
 
     it('each entry carries the one-line signature @harness/signature renders for its row [HC-61, HC-66, HC-76, HC-78]', async () => {
-      const r = await call('list_commands', {});
-      const e = r.entries.find((x: R) => x.name === 'board.post');
-      expect(e.signature).toBe(
+      const r = withStatus(await call('list_commands', {}), 'ok');
+      const e = r.entries.find((x) => x.name === 'board.post');
+      expect(e?.signature).toBe(
         renderSignature({ name: 'board.post', inputSchema: commands[5]?.inputs, scope: 'loom' }),
       );
-      expect(e.signature).not.toContain('\n');
+      expect(e?.signature).not.toContain('\n');
     });
 
     it('a command named in detail carries its inputSchema without x-* keywords [HC-43, HC-44]', async () => {
-      const r = await call('list_commands', { detail: ['files.read'] });
-      const e = r.entries.find((x: R) => x.name === 'files.read');
-      expect(e.inputSchema).toEqual({
+      const r = withStatus(await call('list_commands', { detail: ['files.read'] }), 'ok');
+      const e = r.entries.find((x) => x.name === 'files.read');
+      expect(e?.inputSchema).toEqual({
         type: 'object',
         properties: { path: { type: 'string' } },
         required: ['path'],
       });
-      expect(r.entries.find((x: R) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
+      expect(r.entries.find((x) => x.name === 'files.write')).not.toHaveProperty('inputSchema');
     });
 
     it('a description of several paragraphs lists its first, marked " …"; detail shows it whole', async () => {
@@ -122,14 +139,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       sc.script({
         commands: [row('git.status', { effect: 'read', help }), row('git.log', { effect: 'read' })],
       });
-      const plain = await call('list_commands', {});
-      expect(plain.entries[0].description).toBe('Show the working tree status. …');
-      expect(plain.entries[1].description).toBe('Help of git.log');
+      const plain = withStatus(await call('list_commands', {}), 'ok');
+      expect(plain.entries[0]?.description).toBe('Show the working tree status. …');
+      expect(plain.entries[1]?.description).toBe('Help of git.log');
       expect(plain.notice).toContain(
         'A description ending in " …" continues in list_commands({ detail: [name] }).',
       );
-      const detailed = await call('list_commands', { detail: ['git.status'] });
-      expect(detailed.entries[0].description).toBe(help);
+      const detailed = withStatus(await call('list_commands', { detail: ['git.status'] }), 'ok');
+      expect(detailed.entries[0]?.description).toBe(help);
     });
     it('inputSchema is true where the host schema is not an object or is past 16 KiB [HC-45, HC-46]', async () => {
       sc.script({
@@ -138,8 +155,8 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           row('a.big', { inputs: { type: 'object', description: 'x'.repeat(17 * 1024) } }),
         ],
       });
-      const r = await call('list_commands', { detail: ['a.list', 'a.big'] });
-      expect(r.entries.map((e: R) => e.inputSchema)).toEqual([true, true]);
+      const r = withStatus(await call('list_commands', { detail: ['a.list', 'a.big'] }), 'ok');
+      expect(r.entries.map((e) => e.inputSchema)).toEqual([true, true]);
     });
 
     it('a detail of more than sixteen names is refused with nothing read [HC-39]', async () => {
@@ -151,9 +168,9 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     it('an explicit list_commands reads afresh every time and the run holds what it read [HC-36]', async () => {
       await call('list_commands', {});
       sc.script({ commands: [row('only.one')] });
-      const r = await call('list_commands', {});
+      const r = withStatus(await call('list_commands', {}), 'ok');
       expect(sc.lists()).toHaveLength(2);
-      expect(r.entries.map((e: R) => e.name)).toEqual(['only.one']);
+      expect(r.entries.map((e) => e.name)).toEqual(['only.one']);
       expect(run.catalog?.rows.map((x) => x.name)).toEqual(['only.one']);
     });
 
@@ -216,8 +233,8 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
   describe('run_command: one call', () => {
     it('runs one call with its args and returns executed with the outcome summary [HC-25, HC-83, HC-95, HC-96]', async () => {
-      const r = await call('run_command', { command: 'files.write', args: { a: 1 } });
-      expect(r).toMatchObject({ status: 'executed', command: 'files.write', truncated: false });
+      const r = withStatus(await call('run_command', { command: 'files.write', args: { a: 1 } }), 'executed');
+      expect(r).toMatchObject({ command: 'files.write', truncated: false });
       expect(r.outcome).toEqual({
         ok: true,
         id: 'files.write',
@@ -273,12 +290,12 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     });
 
     it('unknown_command suggests up to three names, containing ones first, and points to list_commands [HC-104, HC-105, HC-106]', async () => {
-      const r = await call('run_command', { command: 'files' });
+      const r = withStatus(await call('run_command', { command: 'files' }), 'unknown_command');
       expect(r.suggestions).toEqual(['files.read', 'files.write', expect.any(String)]);
       expect(r.suggestions).toHaveLength(3);
       expect(r.hint).toMatch(/list_commands/);
-      const typo = await call('run_command', { command: 'files.wrte' });
-      expect(typo.suggestions[0]).toBe('files.write');
+      const typo = withStatus(await call('run_command', { command: 'files.wrte' }), 'unknown_command');
+      expect(typo.suggestions?.[0]).toBe('files.write');
     });
 
     it('args go to the host unchecked; a bad-args answer carries the signature list_commands shows [HC-90, HC-102]', async () => {
@@ -297,11 +314,14 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const listed = await call('list_commands', {});
-      const r = await call('run_command', { command: 'files.read', args: { nope: true } });
+      const listed = withStatus(await call('list_commands', {}), 'ok');
+      const r = withStatus(
+        await call('run_command', { command: 'files.read', args: { nope: true } }),
+        'executed',
+      );
       expect(sc.runs()[0]?.args).toEqual({ nope: true });
-      expect(r.outcome.code).toBe('bad-args');
-      expect(r.signature).toBe(listed.entries.find((e: R) => e.name === 'files.read').signature);
+      expect(answered(r.outcome).code).toBe('bad-args');
+      expect(r.signature).toBe(listed.entries.find((e) => e.name === 'files.read')?.signature);
     });
 
     it('forbidden and refused read as not_granted with hostCode and a hint [HC-99, HC-100, HC-101]', async () => {
@@ -322,7 +342,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
         },
       });
       sc.script(refusedWith('readonly_tier'));
-      const refused = await call('run_command', { command: 'files.write' });
+      const refused = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(refused.outcome).toMatchObject({
         code: 'not_granted',
         hostCode: 'refused',
@@ -330,7 +350,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
       expect(refused.hint).toMatch(/Do not retry it: .* offer it to them\.$/);
       sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
-      const forbidden = await call('run_command', { command: 'files.write' });
+      const forbidden = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(forbidden.outcome).toMatchObject({ code: 'not_granted', hostCode: 'forbidden' });
     });
 
@@ -353,7 +373,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const held = await call('run_command', { command: 'files.write' });
+      const held = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(held.outcome).toMatchObject({ code: 'approval_required', hostCode: 'refused' });
       expect(held.hint).toBeUndefined();
       expect(JSON.stringify(held)).not.toMatch(/Do not retry/);
@@ -384,7 +404,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
             },
           },
         });
-        const refused = await call('run_command', { command: 'files.write' });
+        const refused = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
         expect(refused.outcome).toMatchObject({ code: 'not_granted', hostCode: 'refused', reason });
         expect(refused.hint).toBeUndefined();
         expect(JSON.stringify(refused)).toContain(message);
@@ -408,7 +428,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const r = await call('run_command', { command: 'files.write' });
+      const r = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(r.outcome).toMatchObject({ code: 'render_refused', hostCode: 'refused' });
       expect(r.hint).toBe(
         'The host refused an argument value before running anything (see the message). Change that value and call again.',
@@ -418,7 +438,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     it('a command withdrawn after the catalog was read is still sent, and the broker refuses it [HC-91]', async () => {
       await call('list_commands', {});
       sc.script({ commands: commands.filter((c) => c.id !== 'files.write') });
-      const r = await call('run_command', { command: 'files.write' });
+      const r = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(sc.runs()).toHaveLength(1);
       expect(r.outcome).toMatchObject({ ok: false, code: 'not_granted', hostCode: 'forbidden' });
     });
@@ -440,9 +460,9 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const r = await call('run_command', { command: 'files.write' });
-      expect(r.outcome.completed).toEqual(completed.slice(0, 32));
-      expect(r.outcome.code.length).toBeLessThanOrEqual(LIMITS.maxIdentifier);
+      const r = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
+      expect(answered(r.outcome).completed).toEqual(completed.slice(0, 32));
+      expect(answered(r.outcome).code.length).toBeLessThanOrEqual(LIMITS.maxIdentifier);
     });
 
     it('a malformed call is failed_to_deliver, landed no, invalid_input; routing fields are not the model’s [HC-108, LA-30]', async () => {
@@ -525,7 +545,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const r = await call('run_command', { command: 'files.write' });
+      const r = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(r.truncated).toBe(true);
       expect(r.entry).not.toHaveProperty('value');
       expect(r.entry.status).toBe('admitted');
@@ -534,18 +554,20 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
   describe('run_command: batches', () => {
     it('a batch returns one result per call in order, each with its own outputId [HC-84, HC-116, HC-117, HC-119]', async () => {
-      const r = await call('run_command', {
-        calls: [
-          { command: 'files.write', args: { n: 1 } },
-          { command: 'nope' },
-          { command: 'files.read', args: { path: 'p' } },
-        ],
-      });
-      expect(r.status).toBe('batch');
+      const r = withStatus(
+        await call('run_command', {
+          calls: [
+            { command: 'files.write', args: { n: 1 } },
+            { command: 'nope' },
+            { command: 'files.read', args: { path: 'p' } },
+          ],
+        }),
+        'batch',
+      );
       expect(r.truncated).toBe(false);
-      expect(r.results.map((x: R) => x.status)).toEqual(['executed', 'unknown_command', 'executed']);
-      const ids = [r.outputId, ...r.results.map((x: R) => x.outputId)];
-      const nums = ids.map((id: string) => Number(id.split('-').pop()));
+      expect(r.results.map((x) => x.status)).toEqual(['executed', 'unknown_command', 'executed']);
+      const ids = [r.outputId, ...r.results.map((x) => x.outputId)];
+      const nums = ids.map((id) => Number(id?.split('-').pop()));
       expect(nums).toEqual([...nums].sort((a, b) => a - b));
       expect(new Set(ids).size).toBe(4);
     });
@@ -586,15 +608,18 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const r = await call('run_command', {
-        calls: [{ command: 'files.write' }, { command: 'notes.search' }, { command: 'files.read' }],
-      });
-      const [w, s, b] = r.results;
-      expect(w.outcome).not.toHaveProperty('completed');
-      expect(w.outcome.completedOmitted).toBe(3);
-      expect(s.outcome.code).toBe('not_granted');
+      const r = withStatus(
+        await call('run_command', {
+          calls: [{ command: 'files.write' }, { command: 'notes.search' }, { command: 'files.read' }],
+        }),
+        'batch',
+      );
+      const [w, s, b] = r.results.map((x) => withStatus(x, 'executed'));
+      expect(w?.outcome).not.toHaveProperty('completed');
+      expect(w?.outcome.completedOmitted).toBe(3);
+      expect(s?.outcome).toMatchObject({ code: 'not_granted' });
       expect(s).not.toHaveProperty('hint');
-      expect(b.signature).toMatch(/^files\.read\(/);
+      expect(b?.signature).toMatch(/^files\.read\(/);
     });
 
     it('more than sixteen calls is batch_too_large in place of the batch, nothing sent or listed [HC-85, HC-109, HC-114]', async () => {
@@ -623,21 +648,24 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
     it('a malformed call comes back as its own result and the others still run [HC-94, HC-112]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { mode: 'lost' } } });
-      const r = await call('run_command', {
-        calls: [
-          { command: 'files.write' },
-          { command: 42 },
-          { command: 'files.read' },
-          { command: 'files.write' },
-        ],
-      });
-      expect(r.results.map((x: R) => [x.status, x.code ?? x.landed])).toEqual([
+      const r = withStatus(
+        await call('run_command', {
+          calls: [
+            { command: 'files.write' },
+            { command: 42 },
+            { command: 'files.read' },
+            { command: 'files.write' },
+          ],
+        }),
+        'batch',
+      );
+      expect(r.results.map((x) => [x.status, 'code' in x ? x.code : undefined])).toEqual([
         ['executed', undefined],
         ['failed_to_deliver', 'invalid_input'],
         ['failed_to_deliver', 'answer_lost'],
         ['executed', undefined],
       ]);
-      expect(r.results[2].landed).toBe('unknown');
+      expect(r.results[2]).toMatchObject({ landed: 'unknown' });
     });
 
     it('an unreadable catalog stops the whole batch [HC-114]', async () => {
@@ -649,10 +677,13 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
     it('sixteen calls of a 200 ms command start one host run each, never more than four in flight [HC-32, HC-92, HC-93]', async () => {
       sc.script({ commands, behaviour: { 'files.write': { sleepMs: 200 } } });
-      const r = await call('run_command', {
-        calls: Array.from({ length: 16 }, (_, i) => ({ command: 'files.write', args: { i } })),
-      });
-      expect(r.results.every((x: R) => x.status === 'executed')).toBe(true);
+      const r = withStatus(
+        await call('run_command', {
+          calls: Array.from({ length: 16 }, (_, i) => ({ command: 'files.write', args: { i } })),
+        }),
+        'batch',
+      );
+      expect(r.results.every((x) => x.status === 'executed')).toBe(true);
       const runs = sc.runs();
       expect(runs).toHaveLength(16);
       const max = Math.max(...runs.map((x) => x.concurrent as number));
@@ -671,14 +702,17 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       );
       await until(() => sc.runs().length === 4, 'four calls to reach the host');
       ac.abort();
-      const r = await pending;
-      expect(r.results.slice(0, 4).map((x: R) => x.status)).toEqual([
+      const r = withStatus(await pending, 'batch');
+      expect(r.results.slice(0, 4).map((x) => x.status)).toEqual([
         'executed',
         'executed',
         'executed',
         'executed',
       ]);
-      expect(r.results.slice(4).map((x: R) => x.code)).toEqual(['cancelled', 'cancelled']);
+      expect(r.results.slice(4).map((x) => withStatus(x, 'failed_to_deliver').code)).toEqual([
+        'cancelled',
+        'cancelled',
+      ]);
       expect(sc.runs()).toHaveLength(4);
     });
 
@@ -692,15 +726,19 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const single = await call('run_command', { command: 'files.write' });
+      const single = withStatus(await call('run_command', { command: 'files.write' }), 'executed');
       expect(single.truncated).toBe(false);
-      const r = await call('run_command', {
-        calls: [{ command: 'files.write' }, { command: 'files.write' }],
-      });
-      expect(r.results[0].entry.value).toHaveLength(4000);
-      expect(r.results[0]).not.toHaveProperty('truncated');
-      expect(r.results[1].truncated).toBe(true);
-      expect(r.results[1].entry).not.toHaveProperty('value');
+      const r = withStatus(
+        await call('run_command', {
+          calls: [{ command: 'files.write' }, { command: 'files.write' }],
+        }),
+        'batch',
+      );
+      const [first, second] = r.results.map((x) => withStatus(x, 'executed'));
+      expect(first && admitted(first.entry).value).toHaveLength(4000);
+      expect(first).not.toHaveProperty('truncated');
+      expect(second?.truncated).toBe(true);
+      expect(second?.entry).not.toHaveProperty('value');
       expect(r.truncated).toBe(true);
     });
   });
@@ -724,9 +762,8 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     });
 
     it('a row whose effect is not read is not_granted, landed no, with a hint, and nothing is sent [HC-144, HC-147]', async () => {
-      const r = await call('run_read_command', { command: 'files.write' });
+      const r = withStatus(await call('run_read_command', { command: 'files.write' }), 'not_granted');
       expect(r).toMatchObject({
-        status: 'not_granted',
         landed: 'no',
         code: 'not_granted',
         reasonCode: 'effect_not_read',
@@ -791,7 +828,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     it('an answer labelled above the ceiling is withheld; the model sees only a content-blind outcome, status and reasonCode [HC-162, HC-163, HC-165, HC-170, HC-171] [SEC-4]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
       run = createRun({ mode: 'enforce-explicit', ceiling: [] });
-      const r = await call('run_command', { command: 'files.read' });
+      const r = await executed({ command: 'files.read' });
       expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
       expect(JSON.stringify(r)).not.toContain('the secret text');
       expect(r.outcome).toEqual({ withheld: true, mayHaveLanded: false });
@@ -800,7 +837,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
 
     it('an answer without a label takes the query’s label (the run context the arguments came from) [HC-164]', async () => {
       run = createRun({ mode: 'enforce-explicit', ceiling: [], initialLabel: SECRET as never });
-      const r = await call('run_command', { command: 'files.write' });
+      const r = await executed({ command: 'files.write' });
       expect(r.entry).toEqual({ status: 'withheld', reasonCode: 'cfc_ceiling_exceeded' });
       const open = createRun({
         mode: 'enforce-explicit',
@@ -808,7 +845,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
         initialLabel: SECRET as never,
       });
       run = open;
-      const ok = await call('run_command', { command: 'files.write' });
+      const ok = await executed({ command: 'files.write' });
       expect(ok.entry).toMatchObject({ status: 'admitted', labelSource: 'query' });
     });
 
@@ -830,12 +867,12 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
         },
       });
       run = createRun({ mode: 'enforce-explicit', ceiling: ['secret'], actor: 'agent:tester' });
-      const r = await call('run_command', { command: 'board.post', loomId: 'loom-9' });
-      expect(r.entry.status).toBe('admitted');
-      expect(r.entry.labelSource).toBe('row');
-      expect(r.entry.value.text.length).toBe(LIMITS.entryString + 1);
+      const r = await executed({ command: 'board.post', loomId: 'loom-9' });
+      const entry = admitted(r.entry);
+      expect(entry.labelSource).toBe('row');
+      expect(entry.value).toEqual({ version: 4, text: `${'y'.repeat(LIMITS.entryString)}…` });
       expect(JSON.stringify(r)).not.toContain('confidentiality');
-      const doc = run.referents.get(r.entry.referent);
+      const doc = run.referents.get(entry.referent);
       expect(doc).toMatchObject({
         kind: 'document',
         labelSource: 'command',
@@ -846,7 +883,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     });
 
     it('a result that names a held handle links the document minted from it [HC-169]', async () => {
-      const first = await call('run_command', { command: 'files.write' });
+      const first = admitted((await executed({ command: 'files.write' })).entry);
       sc.script({
         commands,
         behaviour: {
@@ -857,26 +894,26 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
               code: 'ok',
               mayHaveLanded: true,
               completed: [],
-              body: { handle: first.entry.referent },
+              body: { handle: first.referent },
             },
           },
         },
       });
-      const second = await call('run_command', { command: 'files.write' });
-      expect(run.referents.get(second.entry.referent)?.derivedFrom).toBe(first.entry.referent);
+      const second = admitted((await executed({ command: 'files.write' })).entry);
+      expect(run.referents.get(second.referent)?.derivedFrom).toBe(first.referent);
     });
 
     it('a run past its referent bound expires the oldest document cleanly while the newest still cites', async () => {
       run = createRun({ mode: 'enforce-explicit', ceiling: ['secret'], referents: { maxCount: 3 } });
       sc.script({ commands, behaviour: { 'files.read': { answer: labelled(SECRET) } } });
-      const first = await call('run_command', { command: 'files.read' });
+      const first = admitted((await executed({ command: 'files.read' })).entry);
       sc.script({ commands });
-      const ids = [first.entry.referent];
+      const ids = [first.referent];
       for (let i = 0; i < 4; i++)
-        ids.push((await call('run_command', { command: 'files.write' })).entry.referent);
+        ids.push(admitted((await executed({ command: 'files.write' })).entry).referent);
       expect(ids).toEqual(['doc-1', 'doc-2', 'doc-3', 'doc-4', 'doc-5']);
       expect(run.referents.lookup('doc-1')).toMatchObject({ status: 'expired', id: 'doc-1' });
-      expect(run.referents.lookup('doc-2').status).toBe('expired');
+      expect(run.referents.lookup('doc-2')).toMatchObject({ status: 'expired' });
       expect(run.referents.lookup('doc-5')).toMatchObject({ status: 'held', referent: { id: 'doc-5' } });
       // An answer naming the expired document is held without a link, and no looser than what the run saw.
       sc.script({
@@ -915,8 +952,8 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
           },
         },
       });
-      const linked = await call('run_command', { command: 'files.write' });
-      expect(run.referents.get(linked.entry.referent)?.derivedFrom).toBe('doc-6');
+      const linked = admitted((await executed({ command: 'files.write' })).entry);
+      expect(run.referents.get(linked.referent)?.derivedFrom).toBe('doc-6');
       expect(run.referents.size.count).toBe(3);
     });
 
@@ -945,10 +982,17 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
         ceiling: ['a', 'b', 'c'],
         initialLabel: { confidentiality: ['c'], integrity: [] } as never,
       });
-      const r = await call('run_command', {
-        calls: [{ command: 'files.read' }, { command: 'notes.search' }, { command: 'files.write' }],
-      });
-      expect(r.results.map((x: R) => x.entry.labelSource)).toEqual(['row', 'row', 'query']);
+      const r = withStatus(
+        await call('run_command', {
+          calls: [{ command: 'files.read' }, { command: 'notes.search' }, { command: 'files.write' }],
+        }),
+        'batch',
+      );
+      expect(r.results.map((x) => admitted(withStatus(x, 'executed').entry).labelSource)).toEqual([
+        'row',
+        'row',
+        'query',
+      ]);
       expect(run.observations.observations).toHaveLength(1);
       expect(run.observations.observations[0]?.label.confidentiality).toEqual(['a', 'b', 'c']);
     });
@@ -986,24 +1030,28 @@ describe('run_command output bound (model bound)', () => {
     const seen = new Set<string>();
     const rank = { sig: 0, nosig: 1, min: 2 } as const;
     for (let bound = 2000; bound <= 9000; bound += 250) {
-      const [, run_command] = createHostCommandTools({
+      const tools = createHostCommandTools({
         config: sc.config,
         client: sc.client,
         bounds: { outputBound: bound },
       });
       const run = createRun({ mode: 'disabled' });
-      const r = (await run_command?.execute(
-        { calls: Array.from({ length: 8 }, () => ({ command: 'c.bad' })) },
-        { run },
-      )) as R;
-      const forms: (keyof typeof rank)[] = r.results.map((x: R) =>
+      const r = withStatus(
+        await toolOf(tools, 'run_command').execute(
+          { calls: Array.from({ length: 8 }, () => ({ command: 'c.bad' })) },
+          { run },
+        ),
+        'batch',
+      );
+      const results = r.results.map((x) => withStatus(x, 'executed'));
+      const forms: (keyof typeof rank)[] = results.map((x) =>
         x.summaryOmitted ? 'min' : x.signature ? 'sig' : 'nosig',
       );
       for (const f of forms) seen.add(f);
       const ranks = forms.map((f) => rank[f]);
       // Later calls shrink first: the forms never grow along the batch.
       expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
-      const min = r.results.find((x: R) => x.summaryOmitted);
+      const min = results.find((x) => x.summaryOmitted);
       if (min) expect(Object.keys(min.outcome).sort()).toEqual(['bodyBytes', 'code', 'ok']);
       if (forms.at(-1) !== 'min' || forms[0] !== 'min')
         expect(JSON.stringify(r).length).toBeLessThanOrEqual(bound);
@@ -1026,7 +1074,7 @@ describe('policy (prompt-slot authority through @harness/ifc)', () => {
   });
   afterEach(async () => sc.close());
   const exec = (name: string, input: unknown, run: RunState, slot?: ToolContext['slot']) =>
-    (tools[name] as HarnessTool).execute(input, { run, slot }) as Promise<R>;
+    (tools[name] as HarnessTool).execute(input, { run, slot });
 
   it('run_command is a write, run_read_command and list_commands are reads [HC-131, HC-132, HC-133, HC-141]', () => {
     expect(tools.run_command?.effect).toBe('write');
@@ -1123,12 +1171,15 @@ describe('configuration presence', () => {
     const sc = await scenario('cli');
     sc.script({ commands: [row('files.read', { effect: 'read' })] });
     let notices: string[] = [];
-    const [list] = createHostCommandTools({ config: sc.config, client: sc.client, notices: () => notices });
+    const list = toolOf(
+      createHostCommandTools({ config: sc.config, client: sc.client, notices: () => notices }),
+      'list_commands',
+    );
     const run = createRun({ mode: 'disabled' });
-    const plain = (await list?.execute({}, { run })) as R;
+    const plain = withStatus(await list.execute({}, { run }), 'ok');
     expect(plain.notice).toMatch(/continues in list_commands\(\{ detail: \[name\] \}\)\.$/);
     notices = ['The commands of pack files run unconfined here.'];
-    const told = (await list?.execute({}, { run })) as R;
+    const told = withStatus(await list.execute({}, { run }), 'ok');
     expect(told.notice).toBe(`${plain.notice} The commands of pack files run unconfined here.`);
     await sc.close();
   });
@@ -1136,8 +1187,8 @@ describe('configuration presence', () => {
   it('the harness names no command: every name a tool shows comes from the host listing [HC-01]', async () => {
     const sc = await scenario('cli');
     sc.script({ commands: [] });
-    const [list] = createHostCommandTools({ config: sc.config, client: sc.client });
-    const r = (await list?.execute({}, { run: createRun({ mode: 'disabled' }) })) as R;
+    const list = toolOf(createHostCommandTools({ config: sc.config, client: sc.client }), 'list_commands');
+    const r = withStatus(await list.execute({}, { run: createRun({ mode: 'disabled' }) }), 'ok');
     expect(r.entries).toEqual([]);
     await sc.close();
   });
