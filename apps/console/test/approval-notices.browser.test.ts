@@ -3,12 +3,11 @@
 // notifier wrote to the instance's real store, and a delivery finishing while the page is open.
 import type { ApprovalRecord, NoticeEvent } from '@harness/store';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   PHONE,
@@ -16,9 +15,7 @@ import {
 } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
-
-describe.skipIf(!hasBrowser)('the notifications of one approval', () => {
+inBrowser.describe('the notifications of one approval', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

@@ -3,20 +3,17 @@
 // then runs exactly once, or stays refused; the audit view shows both.
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   screenshot,
   type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
-
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 
 type Agent = Awaited<ReturnType<typeof serveAgent>>;
 
@@ -36,7 +33,7 @@ async function append(agent: Agent, line: string) {
 
 const card = (page: Page, id: string) => page.locator(`article[data-approval-id="${id}"]`);
 
-describe.skipIf(!hasBrowser)('approvals in the browser', () => {
+inBrowser.describe('approvals in the browser', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

@@ -1,11 +1,10 @@
 // Looms in the browser: a loom composed through the tools (a real MCP client on `harness serve`)
 // appears in the list, and its page shows its stages, shelf and receipts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   screenshot,
@@ -13,12 +12,10 @@ import {
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
-
 const get = (value: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
 
-describe.skipIf(!hasBrowser)('looms in the browser', () => {
+inBrowser.describe('looms in the browser', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

@@ -9,13 +9,12 @@ import { STORE_FILE, verifyAuditStore } from '@harness/store';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import Database from 'better-sqlite3';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { addVirtualAuthenticator } from './helpers/authenticator';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   PHONE,
   screenshot,
@@ -24,11 +23,9 @@ import {
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
 import { freePort, testCertificate } from './helpers/tls';
 
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
-
 const loomBin = join(repoRoot, 'apps', 'loom', 'dist', 'loom.js');
 
-describe.skipIf(!hasBrowser)('passkeys and signed decisions over HTTPS, on a phone', () => {
+inBrowser.describe('passkeys and signed decisions over HTTPS, on a phone', () => {
   let t: TestInstance;
   let certs: ReturnType<typeof tempDir>;
   let running: RunningConsole;

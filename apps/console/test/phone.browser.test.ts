@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { RunStore, runnerPaths } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { apiClient } from './helpers/api';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   PHONE,
@@ -20,8 +19,6 @@ import {
   type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, serveAgent, type TestInstance } from './helpers/instance';
-
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 
 type Agent = Awaited<ReturnType<typeof serveAgent>>;
 
@@ -83,7 +80,7 @@ function cells(table: Locator) {
   }));
 }
 
-describe.skipIf(!hasBrowser)('the console at a phone’s width', () => {
+inBrowser.describe('the console at a phone’s width', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

@@ -12,14 +12,12 @@ import { type Received, type Receiver, startReceiver } from '@harness/test-utils
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import { addVirtualAuthenticator } from './helpers/authenticator';
-import { BROWSER_SKIP, hasBrowser, launchBrowser, PHONE, type TestBrowser } from './helpers/browser';
+import { inBrowser, launchBrowser, PHONE, type TestBrowser } from './helpers/browser';
 import { harnessBin, makeInstance, type TestInstance } from './helpers/instance';
 import { freePort, testCertificate } from './helpers/tls';
-
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 
 const SECRET = 'remote-approval-hook-secret';
 const LINE = 'approved from a phone, far away';
@@ -30,7 +28,7 @@ const announced = (event: string, id?: string) => (r: Received) =>
   r.headers['x-harness-event'] === event &&
   (id === undefined || (JSON.parse(r.body) as { approval: { id: string } }).approval.id === id);
 
-describe.skipIf(!hasBrowser)('a person away from the machine approves from a phone', () => {
+inBrowser.describe('a person away from the machine approves from a phone', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let receiver: Receiver;

@@ -8,20 +8,17 @@ import { parseYamlConfig } from '@harness/config/yaml';
 import { RunStore, runnerPaths } from '@harness/runner';
 import { repoRoot } from '@harness/test-utils';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   screenshot,
   type TestBrowser,
 } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
-
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 
 const EXAMPLE = join(repoRoot, 'fixtures', 'runner', 'example.yaml');
 const entries = (() => {
@@ -34,7 +31,7 @@ async function entryShown(page: Page, id: string): Promise<unknown> {
   return JSON.parse((await page.locator(`pre[data-entry="${id}"]`).textContent()) ?? 'null');
 }
 
-describe.skipIf(!hasBrowser)('Runs view', () => {
+inBrowser.describe('Runs view', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

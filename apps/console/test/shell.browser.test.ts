@@ -1,20 +1,11 @@
 // The page shell in a real browser: logged in through the printed link, navigation to each view,
 // and Log out.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
-import {
-  BROWSER_SKIP,
-  expectAccessible,
-  hasBrowser,
-  launchBrowser,
-  openConsole,
-  type TestBrowser,
-} from './helpers/browser';
+import { expectAccessible, inBrowser, launchBrowser, openConsole, type TestBrowser } from './helpers/browser';
 import { makeInstance, type TestInstance } from './helpers/instance';
 
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
-
-describe.skipIf(!hasBrowser)('console shell', () => {
+inBrowser.describe('console shell', () => {
   let t: TestInstance;
   let running: RunningConsole;
   let browser: TestBrowser;

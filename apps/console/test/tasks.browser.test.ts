@@ -3,12 +3,11 @@
 // `originLoomId` and the `looms` receipts; the origin of a turn stays put when the focus changes;
 // without a model the view says how to configure one.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/index';
 import {
-  BROWSER_SKIP,
   expectAccessible,
-  hasBrowser,
+  inBrowser,
   launchBrowser,
   openConsole,
   screenshot,
@@ -16,8 +15,6 @@ import {
 } from './helpers/browser';
 import { contextOf, type FakeModelServer, startFakeModelServer } from './helpers/fake-model';
 import { makeInstance, type TestInstance } from './helpers/instance';
-
-if (!hasBrowser) console.log(`skip: ${BROWSER_SKIP}`);
 
 const ENV = ['HARNESS_MODEL_PROVIDER', 'HARNESS_MODEL', 'HARNESS_MODEL_BASE_URL', 'HARNESS_TASK_TOOLS'];
 
@@ -53,7 +50,7 @@ async function runTask(page: Page, prompt: string): Promise<void> {
   await page.locator(next).waitFor({ timeout: 90_000 });
 }
 
-describe.skipIf(!hasBrowser)('Tasks view', () => {
+inBrowser.describe('Tasks view', () => {
   let t: TestInstance;
   let fake: FakeModelServer;
   let running: RunningConsole;

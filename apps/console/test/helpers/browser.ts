@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { repoRoot } from '@harness/test-utils';
+import { type Need, needs, repoRoot } from '@harness/test-utils';
 import {
   type Browser,
   type BrowserContext,
@@ -15,12 +15,18 @@ import {
 } from 'playwright-core';
 import { expect } from 'vitest';
 
+/** The Chromium the browser tests drive: `HARNESS_CHROMIUM`, else Debian's. */
 export const CHROMIUM = process.env.HARNESS_CHROMIUM ?? '/usr/bin/chromium';
 
-/** True when the browser tests can run; under CI=true they must (a missing browser fails them). */
-export const hasBrowser = existsSync(CHROMIUM) || process.env.CI === 'true';
-/** The one line a skipped browser test prints. */
-export const BROWSER_SKIP = `browser tests need ${CHROMIUM} (apt-get install chromium; CI installs it)`;
+/**
+ * The browser tests' block: skipped outside CI, with one line, where Chromium is not at
+ * {@link CHROMIUM}; failed under CI=true, which installs it.
+ */
+export const inBrowser: Need = needs({
+  what: `Chromium at ${CHROMIUM}`,
+  present: existsSync(CHROMIUM),
+  install: 'apt-get install chromium, or set HARNESS_CHROMIUM to a Chromium binary',
+});
 
 /**
  * What a test file gets of the browser: contexts of its own, all closed by `close()`. A vitest worker
