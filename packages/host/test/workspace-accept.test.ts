@@ -5,12 +5,12 @@
 // stands for the agent's code), real calls over the broker's socket, the audit read from its store.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerList, brokerRun } from '@harness/protocol/client';
-import { Lines, tempDir } from '@harness/test-utils';
+import { Lines, replaceFile, tempDir } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tailAudit } from '../src/api';
@@ -115,10 +115,7 @@ function the(b: Broker | undefined): Broker {
 }
 
 /** Replaces the workspace file as a recipe's `cp` or an editor does: a new file renamed over it. */
-function replaceWorkspace(text: string): void {
-  writeFileSync(`${workspace}.edit`, text);
-  renameSync(`${workspace}.edit`, workspace);
-}
+const replaceWorkspace = (text: string): void => replaceFile(workspace, text);
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 

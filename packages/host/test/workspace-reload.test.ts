@@ -4,13 +4,13 @@
 // real calls over its socket, the audit rows read from its store.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, renameSync, writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerList, brokerRun } from '@harness/protocol/client';
 import type { AuditEvent } from '@harness/store';
-import { Lines, tempDir } from '@harness/test-utils';
+import { Lines, replaceFile, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tailAudit } from '../src/api';
 import { initInstance } from '../src/instance';
@@ -84,11 +84,7 @@ async function startBroker(): Promise<Broker> {
 }
 
 /** Replaces the workspace file as an editor does: a new file renamed over the old one. */
-function replaceWorkspace(text: string): void {
-  const next = `${workspace}.edit`;
-  writeFileSync(next, text);
-  renameSync(next, workspace);
-}
+const replaceWorkspace = (text: string): void => replaceFile(workspace, text);
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
