@@ -1,8 +1,9 @@
 // harness serve picks up an edited workspace file: the real bin over stdio, driven by the real MCP
 // SDK client, on an embedded instance created with a workspace the test writes and then edits.
 import { createHash } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFile } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, get, runCli, sandbox, structured } from './helpers';
 
@@ -59,9 +60,7 @@ describe('harness serve follows its workspace file', () => {
   it('serves an edit that adds a command once a person accepts it: stderr says it switched, list_commands shows it, run_read_command runs it', async () => {
     // The first call waits for the embedded host, so the edit below is made on a running broker.
     expect(await commandNames()).not.toContain('text.hello');
-    const next = `${workspace}.swp`;
-    writeFileSync(next, EDITED);
-    renameSync(next, workspace);
+    replaceFile(workspace, EDITED);
 
     // A new command widens what the agent may do: it waits for a person (workspace.test.ts).
     expect(await stderrLine('widens what agents may do')).toContain(

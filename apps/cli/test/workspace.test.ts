@@ -3,8 +3,9 @@
 // that grants the agent an open, unconfined `sh -c`; serve keeps serving the old grants, `pending`
 // shows the diff, and only `accept` with the hash it showed makes serve serve it.
 import { createHash } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFile } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, get, runCli, sandbox, structured } from './helpers';
 
@@ -43,10 +44,8 @@ let conn: Awaited<ReturnType<typeof connectStdio>>;
 
 const sha12 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
-function replaceWorkspace(text: string): void {
-  writeFileSync(`${workspace}.new`, text);
-  renameSync(`${workspace}.new`, workspace);
-}
+/** Replaces the workspace file as an editor does: a new file renamed over the old one. */
+const replaceWorkspace = (text: string): void => replaceFile(workspace, text);
 
 async function commandNames(): Promise<string[]> {
   const listed = structured(await conn.client.callTool({ name: 'list_commands', arguments: {} }));
