@@ -1,11 +1,14 @@
-// A real broker in its own process (startBroker from the sources, under tsx, through
-// fixtures/broker-main.ts): what a crash or a second host looks like to the store.
+// A real broker in its own process (startBroker from the sources, under tsx): through
+// fixtures/broker-main.ts, what a crash or a second host looks like to the store; through
+// fixtures/reload-broker-main.ts, a broker following its workspace file, its checks on stdout.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Lines } from '@harness/test-utils';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BROKER_MAIN = join(HERE, 'fixtures', 'broker-main.ts');
+const RELOAD_BROKER_MAIN = join(HERE, 'fixtures', 'reload-broker-main.ts');
 const PACKAGE_DIR = join(HERE, '..');
 
 /** A started broker process and the promise of its exit. */
@@ -48,4 +51,40 @@ export function startBrokerProcess(
     });
     void exited.then(() => reject(new Error(`broker exited before ready: ${err}`)));
   });
+}
+
+/** A broker process that follows its workspace file, and the lines it writes. */
+export interface ReloadingBroker {
+  child: ChildProcess;
+  stdout: Lines;
+  stderr: Lines;
+  socket: string;
+}
+
+/**
+ * Starts a broker for agent `reader` of run `run-1` on `instance` that follows its workspace file,
+ * its socket (`run/broker.sock`) and XDG state under `dir`; resolves once it printed its ready line.
+ */
+export async function startReloadingBroker(dir: string, instance: string): Promise<ReloadingBroker> {
+  const socket = join(dir, 'run', 'broker.sock');
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@harness/source',
+      '--import',
+      'tsx',
+      RELOAD_BROKER_MAIN,
+      instance,
+      socket,
+      JSON.stringify({ run: 'run-1', agent: 'reader' }),
+    ],
+    {
+      cwd: PACKAGE_DIR,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_STATE_HOME: join(dir, 'state') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const started = { child, stdout: new Lines(child.stdout), stderr: new Lines(child.stderr), socket };
+  await started.stdout.next((l) => l.includes('"ready":true'));
+  return started;
 }

@@ -3,14 +3,12 @@
 // content; one that widens nothing applies at once. A real broker process
 // (fixtures/reload-broker-main.ts), the workspace file overwritten by this test (unconfined: it
 // stands for the agent's code), real calls over the broker's socket, the audit read from its store.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerList, brokerRun } from '@harness/protocol/client';
-import { Lines, replaceFile, tempDir } from '@harness/test-utils';
+import { replaceFile, tempDir } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tailAudit } from '../src/api';
@@ -24,9 +22,7 @@ import {
   reviewWorkspace,
 } from '../src/workspace-acceptance';
 import { compareAuthority } from '../src/workspace-authority';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const MAIN = join(HERE, 'fixtures', 'reload-broker-main.ts');
+import { type ReloadingBroker, startReloadingBroker } from './broker-process';
 
 const WORKSPACE = `version: 1
 command_packs:
@@ -64,41 +60,14 @@ const NARROWED = WORKSPACE.replace(
   '',
 );
 
-interface Broker {
-  child: ChildProcess;
-  stdout: Lines;
-  stderr: Lines;
-  socket: string;
-}
+type Broker = ReloadingBroker;
 
 let box: ReturnType<typeof tempDir>;
 let workspace: string;
 let instance: string;
 let broker: Broker | undefined;
 
-async function startBroker(): Promise<Broker> {
-  const socket = join(box.path, 'run', 'broker.sock');
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@harness/source',
-      '--import',
-      'tsx',
-      MAIN,
-      instance,
-      socket,
-      JSON.stringify({ run: 'run-1', agent: 'reader' }),
-    ],
-    {
-      cwd: join(HERE, '..'),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_STATE_HOME: join(box.path, 'state') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const started = { child, stdout: new Lines(child.stdout!), stderr: new Lines(child.stderr!), socket };
-  await started.stdout.next((l) => l.includes('"ready":true'));
-  return started;
-}
+const startBroker = (): Promise<Broker> => startReloadingBroker(box.path, instance);
 
 async function stopBroker(): Promise<void> {
   if (broker === undefined) return;

@@ -2,21 +2,18 @@
 // after it, one that does not leaves the old workspace served, and a write of the same content does
 // nothing. A real broker process (fixtures/reload-broker-main.ts), real files edited as editors do,
 // real calls over its socket, the audit rows read from its store.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { CommandAnswer } from '@harness/protocol';
 import { brokerList, brokerRun } from '@harness/protocol/client';
 import type { AuditEvent } from '@harness/store';
-import { Lines, replaceFile, tempDir } from '@harness/test-utils';
+import { replaceFile, tempDir } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tailAudit } from '../src/api';
 import { initInstance } from '../src/instance';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const MAIN = join(HERE, 'fixtures', 'reload-broker-main.ts');
+import { type ReloadingBroker, startReloadingBroker } from './broker-process';
 
 const WORKSPACE = `version: 1
 command_packs:
@@ -46,12 +43,7 @@ const EDITED = WORKSPACE.replace(
   '',
 );
 
-interface Broker {
-  child: ChildProcess;
-  stdout: Lines;
-  stderr: Lines;
-  socket: string;
-}
+type Broker = ReloadingBroker;
 
 let box: ReturnType<typeof tempDir>;
 let workspace: string;
@@ -59,29 +51,7 @@ let instance: string;
 let broker: Broker;
 
 /** Starts the broker process for agent `reader` and resolves once it printed its ready line. */
-async function startBroker(): Promise<Broker> {
-  const socket = join(box.path, 'run', 'broker.sock');
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@harness/source',
-      '--import',
-      'tsx',
-      MAIN,
-      instance,
-      socket,
-      JSON.stringify({ run: 'run-1', agent: 'reader' }),
-    ],
-    {
-      cwd: join(HERE, '..'),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_STATE_HOME: join(box.path, 'state') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const started = { child, stdout: new Lines(child.stdout!), stderr: new Lines(child.stderr!), socket };
-  await started.stdout.next((l) => l.includes('"ready":true'));
-  return started;
-}
+const startBroker = (): Promise<Broker> => startReloadingBroker(box.path, instance);
 
 /** Replaces the workspace file as an editor does: a new file renamed over the old one. */
 const replaceWorkspace = (text: string): void => replaceFile(workspace, text);
