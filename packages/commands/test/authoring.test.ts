@@ -9,18 +9,22 @@ import {
   createLoomAuthoringTools as createTools,
   type LoomAuthoringToolsOptions,
 } from '../src/loom-authoring-tools';
-import { directSessionRunId } from '../src/loom-call';
+import { type AuthoringContext, directSessionRunId } from '../src/loom-call';
+import type {
+  LoomAuthoringContextOutcome,
+  LoomComposeOutcome,
+  LoomInspectOutcome,
+  ToolOutcome,
+} from '../src/outcome';
 import { createLocalPatternResolver, type PatternHandle } from '../src/pattern';
 import { createRun, type RunState } from '../src/run';
 import type { HarnessTool } from '../src/tool';
 import { checkedTools, outcomeLog } from './helpers/outcomes';
 import { row, type Scenario, scenario } from './helpers/scenario';
+import { type InputOf, type ToolsByName, withStatus } from './helpers/tools';
 
 // Every result of the tools below is checked against its tool's outcome schema (see the last test).
 const createLoomAuthoringTools = (options: LoomAuthoringToolsOptions) => checkedTools(createTools(options));
-
-// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
-type R = Record<string, any>;
 
 const session = { apiUrl: 'https://fabric.example', identity: 'id-1', space: 'home' };
 const handle = (token: string, extra: Partial<PatternHandle> = {}): PatternHandle => ({
@@ -34,7 +38,7 @@ const handle = (token: string, extra: Partial<PatternHandle> = {}): PatternHandl
   instanceId: 'inst-1',
   ...extra,
 });
-const receipt = (extra: R = {}) => ({
+const receipt = (extra: Record<string, unknown> = {}) => ({
   loom_id: 'loom-1',
   request_id: 'req-1',
   version: 3,
@@ -71,9 +75,37 @@ describe('Loom authoring tools', () => {
       }).map((t) => [t.name, t]),
     );
   };
-  const call = (name: string, input: unknown, extra: R = {}): Promise<R> =>
-    (tools[name] as HarnessTool).execute(input, { run, slot: 'direct-command', ...extra }) as Promise<R>;
-  const script = (behaviour: R) =>
+  function call(
+    name: 'loom_compose',
+    input: InputOf<'loom_compose'>,
+    extra?: Partial<AuthoringContext>,
+  ): Promise<LoomComposeOutcome>;
+  function call(
+    name: 'loom_inspect',
+    input: InputOf<'loom_inspect'>,
+    extra?: Partial<AuthoringContext>,
+  ): Promise<LoomInspectOutcome>;
+  function call(
+    name: 'loom_authoring_context',
+    input: InputOf<'loom_authoring_context'>,
+    extra?: Partial<AuthoringContext>,
+  ): Promise<LoomAuthoringContextOutcome>;
+  function call(
+    name: keyof ToolsByName,
+    input: unknown,
+    extra?: Partial<AuthoringContext>,
+  ): Promise<ToolOutcome> {
+    return callRaw(name, input, extra);
+  }
+  /** A call with any input at all, as a model may send it. */
+  function callRaw(
+    name: keyof ToolsByName,
+    input: unknown,
+    extra: Partial<AuthoringContext> = {},
+  ): Promise<ToolOutcome> {
+    return (tools[name] as HarnessTool).execute(input, { run, slot: 'direct-command', ...extra });
+  }
+  const script = (behaviour: Record<string, unknown>) =>
     sc.script({
       commands: [row('loom.compose'), row('loom.inspect'), row('loom.authoring-context')],
       behaviour,
@@ -130,9 +162,9 @@ describe('Loom authoring tools', () => {
       code: 'not_authorized',
     });
     expect(sc.runs()).toHaveLength(0);
-    expect((await call('loom_inspect', { loom_id: 'loom-1' }, { slot: 'context' })).code).not.toBe(
-      'not_authorized',
-    );
+    expect(await call('loom_inspect', { loom_id: 'loom-1' }, { slot: 'context' })).not.toMatchObject({
+      code: 'not_authorized',
+    });
   });
 
   it('at enforce-strict the Loom read tools keep their gate for a context-bound task [HC-153]', async () => {
@@ -154,7 +186,7 @@ describe('Loom authoring tools', () => {
       { actor: 'agent:evil' },
       { runId: 'r' },
     ]) {
-      expect((await call('loom_compose', { ...compose, ...extra })).code).toBe('invalid_input');
+      expect(await call('loom_compose', { ...compose, ...extra })).toMatchObject({ code: 'invalid_input' });
     }
     expect(sc.runs()).toHaveLength(0);
   });
@@ -170,9 +202,9 @@ describe('Loom authoring tools', () => {
 
   it('compose without loom_id creates: the host gets loom.compose with the arguments on stdin [LA-39, LA-29]', async () => {
     await call('loom_compose', compose);
-    const r = sc.runs()[0] as R;
-    expect(r.command).toBe('loom.compose');
-    expect(r.args).toEqual({ request_id: 'req-1', components: [{ ref: 'page:p1', title: 'P' }] });
+    const r = sc.runs()[0];
+    expect(r?.command).toBe('loom.compose');
+    expect(r?.args).toEqual({ request_id: 'req-1', components: [{ ref: 'page:p1', title: 'P' }] });
   });
 
   it('compose with loom_id extends it, guarded by expected_version [LA-40, LA-41]', async () => {
@@ -190,27 +222,30 @@ describe('Loom authoring tools', () => {
   it('the configured boundLoomId is never an implicit composition target [LA-24]', async () => {
     make({ boundLoomId: 'loom-bound' });
     await call('loom_compose', compose);
-    const r = sc.runs()[0] as R;
-    expect(r.args.loom_id).toBeUndefined();
-    expect(r.loomId ?? null).toBeNull();
+    const r = sc.runs()[0];
+    expect(r?.args).not.toHaveProperty('loom_id');
+    expect(r?.loomId ?? null).toBeNull();
   });
 
   it('zero or more than 100 components are refused before the host [LA-35]', async () => {
-    expect((await call('loom_compose', { ...compose, components: [] })).code).toBe('invalid_input');
+    expect(await call('loom_compose', { ...compose, components: [] })).toMatchObject({
+      code: 'invalid_input',
+    });
     const many = Array.from({ length: 101 }, (_, i) => ({ ref: `page:${i}` }));
-    expect((await call('loom_compose', { ...compose, components: many })).code).toBe('invalid_input');
+    expect(await call('loom_compose', { ...compose, components: many })).toMatchObject({
+      code: 'invalid_input',
+    });
     expect((await call('loom_compose', { ...compose, components: many.slice(0, 100) })).status).toBe('ok');
     expect(sc.runs()).toHaveLength(1);
   });
 
   it('a component with both or neither of ref and pattern_token is refused [LA-36]', async () => {
     expect(
-      (await call('loom_compose', { ...compose, components: [{ ref: 'page:a', pattern_token: 'tok-ok' }] }))
-        .code,
-    ).toBe('invalid_input');
-    expect((await call('loom_compose', { ...compose, components: [{ title: 'x' }] })).code).toBe(
-      'invalid_input',
-    );
+      await call('loom_compose', { ...compose, components: [{ ref: 'page:a', pattern_token: 'tok-ok' }] }),
+    ).toMatchObject({ code: 'invalid_input' });
+    expect(await call('loom_compose', { ...compose, components: [{ title: 'x' }] })).toMatchObject({
+      code: 'invalid_input',
+    });
   });
 
   it('a ref must use one of the eleven kinds; a model-supplied pattern: address is refused (decision) [LA-37, LA-93, LA-94]', async () => {
@@ -230,9 +265,9 @@ describe('Loom authoring tools', () => {
       expect((await call('loom_compose', { ...compose, components: [{ ref: `${p}x` }] })).status).toBe('ok');
     }
     for (const bad of ['pattern:home/inst-1', 'piece:x', 'file:/etc/passwd', 'page']) {
-      expect((await call('loom_compose', { ...compose, components: [{ ref: bad }] })).code).toBe(
-        'invalid_input',
-      );
+      expect(await call('loom_compose', { ...compose, components: [{ ref: bad }] })).toMatchObject({
+        code: 'invalid_input',
+      });
     }
   });
 
@@ -247,7 +282,9 @@ describe('Loom authoring tools', () => {
   });
 
   it('request_id is required (decision) [LA-96]', async () => {
-    expect((await call('loom_compose', { components: compose.components })).code).toBe('invalid_input');
+    expect(await callRaw('loom_compose', { components: compose.components })).toMatchObject({
+      code: 'invalid_input',
+    });
   });
 
   it('success is a loom-authored observation with the receipt, replayed, current_version and current displaced [LA-98, LA-99]', async () => {
@@ -259,7 +296,7 @@ describe('Loom authoring tools', () => {
       current_version: 3,
       displaced: ['c0'],
     });
-    expect(r.receipt).toEqual(receipt());
+    expect(withStatus(r, 'ok').receipt).toEqual(receipt());
   });
 
   it('a replay returns the original receipt, older version, and no current displacement [LA-100, LA-101, LA-102, LA-103]', async () => {
@@ -271,7 +308,7 @@ describe('Loom authoring tools', () => {
         displaced: ['c0'],
       }),
     });
-    const r = await call('loom_compose', compose);
+    const r = withStatus(await call('loom_compose', compose), 'ok');
     expect(r).toMatchObject({ replayed: true, current_version: 5, displaced: [] });
     expect(r.receipt.version).toBe(2);
     expect(r.receipt.displaced).toEqual(['c0']);
@@ -280,15 +317,15 @@ describe('Loom authoring tools', () => {
 
   it('a version conflict keeps its code and asks for inspection and reconsideration [LA-104, LA-105, LA-106]', async () => {
     script({ 'loom.compose': fail('loom.compose', 'version_conflict') });
-    const r = await call('loom_compose', compose);
-    expect(r).toMatchObject({ status: 'refused', code: 'version_conflict' });
+    const r = withStatus(await call('loom_compose', compose), 'refused');
+    expect(r).toMatchObject({ code: 'version_conflict' });
     expect(r.guidance).toMatch(/loom_inspect.*reconsider/);
     expect(r.guidance.length).toBeLessThan(300);
   });
 
   it('a request conflict guides to recovering the original receipt first [LA-107]', async () => {
     script({ 'loom.compose': fail('loom.compose', 'request_conflict') });
-    expect((await call('loom_compose', compose)).guidance).toMatch(
+    expect(withStatus(await call('loom_compose', compose), 'refused').guidance).toMatch(
       /Recover its receipt with loom_authoring_context before/,
     );
   });
@@ -299,7 +336,7 @@ describe('Loom authoring tools', () => {
       const r = await call('loom_compose', compose);
       expect(JSON.stringify(r)).not.toContain('SQLITE');
       expect(JSON.stringify(r)).not.toContain('/private');
-      if (code === 'weird_code' || code === 'internal') expect(r.code).toBe('host_error');
+      if (code === 'weird_code' || code === 'internal') expect(r).toMatchObject({ code: 'host_error' });
     }
   });
 
@@ -311,8 +348,7 @@ describe('Loom authoring tools', () => {
       fail('loom.compose', 'internal', null, true),
     ]) {
       script({ 'loom.compose': b });
-      const r = await call('loom_compose', compose);
-      expect(r.status).toBe('uncertain');
+      const r = withStatus(await call('loom_compose', compose), 'uncertain');
       expect(r.guidance).toMatch(/same request_id/);
     }
   });
@@ -346,7 +382,7 @@ describe('Loom authoring tools', () => {
   describe('pattern tokens', () => {
     it('a held general token becomes pattern:<space>/<id> for the host, never shown to the model [LA-57, LA-58, LA-65, LA-66, LA-116]', async () => {
       const r = await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-ok' }] });
-      expect((sc.runs()[0] as R).args.components).toEqual([{ pattern_ref: 'pattern:home/inst-1' }]);
+      expect(sc.runs()[0]?.args).toMatchObject({ components: [{ pattern_ref: 'pattern:home/inst-1' }] });
       expect(JSON.stringify(r)).not.toContain('pattern:home');
       expect(runArtifacts(run).at(-1)?.data.canonicalRefs).toEqual(['pattern:home/inst-1']);
       // LA-116: the artifact keeps the run id of the turn that made the call.
@@ -423,7 +459,7 @@ describe('Loom authoring tools', () => {
 
     it('at most 32 historical receipts, marked as history that is not new work or a target [LA-45, LA-46, LA-48, LA-49, LA-56]', async () => {
       script({ 'loom.authoring-context': ok('loom.authoring-context', { receipts, target: null }) });
-      const r = await call('loom_authoring_context', {});
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(r.receipts).toHaveLength(32);
       expect(r.note).toMatch(/not work done in this turn.*never select a write target.*does not attest/);
       expect(r).not.toHaveProperty('kind');
@@ -438,7 +474,7 @@ describe('Loom authoring tools', () => {
           target_unavailable: { loom_id: 'loom-bound', reason: 'not_found' },
         }),
       });
-      const r = await call('loom_authoring_context', {});
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(sc.runs()[0]).toMatchObject({ loomId: 'loom-bound', args: {} });
       expect(r).toMatchObject({ status: 'ok', target: null, target_unavailable: { loom_id: 'loom-bound' } });
       expect(r.receipts).toHaveLength(1);
@@ -462,10 +498,12 @@ describe('Loom authoring tools', () => {
     });
 
     it('takes no deployment arguments; unknown fields are refused (decision) [LA-76]', async () => {
-      expect((await call('loom_authoring_context', { deploy: true })).code).toBe('invalid_input');
+      expect(await callRaw('loom_authoring_context', { deploy: true })).toMatchObject({
+        code: 'invalid_input',
+      });
     });
 
-    const deployed = (extra: R = {}) => ({
+    const deployed = (extra: Record<string, unknown> = {}) => ({
       type: 'loom-deployed-pattern-v1',
       api_url: session.apiUrl,
       space: 'home',
@@ -489,17 +527,17 @@ describe('Loom authoring tools', () => {
 
     it('verified deployed receipts come back as tokens; canonical links stay in the artifact [LA-77, LA-79, LA-80, LA-81, LA-82, LA-85, LA-86]', async () => {
       withDeployed([deployed(), deployed({ instance_id: 'inst-2' })]);
-      const r = await call('loom_authoring_context', {});
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(r.deployed_patterns).toHaveLength(2);
-      expect(r.deployed_patterns[0]).toEqual({ pattern_token: 'tok-ok' });
+      expect(r.deployed_patterns?.[0]).toEqual({ pattern_token: 'tok-ok' });
       expect(JSON.stringify(r)).not.toContain('pattern:home');
       expect(runArtifacts(run).at(-1)?.data.canonicalRefs).toEqual([
         'pattern:home/inst-1',
         'pattern:home/inst-2',
       ]);
-      const again = await call('loom_authoring_context', {});
+      const again = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(again.deployed_patterns).toEqual(r.deployed_patterns);
-      const minted = r.deployed_patterns[1].pattern_token;
+      const minted = r.deployed_patterns?.[1]?.pattern_token ?? '';
       expect(
         (await call('loom_compose', { ...compose, components: [{ pattern_token: minted }] })).status,
       ).toBe('ok');
@@ -513,16 +551,16 @@ describe('Loom authoring tools', () => {
       });
       make();
       withDeployed([deployed()]);
-      const r = await call('loom_authoring_context', {});
-      expect(r.deployed_patterns[0].pattern_token).not.toBe('tok-r');
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
+      expect(r.deployed_patterns?.[0]?.pattern_token).not.toBe('tok-r');
       expect(
-        (await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-r' }] })).code,
-      ).toBe('pattern_token_restricted');
+        await call('loom_compose', { ...compose, components: [{ pattern_token: 'tok-r' }] }),
+      ).toMatchObject({ code: 'pattern_token_restricted' });
     });
 
     it('at most 32 deployed entries are admitted [LA-78]', async () => {
       withDeployed(Array.from({ length: 40 }, () => deployed()));
-      expect((await call('loom_authoring_context', {})).deployed_patterns).toHaveLength(32);
+      expect(withStatus(await call('loom_authoring_context', {}), 'ok').deployed_patterns).toHaveLength(32);
     });
 
     it('without Fabric backing there are no pattern tokens, and ordinary context stays available [LA-88]', async () => {
@@ -530,15 +568,14 @@ describe('Loom authoring tools', () => {
         createLoomAuthoringTools({ config: sc.config, client: sc.client }).map((t) => [t.name, t]),
       );
       withDeployed([deployed()]);
-      const r = await call('loom_authoring_context', {});
-      expect(r.status).toBe('ok');
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(r.receipts).toHaveLength(1);
       expect(r).not.toHaveProperty('deployed_patterns');
     });
 
     it('an older host without the receipts field gives no tokens and ordinary context [LA-89]', async () => {
       withDeployed(undefined);
-      const r = await call('loom_authoring_context', {});
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(r.receipts).toHaveLength(1);
       expect(r).not.toHaveProperty('deployed_patterns');
     });
@@ -552,7 +589,7 @@ describe('Loom authoring tools', () => {
       ['LA-81 plain cell', deployed({ instance_id: 'plain' })],
     ])('%s gives no token while ordinary context stays available', async (_name, entry) => {
       withDeployed([entry]);
-      const r = await call('loom_authoring_context', {});
+      const r = withStatus(await call('loom_authoring_context', {}), 'ok');
       expect(r.deployed_patterns).toEqual([]);
       expect(r.receipts).toHaveLength(1);
     });

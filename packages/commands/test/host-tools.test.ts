@@ -36,9 +36,11 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     input: InputOf<'run_command'>,
     extra?: Partial<ToolContext>,
   ): Promise<RunCommandOutcome>;
-  // Any value at all, as a model may send it.
-  function call(name: keyof ToolsByName, input: unknown, extra?: Partial<ToolContext>): Promise<ToolOutcome>;
-  function call(
+  function call(name: keyof ToolsByName, input: unknown, extra?: Partial<ToolContext>): Promise<ToolOutcome> {
+    return callRaw(name, input, extra);
+  }
+  /** A call with any input at all, as a model may send it. */
+  function callRaw(
     name: keyof ToolsByName,
     input: unknown,
     extra: Partial<ToolContext> = {},
@@ -475,7 +477,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
         { command: 'files.write', extra: 1 },
         { command: 'files.write', expectedVersion: -1 },
       ]) {
-        expect(await call('run_command', bad)).toMatchObject({
+        expect(await callRaw('run_command', bad)).toMatchObject({
           status: 'failed_to_deliver',
           landed: 'no',
           code: 'invalid_input',
@@ -649,7 +651,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
     it('a malformed call comes back as its own result and the others still run [HC-94, HC-112]', async () => {
       sc.script({ commands, behaviour: { 'files.read': { mode: 'lost' } } });
       const r = withStatus(
-        await call('run_command', {
+        await callRaw('run_command', {
           calls: [
             { command: 'files.write' },
             { command: 42 },
@@ -756,7 +758,7 @@ describe.each(['cli', 'socket'] as const)('host command tools over the %s client
       });
       expect(b.status).toBe('batch');
       expect(sc.runs().every((x) => x.readOnly === true)).toBe(true);
-      expect(await call('run_read_command', { command: 'files.read', readOnly: false })).toMatchObject({
+      expect(await callRaw('run_read_command', { command: 'files.read', readOnly: false })).toMatchObject({
         code: 'invalid_input',
       });
     });
