@@ -2,6 +2,7 @@ import { until } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toFunctionTools } from '../src/adapters';
 import { createHostCommandTools } from '../src/host-command-tools';
@@ -9,9 +10,6 @@ import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { OUTCOME_META_KEY, PROGRESS_META_KEY, registerMcpTools } from '../src/mcp';
 import { createRun } from '../src/run';
 import { row, type Scenario, scenario } from './helpers/scenario';
-
-// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
-type R = Record<string, any>;
 
 describe('adapters', () => {
   let sc: Scenario;
@@ -55,11 +53,13 @@ describe('adapters', () => {
     expect(by.run_command?.inputSchema.properties).toHaveProperty('calls');
 
     const progress: number[] = [];
-    const res = (await client.callTool(
-      { name: 'run_command', arguments: { calls: [{ command: 'a.write' }, { command: 'a.read' }] } },
-      undefined,
-      { onprogress: (p) => progress.push(p.progress) },
-    )) as R;
+    const res = CallToolResultSchema.parse(
+      await client.callTool(
+        { name: 'run_command', arguments: { calls: [{ command: 'a.write' }, { command: 'a.read' }] } },
+        undefined,
+        { onprogress: (p) => progress.push(p.progress) },
+      ),
+    );
     // What a model reads as JSON: each call's output, nothing of the record-keeping.
     expect(res.structuredContent).toEqual({
       ok: true,
@@ -68,22 +68,30 @@ describe('adapters', () => {
         { ok: true, command: 'a.read', output: { echo: {}, loomId: null } },
       ],
     });
-    expect(res._meta[OUTCOME_META_KEY]).toMatchObject({ status: 'batch', truncated: false });
+    expect(res._meta?.[OUTCOME_META_KEY]).toMatchObject({ status: 'batch', truncated: false });
     // The text leads with each call's status line and output.
-    expect(res.content[0].text).toBe(
-      '[1/2 a.write: ok]\n{"echo":{},"loomId":null}\n[2/2 a.read: ok]\n{"echo":{},"loomId":null}',
-    );
+    expect(res.content[0]).toEqual({
+      type: 'text',
+      text: '[1/2 a.write: ok]\n{"echo":{},"loomId":null}\n[2/2 a.read: ok]\n{"echo":{},"loomId":null}',
+    });
     expect(res.isError).toBe(false);
     expect(progress).toEqual([1, 2]);
     expect(sc.runs().every((e) => e.jobId === 'job-1')).toBe(true);
 
-    const refused = (await client.callTool({ name: 'run_command', arguments: { calls: [] } })) as R;
+    const refused = CallToolResultSchema.parse(
+      await client.callTool({ name: 'run_command', arguments: { calls: [] } }),
+    );
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ ok: false, code: 'invalid_input' });
-    expect(refused._meta[OUTCOME_META_KEY]).toMatchObject({ status: 'failed_to_deliver', landed: 'no' });
-    const unknown = (await client.callTool({ name: 'run_command', arguments: { command: 'a.nope' } })) as R;
+    expect(refused._meta?.[OUTCOME_META_KEY]).toMatchObject({ status: 'failed_to_deliver', landed: 'no' });
+    const unknown = CallToolResultSchema.parse(
+      await client.callTool({ name: 'run_command', arguments: { command: 'a.nope' } }),
+    );
     expect(unknown.isError).toBe(true);
-    expect(unknown.content[0].text).toMatch(/^\[a\.nope: unknown_command; nearest: a\.\w+/);
+    expect(unknown.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^\[a\.nope: unknown_command; nearest: a\.\w+/),
+    });
     await client.close();
     await server.close();
   });
@@ -110,16 +118,14 @@ describe('adapters', () => {
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'c', version: '0.0.0' });
     await Promise.all([server.connect(a), client.connect(b)]);
-    const seen: R[] = [];
-    const res = (await client.callTool(
-      { name: 'run_command', arguments: { command: 'a.write' } },
-      undefined,
-      {
+    const seen: Progress[] = [];
+    const res = CallToolResultSchema.parse(
+      await client.callTool({ name: 'run_command', arguments: { command: 'a.write' } }, undefined, {
         onprogress: (p) => seen.push(p),
-      },
-    )) as R;
-    expect(res._meta[OUTCOME_META_KEY].status).toBe('executed');
-    expect(res.structuredContent.ok).toBe(true);
+      }),
+    );
+    expect(res._meta?.[OUTCOME_META_KEY]).toMatchObject({ status: 'executed' });
+    expect(res.structuredContent).toMatchObject({ ok: true });
     expect(seen.slice(0, 2)).toEqual([
       {
         progress: 1,

@@ -4,9 +4,6 @@ import { renderListing } from '../src/listing';
 import { createRun } from '../src/run';
 import { row } from './helpers/scenario';
 
-// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
-type R = Record<string, any>;
-
 describe('hiding rules (presentation only)', () => {
   it.each([
     ['HC-51', { origin: 'pattern' }],
@@ -57,7 +54,7 @@ describe('reading a listing', () => {
   it('title and description are left out when the host gives none (decision) [HC-41]', () => {
     const r = readCatalog({ commands: [{ id: 'a.b', inputs: {} }] });
     if (!r.ok) throw new Error('unreadable');
-    const listing = renderListing(createRun(), r.catalog) as R;
+    const listing = renderListing(createRun(), r.catalog);
     expect(listing.entries[0]).toEqual({ name: 'a.b', signature: expect.any(String) });
   });
 
@@ -94,20 +91,20 @@ describe('the model bound', () => {
   };
 
   it('a listing past the bound keeps its first entries whole and the rest without description [HC-47, HC-49]', () => {
-    const l = renderListing(createRun(), catalog(), [], 6000) as R;
-    const whole = l.entries.map((e: R) => 'description' in e);
+    const l = renderListing(createRun(), catalog(), [], 6000);
+    const whole = l.entries.map((e) => 'description' in e);
     const firstCompact = whole.indexOf(false);
     expect(firstCompact).toBeGreaterThan(0);
-    expect(whole.slice(firstCompact).every((w: boolean) => !w)).toBe(true);
+    expect(whole.slice(firstCompact).every((w) => !w)).toBe(true);
     expect(l.compacted).toBe(40 - firstCompact);
     expect(JSON.stringify(l).length).toBeLessThanOrEqual(6000);
   });
 
   it('a command named in detail is always kept whole [HC-48]', () => {
-    const l = renderListing(createRun(), catalog(), ['c.n39'], 6000) as R;
+    const l = renderListing(createRun(), catalog(), ['c.n39'], 6000);
     const last = l.entries.at(-1);
-    expect(last.description).toBeDefined();
-    expect(last.inputSchema).toBeDefined();
+    expect(last?.description).toBeDefined();
+    expect(last?.inputSchema).toBeDefined();
   });
 });
 

@@ -4,18 +4,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needs } from '@harness/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { CommandsConfig } from '../src/config';
 import { createHostClient } from '../src/host/client';
-import type { HostClient } from '../src/host/types';
+import type { HostClient, ListOutcome } from '../src/host/types';
 import { createHostCommandTools } from '../src/host-command-tools';
 import { createLoomAuthoringTools } from '../src/loom-authoring-tools';
 import { createRun } from '../src/run';
-import type { HarnessTool } from '../src/tool';
 import { checkedTools } from './helpers/outcomes';
 import { LOOM_JS, REAL_HOST, type RealBroker, startRealBroker } from './helpers/real-host';
+import { admitted, toolOf, withStatus } from './helpers/tools';
 
-// biome-ignore lint/suspicious/noExplicitAny: assertions read tool results as untyped JSON.
-type R = Record<string, any>;
 needs(REAL_HOST).each(['cli', 'socket'] as const)(
   'the real reference host (apps/loom/dist/loom.js, a broker per scope) over the %s client',
   (kind) => {
@@ -32,15 +31,29 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
       clients.push(c);
       return c;
     };
-    const tools = (b: RealBroker): Record<string, HarnessTool> => {
+    const tools = (b: RealBroker) => {
       const c = client(b);
-      return Object.fromEntries(
-        [
-          // Every result through the real host is checked against its tool's outcome schema.
-          ...checkedTools(createHostCommandTools({ config: config(b), client: c })),
-          ...checkedTools(createLoomAuthoringTools({ config: config(b), client: c })),
-        ].map((t) => [t.name, t]),
-      );
+      const all = [
+        // Every result through the real host is checked against its tool's outcome schema.
+        ...checkedTools(createHostCommandTools({ config: config(b), client: c })),
+        ...checkedTools(createLoomAuthoringTools({ config: config(b), client: c })),
+      ];
+      return {
+        list_commands: toolOf(all, 'list_commands'),
+        run_read_command: toolOf(all, 'run_read_command'),
+        loom_compose: toolOf(all, 'loom_compose'),
+        loom_inspect: toolOf(all, 'loom_inspect'),
+        loom_authoring_context: toolOf(all, 'loom_authoring_context'),
+      };
+    };
+    /** A listing the client read whole; the test fails on an unchanged or failed one. */
+    const whole = (listed: ListOutcome) => {
+      if (!listed.ok || !('listing' in listed))
+        throw new Error(`expected a listing, found ${JSON.stringify(listed)}`);
+      return {
+        ...listed,
+        commands: z.object({ commands: z.array(z.unknown()) }).parse(listed.listing).commands,
+      };
     };
 
     beforeAll(async () => {
@@ -54,35 +67,33 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
     it('the reader broker lists only what its scope admits, reads stamped readOnlyGranted [HC-09, HC-24, HC-42]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'enforce-explicit' });
-      const r = (await t.list_commands?.execute({}, { run, slot: 'direct-command' })) as R;
-      const names = r.entries.map((e: R) => e.name);
+      const r = withStatus(await t.list_commands.execute({}, { run, slot: 'direct-command' }), 'ok');
+      const names = r.entries.map((e) => e.name);
       expect(names).toContain('repo.log');
       expect(names).toContain('echo.argv');
       expect(names).not.toContain('repo.tag');
       expect(names).not.toContain('loom.compose');
-      expect(r.entries.find((e: R) => e.name === 'repo.log').readOnlyGranted).toBe(true);
+      expect(r.entries.find((e) => e.name === 'repo.log')?.readOnlyGranted).toBe(true);
     });
 
     it('run_read_command runs a granted read through the broker with --read-only; a hostile value stays one argument [HC-28, HC-157]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'enforce-strict' });
       const value = '; rm -rf / $(whoami) --not-a-flag';
-      const r = (await t.run_read_command?.execute(
-        { command: 'echo.argv', args: { value } },
-        { run, slot: 'context' },
-      )) as R;
-      expect(r.status).toBe('executed');
-      expect(r.outcome.ok).toBe(true);
-      expect(JSON.stringify(r.entry.value)).toContain(JSON.stringify(value).slice(1, -1));
+      const r = withStatus(
+        await t.run_read_command.execute({ command: 'echo.argv', args: { value } }, { run, slot: 'context' }),
+        'executed',
+      );
+      expect(r.outcome).toMatchObject({ ok: true });
+      expect(JSON.stringify(admitted(r.entry).value)).toContain(JSON.stringify(value).slice(1, -1));
     });
 
     it('a fresh listing asks the broker every time and keeps the held catalog while the broker says it is unchanged', async () => {
       const c = client(reader);
-      const first = (await c.list({ ifNoneMatch: '' })) as R;
-      expect(first.ok).toBe(true);
+      const first = whole(await c.list({ ifNoneMatch: '' }));
       if (kind === 'cli') {
         // The CLI path has no etag: every read is a whole listing.
-        expect(first.listing.commands.length).toBeGreaterThan(0);
+        expect(first.commands.length).toBeGreaterThan(0);
         return;
       }
       expect(first.etag).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -91,16 +102,14 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
         unchanged: true,
         etag: first.etag,
       });
-      expect(((await c.list({ ifNoneMatch: 'stale' })) as R).listing.commands).toEqual(
-        first.listing.commands,
-      );
+      expect(whole(await c.list({ ifNoneMatch: 'stale' })).commands).toEqual(first.commands);
       const t = tools(reader);
       const run = createRun({ mode: 'enforce-strict' });
       const call = () =>
-        t.run_read_command?.execute({ command: 'echo.argv', args: { value: 'x' } }, { run, slot: 'context' });
-      expect(((await call()) as R).status).toBe('executed');
+        t.run_read_command.execute({ command: 'echo.argv', args: { value: 'x' } }, { run, slot: 'context' });
+      expect((await call()).status).toBe('executed');
       const held = run.catalog;
-      expect(((await call()) as R).status).toBe('executed');
+      expect((await call()).status).toBe('executed');
       expect(run.catalog).toBe(held);
     });
 
@@ -109,11 +118,11 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
       try {
         const t = tools(own);
         const run = createRun({ mode: 'enforce-strict' });
-        const call = async () =>
-          (await t.run_read_command?.execute(
+        const call = () =>
+          t.run_read_command.execute(
             { command: 'echo.argv', args: { value: 'x' } },
             { run, slot: 'context' },
-          )) as R;
+          );
         expect(await call()).toMatchObject({ status: 'executed', outcome: { ok: true } });
         expect(run.catalog?.byName.get('echo.argv')?.readOnlyGranted).toBe(true);
 
@@ -143,25 +152,30 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
 
     it('the broker refuses a command outside its scope and a --read-only run of a write [HC-10, HC-159]', async () => {
       const c = client(reader);
-      const out = (await c.run({ command: 'repo.tag', args: { name: 'x' } })) as R;
-      expect(out.answer).toMatchObject({ ok: false, code: 'forbidden' });
+      const out = await c.run({ command: 'repo.tag', args: { name: 'x' } });
+      expect(out).toMatchObject({ kind: 'answer', answer: { ok: false, code: 'forbidden' } });
       const e = client(editor);
-      const ro = (await e.run({
+      const ro = await e.run({
         command: 'json-tools.edit-in-place',
         args: { filter: '.', file: 'data/x.json' },
         readOnly: true,
-      })) as R;
-      expect(ro.answer).toMatchObject({ ok: false, code: 'forbidden' });
+      });
+      expect(ro).toMatchObject({ kind: 'answer', answer: { ok: false, code: 'forbidden' } });
     });
 
     it('a batch of reads runs through the real broker with one result per call [HC-32, HC-93]', async () => {
       const t = tools(reader);
       const run = createRun({ mode: 'disabled' });
-      const r = (await t.run_read_command?.execute(
-        { calls: Array.from({ length: 6 }, (_, i) => ({ command: 'echo.argv', args: { value: `v${i}` } })) },
-        { run },
-      )) as R;
-      expect(r.results.map((x: R) => x.status)).toEqual(Array(6).fill('executed'));
+      const r = withStatus(
+        await t.run_read_command.execute(
+          {
+            calls: Array.from({ length: 6 }, (_, i) => ({ command: 'echo.argv', args: { value: `v${i}` } })),
+          },
+          { run },
+        ),
+        'batch',
+      );
+      expect(r.results.map((x) => x.status)).toEqual(Array(6).fill('executed'));
     });
 
     it('the editor composes a loom, inspects it, and an identical retry replays the receipt [LA-39, LA-42, LA-98, LA-100]', async () => {
@@ -175,30 +189,27 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
           { ref: 'url:https://example.com' },
         ],
       };
-      const a = (await t.loom_compose?.execute(input, ctx)) as R;
-      expect(a).toMatchObject({ status: 'ok', kind: 'loom-authored', replayed: false });
+      const a = withStatus(await t.loom_compose.execute(input, ctx), 'ok');
+      expect(a).toMatchObject({ kind: 'loom-authored', replayed: false });
       expect(a.receipt.component_ids).toHaveLength(2);
-      const v = (await t.loom_inspect?.execute({ loom_id: a.receipt.loom_id }, ctx)) as R;
+      const v = await t.loom_inspect.execute({ loom_id: a.receipt.loom_id }, ctx);
       expect(v).toMatchObject({ status: 'ok', loom_id: a.receipt.loom_id, version: a.receipt.version });
       expect(JSON.stringify(v)).not.toContain('page:home');
-      const b = (await t.loom_compose?.execute(input, ctx)) as R;
-      expect(b).toMatchObject({ status: 'ok', replayed: true, displaced: [] });
+      const b = withStatus(await t.loom_compose.execute(input, ctx), 'ok');
+      expect(b).toMatchObject({ replayed: true, displaced: [] });
       expect(b.receipt).toEqual(a.receipt);
-      const h = (await t.loom_authoring_context?.execute({}, ctx)) as R;
-      expect(h.receipts.map((x: R) => x.request_id)).toContain(`req-${kind}`);
-      const conflict = (await t.loom_compose?.execute(
-        { ...input, components: [{ ref: 'page:other' }] },
-        ctx,
-      )) as R;
+      const h = withStatus(await t.loom_authoring_context.execute({}, ctx), 'ok');
+      expect(h.receipts.map((x) => x.request_id)).toContain(`req-${kind}`);
+      const conflict = await t.loom_compose.execute({ ...input, components: [{ ref: 'page:other' }] }, ctx);
       expect(conflict).toMatchObject({ status: 'refused', code: 'request_conflict' });
     });
 
     it('the reader broker does not grant loom.compose; the tool reports a refusal, not a host error [LA-34, LA-52]', async () => {
       const t = tools(reader);
-      const r = (await t.loom_compose?.execute(
+      const r = await t.loom_compose.execute(
         { request_id: 'r1', components: [{ ref: 'page:a' }] },
         { run: createRun({ mode: 'disabled' }) },
-      )) as R;
+      );
       expect(r).toMatchObject({ status: 'refused', code: 'forbidden' });
     });
   },
