@@ -102,15 +102,14 @@ export function approvalMessage(a: ShownApproval): string {
   ].join('\n');
 }
 
-/** The approval id of a lone call's result the host held for approval; `undefined` otherwise. */
-export function heldApproval(result: unknown): string | undefined {
-  if (typeof result !== 'object' || result === null) return undefined;
-  const r = result as Record<string, unknown>;
-  const outcome = r.outcome as Record<string, unknown> | undefined;
-  const entry = r.entry as Record<string, unknown> | undefined;
-  const value = entry?.value as Record<string, unknown> | undefined;
-  if (outcome?.code !== 'approval_required' || entry?.status !== 'admitted') return undefined;
-  return typeof value?.approval_id === 'string' ? value.approval_id : undefined;
+/**
+ * The approval a call's result waits for: the id of the approval its host held it for, while a
+ * person may still give it (not one a person denied or nobody gave in time); `undefined` otherwise.
+ */
+export function heldApproval(result: ToolResult | undefined): string | undefined {
+  if (result?.status !== 'executed' || result.entry.status !== 'admitted') return undefined;
+  if (result.entry.kind !== 'held' || result.outcome.withheld === true) return undefined;
+  return result.outcome.code === 'approval_required' ? result.entry.value?.approval?.id : undefined;
 }
 
 // The longest a person is waited for, whatever the approval's own lifetime.

@@ -383,7 +383,10 @@ function hostCallSpan(
     },
     settled(outcome: SendOutcome) {
       const end = Date.now();
-      const ran = outcome.kind === 'answer' ? ranMs(outcome.answer.body) : undefined;
+      const ran =
+        outcome.kind === 'answer' && outcome.answer.kind === 'ran'
+          ? ranMs(outcome.answer.body.durationMs)
+          : undefined;
       // A wait no progress line saw end ended before the command's run began, at the latest.
       endWait(end - (ran ?? 0));
       if (outcome.kind === 'answer') {
@@ -463,9 +466,7 @@ function argsAttribute(args: Readonly<Record<string, unknown>>): string {
   return json.length <= ARGS_ATTRIBUTE_MAX ? json : `${json.slice(0, ARGS_ATTRIBUTE_MAX)}…(cut)`;
 }
 
-/** The `durationMs` of a pack command's answer body (its process ran), else `undefined`. */
-function ranMs(body: unknown): number | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const ms = (body as { durationMs?: unknown }).durationMs;
-  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+/** How long a pack command's process ran, as its answer says it, where that is a time at all. */
+function ranMs(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }

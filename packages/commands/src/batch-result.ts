@@ -1,6 +1,6 @@
 // Fitting a batch's results into one output bound, and the order in which they shrink to fit
 // (seed 000 "A batch's result").
-import type { ShapedAnswer } from './call-result';
+import { entryStub } from './call-result';
 import type { UnansweredOutcome } from './deliver-call';
 import {
   type BatchOutcome,
@@ -9,27 +9,28 @@ import {
   type ExecutedOutcome,
   unreachable,
 } from './outcome';
-import { Landed, OutcomeStatus } from './outcome-codes';
+import { EntryStatus, Landed, OutcomeStatus } from './outcome-codes';
 import { jsonBytes } from './shape';
 
-/** One call of a batch as it settled: an answer to shape, or a result already whole. */
-export type SettledCall =
-  | { kind: 'answered'; shaped: ShapedAnswer }
-  | { kind: 'final'; result: UnansweredOutcome };
+/** One call's whole result, its output id minted, as a lone call would have it. */
+type NumberedCall = ExecutedOutcome | UnansweredOutcome;
 
 /**
- * The batch result. Summaries are charged in the calls' order, each beside the smallest form of
- * every later call, so an early call never takes the room a later one needs to appear at all. A
- * summary shrinks first by dropping the signature, then to `ok`/`code`/`bodyBytes`; then answers'
- * values go in, in the calls' order, against what is left, and one that does not fit is marked
- * `truncated`.
+ * The batch result, from each call's whole result. Summaries are charged in the calls' order, each
+ * beside the smallest form of every later call, so an early call never takes the room a later one
+ * needs to appear at all. A summary shrinks first by dropping the signature, then to
+ * `ok`/`code`/`bodyBytes`; then answers' values go in, in the calls' order, against what is left,
+ * and one that does not fit is marked `truncated`.
  */
-export function batchResult(batchId: string, calls: readonly SettledCall[], bound: number): BatchOutcome {
+export function batchResult(batchId: string, calls: readonly NumberedCall[], bound: number): BatchOutcome {
   // Each call's forms, largest first; the last is the smallest it can ever be.
   const forms = calls.map(formsOf);
   // An answer that may be left out reserves the `"truncated":true` mark it would then carry.
   const mark = jsonBytes({ truncated: true }) - 1;
-  const size = forms.map((fs, i) => fs.map((f) => jsonBytes(f) + 1 + (fullEntryOf(calls[i]) ? mark : 0)));
+  const size = forms.map((fs, i) => {
+    const reserve = calls[i] !== undefined && fullEntryOf(calls[i]) !== undefined ? mark : 0;
+    return fs.map((f) => jsonBytes(f) + 1 + reserve);
+  });
   const minSize = size.map((s) => s[s.length - 1] ?? 0);
   const minFrom = new Array<number>(calls.length + 1).fill(0);
   for (let i = calls.length - 1; i >= 0; i--) minFrom[i] = (minFrom[i + 1] ?? 0) + (minSize[i] ?? 0);
@@ -52,9 +53,9 @@ export function batchResult(batchId: string, calls: readonly SettledCall[], boun
   let truncated = false;
   calls.forEach((call, i) => {
     const target = chosen[i];
-    const full = call.kind === 'answered' ? call.shaped.entryFull : undefined;
-    if (full === undefined || call.kind !== 'answered' || target?.status !== OutcomeStatus.executed) return;
-    const extra = jsonBytes(full) - jsonBytes(call.shaped.entryStub) - mark;
+    const full = fullEntryOf(call);
+    if (full === undefined || target?.status !== OutcomeStatus.executed) return;
+    const extra = jsonBytes(full) - jsonBytes(entryStub(full)) - mark;
     if (extra <= left) {
       target.entry = full;
       left -= extra;
@@ -66,17 +67,28 @@ export function batchResult(batchId: string, calls: readonly SettledCall[], boun
   return { outputId: batchId, status: OutcomeStatus.batch, results: chosen, truncated };
 }
 
-/** A call's forms in a batch, largest first. */
-function formsOf(call: SettledCall): CallOutcome[] {
-  if (call.kind === 'final') return [call.result, minimalOf(call.result)];
-  const e = call.shaped;
-  const base: ExecutedOutcome = { ...e.summary, outcome: batchSummary(e.outcome), entry: e.entryStub };
-  if (e.signature === undefined) return [base, minimalAnswered(e)];
-  return [{ ...base, signature: e.signature }, base, minimalAnswered(e)];
+/** A call's forms in a batch, largest first: its summary with and without its signature, then its smallest. */
+function formsOf(call: NumberedCall): CallOutcome[] {
+  if (call.status !== OutcomeStatus.executed) return [call, minimalOf(call)];
+  const stub = call.entry.status === EntryStatus.admitted ? entryStub(call.entry) : call.entry;
+  const base: ExecutedOutcome = {
+    outputId: call.outputId,
+    status: call.status,
+    ...(call.command === undefined ? {} : { command: call.command }),
+    outcome: batchSummary(call.outcome),
+    entry: stub,
+  };
+  const minimal = minimalAnswered(call, stub);
+  if (call.signature === undefined) return [base, minimal];
+  return [{ ...base, signature: call.signature }, base, minimal];
 }
 
-function fullEntryOf(call: SettledCall | undefined): boolean {
-  return call?.kind === 'answered' && call.shaped.entryFull !== undefined;
+/** The entry of a call whose answer's value may go in, with that value; `undefined` for any other. */
+function fullEntryOf(
+  call: NumberedCall,
+): Extract<ExecutedOutcome['entry'], { status: 'admitted' }> | undefined {
+  if (call.status !== OutcomeStatus.executed || call.entry.status !== EntryStatus.admitted) return undefined;
+  return 'value' in call.entry ? call.entry : undefined;
 }
 
 /** A summary as a batch shows it: `completed` replaced by the count of every id the host reported. */
@@ -88,13 +100,13 @@ function batchSummary(outcome: CallSummary): CallSummary {
 }
 
 /** An answered call's smallest form: its status and code, marked `summaryOmitted`. */
-function minimalAnswered(shaped: ShapedAnswer): ExecutedOutcome {
-  const o = shaped.outcome;
+function minimalAnswered(call: ExecutedOutcome, stub: ExecutedOutcome['entry']): ExecutedOutcome {
+  const o = call.outcome;
   return {
-    outputId: shaped.summary.outputId,
+    outputId: call.outputId,
     status: OutcomeStatus.executed,
     outcome: o.withheld === true ? o : { ok: o.ok, code: o.code, bodyBytes: o.bodyBytes },
-    entry: shaped.entryStub,
+    entry: stub,
     summaryOmitted: true,
   };
 }

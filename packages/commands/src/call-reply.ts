@@ -4,8 +4,7 @@
 // whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
 // `OUTCOME_META_KEY`).
 import { z } from 'zod';
-import { executedStatus, printedOutput } from './answer-text';
-import { isRecord } from './json';
+import { executedStatus, type ShownAnswer } from './answer-text';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { Landed, OutcomeStatus } from './outcome-codes';
 import { isErrorResult } from './result-text';
@@ -129,27 +128,19 @@ function executedReply(r: ExecutedOutcome): CallReply {
   };
 }
 
-/** The reply fields of a command's answer: a pack command's output, or the host's message. */
-function answerReply(value: unknown): Partial<CallReply> {
-  if (!isRecord(value)) return { output: value };
-  if ('output' in value || 'stdout' in value) {
-    const out = printedOutput('output' in value ? value.output : value.stdout);
-    const stderr = typeof value.stderr === 'string' ? value.stderr.replace(/\n$/, '') : '';
-    const message =
-      value.status !== 'ok' && typeof value.message === 'string' && out === undefined && stderr === ''
-        ? value.message
-        : undefined;
-    return defined({ output: out, stderr: stderr === '' ? undefined : stderr, message });
+/** The reply fields of a shown answer: what was printed, the host's words, or the value whole. */
+function answerReply(shown: ShownAnswer): Partial<CallReply> {
+  switch (shown.form) {
+    case 'printed':
+      return defined({
+        output: shown.output,
+        stderr: shown.stderr,
+        // Where nothing was printed, the host's words say how it ended.
+        message: shown.output === undefined && shown.stderr === undefined ? shown.ended : undefined,
+      });
+    case 'message':
+      return defined({ message: shown.message, approval: shown.approval, expires: shown.expires });
+    case 'value':
+      return { output: shown.value };
   }
-  if (typeof value.message === 'string' && Object.keys(value).every((k) => MESSAGE_KEYS.has(k))) {
-    return defined({
-      message: value.message,
-      approval: typeof value.approval_id === 'string' ? value.approval_id : undefined,
-      expires: typeof value.expires_at === 'string' ? value.expires_at : undefined,
-    });
-  }
-  return { output: value };
 }
-
-/** The keys of a host answer that is a message about the call, not a command's output. */
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['message', 'status', 'approval_id', 'expires_at']);

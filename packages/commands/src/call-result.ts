@@ -1,33 +1,15 @@
 // Shaping one answered call for the model: the outcome summary, the answer measured against the
 // run's ceiling and held as a referent, and a lone call's result fitted to the output bound.
-import { join, type Label, type Measurement, measure } from '@harness/ifc';
+import { join, type Label, type LabelSource, type Measurement, measure } from '@harness/ifc';
+import type { ReceivedAnswer } from '@harness/protocol';
+import { z } from 'zod';
 import type { CatalogRow } from './catalog';
-import type { Delivery } from './deliver-call';
-import type { HostAnswer } from './host/types';
-import { isRecord } from './json';
+import type { Settlement } from './deliver-call';
 import { LIMITS } from './limits';
-import type { AdmittedEntry, CallSummary, Entry, ExecutedOutcome, WithheldSummary } from './outcome';
+import type { AdmittedEntry, CallOutcome, CallSummary, ExecutedOutcome, WithheldSummary } from './outcome';
 import { EntryStatus, HOST_REFUSALS, OutcomeStatus, RefusalCode } from './outcome-codes';
 import type { RunState } from './run';
 import { boundStrings, cutId, jsonBytes } from './shape';
-
-/** `{ outputId, status: "executed", command, outcome }`: the smallest whole result of an answered call. */
-export type ExecutedSummary = Pick<ExecutedOutcome, 'outputId' | 'status' | 'command' | 'outcome'>;
-
-/** One answered call, in every form the lone-call and batch results choose between. */
-export interface ShapedAnswer {
-  summary: ExecutedSummary;
-  /** What the command layer said, cut to identifiers: never the body itself. */
-  outcome: CallSummary;
-  /** The command's signature, given back after `bad-args` so the model can fix its arguments. */
-  signature: string | undefined;
-  hint: string | undefined;
-  measurement: Measurement<Record<string, unknown>>;
-  /** The entry without the answer's value: its admission status and referent id. */
-  entryStub: Entry;
-  /** The entry with the bounded value, for an admitted answer only. */
-  entryFull: AdmittedEntry | undefined;
-}
 
 /** The hint beside each refusal code (`approval_required` has none: the host's message is the one sentence). */
 const REFUSAL_HINTS = {
@@ -48,19 +30,98 @@ const DECIDED_APPROVALS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Shapes an answered call. The answer is measured against the run's ceiling with `queryLabel` (what
- * the model had seen when it wrote the call); an admitted answer is held as a referent whose
- * provenance names the command, the loom and the version it reports.
+ * Shapes an answered call into its whole result, its entry holding the bounded value. The answer is
+ * measured against the run's ceiling with `queryLabel` (what the model had seen when it wrote the
+ * call), and the measurement added to `measured` (a tool call observes them all at once); an
+ * admitted answer is held as a referent whose provenance names the command, the loom and the
+ * version it reports.
  */
 export function shapeAnswer(
   run: RunState,
-  delivered: Extract<Delivery, { kind: 'answered' }>,
+  settled: Extract<Settlement, { kind: 'answered' }>,
   queryLabel: Label,
   outputId: string,
-): ShapedAnswer {
-  const { answer, row, call } = delivered;
+  measured: Measurement<unknown>[],
+): ExecutedOutcome {
+  const { answer, row, call } = settled;
+  const measuredFrom = performance.timeOrigin + performance.now();
+  const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });
+  measured.push(measurement);
+  settled.seen?.measured?.({
+    status: measurement.status,
+    ...(measurement.status === EntryStatus.admitted ? {} : { reasonCode: measurement.reasonCode }),
+    startTime: measuredFrom,
+    endTime: performance.timeOrigin + performance.now(),
+  });
+  const executed = { outputId, status: OutcomeStatus.executed, command: row.name };
+  if (measurement.status !== EntryStatus.admitted) {
+    // Nothing that depends on the answer may pass a withheld answer: not ok, the code, the reason,
+    // the sizes (a `grep -c` turned them into a yes/no oracle on the content). Whether it may have
+    // landed comes from the catalog's effect, never from the answer.
+    return {
+      ...executed,
+      outcome: withheldOutcome(row),
+      entry: { status: EntryStatus.withheld, reasonCode: measurement.reasonCode },
+      truncated: false,
+    };
+  }
+  const { outcome, hint } = summaryOf(answer);
+  const named = answer.kind === 'result' ? resultFacts(answer.body).handle : undefined;
+  const version = reportedVersion(answer);
+  const loomId = call.loomId ?? loomIdOf(answer);
+  const parent = named === undefined ? undefined : run.referents.lookup(named).status;
+  // A parent dropped past the store's bounds has no label left to join; the run's context covers
+  // every document the run admitted, so joining it keeps the child at least as strict.
+  const held =
+    parent === 'expired'
+      ? { ...measurement, label: join(measurement.label, run.observations.context) }
+      : measurement;
+  const referent = run.referents.hold(held, {
+    source: 'command',
+    provenance: {
+      command: row.name,
+      actor: run.actor,
+      ...(loomId !== undefined ? { loomId } : {}),
+      ...(version !== undefined ? { version } : {}),
+    },
+    // An answer naming a held referent by its handle was derived from it.
+    ...(parent === 'held' && named !== undefined ? { derivedFrom: named } : {}),
+  });
+  const entry = admittedEntry(answer, measurement.labelSource, referent.id);
+  return {
+    ...executed,
+    outcome,
+    ...(hint === undefined ? {} : { hint }),
+    // After `bad-args`, the command's signature, so the model can fix its arguments.
+    ...(answer.code === 'bad-args' && row.signature !== undefined ? { signature: row.signature } : {}),
+    entry,
+    truncated: false,
+  };
+}
+
+/**
+ * An admitted answer's entry: its referent, its kind, and its body as the model may see it, every
+ * string cut to a bound. Bounding keeps the body's type, and the kind and the body stay paired (the
+ * compiler cannot follow the pair out of the union: hence the assertion).
+ */
+function admittedEntry(answer: ReceivedAnswer, labelSource: LabelSource, referent: string): AdmittedEntry {
+  const entry = {
+    status: EntryStatus.admitted,
+    labelSource,
+    referent,
+    kind: answer.kind,
+    value: boundStrings(answer.body),
+  };
+  return entry as AdmittedEntry;
+}
+
+/**
+ * What the command layer said, cut to identifiers (never the body itself), and the hint a refusal
+ * gets. A refusal's code is one a model must tell apart from the others — ask a person, fix the
+ * value, or leave it — with the host's own as `hostCode`.
+ */
+function summaryOf(answer: ReceivedAnswer): { outcome: CallSummary; hint: string | undefined } {
   const hostCode = HOST_REFUSALS.find((c) => c === answer.code);
-  // Three refusals a model must tell apart: ask a person, fix the value, or leave it.
   const refusal =
     hostCode === undefined
       ? undefined
@@ -85,91 +146,24 @@ export function shapeAnswer(
     (answer.reason !== undefined && DECIDED_APPROVALS.has(answer.reason))
       ? undefined
       : REFUSAL_HINTS[refusal];
-  const signature = answer.code === 'bad-args' ? row.signature : undefined;
-
-  const measuredFrom = performance.timeOrigin + performance.now();
-  const measurement = measure(answerForMeasure(answer, row), { queryLabel, ceiling: run.ceiling });
-  delivered.seen?.measured?.({
-    status: measurement.status,
-    ...(measurement.status === EntryStatus.admitted ? {} : { reasonCode: measurement.reasonCode }),
-    startTime: measuredFrom,
-    endTime: performance.timeOrigin + performance.now(),
-  });
-  let entryStub: Entry;
-  let entryFull: AdmittedEntry | undefined;
-  if (measurement.status === EntryStatus.admitted) {
-    const body = answer.body;
-    const named = isRecord(body) && typeof body.handle === 'string' ? body.handle : undefined;
-    const version = reportedVersion(body);
-    const loomId =
-      call.loomId ?? (isRecord(body) && typeof body.loom_id === 'string' ? body.loom_id : undefined);
-    const parent = named === undefined ? undefined : run.referents.lookup(named).status;
-    // A parent dropped past the store's bounds has no label left to join; the run's context covers
-    // every document the run admitted, so joining it keeps the child at least as strict.
-    const held =
-      parent === 'expired'
-        ? { ...measurement, label: join(measurement.label, run.observations.context) }
-        : measurement;
-    const referent = run.referents.hold(held, {
-      source: 'command',
-      provenance: {
-        command: row.name,
-        actor: run.actor,
-        ...(loomId !== undefined ? { loomId } : {}),
-        ...(version !== undefined ? { version } : {}),
-      },
-      // An answer naming a held referent by its handle was derived from it.
-      ...(parent === 'held' && named !== undefined ? { derivedFrom: named } : {}),
-    });
-    const admitted: AdmittedEntry = {
-      status: EntryStatus.admitted,
-      labelSource: measurement.labelSource,
-      referent: referent.id,
-    };
-    entryStub = admitted;
-    entryFull = { ...admitted, value: boundStrings(body) };
-  } else {
-    entryStub = { status: EntryStatus.withheld, reasonCode: measurement.reasonCode };
-    // Nothing that depends on the answer may pass a withheld answer: not ok, the code, the reason,
-    // the sizes (a `grep -c` turned them into a yes/no oracle on the content). Whether it may have
-    // landed comes from the catalog's effect, never from the answer.
-    const withheld = withheldOutcome(row);
-    const summary: ExecutedSummary = {
-      outputId,
-      status: OutcomeStatus.executed,
-      command: row.name,
-      outcome: withheld,
-    };
-    return {
-      summary,
-      outcome: withheld,
-      signature: undefined,
-      hint: undefined,
-      measurement,
-      entryStub,
-      entryFull,
-    };
-  }
-  const summary: ExecutedSummary = { outputId, status: OutcomeStatus.executed, command: row.name, outcome };
-  return { summary, outcome, signature, hint, measurement, entryStub, entryFull };
+  return { outcome, hint };
 }
 
 /**
- * The result of a lone call: the whole summary with its entry, the answer's value left out
- * (`truncated: true`) when the whole would pass `outputBound`.
+ * The result of a lone call: the whole result, the answer's value left out (`truncated: true`)
+ * when the whole would pass `outputBound`.
  */
-export function loneCallResult(shaped: ShapedAnswer, outputBound: number): ExecutedOutcome {
-  const result: ExecutedOutcome = {
-    ...shaped.summary,
-    ...(shaped.hint === undefined ? {} : { hint: shaped.hint }),
-    ...(shaped.signature === undefined ? {} : { signature: shaped.signature }),
-    entry: shaped.entryFull ?? shaped.entryStub,
-    truncated: false,
-  };
+export function loneCallResult<R extends CallOutcome>(result: R, outputBound: number): R {
+  if (result.status !== OutcomeStatus.executed || result.entry.status !== EntryStatus.admitted) return result;
   // Spread over itself, each key keeps its place: the serialized result differs only in these two.
-  if (shaped.entryFull && jsonBytes(result) > outputBound)
-    return { ...result, entry: shaped.entryStub, truncated: true };
+  if (jsonBytes(result) > outputBound) return { ...result, entry: entryStub(result.entry), truncated: true };
   return result;
+}
+
+/** An admitted entry without its value: what stays of it when the value does not fit. */
+export function entryStub(entry: AdmittedEntry): AdmittedEntry {
+  const { value: _left, ...stub } = entry;
+  return stub;
 }
 
 /** The outcome of a withheld answer: the same for every answer of the command. */
@@ -177,7 +171,7 @@ function withheldOutcome(row: CatalogRow): WithheldSummary {
   return { withheld: true, mayHaveLanded: row.effect !== 'read' };
 }
 
-function answerForMeasure(answer: HostAnswer, row: CatalogRow): Record<string, unknown> {
+function answerForMeasure(answer: ReceivedAnswer, row: CatalogRow): Record<string, unknown> {
   const a: Record<string, unknown> = {
     ok: answer.ok,
     id: answer.id,
@@ -189,20 +183,62 @@ function answerForMeasure(answer: HostAnswer, row: CatalogRow): Record<string, u
   if (answer.reason !== undefined) a.reason = answer.reason;
   // The answer's own label; else the label the host declares for this command's answers (still
   // the host's statement about this answer); else none, and measure() takes the query's label.
-  if (answer.hasLabel) a.ifc = answer.ifc;
+  if ('ifc' in answer) a.ifc = answer.ifc;
   else if (row.hasLabel) a.ifc = row.ifc;
   return a;
 }
 
-/** The loom version an answer body reports, wherever a Loom command puts it. */
-function reportedVersion(body: unknown): number | undefined {
-  if (!isRecord(body)) return undefined;
-  for (const v of [
-    body.version,
-    body.current_version,
-    isRecord(body.receipt) ? body.receipt.version : undefined,
-  ]) {
-    if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+/** The loom version an answer reports: the one it is at, or the one it conflicts with. */
+function reportedVersion(answer: ReceivedAnswer): number | undefined {
+  switch (answer.kind) {
+    case 'composed':
+    case 'version_conflict':
+      return answer.body.current_version;
+    case 'inspected':
+      return answer.body.version;
+    case 'result':
+      return resultFacts(answer.body).version;
+    default:
+      return undefined;
   }
-  return undefined;
+}
+
+/** The loom an answer is about, where its body names one. */
+function loomIdOf(answer: ReceivedAnswer): string | undefined {
+  switch (answer.kind) {
+    case 'inspected':
+    case 'version_conflict':
+    case 'not_found':
+      return answer.body.loom_id;
+    case 'result':
+      return resultFacts(answer.body).loom_id;
+    default:
+      return undefined;
+  }
+}
+
+const safeInt = () => z.number().refine(Number.isSafeInteger).optional().catch(undefined);
+
+// What a command's own result (another host's command) may say of itself, each fact on its own: a
+// field missing or of another type is not there, and leaves the others (HC-169).
+const ResultFacts = z
+  .object({
+    /** A referent the result was derived from. */
+    handle: z.string().optional().catch(undefined),
+    loom_id: z.string().optional().catch(undefined),
+    version: safeInt(),
+    current_version: safeInt(),
+    receipt: z.object({ version: safeInt() }).optional().catch(undefined),
+  })
+  .catch({});
+
+/** The referent, loom and version a command's own result names; none for a result that is not an object. */
+function resultFacts(body: unknown): { handle?: string; loom_id?: string; version?: number } {
+  const facts = ResultFacts.parse(body);
+  const version = facts.version ?? facts.current_version ?? facts.receipt?.version;
+  return {
+    ...(facts.handle === undefined ? {} : { handle: facts.handle }),
+    ...(facts.loom_id === undefined ? {} : { loom_id: facts.loom_id }),
+    ...(version === undefined ? {} : { version }),
+  };
 }

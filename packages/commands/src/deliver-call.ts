@@ -1,10 +1,10 @@
 // Taking one call of run_command / run_read_command to the host and back: the catalog check, the
 // read-only gate, the send, and what a call that got no answer reports.
-import type { RunProgress } from '@harness/protocol';
+import type { ReceivedAnswer, RunProgress } from '@harness/protocol';
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
-import type { HostAnswer, HostClient, RunRequest, SendOutcome } from './host/types';
+import type { CallRequest, HostClient, SendOutcome } from './host/types';
 import type { FailedToDeliverOutcome, NotGrantedOutcome, UnknownCommandOutcome } from './outcome';
 import { DeliveryCode, Landed, OutcomeStatus, ReadRefusal, RefusalCode } from './outcome-codes';
 import { cutId } from './shape';
@@ -18,20 +18,18 @@ export type UnansweredOutcome = (UnknownCommandOutcome | FailedToDeliverOutcome 
   outputId: string;
 };
 
-/** {@link UnansweredOutcome} before its output id is minted. */
-export type FinalCall = Unnumbered<UnknownCommandOutcome | FailedToDeliverOutcome | NotGrantedOutcome>;
-
 /**
- * How one call came back: `final` is the call's whole result already (it got no answer to shape,
- * and has no output id yet); `answered` carries the command layer's answer to shape.
+ * How one call of `run_command` settled: `unanswered`, with its whole result already but for its
+ * output id (minted in the calls' order once all settled), or `answered`, with the command layer's
+ * answer as the protocol's reader read it, to shape into the call's result.
  */
-export type Delivery =
-  | { kind: 'final'; result: FinalCall }
+export type Settlement =
+  | { kind: 'unanswered'; result: Unnumbered<UnansweredOutcome> }
   | {
       kind: 'answered';
       call: ParsedCall;
       row: CatalogRow;
-      answer: HostAnswer;
+      answer: ReceivedAnswer;
       /** The observer of this call (`ToolContext.onHostCall`), told of the answer's measurement. */
       seen?: HostCallObserver | undefined;
     };
@@ -53,7 +51,7 @@ const NOT_SENT_MESSAGES = {
 } as const satisfies Record<Extract<SendOutcome, { kind: 'not_sent' }>['code'], string>;
 
 /**
- * Delivers one call. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
+ * Delivers one call and says how it settled. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
  * needs the row to be a granted read, and asks the host to enforce it with `--read-only`. The call
  * waits for its command's timeout from the row plus a margin; with `ctx.stopStarted`, the turn's
  * signal also stops it once sent; `onProgress` receives the host's reports while it runs.
@@ -65,7 +63,7 @@ export async function deliverCall(
   client: HostClient,
   ctx: ToolContext,
   onProgress?: (command: string, progress: RunProgress) => void,
-): Promise<Delivery> {
+): Promise<Settlement> {
   if (!parsed.ok)
     return final({
       status: OutcomeStatus.failed_to_deliver,
@@ -100,7 +98,7 @@ export async function deliverCall(
       hint: READ_NOT_GRANTED_HINT,
     });
 
-  const req: RunRequest = { command: row.name, args: call.args };
+  const req: CallRequest = { command: row.name, args: call.args };
   if (call.loomId !== undefined) req.loomId = call.loomId;
   if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
   if (readOnly) req.readOnly = true;
@@ -137,6 +135,6 @@ export async function deliverCall(
   });
 }
 
-function final(result: FinalCall): Delivery {
-  return { kind: 'final', result };
+function final(result: Unnumbered<UnansweredOutcome>): Settlement {
+  return { kind: 'unanswered', result };
 }

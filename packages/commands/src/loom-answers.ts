@@ -1,23 +1,14 @@
 // Reading the host's Loom answers (receipts, loom views) into what the model may see: documented
 // fields only, identifiers cut short, no references or renderer internals.
-import { isRecord, isStringArray } from './json';
+import type { AnswerBodies } from '@harness/protocol';
 import type { LoomReceipt, LoomView } from './outcome';
 import { cutId } from './shape';
 
-/** Reads a compose receipt, keeping only its documented fields; `undefined` when malformed. */
-export function readReceipt(v: unknown): LoomReceipt | undefined {
-  if (
-    !isRecord(v) ||
-    typeof v.loom_id !== 'string' ||
-    typeof v.request_id !== 'string' ||
-    typeof v.version !== 'number' ||
-    typeof v.created !== 'boolean' ||
-    !isStringArray(v.component_ids) ||
-    !isStringArray(v.operation_ids) ||
-    !isStringArray(v.displaced)
-  ) {
-    return undefined;
-  }
+/** A compose receipt as a host sends it. */
+type HostReceipt = AnswerBodies['composed']['receipt'];
+
+/** Reads a compose receipt, keeping only its documented fields, each identifier cut short. */
+export function readReceipt(v: HostReceipt): LoomReceipt {
   const r: LoomReceipt = {
     loom_id: cutId(v.loom_id),
     request_id: cutId(v.request_id),
@@ -27,36 +18,28 @@ export function readReceipt(v: unknown): LoomReceipt | undefined {
     operation_ids: v.operation_ids.map((s) => cutId(s)),
     displaced: v.displaced.map((s) => cutId(s)),
   };
-  if (typeof v.committed_at === 'string') r.committed_at = cutId(v.committed_at, 64);
+  if (v.committed_at !== undefined) r.committed_at = cutId(v.committed_at, 64);
   return r;
 }
 
 /** A loom view without references or renderer internals; `piece` reads as `pattern`. */
-export function readView(v: unknown): LoomView | undefined {
-  if (
-    !isRecord(v) ||
-    typeof v.loom_id !== 'string' ||
-    typeof v.version !== 'number' ||
-    !Array.isArray(v.components)
-  )
-    return undefined;
-  const components = v.components.filter(isRecord).map((c) => {
-    const kind = typeof c.kind === 'string' ? (c.kind === 'piece' ? 'pattern' : c.kind) : 'unknown';
+export function readView(v: AnswerBodies['inspected']): LoomView {
+  const components = v.components.map((c) => {
+    const kind = c.kind === undefined ? 'unknown' : c.kind === 'piece' ? 'pattern' : c.kind;
     const out: LoomView['components'][number] = { id: typeof c.id === 'string' ? cutId(c.id) : null, kind };
     if (typeof c.title === 'string') out.title = c.title.slice(0, 200);
     if (typeof c.stage === 'string') out.stage = cutId(c.stage);
-    if (typeof c.position === 'number') out.position = c.position;
+    if (c.position !== undefined) out.position = c.position;
     return out;
   });
-  const layout = isRecord(v.layout) ? v.layout : {};
   return {
     loom_id: cutId(v.loom_id),
     version: v.version,
     components,
     layout: {
-      stages: isRecord(layout.stages) ? layout.stages : {},
-      shelf: Array.isArray(layout.shelf) ? layout.shelf : [],
-      focus: typeof layout.focus === 'string' ? layout.focus : null,
+      stages: v.layout?.stages ?? {},
+      shelf: v.layout?.shelf ?? [],
+      focus: v.layout?.focus ?? null,
     },
   };
 }

@@ -1,7 +1,8 @@
 // The results a Loom tool returns when it has no receipt or view to show: refusals with fixed
 // guidance, and calls that were not sent, were lost, or failed. Raw host text never appears in them.
 import type { CodeOf } from '@harness/errors';
-import type { HostAnswer, SendOutcome } from './host/types';
+import type { ReceivedAnswer } from '@harness/protocol';
+import type { SendOutcome } from './host/types';
 import type { CancelledOutcome, FailedOutcome, RefusedOutcome, UncertainOutcome } from './outcome';
 import {
   DeliveryCode,
@@ -87,7 +88,7 @@ export function notSent(
  */
 export function refusalOf(
   run: RunState,
-  answer: HostAnswer,
+  answer: ReceivedAnswer,
 ): RefusedOutcome | UncertainOutcome | FailedOutcome {
   const relayed = LOOM_HOST_REFUSALS.find((c) => c === answer.code);
   if (relayed !== undefined) return refused(run, relayed, ALLOWLISTED_REFUSALS[relayed]);

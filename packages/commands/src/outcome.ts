@@ -3,6 +3,8 @@
 // generated from them (output-schema.ts). Parsing is for the edges (a client, a test): the builders
 // construct typed values and never parse them.
 import type { DenyReason, LabelSource, WithheldReason } from '@harness/ifc';
+import type { AnswerKind } from '@harness/protocol';
+import { answerBodies } from '@harness/protocol/schema';
 import { z } from 'zod';
 import {
   DeliveryCode,
@@ -131,14 +133,33 @@ export const WithheldSummary = z.strictObject({
 /** An executed call's `outcome`. */
 export const CallSummary = z.union([AnsweredSummary, WithheldSummary]);
 
-/** An admitted answer: its referent, and its value unless it was left out to fit. */
-export const AdmittedEntry = z.strictObject({
-  status: z.literal(EntryStatus.admitted),
-  labelSource: z.enum(allOf<LabelSource>()(['row', 'query'])),
-  referent: text(),
-  /** The host's answer, strings cut to `LIMITS.entryString`. */
-  value: z.unknown().optional(),
-});
+/** An admitted answer of one kind: its referent, its kind, and its value unless it was left out to fit. */
+const admitted = <K extends AnswerKind>(kind: K) =>
+  z.strictObject({
+    status: z.literal(EntryStatus.admitted),
+    labelSource: z.enum(allOf<LabelSource>()(['row', 'query'])),
+    referent: text(),
+    /** What the host answered (`@harness/protocol`'s answer kinds): what `value` holds. */
+    kind: z.literal(kind),
+    /** The body of the host's answer, strings cut to `LIMITS.entryString`. */
+    value: z.optional(answerBodies[kind]),
+  });
+
+/** An admitted answer, told apart by its kind. */
+export const AdmittedEntry = z.discriminatedUnion('kind', [
+  admitted('ran'),
+  admitted('held'),
+  admitted('refused'),
+  admitted('cancelled'),
+  admitted('failed'),
+  admitted('composed'),
+  admitted('inspected'),
+  admitted('context'),
+  admitted('version_conflict'),
+  admitted('request_conflict'),
+  admitted('not_found'),
+  admitted('result'),
+]);
 
 /** A withheld answer: why, and nothing of it. */
 export const WithheldEntry = z.strictObject({

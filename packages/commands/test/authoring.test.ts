@@ -49,8 +49,14 @@ const receipt = (extra: Record<string, unknown> = {}) => ({
   committed_at: '2025-01-01T00:00:00Z',
   ...extra,
 });
+/** The kind of each built-in's success (`@harness/protocol`). */
+const KINDS: Record<string, string> = {
+  'loom.compose': 'composed',
+  'loom.inspect': 'inspected',
+  'loom.authoring-context': 'context',
+};
 const ok = (id: string, body: unknown) => ({
-  answer: { ok: true, id, code: 'ok', mayHaveLanded: true, completed: [], body },
+  answer: { ok: true, id, code: 'ok', mayHaveLanded: true, completed: [], kind: KINDS[id], body },
 });
 const fail = (
   id: string,

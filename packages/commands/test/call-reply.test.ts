@@ -1,12 +1,20 @@
 // The lean reply of a call tool: what a client that forwards `structuredContent` hands its model.
+
+import type { AnswerBodies } from '@harness/protocol';
 import { describe, expect, it } from 'vitest';
 import { callToolReply, RunCommandReply } from '../src/call-reply';
-import type { ExecutedOutcome, ToolOutcome } from '../src/outcome';
+import type { AdmittedEntry, ExecutedOutcome, ToolOutcome } from '../src/outcome';
 
-/** An executed call of `command` whose host answered `value` with `summary`. */
+/** What the host answered: its kind and its body, as an admitted entry holds them. */
+type Answered = Pick<AdmittedEntry, 'kind' | 'value'>;
+
+/** A pack command's spawn, as a `ran` answer's body says it. */
+const ran = (value: AnswerBodies['ran'] | undefined): Answered => ({ kind: 'ran', value });
+
+/** An executed call of `command` whose host answered `answered` with `summary`. */
 function executed(
   command: string,
-  value: unknown,
+  answered: Answered,
   summary: Partial<Extract<ExecutedOutcome['outcome'], { ok: boolean }>> = {},
   extra: Partial<ExecutedOutcome> = {},
 ): ExecutedOutcome {
@@ -23,7 +31,7 @@ function executed(
       bodyBytes: 40,
       ...summary,
     },
-    entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', value },
+    entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', ...answered } as AdmittedEntry,
     truncated: false,
     ...extra,
   };
@@ -38,23 +46,24 @@ function reply(outcome: ToolOutcome): unknown {
 
 describe('the reply a model reads of a call', () => {
   it('is the exit status and the printed text of a pack command, and nothing of the record-keeping', () => {
-    const out = executed('git.diff', {
-      status: 'ok',
-      output: 'diff --git a/x b/x\n+y\n',
-      stderr: '',
-      exitCode: 0,
-      durationMs: 48,
-    });
+    const out = executed(
+      'git.diff',
+      ran({ status: 'ok', output: 'diff --git a/x b/x\n+y\n', stderr: '', exitCode: 0, durationMs: 48 }),
+    );
     expect(reply(out)).toEqual({ ok: true, exit: 0, output: 'diff --git a/x b/x\n+y' });
   });
 
   it('joins parsed lines into one text, which costs a model fewer tokens than a JSON array', () => {
-    const out = executed('git.status', {
-      status: 'ok',
-      output: ['## main', ' M a.txt', '?? new.txt'],
-      stderr: 'warning: x\n',
-      exitCode: 0,
-    });
+    const out = executed(
+      'git.status',
+      ran({
+        status: 'ok',
+        output: ['## main', ' M a.txt', '?? new.txt'],
+        stderr: 'warning: x\n',
+        exitCode: 0,
+        durationMs: 3,
+      }),
+    );
     expect(reply(out)).toEqual({
       ok: true,
       exit: 0,
@@ -64,27 +73,33 @@ describe('the reply a model reads of a call', () => {
   });
 
   it('keeps output parsed as JSON as its value', () => {
-    const out = executed('npm.ls', { status: 'ok', output: { name: 'a', deps: 2 }, stderr: '', exitCode: 0 });
+    const out = executed(
+      'npm.ls',
+      ran({ status: 'ok', output: { name: 'a', deps: 2 }, stderr: '', exitCode: 0, durationMs: 3 }),
+    );
     expect(reply(out)).toEqual({ ok: true, exit: 0, output: { name: 'a', deps: 2 } });
   });
 
   it('says why a command failed: its code and reason, what it printed, and that it timed out', () => {
     const out = executed(
       'make.test',
-      {
-        status: 'timeout',
+      ran({
+        status: 'timed_out',
         message: 'killed after 30s',
         exitCode: null,
+        signal: 'SIGKILL',
         stdout: 'ran 3\n',
         stderr: '',
         timedOut: true,
-      },
-      { ok: false, code: 'failed', reason: 'timeout', mayHaveLanded: true },
+        outputExceeded: false,
+        durationMs: 30_000,
+      }),
+      { ok: false, code: 'failed', reason: 'timed_out', mayHaveLanded: true },
     );
     expect(reply(out)).toEqual({
       ok: false,
       code: 'failed',
-      reason: 'timeout',
+      reason: 'timed_out',
       output: 'ran 3',
       note: 'may have landed; timed out',
     });
@@ -95,7 +110,13 @@ describe('the reply a model reads of a call', () => {
       'a person must approve it (harness approvals approve apr-1), then the identical call runs once';
     const out = executed(
       'git.commit',
-      { message, approval_id: 'apr-1', expires_at: '2026-12-02T16:22:44.915Z' },
+      {
+        kind: 'held',
+        value: {
+          message,
+          approval: { id: 'apr-1', expires_at: '2026-12-02T16:22:44.915Z', plan_hash: 'ab12' },
+        },
+      },
       { ok: false, code: 'approval_required', hostCode: 'refused', reason: 'approval_required' },
     );
     expect(reply(out)).toEqual({
@@ -123,7 +144,7 @@ describe('the reply a model reads of a call', () => {
   });
 
   it('says output was left out to fit, and how large it was', () => {
-    const out = executed('files.read', undefined, { bodyBytes: 90000 }, { truncated: true });
+    const out = executed('files.read', ran(undefined), { bodyBytes: 90000 }, { truncated: true });
     expect(reply(out)).toEqual({
       ok: true,
       note: 'output left out: 90000 bytes do not fit the output bound; ask for less',
@@ -133,7 +154,7 @@ describe('the reply a model reads of a call', () => {
   it('gives the signature after arguments the command refused', () => {
     const out = executed(
       'git.log',
-      { message: 'count: expected an integer' },
+      { kind: 'refused', value: { message: 'count: expected an integer' } },
       { ok: false, code: 'bad-args' },
       { signature: 'git.log(count?: int)', hint: 'Fix the arguments.' },
     );
@@ -187,7 +208,7 @@ describe('the reply a model reads of a call', () => {
       status: 'batch',
       truncated: true,
       results: [
-        executed('git.status', { status: 'ok', output: [], stderr: '', exitCode: 0 }),
+        executed('git.status', ran({ status: 'ok', output: [], stderr: '', exitCode: 0, durationMs: 1 })),
         {
           outputId: 'out-run-5',
           status: 'not_granted',

@@ -352,7 +352,7 @@ describe('the socket client', () => {
     },
   );
 
-  it('after a refused hello, the next request greets again and goes through once the broker speaks loom-broker/1 [HC-111]', async () => {
+  it('after a refused hello, the next request greets again and goes through once the broker speaks loom-broker/2 [HC-111]', async () => {
     sc = await scenario('socket');
     sc.script({ commands: [row('a.b')], hello: { mode: 'unsupported_protocol' } });
     expect(await sc.client.list()).toEqual({ ok: false, code: 'command_failed' });

@@ -8,7 +8,13 @@ import { jsonBytes } from '../src/shape';
 /** A hand-written result holding only the fields a case reads. */
 const loose = (value: Record<string, unknown>) => value as unknown as ToolOutcome;
 
-const executed = (outcome: Record<string, unknown>, value: unknown, extra: Record<string, unknown> = {}) =>
+/** An executed call whose host answered `value`, of `kind` (a pack command's spawn unless said). */
+const executed = (
+  outcome: Record<string, unknown>,
+  value: unknown,
+  extra: Record<string, unknown> = {},
+  kind = 'ran',
+) =>
   ({
     outputId: 'out-1',
     status: 'executed',
@@ -22,7 +28,7 @@ const executed = (outcome: Record<string, unknown>, value: unknown, extra: Recor
       bodyBytes: jsonBytes(value),
       ...outcome,
     },
-    entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', value },
+    entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', kind, value },
     truncated: false,
     ...extra,
   }) as ToolOutcome;
@@ -103,7 +109,17 @@ describe('resultText', () => {
   it("names what else a call's status says in one order, in its text and in its reply alike", () => {
     const r = executed(
       { ok: false, code: 'failed', reason: 'timeout', mayHaveLanded: true },
-      { status: 'failed', output: 'half', stderr: '', exitCode: null, timedOut: true, durationMs: 30_000 },
+      {
+        status: 'timed_out',
+        message: 'deploy.run ran past its timeout',
+        exitCode: null,
+        signal: 'SIGKILL',
+        stdout: 'half',
+        stderr: '',
+        timedOut: true,
+        outputExceeded: false,
+        durationMs: 30_000,
+      },
       { command: 'deploy.run' },
     );
     expect(resultText(r)).toBe('half\n[deploy.run: failed (timeout), may have landed, timed out]');
@@ -122,7 +138,7 @@ describe('resultText', () => {
   it('says an answer was left out to fit the bound, and how big it was', () => {
     const r = executed({ bodyBytes: 40_000 }, undefined, {
       truncated: true,
-      entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1' },
+      entry: { status: 'admitted', labelSource: 'query', referent: 'doc-1', kind: 'ran' },
     });
     expect(resultText(r)).toBe(
       '[repo.log: ok, output left out: 40000 bytes do not fit the output bound; ask for less]',
@@ -151,6 +167,7 @@ describe('resultText', () => {
       { ok: false, code: 'not_granted', hostCode: 'refused', reason: 'readonly_tier' },
       { message: 'pack "repo" is readonly and repo.tag declares effects write' },
       { command: 'repo.tag', hint: 'Do not retry it.' },
+      'refused',
     );
     expect(resultText(r)).toBe(
       'pack "repo" is readonly and repo.tag declares effects write\n[repo.tag: not_granted (readonly_tier) Do not retry it.]',
@@ -163,10 +180,10 @@ describe('resultText', () => {
       {
         message:
           'strict: a person must approve it (harness approvals approve ap-1), then the identical call runs once',
-        approval_id: 'ap-1',
-        expires_at: '2026-12-01T06:00:00.000Z',
+        approval: { id: 'ap-1', expires_at: '2026-12-01T06:00:00.000Z', plan_hash: null },
       },
       { command: 'notes.append' },
+      'held',
     );
     expect(resultText(r)).toBe(
       'strict: a person must approve it (harness approvals approve ap-1), then the identical call runs once (expires 2026-12-01T06:00:00.000Z)\n[notes.append: approval_required]',
@@ -225,7 +242,9 @@ describe('isErrorResult', () => {
       isErrorResult(executed({ ok: false, code: 'failed', reason: 'timed_out' }, { timedOut: true })),
     ).toBe(true);
     expect(
-      isErrorResult(executed({ ok: false, code: 'bad-args' }, { message: 'the arguments do not fit' })),
+      isErrorResult(
+        executed({ ok: false, code: 'bad-args' }, { message: 'the arguments do not fit' }, {}, 'refused'),
+      ),
     ).toBe(true);
     expect(isErrorResult(loose({ status: 'batch', results: [ok, grepNothing] }))).toBe(true);
   });

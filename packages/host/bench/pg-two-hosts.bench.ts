@@ -93,8 +93,8 @@ try {
       command: 'loom.compose',
       args: { request_id: `seed${n++}`, components: [{ ref: 'page:0' }] },
     });
-    if (!r.ok || !r.value.ok) throw new Error(`seed compose failed: ${JSON.stringify(r)}`);
-    return { client, loomId: (r.value.body as { receipt: { loom_id: string } }).receipt.loom_id };
+    if (!r.ok || r.value.kind !== 'composed') throw new Error(`seed compose failed: ${JSON.stringify(r)}`);
+    return { client, loomId: r.value.body.receipt.loom_id };
   };
   // The same sixteen looms either way; only which broker a client talks to changes.
   const alone = await Promise.all(Array.from({ length: CLIENTS }, () => open(a)));

@@ -51,7 +51,7 @@ function peerAdmission(
 }
 
 /**
- * Listens at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/1) and serves each admitted
+ * Listens at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/2) and serves each admitted
  * connection through the session `handler` gives for it.
  */
 export async function startBrokerServer(

@@ -1,4 +1,4 @@
-// The broker: loom-broker/1 on a Unix socket, each request's op mapped to the command host. The
+// The broker: loom-broker/2 on a Unix socket, each request's op mapped to the command host. The
 // socket, the peers and the line server are broker-server.ts's; the framing, the parsing
 // (`parseRequest`) and the scheduling of lines are `serveLines`' (`@harness/protocol/server`).
 import {
@@ -17,7 +17,7 @@ import { RunsInFlight } from './runs-in-flight';
 export type { BrokerOptions, BrokerServer } from './broker-server';
 
 /**
- * Serves `host` on a Unix socket at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/1).
+ * Serves `host` on a Unix socket at `socketPath` (mode 0600, newline-delimited JSON, loom-broker/2).
  * Every request is parsed against the protocol's schema before it reaches the host; the host stamps
  * the actor and run, so whatever a request names as actor or run is never read. A client that
  * sends requests without reading the answers is paused (see {@link BrokerOptions}), so the answers

@@ -19,7 +19,6 @@ import {
   TOOL_OUTCOMES,
 } from '@harness/commands';
 import { approveCommand } from '@harness/config/instance';
-import { z } from 'zod';
 import { version } from '../../package.json';
 import { parse } from '../args';
 import { exampleWorkspace } from '../embedded';
@@ -87,18 +86,28 @@ function composedOf(result: LoomComposeOutcome): LoomComposedOutcome | undefined
   }
 }
 
-// The parts of a command's answer the demo reads: an approval's id, a pack command's output.
-const Answer = z.object({
-  approval_id: z.string().optional().catch(undefined),
-  stderr: z.string().optional().catch(undefined),
-  output: z.unknown().optional(),
-});
+/** The parts of a command's answer the demo reads: an approval's id, a pack command's output. */
+interface AnswerRead {
+  approvalId?: string | undefined;
+  stderr?: string | undefined;
+  output?: unknown;
+}
 
 /** What an executed call answered, as far as the demo reads it; nothing for a withheld answer. */
-function answerOf(executed: ExecutedOutcome | undefined): z.infer<typeof Answer> {
+function answerOf(executed: ExecutedOutcome | undefined): AnswerRead {
   const entry = executed?.entry;
-  const read = Answer.safeParse(entry?.status === EntryStatus.admitted ? entry.value : undefined);
-  return read.success ? read.data : {};
+  if (entry?.status !== EntryStatus.admitted || entry.value === undefined) return {};
+  switch (entry.kind) {
+    case 'held':
+      return { approvalId: entry.value.approval?.id };
+    case 'ran':
+      return {
+        stderr: entry.value.stderr,
+        output: entry.value.status === 'ok' ? entry.value.output : undefined,
+      };
+    default:
+      return {};
+  }
 }
 
 /** The code an executed call's command answered; `undefined` for a withheld answer or another result. */
@@ -177,7 +186,7 @@ async function approvalStep({ runCommand, check, show, jq, instance }: Demo): Pr
   const heldResult = await runCommand('run_command', writeCall);
   const held = executedOf(heldResult);
   show('outcome', held?.outcome);
-  const approvalId = answerOf(held).approval_id;
+  const approvalId = answerOf(held).approvalId;
   const heldOk = codeOf(held) === RefusalCode.approval_required && approvalId !== undefined;
   check('approval required', heldOk, JSON.stringify(heldResult).slice(0, 1200));
   if (approvalId === undefined) return;

@@ -6,7 +6,7 @@ import type { HostConfig } from '../config';
 import { parseJson } from '../json';
 import { readAnswer } from './answer';
 import { callWaitMs, DEFAULT_HOST_TIMEOUT_MS } from './defaults';
-import type { CallOptions, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
+import type { CallOptions, CallRequest, HostClient, ListOutcome, SendOutcome } from './types';
 
 // `loom command run` prints one answer line, which the protocol bounds: read it whole.
 const MAX_OUTPUT_BYTES = MAX_ANSWER_LINE_BYTES + 1;
@@ -31,7 +31,7 @@ export function hostEnvironment(config: HostConfig, jobId: string | undefined): 
 }
 
 /** The argv of one host call. `--read-only` is appended here, outside the model's arguments. */
-export function runArgv(config: HostConfig, req: RunRequest): string[] {
+export function runArgv(config: HostConfig, req: CallRequest): string[] {
   const argv = [config.cliPath, 'command', 'run'];
   // Direct routing goes before the id so queue discovery can never replace the pinned instance.
   if (config.transport.kind === 'direct') argv.push('--transport', 'direct');
@@ -78,7 +78,7 @@ export function createCliHostClient(config: HostConfig): HostClient {
       if (!parsed) return { ok: false, code: 'malformed_payload' };
       return { ok: true, listing: parsed.value };
     },
-    async run(req: RunRequest, opts: CallOptions = {}): Promise<SendOutcome> {
+    async run(req: CallRequest, opts: CallOptions = {}): Promise<SendOutcome> {
       if (opts.signal?.aborted) return { kind: 'not_sent', code: 'cancelled' };
       let r: Awaited<ReturnType<typeof execRun>>;
       try {

@@ -1,5 +1,5 @@
 // Sending one command call through a host client, for the tools that start a call.
-import type { CallOptions, HostClient, RunRequest, SendOutcome } from './types';
+import type { CallOptions, CallRequest, HostClient, SendOutcome } from './types';
 
 /**
  * Sends one call with the turn's job id, cancel signal and what else the caller passes (a stop
@@ -8,7 +8,7 @@ import type { CallOptions, HostClient, RunRequest, SendOutcome } from './types';
  */
 export async function sendRun(
   client: HostClient,
-  req: RunRequest,
+  req: CallRequest,
   ctx: Pick<CallOptions, 'jobId' | 'signal'>,
   extra: Omit<CallOptions, 'jobId' | 'signal'> = {},
 ): Promise<SendOutcome> {

@@ -1,9 +1,10 @@
 // The fast-path host client: the broker's socket protocol spoken through `@harness/protocol`'s one
 // client (docs/protocol.md), with the same outcomes the CLI client gives.
+import type { ReceivedAnswer } from '@harness/protocol';
 import { type BrokerFailure, createBrokerClient } from '@harness/protocol/client';
 import { readAnswer } from './answer';
 import { callWaitMs, DEFAULT_HOST_TIMEOUT_MS } from './defaults';
-import type { CallOptions, HostAnswer, HostClient, ListOutcome, RunRequest, SendOutcome } from './types';
+import type { CallOptions, CallRequest, HostClient, ListOutcome, SendOutcome } from './types';
 
 /** Options of {@link createSocketHostClient}. */
 export interface SocketClientOptions {
@@ -21,7 +22,7 @@ export interface SocketClientOptions {
  * requests multiplexed by id, reconnecting after a failure. Same broker, same grants and
  * attribution as the CLI path, without a process start per call.
  *
- * Each new connection first sends `hello`; a broker that does not answer it as `loom-broker/1`
+ * Each new connection first sends `hello`; a broker that does not answer it as `loom-broker/2`
  * (`unsupported_protocol`, an unreadable answer, none in time) is treated like one that cannot be
  * reached: the connection is dropped and no request waiting on it is sent.
  */
@@ -43,7 +44,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
         return { ok: true, unchanged: true, etag };
       return { ok: true, listing: r.value, etag };
     },
-    async run(req: RunRequest, opts: CallOptions = {}): Promise<SendOutcome> {
+    async run(req: CallRequest, opts: CallOptions = {}): Promise<SendOutcome> {
       if (opts.signal?.aborted || opts.stop?.aborted) return { kind: 'not_sent', code: 'cancelled' };
       const r = await client.run(
         {
@@ -91,14 +92,15 @@ function failureOutcome(f: BrokerFailure, command: string): SendOutcome {
   return { kind: 'lost' };
 }
 
-function brokerForbidden(command: string): HostAnswer {
+/** The answer to a call the broker refused as a request (`forbidden`): nothing reached the command layer. */
+function brokerForbidden(command: string): ReceivedAnswer {
   return {
     ok: false,
     id: command,
     code: 'forbidden',
     mayHaveLanded: false,
     completed: [],
-    body: null,
-    hasLabel: false,
+    kind: 'refused',
+    body: { message: `the broker refused the call to ${command} before it reached the command layer` },
   };
 }

@@ -2,17 +2,6 @@
 import type { ReceivedAnswer, RunParams, RunProgress } from '@harness/protocol';
 
 /**
- * One answer of a host's command layer as the harness read it: the protocol's `ReceivedAnswer`
- * (`CommandAnswer` of docs/protocol.md read leniently: any host may send a code of its own, and
- * `ifc`, present when the answer carries a label of its own, stays raw until `@harness/ifc`
- * `readLabel` reads it).
- */
-export interface HostAnswer extends ReceivedAnswer {
-  /** True when the answer carried an `ifc` field at all, readable or not. */
-  hasLabel: boolean;
-}
-
-/**
  * What a host listing read came to. A failed read holds nothing. `etag` names the listing's version
  * where the host gives one; `unchanged` says the listing is the one `ifNoneMatch` named.
  */
@@ -22,20 +11,23 @@ export type ListOutcome =
   | { ok: false; code: 'command_failed' | 'malformed_payload' | 'cancelled' };
 
 /**
- * One command call as the harness sends it (the protocol's `run` without its job id, which is
- * per-invocation routing). `readOnly` is set by the tool, never by the model.
+ * One call as the harness sends it: the protocol's `run` (`RunParams`) without its job id, which is
+ * per-invocation routing. `readOnly` is set by the tool, never by the model.
  */
-export type RunRequest = Omit<RunParams, 'jobId'>;
+export type CallRequest = Omit<RunParams, 'jobId'>;
 
 /**
  * What sending a call came to:
- * - `answer`: the command layer (or broker) answered;
+ * - `answer`: the command layer (or broker) answered, read once with the protocol's reader
+ *   (`parseAnswer`: any code a host sends kept, what an answer leaves out filled in conservatively,
+ *   the body checked against its kind; `ifc`, present when the answer carries a label of its own,
+ *   stays raw until `@harness/ifc` `readLabel` reads it);
  * - `not_sent`: nothing reached the host (`landed: "no"`); `busy` when the client already holds
  *   its bound of calls in flight (`MAX_PENDING_REQUESTS` of `@harness/protocol`);
  * - `lost`: the request was sent and no answer could be read (`landed: "unknown"`).
  */
 export type SendOutcome =
-  | { kind: 'answer'; answer: HostAnswer }
+  | { kind: 'answer'; answer: ReceivedAnswer }
   | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' | 'busy' }
   | { kind: 'lost' };
 
@@ -71,7 +63,7 @@ export interface HostClient {
    */
   list(options?: CallOptions & { ifNoneMatch?: string | undefined }): Promise<ListOutcome>;
   /** Sends one command call. */
-  run(request: RunRequest, options?: CallOptions): Promise<SendOutcome>;
+  run(request: CallRequest, options?: CallOptions): Promise<SendOutcome>;
   /** Releases a held connection; safe to call twice. */
   close(): Promise<void>;
 }

@@ -7,13 +7,12 @@ import { loomIdText } from '../compose-input';
 import { defineTool } from '../define-tool';
 import { deployedPatternTokens } from '../deployed-patterns';
 import { sendRun } from '../host/send';
-import type { RunRequest } from '../host/types';
-import { isRecord } from '../json';
+import type { CallRequest } from '../host/types';
 import { LIMITS } from '../limits';
 import { readReceipt, readView } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { failed, notSent, refusalOf, refused } from '../loom-failures';
-import type { LoomAuthoringContextOutcome, LoomContextOutcome, LoomReceipt } from '../outcome';
+import type { LoomAuthoringContextOutcome, LoomContextOutcome } from '../outcome';
 import { DeliveryCode, LoomFailureCode, LoomRefusalCode, OutcomeStatus } from '../outcome-codes';
 import { cutId } from '../shape';
 import type { HarnessTool } from '../tool';
@@ -74,7 +73,7 @@ async function authoringContext(
   // An explicit loom_id is a request (missing: an error); the bound target is implicit (missing:
   // reported unavailable). An interactive turn binds its own loomId and clears the configured one.
   const bound = ctx.turn ? ctx.turn.loomId : setup.config?.boundLoomId;
-  const req: RunRequest = { command: 'loom.authoring-context', args: {} };
+  const req: CallRequest = { command: 'loom.authoring-context', args: {} };
   if (loom_id !== undefined) req.args.loom_id = loom_id;
   else if (bound !== undefined) req.loomId = bound;
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
@@ -83,35 +82,28 @@ async function authoringContext(
   if (outcome.kind === 'lost')
     return failed(run, LoomFailureCode.answer_lost, 'The answer could not be read; asking again is safe.');
   if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
-  const body = outcome.answer.body;
-  if (!isRecord(body) || !Array.isArray(body.receipts))
+  if (outcome.answer.kind !== 'context')
     return failed(
       run,
       LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; asking again is safe.',
     );
-
-  const receipts = body.receipts
-    .slice(0, LIMITS.maxReceipts)
-    .map(readReceipt)
-    .filter((r): r is LoomReceipt => r !== undefined);
+  const body = outcome.answer.body;
+  const receipts = body.receipts.slice(0, LIMITS.maxReceipts).map(readReceipt);
   const result: LoomContextOutcome = {
     outputId: run.mintOutputId(),
     status: OutcomeStatus.ok,
     receipts,
-    target: body.target === null || body.target === undefined ? null : (readView(body.target) ?? null),
+    target: body.target === null ? null : readView(body.target),
     note: HISTORY_NOTE,
   };
-  if (isRecord(body.target_unavailable)) {
+  if (body.target_unavailable !== undefined) {
     result.target_unavailable = {
-      loom_id: cutId(String(body.target_unavailable.loom_id ?? '')),
+      loom_id: cutId(body.target_unavailable.loom_id),
       reason: 'unavailable',
     };
   }
-  const deployed =
-    isRecord(body.deployed_patterns) && Array.isArray(body.deployed_patterns.receipts)
-      ? body.deployed_patterns.receipts
-      : undefined;
+  const deployed = body.deployed_patterns?.receipts;
   // Without a resolver no token can be checked, so the field is left out rather than empty.
   if (deployed && setup.resolver) {
     const { tokens, links } = await deployedPatternTokens(deployed, setup.resolver);

@@ -5,7 +5,6 @@ import { recordArtifact } from '../artifacts';
 import { ComposeInput, readComposeInput } from '../compose-input';
 import { defineTool } from '../define-tool';
 import { sendRun } from '../host/send';
-import { isRecord, isStringArray } from '../json';
 import { readReceipt } from '../loom-answers';
 import { type AuthoringContext, type LoomToolSetup, startLoomCall } from '../loom-call';
 import { notSent, refusalOf, refused, uncertain } from '../loom-failures';
@@ -85,17 +84,10 @@ async function compose(
   if (outcome.kind === 'lost') return uncertain(run);
   const answer = outcome.answer;
   if (!answer.ok) return refusalOf(run, answer);
+  // Any answer but a receipt may hide a commit too.
+  if (answer.kind !== 'composed') return uncertain(run);
   const body = answer.body;
-  const receipt = isRecord(body) ? readReceipt(body.receipt) : undefined;
-  if (
-    !isRecord(body) ||
-    !receipt ||
-    typeof body.replayed !== 'boolean' ||
-    typeof body.current_version !== 'number' ||
-    !isStringArray(body.displaced)
-  ) {
-    return uncertain(run);
-  }
+  const receipt = readReceipt(body.receipt);
   const replayed = body.replayed;
   const result: LoomComposedOutcome = {
     outputId: run.mintOutputId(),

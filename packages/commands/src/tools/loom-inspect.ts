@@ -64,12 +64,11 @@ async function inspect(
       'The answer could not be read; inspecting again is safe.',
     );
   if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
-  const view = readView(outcome.answer.body);
-  if (!view)
+  if (outcome.answer.kind !== 'inspected')
     return failed(
       run,
       LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; inspecting again is safe.',
     );
-  return { outputId: run.mintOutputId(), status: OutcomeStatus.ok, ...view };
+  return { outputId: run.mintOutputId(), status: OutcomeStatus.ok, ...readView(outcome.answer.body) };
 }

@@ -3,7 +3,7 @@
 import type { Measurement } from '@harness/ifc';
 import type { RunProgress } from '@harness/protocol';
 import type { z } from 'zod';
-import { batchResult, type SettledCall } from '../batch-result';
+import { batchResult } from '../batch-result';
 import { RunInput, readCalls } from '../call-input';
 import { loneCallResult, shapeAnswer } from '../call-result';
 import { defineTool } from '../define-tool';
@@ -99,36 +99,30 @@ async function runCalls(
             ...(p.approval === undefined ? {} : { approval: p.approval }),
           });
         };
-  const deliveries = await mapLimited(calls, LIMITS.maxInFlight, async (call) => {
-    const d = await deliverCall(call, readOnly, catalog, client, ctx, runProgress);
+  const settlements = await mapLimited(calls, LIMITS.maxInFlight, async (call) => {
+    const settled = await deliverCall(call, readOnly, catalog, client, ctx, runProgress);
     done++;
     // Progress keeps increasing after a single call's own reports.
     const progress = done + reported;
     report?.({ progress, total: Math.max(calls.length, progress) });
-    return d;
+    return settled;
   });
 
   // Output ids are minted in the calls' order (the batch's own first), whatever order calls settled in.
   const batchId = parsed.batch ? run.mintOutputId() : undefined;
-  const settled: SettledCall[] = [];
-  const measurements: Measurement<unknown>[] = [];
-  for (const d of deliveries) {
+  const measured: Measurement<unknown>[] = [];
+  const results = settlements.map((s) => {
     const outputId = run.mintOutputId();
-    if (d.kind === 'final') {
-      settled.push({ kind: 'final', result: { outputId, ...d.result } });
-      continue;
-    }
-    const shaped = shapeAnswer(run, d, queryLabel, outputId);
-    measurements.push(shaped.measurement);
-    settled.push({ kind: 'answered', shaped });
-  }
+    return s.kind === 'unanswered'
+      ? { outputId, ...s.result }
+      : shapeAnswer(run, s, queryLabel, outputId, measured);
+  });
   // One observation for the whole batch: each answer was measured against the label the model had
   // when it wrote the calls, never one raised by a sibling answer.
-  run.observations.observeBatch(measurements);
+  run.observations.observeBatch(measured);
 
-  if (batchId !== undefined) return batchResult(batchId, settled, outputBound);
-  const lone = settled[0] as SettledCall;
-  return lone.kind === 'answered' ? loneCallResult(lone.shaped, outputBound) : lone.result;
+  if (batchId !== undefined) return batchResult(batchId, results, outputBound);
+  return loneCallResult(results[0] as (typeof results)[number], outputBound);
 }
 
 /**

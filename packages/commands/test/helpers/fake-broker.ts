@@ -73,7 +73,7 @@ export async function startFakeBroker(path: string): Promise<FakeBroker> {
     };
     if (req.op === 'hello') {
       fake.hellos++;
-      // `hello.mode` scripts a broker that does not speak loom-broker/1.
+      // `hello.mode` scripts a broker that does not speak loom-broker/2.
       const mode = script.hello?.mode;
       if (mode === 'unsupported_protocol')
         return send(socket, {
