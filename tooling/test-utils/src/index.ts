@@ -6,7 +6,7 @@ export { buildBinIfStale } from './bins';
 export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
 export { replaceFile, tempDir } from './files';
 export { Lines } from './lines';
-export { binary, LINUX, type Need, needs, type Requirement, ROOT, sandboxMechanism } from './needs';
+export { binary, LINUX, type Need, needs, type Requirement, ROOT, sandboxMechanism, working } from './needs';
 export { fixturesDir, repoRoot } from './paths';
 export { type UntilOptions, until } from './until';
 export { eventNameOf, type WebhookFixture, webhookFixtures } from './webhooks';

@@ -1,8 +1,18 @@
 // The one way a test says what it needs from the machine (a program on PATH, a service, a sandbox,
 // Linux, root). Where it is missing, the test skips with one line saying what and how to get it;
 // under CI=true it fails with that line instead, so nothing CI should run is skipped unseen.
-import { beforeAll, describe, it, type TestFunction } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { beforeAll, describe, it, type TestFunction, type TestOptions } from 'vitest';
 import { findBinary } from './binary';
+
+/** What `it` takes after its title: a body and a timeout or options, or options and then a body. */
+type TestRest = [body: TestFunction, timeout?: number] | [options: TestOptions, body: TestFunction];
+
+/** Registers a test through `at` (`it` or `it.skip`) with what followed its title. */
+function register(at: typeof it | typeof it.skip, title: string, rest: TestRest): void {
+  if (typeof rest[0] === 'function') at(title, rest[0], rest[1] as number | undefined);
+  else at(title, rest[0], rest[1] as TestFunction);
+}
 
 /** Something a block of tests needs, whether this machine has it, and how a person gets it. */
 export interface Requirement {
@@ -11,6 +21,8 @@ export interface Requirement {
   readonly present: boolean;
   /** How to get it: a command, or where the docs say. */
   readonly install: string;
+  /** Why CI cannot provide it either, when it cannot: then its absence skips under CI=true too. */
+  readonly notInCi?: string;
 }
 
 /** A block's requirements, and `describe`/`it` that skip (outside CI) or fail (under CI) without them. */
@@ -23,8 +35,8 @@ export interface Need {
   readonly missing: string | undefined;
   /** `describe` that skips with {@link missing} outside CI, and fails each of its tests with it under CI. */
   describe(title: string, body: () => void): void;
-  /** `it` that skips with {@link missing} outside CI, and fails with it under CI. */
-  it(title: string, body: TestFunction, timeout?: number): void;
+  /** `it` that skips with {@link missing} outside CI, and fails with it under CI; vitest's arguments. */
+  it(title: string, ...rest: TestRest): void;
   /** `describe.each(cases)` of {@link describe}: one block per case, `%s` in the title naming it. */
   each<T extends string | number>(cases: readonly T[]): (title: string, body: (c: T) => void) => void;
 }
@@ -52,6 +64,17 @@ export function binary(name: string): Requirement {
     present: findBinary(name) !== undefined,
     install: INSTALL[name] ?? `install ${name} with your package manager`,
   };
+}
+
+/** A command that runs and exits 0 here: a Python module importable, a cargo component installed. */
+export function working(what: string, argv: readonly [string, ...string[]], install: string): Requirement {
+  let present = true;
+  try {
+    execFileSync(argv[0], argv.slice(1), { stdio: 'ignore', timeout: 30_000 });
+  } catch {
+    present = false;
+  }
+  return { what, present, install };
 }
 
 /** Linux: the test reads /proc or uses Linux-only process calls. */
@@ -86,49 +109,51 @@ function need(requirements: readonly Requirement[]): Need {
     absent.length === 0
       ? undefined
       : `needs ${absent.map((r) => r.what).join(' and ')}, missing here: ${absent.map((r) => r.install).join('; ')}`;
-  const runs = missing === undefined || inCi();
+  const excused = absent.flatMap((r) => (r.notInCi === undefined ? [] : [r.notInCi]));
+  // What a block does: runs (all here), fails (CI=true must run it), or skips saying why.
+  const mode = missing === undefined ? 'run' : inCi() && excused.length === 0 ? 'fail' : 'skip';
   const failure = () => new Error(`CI=true, and this test ${missing} (outside CI it would skip)`);
   const skipLine = (): string => {
-    const line = `skipped: ${missing} (under CI=true this fails instead)`;
+    const line = `skipped: ${missing} (${excused.length > 0 ? `CI cannot provide it either: ${excused.join('; ')}` : 'under CI=true this fails instead'})`;
     if (!told.has(line)) process.stderr.write(`${line}\n`);
     told.add(line);
     return line;
   };
+  const failFirst = () =>
+    beforeAll(() => {
+      throw failure();
+    });
   return {
     present: missing === undefined,
-    runs,
+    runs: mode !== 'skip',
     missing,
     describe(title, body) {
-      if (missing === undefined) describe(title, body);
-      else if (inCi())
+      if (mode === 'run') describe(title, body);
+      else if (mode === 'fail')
         describe(title, () => {
-          beforeAll(() => {
-            throw failure();
-          });
+          failFirst();
           body();
         });
       else describe.skip(`${title} (${skipLine()})`, body);
     },
     each(cases) {
       return (title, body) => {
-        if (missing === undefined) describe.each(cases)(title, body);
-        else if (inCi())
+        if (mode === 'run') describe.each(cases)(title, body);
+        else if (mode === 'fail')
           describe.each(cases)(title, (c) => {
-            beforeAll(() => {
-              throw failure();
-            });
+            failFirst();
             body(c);
           });
         else describe.skip.each(cases)(`${title} (${skipLine()})`, body);
       };
     },
-    it(title, body, timeout) {
-      if (missing === undefined) it(title, body, timeout);
-      else if (inCi())
+    it(title, ...rest) {
+      if (mode === 'run') register(it, title, rest);
+      else if (mode === 'fail')
         it(title, () => {
           throw failure();
         });
-      else it.skip(`${title} (${skipLine()})`, body);
+      else register(it.skip, `${title} (${skipLine()})`, rest);
     },
   };
 }
