@@ -3,16 +3,13 @@
 // pack's env holds a credential carries the atom `credential:<name>`, unless the command declares
 // `credential_output_unlabeled` (and `packs check` warns); and `packs check` warns where a caller's
 // value reaches such a command as code. Real jq for the transformations.
-import { findBinary } from '@harness/test-utils';
+import { needs } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { codeInputs } from '../src/credential-flow';
 import { credentialsFrom, formatIssue, listCommands, loadPacks, runPackCommand } from '../src/index';
 import { loadOk, onePack } from './helpers';
 
-const hasJq = findBinary('jq') !== undefined || process.env.CI === 'true';
-if (!hasJq)
-  console.warn('jq tests skipped: jq is not on PATH; apt-get install jq (or brew install jq) to run them.');
-const withJq = hasJq ? it : it.skip;
+const withJq = needs('jq').it;
 
 const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB';
 const credentials = credentialsFrom({ gh_token: TOKEN });

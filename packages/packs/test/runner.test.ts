@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fcRuns, findBinary } from '@harness/test-utils';
+import { fcRuns, needs } from '@harness/test-utils';
 import { fc, test } from '@harness/test-utils/property';
 import { describe, expect, it } from 'vitest';
 import {
@@ -380,8 +380,13 @@ describe('bounds', () => {
 
   it('the cancel signal kills the run', async () => {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    const r = await runPackCommand(ws, 'bounds.sleep', {}, { signal: ac.signal, killGraceMs: 100 });
+    // Cancelled once the command has started.
+    const r = await runPackCommand(
+      ws,
+      'bounds.sleep',
+      {},
+      { signal: ac.signal, killGraceMs: 100, onSpawn: () => ac.abort() },
+    );
     expect(r.ok && r.outcome.status).toBe('cancelled');
   });
 });
@@ -419,7 +424,7 @@ describe('working directory', () => {
   });
 });
 
-describe.skipIf(!findBinary('jq'))('with jq installed', () => {
+needs('jq').describe('with jq installed', () => {
   it('"; rm -rf /" as a jq filter is an ordinary jq error [CP-86]', async () => {
     const w = await loadOk(`command_packs:
   - id: json-tools

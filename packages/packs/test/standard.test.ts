@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectSandbox } from '@harness/exec';
+import { needs, sandboxMechanism } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { describeStandardPacks, listCommands, STANDARD_PACKS } from '../src/index';
 import { loadErrors, loadOk } from './helpers';
@@ -30,8 +31,7 @@ const library = { tools };
 
 // Where no sandbox works, a workspace in sandbox_mode preferred runs every command unconfined: the
 // policies these tests read are then null, so they need a mechanism (CI has one).
-const sandboxed = detectSandbox().available || process.env.CI === 'true';
-if (!sandboxed) console.warn('standard pack sandbox tests skipped: bubblewrap (bwrap) is not on PATH.');
+const sandboxed = needs(sandboxMechanism(detectSandbox()));
 
 describe('standard packs: declared by name, overridden key by key', () => {
   it('a "standard:" entry is the bundled pack, with its commands, under the standard name [CP-76]', async () => {
@@ -76,7 +76,7 @@ describe('standard packs: declared by name, overridden key by key', () => {
     ]);
   });
 
-  it.skipIf(!sandboxed)(
+  sandboxed.it(
     'sandbox merges field by field (filesystem.read, .write, .deny each whole); false replaces the block',
     async () => {
       const net = await loadOk('command_packs:\n  - standard: tools\n    sandbox: { network: host }\n', {
@@ -221,7 +221,7 @@ describe('the bundled standard packs', () => {
           expect(schema.description, `${command.manifestId} input ${input}`).toBeTruthy();
         }
         // Reads are confined read-only with no network, but gh's: they talk to GitHub.
-        if (command.effects === 'read' && sandboxed)
+        if (command.effects === 'read' && sandboxed.runs)
           expect(command.sandbox).toMatchObject({ write: [], network: name === 'gh' ? 'host' : 'none' });
       }
     },
