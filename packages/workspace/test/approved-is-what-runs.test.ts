@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { previewPackCall, runPackCommand } from '@harness/packs';
-import { findBinary, tempDir } from '@harness/test-utils';
+import { needs, tempDir } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadWorkspace, type Workspace } from '../src/index';
 import { loadErrors } from './helpers';
@@ -209,7 +209,7 @@ command_packs:
   }, 60_000);
 });
 
-describe.skipIf(findBinary('git') === undefined)('git pathspecs are literal', () => {
+needs('git').describe('git pathspecs are literal', () => {
   function repo(): string {
     const dir = scratch();
     const git = (...args: string[]) =>

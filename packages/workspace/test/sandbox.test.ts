@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { formatIssue, PacksErrorCode, runPackCommand } from '@harness/packs';
+import { needs, sandboxMechanism } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { auditEvent, loadWorkspace, type Workspace } from '../src/index';
 import { loadErrors, loadOk, workDir } from './helpers';
@@ -14,13 +15,9 @@ mkdirSync(join(home, 'proj', 'out'), { recursive: true });
 writeFileSync(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
 writeFileSync(join(home, 'proj', 'readme.txt'), 'hello\n');
 
-const sandboxed = detectSandbox().available || process.env.CI === 'true';
-const withMechanism = sandboxed ? it : it.skip;
-if (!sandboxed) {
-  console.warn(
-    'sandbox policy tests skipped: bubblewrap (bwrap) is not on PATH; apt-get install bubblewrap to run them.',
-  );
-}
+const mechanism = needs(sandboxMechanism(detectSandbox()));
+const sandboxed = mechanism.runs;
+const withMechanism = mechanism.it;
 
 const command = (ws: Workspace, id: string) =>
   ws.packs.flatMap((p) => p.commands).find((c) => c.manifestId === id)!;

@@ -25,14 +25,12 @@ import {
   renderPackCommand,
   runPackCommand,
 } from '@harness/packs';
-import { findBinary, repoRoot } from '@harness/test-utils';
+import { needs, repoRoot } from '@harness/test-utils';
 import { describe, expect, it } from 'vitest';
 import { decide, type Workspace } from '../src/index';
 import { loadOk, workDir } from './helpers';
 
-const hasGit = findBinary('git') !== undefined;
-const skip = !hasGit && process.env.CI !== 'true';
-if (skip) console.log('skip: standard git pack tests: git is not on PATH (apt-get install git to run them)');
+const withGit = needs('git');
 
 const PACK_TEXT = readFileSync(join(repoRoot, 'packages', 'packs', 'standard', 'git.yaml'), 'utf8');
 
@@ -431,7 +429,7 @@ function touchAll(repo: string): void {
     if (existsSync(join(repo, f))) utimesSync(join(repo, f), t, t);
 }
 
-describe.skipIf(skip)('the standard git pack', () => {
+withGit.describe('the standard git pack', () => {
   // -------------------------------------------------------------------------------------------
   describe('loading and granting', () => {
     it('loads with every command and no warning, and its requirements hold on this machine', async () => {
@@ -506,7 +504,7 @@ describe.skipIf(skip)('the standard git pack', () => {
 
   // -------------------------------------------------------------------------------------------
   describe('read commands on a fixture repository (confined where bubblewrap works)', async () => {
-    const fx = hasGit ? buildFixture(join(workDir, 'reads')) : undefined;
+    const fx = withGit.present ? buildFixture(join(workDir, 'reads')) : undefined;
     const ws = fx ? await gitWorkspace(fx.repo) : undefined;
     const [c1, c2, c3, c4] = fx?.c ?? ['', '', '', ''];
     const blob = (spec: string) => git(fx!.repo, ['rev-parse', spec]).trim();
@@ -636,7 +634,7 @@ describe.skipIf(skip)('the standard git pack', () => {
 
   // -------------------------------------------------------------------------------------------
   describe('write commands on a fixture repository', async () => {
-    const fx = hasGit ? buildFixture(join(workDir, 'writes')) : undefined;
+    const fx = withGit.present ? buildFixture(join(workDir, 'writes')) : undefined;
     const ws = fx
       ? await gitWorkspace(fx.repo, { env: { ...FIXED_DATES, GIT_SSH_COMMAND: fakeSsh(workDir) } })
       : undefined;
@@ -1027,7 +1025,7 @@ describe.skipIf(skip)('the standard git pack', () => {
 
   // -------------------------------------------------------------------------------------------
   describe('a hostile repository: no program it names runs, with the sandbox off', async () => {
-    const h = hasGit ? buildHostile(join(workDir, 'hostile')) : undefined;
+    const h = withGit.present ? buildHostile(join(workDir, 'hostile')) : undefined;
     // sandbox_mode off: the guard alone must hold (a confined read could not write the marker).
     const ws = h ? await gitWorkspace(h.repo, { sandboxMode: 'off', env: FIXED_DATES }) : undefined;
 
