@@ -17,7 +17,7 @@ export type { CallPlan, PackCallPreview, PlanInput } from './preview';
 export { previewPackCall } from './preview';
 export type { RenderedCall } from './render';
 export { credentialMarker, renderPackCommand } from './render';
-export type { PackRunOutcome, PackRunResult, RunPackOptions, RunStatus } from './runner';
+export type { PackRunOutcome, PackRunResult, RunPackOptions, SpawnStatus } from './runner';
 export { runPackCommand } from './runner';
 export type { StandardCommandInfo, StandardPackInfo } from './standard/catalog';
 export { describeStandardPacks } from './standard/catalog';

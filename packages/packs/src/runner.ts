@@ -15,7 +15,8 @@ import { commandPath, findPackCommand, renderCallArgv } from './plan';
 import type { CredentialSource, Pack, PackCommand, PackSet } from './types';
 
 /**
- * How a run ended, most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
+ * How one spawn of a pack command ended (the `status` of a `ran` answer, `@harness/protocol`'s
+ * `SPAWN_STATUSES`), most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
  * not get from us); `escaped` (a process it started left the process group, e.g. with `setsid`, and
  * held the output open: reading stopped at the bound and that process may still run); `timed_out`;
  * `output_exceeded` (stdout + stderr passed `max_output`, and the
@@ -23,14 +24,14 @@ import type { CredentialSource, Pack, PackCommand, PackSet } from './types';
  * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept). The words a
  * bound or a signal ends a run with are `@harness/exec`'s {@link RunOutcome}, spelled once there.
  */
-export type RunStatus = 'ok' | 'exit_nonzero' | 'escaped' | 'parse_failed' | Exclude<RunOutcome, 'exited'>;
+export type SpawnStatus = 'ok' | 'exit_nonzero' | 'escaped' | 'parse_failed' | Exclude<RunOutcome, 'exited'>;
 
 /** The bounded outcome of one pack-command run. Credential values are already `[redacted]` everywhere in it. */
 export interface PackRunOutcome {
   readonly commandId: string;
   /** `true` iff `status` is `ok`. */
   readonly ok: boolean;
-  readonly status: RunStatus;
+  readonly status: SpawnStatus;
   /** One line for people and the agent: what happened, with stderr's first line on failure (CP-49). */
   readonly message: string;
   /** The argv that ran (rendered from the frozen template). */
@@ -355,7 +356,7 @@ function secs(ms: number): string {
 }
 
 /**
- * How a run that did not end well ended, most specific first (see {@link RunStatus}), with its
+ * How a run that did not end well ended, most specific first (see {@link SpawnStatus}), with its
  * message; `undefined` when it exited with one of the command's ok codes.
  */
 function runFailure(
@@ -363,7 +364,7 @@ function runFailure(
   command: PackCommand,
   result: ExecResult,
   stderr: string,
-): { readonly status: RunStatus; readonly message: string } | undefined {
+): { readonly status: SpawnStatus; readonly message: string } | undefined {
   if (result.escaped) {
     return {
       status: 'escaped',

@@ -18,10 +18,10 @@ export type { Cell, MatrixKey } from './matrix';
 export { cell, MATRIX_KEYS } from './matrix';
 export type { Observation, RunToObserve, TranscriptSummary } from './observe';
 export { observeRun, readClaudeCode, readCodex, readPi, TRANSCRIPT_SOURCES } from './observe';
-export type { PlanFailure, PlanOptions, PlanResult, RunRequest, SpawnPlan } from './plan';
+export type { JobRequest, PlanFailure, PlanOptions, PlanResult, SpawnPlan } from './plan';
 export { BASE_ENV_NAMES, planSpawn } from './plan';
 export type { AuditLine } from './receiver';
-export type { RunRecord, RunStatus } from './records';
+export type { JobStatus, RunRecord } from './records';
 export type { AgentKind, HarnessEntry, HarnessKind, PromptDelivery, RunnerFile } from './schema';
 export {
   AGENT_KINDS,

@@ -11,8 +11,11 @@ import type { Harness } from './types';
 /** Variables always copied from the runner's own environment (when set there). */
 export const BASE_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'LANG', 'TZ'];
 
-/** One run to plan: who asked, when, and the event of a triggered run. */
-export interface RunRequest {
+/**
+ * One job to plan (a run, as its record and `harness runs` name it): who asked, when, and the event
+ * of a triggered job.
+ */
+export interface JobRequest {
   readonly id: string;
   readonly trigger: RunTrigger;
   /**
@@ -107,7 +110,7 @@ function failure(error: unknown): PlanFailure {
  * slot (`context` when the task came from an event, whose text the person did not write), and the
  * configured ceiling.
  */
-function runTools(h: Harness, request: RunRequest): (RunTools & { configText: string }) | undefined {
+function runTools(h: Harness, request: JobRequest): (RunTools & { configText: string }) | undefined {
   if (h.tools === undefined || request.serve === undefined) return undefined;
   const [command, ...rest] = request.serve.argv as [string, ...string[]];
   const args = [
@@ -132,7 +135,7 @@ function runTools(h: Harness, request: RunRequest): (RunTools & { configText: st
   return { command, args, configFile, configText };
 }
 
-function environment(h: Harness, request: RunRequest, extra: Record<string, string>): Record<string, string> {
+function environment(h: Harness, request: JobRequest, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...BASE_ENV_NAMES, ...h.envInherit]) {
     const value = request.parentEnv[name];
@@ -150,7 +153,7 @@ function environment(h: Harness, request: RunRequest, extra: Record<string, stri
  * a generic harness with a prompt is `generic_prompt` (TM-104). A built-in adapter's rendered prompt
  * that starts with `-` is `render_refused`: it would be read as an option.
  */
-export function planSpawn(h: Harness, request: RunRequest, options: PlanOptions = {}): PlanResult {
+export function planSpawn(h: Harness, request: JobRequest, options: PlanOptions = {}): PlanResult {
   if (h.kind === 'generic' && h.prompt !== undefined) {
     return {
       ok: false,

@@ -5,14 +5,17 @@ import type { Observation } from './observe/types';
 
 export type { Observation, TranscriptSummary } from './observe/types';
 
-/** A run's status. `pending`: accepted and recorded, not started yet (a restart starts it). */
-export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+/**
+ * A job's status, as its run record says it. `pending`: accepted and recorded, not started yet (a
+ * restart starts it).
+ */
+export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 /** One run record, as `harness runs --json` prints it. */
 export interface RunRecord {
   id: string;
   harness: string;
-  status: RunStatus;
+  status: JobStatus;
   /** Why it was skipped or failed: `template_unresolved`, `render_refused`, `exit_code`, `timeout`, `output_exceeded`, `signaled`, `spawn_failed`, `runner_restarted`. */
   reason: string | null;
   /** For `template_unresolved`: the unresolved path. */

@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Observation, RunRecord, RunStatus } from './records';
+import type { JobStatus, Observation, RunRecord } from './records';
 import { WEBHOOK_SOURCE_PREFIX } from './source-name';
 
 const SCHEMA = `
@@ -210,7 +210,7 @@ export class RunStore {
   }
 
   /** Runs, oldest first; optionally only one harness's or one status's. */
-  list(filter: { harness?: string; status?: RunStatus } = {}): RunRecord[] {
+  list(filter: { harness?: string; status?: JobStatus } = {}): RunRecord[] {
     const where: string[] = [];
     if (filter.harness !== undefined) where.push('harness = @harness');
     if (filter.status !== undefined) where.push('status = @status');

@@ -5,8 +5,8 @@ import {
   AGENT_KINDS,
   genericOneShot,
   type Harness,
+  type JobRequest,
   planSpawn,
-  type RunRequest,
 } from '../src/index';
 import { mustLoad } from './helpers';
 
@@ -30,7 +30,7 @@ const PR_BODY = {
   sender: { login: 'octocat' },
 };
 
-function request(extra: Partial<RunRequest> = {}, body: unknown = PR_BODY): RunRequest {
+function request(extra: Partial<JobRequest> = {}, body: unknown = PR_BODY): JobRequest {
   const loaded = buildEnvelope({
     source: 'webhook.gh',
     scheme: 'github',
@@ -51,7 +51,7 @@ function request(extra: Partial<RunRequest> = {}, body: unknown = PR_BODY): RunR
   };
 }
 
-function plan(h: Record<string, unknown>, req: RunRequest = request()) {
+function plan(h: Record<string, unknown>, req: JobRequest = request()) {
   const result = planSpawn(harness(h), req, { onWarn: () => undefined });
   if (!result.ok) throw new Error(`expected a plan, got ${result.code}: ${result.message}`);
   return result.plan;

@@ -3,7 +3,7 @@
 // apps/cli/test/runner-tools.test.ts.)
 import { buildEnvelope } from '@harness/events';
 import { describe, expect, it } from 'vitest';
-import { type Harness, planSpawn, type RunRequest } from '../src/index';
+import { type Harness, type JobRequest, planSpawn } from '../src/index';
 import { loadDoc } from './helpers';
 
 const FILES = { 'ws.yaml': 'version: 1\n' };
@@ -16,7 +16,7 @@ function harness(h: Record<string, unknown>): Harness {
   return result.config.harnesses[0] as Harness;
 }
 
-function request(extra: Partial<RunRequest> = {}, serve = true): RunRequest {
+function request(extra: Partial<JobRequest> = {}, serve = true): JobRequest {
   return {
     ...(serve ? { serve: SERVE } : {}),
     id: 'run-1',
