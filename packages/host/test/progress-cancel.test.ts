@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { BrokerAnswer, CommandAnswer, ProgressLine, RunProgress } from '@harness/protocol';
 import type { Store } from '@harness/store';
 import { processesWith, tempDir, until } from '@harness/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,8 +50,24 @@ agents:
     grants: [pack:long, pack:plain]
 `;
 
-// biome-ignore lint/suspicious/noExplicitAny: assertions read wire lines as untyped JSON.
-type Line = Record<string, any>;
+/** A line the broker writes: an answer (`ok`), or a progress line about a run in flight. */
+type Line = BrokerAnswer | ProgressLine;
+
+/** The progress a line reports, or undefined for an answer. */
+const progressOf = (line: Line): RunProgress | undefined => ('progress' in line ? line.progress : undefined);
+
+/** What a line answers: the result of an answer that is not an envelope error; the test fails on any other line. */
+function resultOf(line: Line): Extract<BrokerAnswer, { ok: true }>['result'] {
+  if (!('ok' in line) || !line.ok) throw new Error(`expected an answer, found ${JSON.stringify(line)}`);
+  return line.result;
+}
+
+/** The command answer a line carries; the test fails on any other line. */
+function commandAnswerOf(line: Line): CommandAnswer {
+  const result = resultOf(line);
+  if (!('kind' in result)) throw new Error(`expected a command's answer, found ${JSON.stringify(line)}`);
+  return result;
+}
 
 let root: string;
 let cleanup: () => void;
@@ -121,9 +138,9 @@ describe('listing rows carry the timeout the runner enforces', () => {
   it('each pack row says its timeoutMs: the override, else the pack’s, else 30 s; built-ins say none [CP-44, CP-45]', async () => {
     const c = open();
     c.send({ id: 'l1', op: 'list' });
-    const listed = await c.next();
+    const listed = resultOf(await c.next());
     const timeouts = Object.fromEntries(
-      (listed.result.commands as { id: string; timeoutMs?: number }[]).map((r) => [r.id, r.timeoutMs]),
+      ('commands' in listed ? listed.commands : []).map((r) => [r.id, r.timeoutMs]),
     );
     expect(timeouts).toMatchObject({ 'long.hold': 360_000, 'long.quick': 5_000, 'plain.echo': 30_000 });
     expect('loom.inspect' in timeouts && timeouts['loom.inspect']).toBeUndefined();
@@ -140,7 +157,7 @@ describe('progress lines', () => {
     loud.send(hold('r1', { bytes: 3000, release, marker: `loud-${process.pid}` }, true));
     const progress: Line[] = [];
     // Waits on the broker's lines, not on time: the third one that counts all 3000 bytes.
-    while (progress.filter((p) => p.progress.outputBytes === 3000).length < 3) {
+    while (progress.filter((p) => progressOf(p)?.outputBytes === 3000).length < 3) {
       const line = await loud.next();
       expect(line).not.toHaveProperty('ok');
       progress.push(line);
@@ -149,16 +166,16 @@ describe('progress lines', () => {
     let answer = await loud.next();
     while (!('ok' in answer)) answer = await loud.next();
     expect(progress.every((p) => p.protocol === 'loom-broker/2' && p.id === 'r1')).toBe(true);
-    const elapsed = progress.map((p) => p.progress.elapsedMs as number);
+    const elapsed = progress.map((p) => progressOf(p)?.elapsedMs ?? -1);
     expect(elapsed).toEqual([...elapsed].sort((a, b) => a - b));
     expect(new Set(elapsed).size).toBe(elapsed.length);
     // The first line comes once the run has been in flight one interval.
     expect(elapsed[0]).toBeGreaterThanOrEqual(100);
-    const bytes = progress.map((p) => p.progress.outputBytes as number);
+    const bytes = progress.map((p) => progressOf(p)?.outputBytes ?? -1);
     expect(bytes).toEqual([...bytes].sort((a, b) => a - b));
     expect(Object.keys(answer).sort()).toEqual(['id', 'ok', 'protocol', 'result']);
     expect(answer).toMatchObject({ id: 'r1', ok: true, result: { ok: true, code: 'ok' } });
-    expect(answer.result.body.output).toBe('x'.repeat(3000));
+    expect(commandAnswerOf(answer).body).toMatchObject({ output: 'x'.repeat(3000) });
     // The quiet run was in flight as long, and its connection carries its answer only.
     expect(await quiet.next()).toMatchObject({ id: 'q1', ok: true, result: { ok: true } });
   });
@@ -171,7 +188,7 @@ describe('cancel', () => {
     c.send(hold('r1', { bytes: 5, release: join(root, 'never'), marker }, true));
     // Running once its progress counts its output and its child exists.
     let line = await c.next();
-    while (line.progress?.outputBytes !== 5) line = await c.next();
+    while (progressOf(line)?.outputBytes !== 5) line = await c.next();
     await until(() => processesWith(`${marker}-child`).length === 1, 'the command’s child to start');
     expect(processesWith(marker).length).toBe(2);
 
@@ -184,7 +201,7 @@ describe('cancel', () => {
     }
     const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
     expect(byId.x1).toEqual({ protocol: 'loom-broker/2', id: 'x1', ok: true, result: { cancelled: true } });
-    expect(byId.r1?.result).toMatchObject({
+    expect(byId.r1 && commandAnswerOf(byId.r1)).toMatchObject({
       ok: false,
       code: 'failed',
       reason: 'cancelled',
@@ -215,12 +232,17 @@ describe('cancel', () => {
       line = await c.next();
       if ('ok' in line) answers.push(line);
     }
-    expect(answers.map((a) => [a.id, a.result.code, a.result.reason ?? null])).toEqual([
+    expect(answers.map((a) => [a.id, commandAnswerOf(a).code, commandAnswerOf(a).reason ?? null])).toEqual([
       ['r1', 'ok', null],
       ['r2', 'failed', 'cancelled'],
     ]);
-    expect(answers[1]?.result).toMatchObject({ mayHaveLanded: false, body: { status: 'cancelled' } });
-    expect(answers[1]?.result.body.message).toMatch(/cancelled before it started; nothing ran/);
+    expect(answers[1] && commandAnswerOf(answers[1])).toMatchObject({
+      mayHaveLanded: false,
+      body: { status: 'cancelled' },
+    });
+    expect(answers[1] && commandAnswerOf(answers[1]).body).toMatchObject({
+      message: expect.stringMatching(/cancelled before it started; nothing ran/),
+    });
     const rows = (await store.tailAudit(20)).filter((e) => e.command === 'long.hold');
     // r1 started and ran; r2 has a run row and no start row: no process was started for it.
     expect(rows.map((e) => [e.phase, e.outcome])).toEqual([
@@ -242,7 +264,7 @@ describe('cancel', () => {
     writeFileSync(release, '');
     let answer = await owner.next();
     while (!('ok' in answer)) answer = await owner.next();
-    expect(answer.result).toMatchObject({ ok: true, code: 'ok' });
+    expect(commandAnswerOf(answer)).toMatchObject({ ok: true, code: 'ok' });
     owner.send({ id: 'x2', op: 'cancel', target: 'r1' });
     expect(await owner.next()).toMatchObject({ id: 'x2', ok: true, result: { cancelled: false } });
   });
