@@ -190,7 +190,7 @@ describe('a strict call with approval_wait waits for the decision', () => {
       const { id } = await held.waiting();
       const result = await held.result;
       expect(get(structured(result), 'outcome', 'code')).toBe('approval_required');
-      expect(get(structured(result), 'entry', 'value', 'approval_id')).toBe(id);
+      expect(get(structured(result), 'entry', 'value', 'approval', 'id')).toBe(id);
       const text = JSON.stringify(result.content);
       expect(text).toMatch(/no person decided while this call waited 1\.\ds/);
       expect(text).toContain(

@@ -63,7 +63,7 @@ describe('harness approvals', () => {
     try {
       const held = await append(serve.client, 'approved by a person');
       expect(get(structured(held), 'outcome', 'code')).toBe('approval_required');
-      const id = String(get(structured(held), 'entry', 'value', 'approval_id'));
+      const id = String(get(structured(held), 'entry', 'value', 'approval', 'id'));
       const hint = hintOf(held);
       expect(hint).toBe(`harness approvals approve ${id}`);
 
@@ -110,7 +110,7 @@ describe('harness approvals', () => {
     });
     try {
       const held = await append(serve.client, 'from the env');
-      const id = String(get(structured(held), 'entry', 'value', 'approval_id'));
+      const id = String(get(structured(held), 'entry', 'value', 'approval', 'id'));
       const hint = hintOf(held);
       expect(hint).toBe(`harness approvals approve ${id} --instance '${instance.replace("'", `'\\''`)}'`);
       // The person's shell: the same HOME, no HARNESS_HOME.
@@ -136,7 +136,7 @@ describe('harness approvals', () => {
     try {
       await append(other.client, 'held on the default instance');
       const held = await append(serve.client, 'beside the default');
-      const id = String(get(structured(held), 'entry', 'value', 'approval_id'));
+      const id = String(get(structured(held), 'entry', 'value', 'approval', 'id'));
       const hint = hintOf(held);
       expect(hint).toBe(`harness approvals approve ${id}`);
 

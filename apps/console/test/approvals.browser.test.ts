@@ -27,7 +27,7 @@ async function append(agent: Agent, line: string) {
     result,
     code: get(result, 'outcome', 'code'),
     reason: get(result, 'outcome', 'reason'),
-    approvalId: get(result, 'entry', 'value', 'approval_id') as string | undefined,
+    approvalId: get(result, 'entry', 'value', 'approval', 'id') as string | undefined,
   };
 }
 

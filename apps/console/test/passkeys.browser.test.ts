@@ -43,9 +43,9 @@ inBrowser.describe('passkeys and signed decisions over HTTPS, on a phone', () =>
     const held = (await agent.call('run_command', {
       command: 'notes.append',
       args: { line: 'signed from a phone' },
-    })) as { outcome?: { code?: string }; entry?: { value?: { approval_id?: string } } };
+    })) as { outcome?: { code?: string }; entry?: { value?: { approval?: { id?: string } } } };
     expect(held.outcome?.code).toBe('approval_required');
-    pendingId = String(held.entry?.value?.approval_id);
+    pendingId = String(held.entry?.value?.approval?.id);
     const port = await freePort();
     running = await startConsole({
       instanceDir: t.instanceDir,

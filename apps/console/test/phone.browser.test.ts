@@ -30,7 +30,7 @@ async function append(agent: Agent, line: string) {
   const result = await agent.call('run_command', { command: 'notes.append', args: { line } });
   return {
     code: get(result, 'outcome', 'code'),
-    approvalId: get(result, 'entry', 'value', 'approval_id') as string | undefined,
+    approvalId: get(result, 'entry', 'value', 'approval', 'id') as string | undefined,
   };
 }
 

@@ -44,7 +44,7 @@ async function pendingApproval(dir: string): Promise<string> {
     stdin: JSON.stringify({ message: 'hello' }),
   });
   expect(call.json()).toMatchObject({ ok: false, reason: 'approval_required' });
-  return (call.json().body as { approval_id: string }).approval_id;
+  return (call.json().body as { approval: { id: string } }).approval.id;
 }
 
 const listedIds = (stdout: string) =>

@@ -400,7 +400,7 @@ describe('approvals and audit through the CLI', () => {
     await broker('run: r1\nagent: editor\n');
     const first = await run('text.shout', { message: 'hello' });
     expect(first.json()).toMatchObject({ ok: false, code: 'refused', reason: 'approval_required' });
-    const id = (first.json().body as { approval_id: string }).approval_id;
+    const id = (first.json().body as { approval: { id: string } }).approval.id;
     const listed = await loom(['approvals', 'list', '--json', '--instance', instance]);
     expect((listed.json().approvals as { id: string }[]).map((a) => a.id)).toEqual([id]);
     const approved = await loom(['approvals', 'approve', id, '--instance', instance]);
@@ -415,10 +415,10 @@ describe('approvals and audit through the CLI', () => {
     expect((await run('text.shout', { message: 'hello' })).json()).toMatchObject({
       reason: 'approval_required',
     });
-    const again = (await run('text.shout', { message: 'again' })).json().body as { approval_id: string };
-    const denied = await loom(['approvals', 'deny', again.approval_id, '--instance', instance]);
+    const again = (await run('text.shout', { message: 'again' })).json().body as { approval: { id: string } };
+    const denied = await loom(['approvals', 'deny', again.approval.id, '--instance', instance]);
     expect(denied.stdout.split('\n')[0]).toBe(
-      `${again.approval_id} denied: the call will not run; the agent is told a person denied it`,
+      `${again.approval.id} denied: the call will not run; the agent is told a person denied it`,
     );
     expect(denied.stdout).not.toContain('usable');
     const unknown = await loom(['approvals', 'deny', 'apr-nope', '--instance', instance]);
@@ -443,11 +443,11 @@ describe('approvals and audit through the CLI', () => {
   it('audit prune removes old audit events and spent approvals, keeps pending ones, and refuses an unreadable --before', async () => {
     await broker('run: r1\nagent: editor\n');
     const first = await run('text.shout', { message: 'hello' });
-    const id = (first.json().body as { approval_id: string }).approval_id;
+    const id = (first.json().body as { approval: { id: string } }).approval.id;
     await loom(['approvals', 'approve', id, '--instance', instance]);
     await run('text.shout', { message: 'hello' });
     const pending = await run('text.shout', { message: 'hello' });
-    const pendingId = (pending.json().body as { approval_id: string }).approval_id;
+    const pendingId = (pending.json().body as { approval: { id: string } }).approval.id;
     const recent = await loom(['audit', 'prune', '--before', '30d', '--json', '--instance', instance]);
     expect(recent.code, recent.stderr).toBe(0);
     expect(recent.json()).toMatchObject({ audit: 0, approvals: 0 });

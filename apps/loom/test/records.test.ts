@@ -65,7 +65,7 @@ const call = (queue: string, id: string, args: unknown) =>
 
 const approvalId = async (queue: string, file: string): Promise<string> => {
   const r = await call(queue, 'files.touch', { file });
-  return (r.json().body as { approval_id: string }).approval_id;
+  return (r.json().body as { approval: { id: string } }).approval.id;
 };
 
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
