@@ -46,7 +46,7 @@ export function readInput<S extends z.ZodType>(schema: S, input: unknown): Input
  * {@link ahead}) come before those of its fields. zod reports an object's unknown keys and rules
  * after its fields; the tools have always named them first.
  */
-export function firstIssue(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+function firstIssue(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   let first = issues[0] as z.core.$ZodIssue;
   let firstOrder = readingOrder(schema, first);
   for (const issue of issues.slice(1)) {
@@ -62,7 +62,7 @@ export function firstIssue(schema: z.ZodType, issues: readonly z.core.$ZodIssue[
  */
 export const ahead = { ahead: true } as const;
 
-/** Where `issue` stands in `schema`'s reading order: a position per step of its path, then -1 for an object's own problem. */
+/** Where `issue` stands in `schema`'s reading order: a position per step of its path, -1 last for an object's own. */
 function readingOrder(schema: z.ZodType, issue: z.core.$ZodIssue): number[] {
   const order: number[] = [];
   let at: z.ZodType | undefined = schema;

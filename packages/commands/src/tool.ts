@@ -113,8 +113,9 @@ export interface HarnessTool<In = unknown, Out extends ToolOutcome = ToolOutcome
   readonly description: string;
   /**
    * The input as a model writes it: `inputSchema` is generated from it and `In` inferred from it.
-   * `execute` reads its input against it once, after the run's policy has allowed the call; a
-   * problem comes back as `invalid_input` with what to fix, never a throw.
+   * `execute` reads its input with it once (`run_command`: with the schemas it is made of, a batch's
+   * calls each on its own), after the run's policy has allowed the call; a problem comes back as
+   * `invalid_input` with what to fix, never a throw.
    */
   readonly input: z.ZodType<unknown, In>;
   /**
