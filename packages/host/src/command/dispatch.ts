@@ -10,16 +10,6 @@ import { failedAnswer } from './answers';
 import type { CheckedArgs } from './arguments';
 import type { PackBackend, PackCallContext, PackOutcome, RunControl } from './types';
 
-/** What a dispatched call answered, with the audit detail it adds. */
-export interface Dispatched {
-  answer: CommandAnswer;
-  audit: Record<string, unknown>;
-  /** True when the call's `run` event was already committed (a compose, in its own transaction). */
-  audited?: boolean;
-  /** See {@link PackOutcome.release}. */
-  release?: () => void;
-}
-
 /** Everything dispatch needs besides the call. */
 export interface DispatchContext {
   store: Store;
@@ -63,10 +53,10 @@ export async function dispatch(
   id: string,
   row: ManifestRow,
   checked: CheckedArgs,
-): Promise<Dispatched> {
+): Promise<PackOutcome> {
   const { scope, store } = ctx;
   const builtin = isBuiltin(id);
-  let out: Dispatched;
+  let out: PackOutcome;
   try {
     if (builtin) {
       const attribution: BuiltinContext = {
@@ -101,12 +91,7 @@ export async function dispatch(
         notices: ctx.notices,
         ...(ctx.session === undefined ? {} : { session: ctx.session }),
       };
-      const result: PackOutcome = await ctx.packs!.run(id, checked.args, call);
-      out = {
-        answer: result.answer,
-        audit: result.audit ?? {},
-        ...(result.release ? { release: result.release } : {}),
-      };
+      out = await ctx.packs!.run(id, checked.args, call);
     }
   } catch (error) {
     // A store write whose COMMIT answer was lost may have landed (a compose is retried with its
@@ -115,6 +100,7 @@ export async function dispatch(
     const message = `the host failed while running ${id}: ${(error as Error).message}`;
     out = { answer: failedAnswer(id, message, !builtin || unknown), audit: {} };
   }
-  if (row.ifc !== undefined && out.answer.ifc === undefined) out.answer = { ...out.answer, ifc: row.ifc };
+  if (row.ifc !== undefined && out.answer.ifc === undefined)
+    out = { ...out, answer: { ...out.answer, ifc: row.ifc } };
   return out;
 }

@@ -57,11 +57,16 @@ export interface RunControl {
   onApprovalWait?: ((waiting: ApprovalWaiting | undefined) => void) | undefined;
 }
 
-/** The outcome of one pack call as the backend reports it; the host wraps it into the answer. */
+/**
+ * The outcome of one call as it is dispatched (a pack call as the backend reports it, or a
+ * built-in's): its answer, and the audit detail the host records with it.
+ */
 export interface PackOutcome {
   answer: CommandAnswer;
   /** Audit detail beyond the host's own (e.g. the governance decision, the exit code). */
   audit?: Record<string, unknown>;
+  /** True when the call's `run` event was already committed (a compose, in its own transaction). */
+  audited?: boolean;
   /**
    * Removes the call's running record; the host calls it once the call's `run` event is recorded,
    * so a broker killed in between leaves a record the next broker turns into a `reap` event.
