@@ -19,12 +19,7 @@ import { auditEvent, type Decision, type Workspace } from '@harness/workspace';
 import { type ApprovalPreview, planHash } from './approvals/preview';
 import { decideWithApprovals } from './approvals/request';
 import { type WaitOutcome, waitForPerson } from './approvals/wait';
-import {
-  cancelledAnswer,
-  heldAnswer,
-  ranAnswer,
-  refusedAnswer,
-} from './command/answers';
+import { cancelledAnswer, heldAnswer, ranAnswer, refusedAnswer } from './command/answers';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
 
