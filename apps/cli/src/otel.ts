@@ -383,13 +383,14 @@ function hostCallSpan(
     },
     settled(outcome: SendOutcome) {
       const end = Date.now();
-      const ran =
-        outcome.kind === 'answer' && outcome.answer.kind === 'ran'
-          ? ranMs(outcome.answer.body.durationMs)
-          : undefined;
+      const ran = outcome.kind === 'ran' ? ranMs(outcome.body.durationMs) : undefined;
       // A wait no progress line saw end ended before the command's run began, at the latest.
       endWait(end - (ran ?? 0));
-      if (outcome.kind === 'answer') {
+      if (outcome.kind === 'lost' || outcome.kind === 'not_sent') {
+        span.setAttribute(SEMCONV.errorType, outcome.kind === 'lost' ? 'answer_lost' : outcome.code);
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      } else {
+        const answer = outcome;
         // The host's part before the run (or before the wait, or the whole answer of a refusal).
         tracer
           .startSpan(
@@ -398,9 +399,6 @@ function hostCallSpan(
             inside,
           )
           .end(Math.max(sent, checked ?? end - (ran ?? 0)));
-      }
-      if (outcome.kind === 'answer') {
-        const { answer } = outcome;
         span.setAttributes({
           'harness.answer.code': answer.code,
           'harness.answer.may_have_landed': answer.mayHaveLanded,
@@ -422,9 +420,6 @@ function hostCallSpan(
             .end(end);
           instruments.execDuration.record(ran / 1000, { 'harness.command': command });
         }
-      } else {
-        span.setAttribute(SEMCONV.errorType, outcome.kind === 'lost' ? 'answer_lost' : outcome.code);
-        span.setStatus({ code: api.SpanStatusCode.ERROR });
       }
       span.end();
     },

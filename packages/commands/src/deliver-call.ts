@@ -4,7 +4,7 @@ import type { ReceivedAnswer, RunProgress } from '@harness/protocol';
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
-import type { CallRequest, HostClient, SendOutcome } from './host/types';
+import type { CallRequest, HostClient, SendFailure } from './host/types';
 import type { FailedToDeliverOutcome, NotGrantedOutcome, UnknownCommandOutcome } from './outcome';
 import { DeliveryCode, Landed, OutcomeStatus, ReadRefusal, RefusalCode } from './outcome-codes';
 import { cutId } from './shape';
@@ -48,7 +48,7 @@ const NOT_SENT_MESSAGES = {
   [DeliveryCode.command_failed]: 'The host could not be reached; nothing was sent.',
   [DeliveryCode.busy]:
     'The host connection already carries its limit of calls in flight; nothing was sent. Retry once earlier calls have answered.',
-} as const satisfies Record<Extract<SendOutcome, { kind: 'not_sent' }>['code'], string>;
+} as const satisfies Record<Extract<SendFailure, { kind: 'not_sent' }>['code'], string>;
 
 /**
  * Delivers one call and says how it settled. Only a command the catalog lists is sent; `readOnly` (run_read_command) also
@@ -117,7 +117,6 @@ export async function deliverCall(
   });
   seen?.settled(outcome);
 
-  if (outcome.kind === 'answer') return { kind: 'answered', call, row, answer: outcome.answer, seen };
   if (outcome.kind === 'lost')
     return final({
       status: OutcomeStatus.failed_to_deliver,
@@ -126,13 +125,15 @@ export async function deliverCall(
       command: row.name,
       hint: LOST_HINT,
     });
-  return final({
-    status: OutcomeStatus.failed_to_deliver,
-    landed: Landed.no,
-    code: outcome.code,
-    command: row.name,
-    message: NOT_SENT_MESSAGES[outcome.code],
-  });
+  if (outcome.kind === 'not_sent')
+    return final({
+      status: OutcomeStatus.failed_to_deliver,
+      landed: Landed.no,
+      code: outcome.code,
+      command: row.name,
+      message: NOT_SENT_MESSAGES[outcome.code],
+    });
+  return { kind: 'answered', call, row, answer: outcome, seen };
 }
 
 function final(result: Unnumbered<UnansweredOutcome>): Settlement {

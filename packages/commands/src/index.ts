@@ -32,7 +32,14 @@ export {
 export { CommandsError, CommandsErrorCode } from './errors';
 export { failedToDeliver } from './failed-to-deliver';
 export { createHostClient } from './host/client';
-export type { CallOptions, CallRequest, HostClient, ListOutcome, SendOutcome } from './host/types';
+export type {
+  CallOptions,
+  CallRequest,
+  HostClient,
+  ListOutcome,
+  SendFailure,
+  SendOutcome,
+} from './host/types';
 export type { HostCommandToolsOptions } from './host-command-tools';
 export { createHostCommandTools } from './host-command-tools';
 export type { Limits } from './limits';

@@ -2,7 +2,7 @@
 // guidance, and calls that were not sent, were lost, or failed. Raw host text never appears in them.
 import type { CodeOf } from '@harness/errors';
 import type { ReceivedAnswer } from '@harness/protocol';
-import type { SendOutcome } from './host/types';
+import type { SendFailure } from './host/types';
 import type { CancelledOutcome, FailedOutcome, RefusedOutcome, UncertainOutcome } from './outcome';
 import {
   DeliveryCode,
@@ -64,7 +64,7 @@ export function notConfigured(run: RunState): FailedOutcome {
 /** A call that never reached the host: cancelled by the turn, or the host could not be reached. */
 export function notSent(
   run: RunState,
-  code: Extract<SendOutcome, { kind: 'not_sent' }>['code'],
+  code: Extract<SendFailure, { kind: 'not_sent' }>['code'],
 ): CancelledOutcome | FailedOutcome {
   if (code === DeliveryCode.cancelled)
     return {

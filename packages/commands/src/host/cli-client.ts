@@ -103,8 +103,7 @@ export function createCliHostClient(config: HostConfig): HostClient {
       if (r.outcome !== 'exited' || (r.exitCode !== EXIT.ok && r.exitCode !== EXIT.answerNotOk))
         return { kind: 'lost' };
       const parsed = parseJson(r.stdout);
-      const answer = parsed ? readAnswer(parsed.value) : undefined;
-      return answer ? { kind: 'answer', answer } : { kind: 'lost' };
+      return (parsed ? readAnswer(parsed.value) : undefined) ?? { kind: 'lost' };
     },
     async close(): Promise<void> {},
   };

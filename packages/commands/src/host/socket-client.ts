@@ -63,8 +63,7 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
         },
       );
       if (r.ok) {
-        const answer = readAnswer(r.value);
-        return answer ? { kind: 'answer', answer } : { kind: 'lost' };
+        return readAnswer(r.value) ?? { kind: 'lost' };
       }
       return failureOutcome(r.failure, req.command);
     },
@@ -88,7 +87,7 @@ function failureOutcome(f: BrokerFailure, command: string): SendOutcome {
     return { kind: 'not_sent', code: 'command_failed' };
   // The broker refused the request before it reached the command layer: the same refusal the
   // CLI path reports as an answer.
-  if (f.code === 'forbidden') return { kind: 'answer', answer: brokerForbidden(command) };
+  if (f.code === 'forbidden') return brokerForbidden(command);
   return { kind: 'lost' };
 }
 

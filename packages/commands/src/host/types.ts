@@ -17,19 +17,23 @@ export type ListOutcome =
 export type CallRequest = Omit<RunParams, 'jobId'>;
 
 /**
- * What sending a call came to:
- * - `answer`: the command layer (or broker) answered, read once with the protocol's reader
- *   (`parseAnswer`: any code a host sends kept, what an answer leaves out filled in conservatively,
- *   the body checked against its kind; `ifc`, present when the answer carries a label of its own,
- *   stays raw until `@harness/ifc` `readLabel` reads it);
+ * Why a call got no answer:
  * - `not_sent`: nothing reached the host (`landed: "no"`); `busy` when the client already holds
  *   its bound of calls in flight (`MAX_PENDING_REQUESTS` of `@harness/protocol`);
  * - `lost`: the request was sent and no answer could be read (`landed: "unknown"`).
  */
-export type SendOutcome =
-  | { kind: 'answer'; answer: ReceivedAnswer }
+export type SendFailure =
   | { kind: 'not_sent'; code: 'command_failed' | 'invalid_input' | 'cancelled' | 'busy' }
   | { kind: 'lost' };
+
+/**
+ * What sending a call came to: the command layer's (or broker's) answer as the protocol's reader
+ * read it, handed on as it is (`parseAnswer`: any code a host sends kept, what an answer leaves out
+ * filled in conservatively, the body checked against its kind; `ifc`, present when the answer
+ * carries a label of its own, stays raw until `@harness/ifc` `readLabel` reads it), or a
+ * {@link SendFailure}, told apart from every answer by its `kind`.
+ */
+export type SendOutcome = ReceivedAnswer | SendFailure;
 
 /** Per-invocation routing an embedder supplies (never the model). */
 export interface CallOptions {

@@ -77,18 +77,18 @@ async function authoringContext(
   if (loom_id !== undefined) req.args.loom_id = loom_id;
   else if (bound !== undefined) req.loomId = bound;
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
-  const outcome = await sendRun(start.client, req, ctx);
-  if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
-  if (outcome.kind === 'lost')
+  const answer = await sendRun(start.client, req, ctx);
+  if (answer.kind === 'not_sent') return notSent(run, answer.code);
+  if (answer.kind === 'lost')
     return failed(run, LoomFailureCode.answer_lost, 'The answer could not be read; asking again is safe.');
-  if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
-  if (outcome.answer.kind !== 'context')
+  if (!answer.ok) return refusalOf(run, answer);
+  if (answer.kind !== 'context')
     return failed(
       run,
       LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; asking again is safe.',
     );
-  const body = outcome.answer.body;
+  const body = answer.body;
   const receipts = body.receipts.slice(0, LIMITS.maxReceipts).map(readReceipt);
   const result: LoomContextOutcome = {
     outputId: run.mintOutputId(),

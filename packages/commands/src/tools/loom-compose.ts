@@ -77,12 +77,11 @@ async function compose(
   if (p.loom_id !== undefined) args.loom_id = p.loom_id;
   if (p.expected_version !== undefined) args.expected_version = p.expected_version;
   // Started: the call settles whatever happens to the turn, and nothing pretends to roll it back.
-  const outcome = await sendRun(start.client, { command: 'loom.compose', args }, ctx);
+  const answer = await sendRun(start.client, { command: 'loom.compose', args }, ctx);
   const cancelledDuring = ctx.signal?.aborted === true;
-  if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
+  if (answer.kind === 'not_sent') return notSent(run, answer.code);
   // A lost or unreadable answer may hide a commit: the model recovers it by retrying identically.
-  if (outcome.kind === 'lost') return uncertain(run);
-  const answer = outcome.answer;
+  if (answer.kind === 'lost') return uncertain(run);
   if (!answer.ok) return refusalOf(run, answer);
   // Any answer but a receipt may hide a commit too.
   if (answer.kind !== 'composed') return uncertain(run);

@@ -51,24 +51,24 @@ async function inspect(
   const read = readInput(InspectInput, input);
   if (!read.ok) return refused(run, LoomRefusalCode.invalid_input, read.issue.message);
   if (ctx.signal?.aborted) return notSent(run, DeliveryCode.cancelled);
-  const outcome = await sendRun(
+  const answer = await sendRun(
     start.client,
     { command: 'loom.inspect', args: { loom_id: read.value.loom_id } },
     ctx,
   );
-  if (outcome.kind === 'not_sent') return notSent(run, outcome.code);
-  if (outcome.kind === 'lost')
+  if (answer.kind === 'not_sent') return notSent(run, answer.code);
+  if (answer.kind === 'lost')
     return failed(
       run,
       LoomFailureCode.answer_lost,
       'The answer could not be read; inspecting again is safe.',
     );
-  if (!outcome.answer.ok) return refusalOf(run, outcome.answer);
-  if (outcome.answer.kind !== 'inspected')
+  if (!answer.ok) return refusalOf(run, answer);
+  if (answer.kind !== 'inspected')
     return failed(
       run,
       LoomFailureCode.malformed_payload,
       'The host answered with something unreadable; inspecting again is safe.',
     );
-  return { outputId: run.mintOutputId(), status: OutcomeStatus.ok, ...readView(outcome.answer.body) };
+  return { outputId: run.mintOutputId(), status: OutcomeStatus.ok, ...readView(answer.body) };
 }
