@@ -1,81 +1,90 @@
-// A command's answer as a model reads it: what its text and its reply show of the admitted answer,
-// read once here from the answer's kind, and the few facts the status line names.
+// A command's answer as a model reads it: the reply's fields that show the admitted answer, read
+// once here from the answer's kind, its text read from those fields, and the few facts the status
+// line names.
+import { z } from 'zod';
 import type { AdmittedEntry, ExecutedOutcome } from './outcome';
 import { EntryStatus } from './outcome-codes';
 import { jsonBytes } from './shape';
 
+const text = () => z.string();
+
 /**
- * What a model is shown of an answer's value, in its text and its reply alike:
- * - `printed`, a pack command's spawn: what it printed (its output, or its stdout when it did not end
- *   well) and its stderr, each without its last newline, and the host's words on how it ended, which
- *   are shown only where it printed nothing;
- * - `message`, the host's words about the call, with the approval it waits for and when that expires;
- * - `value`, anything else, whole (a Loom answer, a refusal naming each argument, a command's own
- *   result).
+ * What a model is shown of an answer's value, in its reply and (read from these fields) its text:
+ * - a pack command's spawn: what it printed (`output`: its output, or its stdout when it did not
+ *   end well) and its `stderr`, each without its last newline, and the host's words on how it ended
+ *   (`message`), which are shown only where it printed nothing;
+ * - the host's words about the call (`message`), with the approval it waits for and when that
+ *   expires;
+ * - anything else, whole, as `output` (a Loom answer, a refusal naming each argument, a command's
+ *   own result).
  */
-export type ShownAnswer =
-  | { form: 'printed'; output: unknown; stderr: string | undefined; ended: string | undefined }
-  | { form: 'message'; message: string; approval: string | undefined; expires: string | undefined }
-  | { form: 'value'; value: unknown };
+export const AnswerReply = z.strictObject({
+  /** What the command printed (lines joined by newlines), or the JSON it printed, parsed. */
+  output: z.unknown().optional(),
+  stderr: text().optional(),
+  /** The host's own words, where it ran nothing or printed nothing. */
+  message: text().optional(),
+  /** The approval a person must give before the identical call runs once. */
+  approval: text().optional(),
+  expires: text().optional(),
+});
+
+/** The fields of a reply that show an admitted answer. */
+export type AnswerReply = z.infer<typeof AnswerReply>;
+
+/** Drops the keys whose value is undefined, so a reply carries only what it says. */
+export function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** What a model is shown of an admitted answer's (bounded) value, by its kind. */
-export function shownAnswer(entry: AdmittedEntry): ShownAnswer {
+export function answerReply(entry: AdmittedEntry): AnswerReply {
   switch (entry.kind) {
     case 'ran': {
       const body = entry.value;
-      if (body === undefined) return { form: 'value', value: body };
+      if (body === undefined) return { output: body };
       const stderr = body.stderr.replace(/\n$/, '');
-      return {
-        form: 'printed',
-        output: printedOutput(body.status === 'ok' ? body.output : body.stdout),
+      const output = printedOutput(body.status === 'ok' ? body.output : body.stdout);
+      const printedNothing = output === undefined && stderr === '';
+      return defined({
+        output,
         stderr: stderr === '' ? undefined : stderr,
-        ended: body.status === 'ok' ? undefined : body.message,
-      };
+        message: printedNothing && body.status !== 'ok' ? body.message : undefined,
+      });
     }
     case 'held':
     case 'cancelled': {
       const body = entry.value;
-      if (body === undefined) return { form: 'value', value: body };
+      if (body === undefined) return { output: body };
       // A cancelled call's approval stays pending, and its expiry is not the model's to act on.
       const expires = entry.kind === 'held' ? (body.approval?.expires_at ?? undefined) : undefined;
-      return { form: 'message', message: body.message, approval: body.approval?.id, expires };
+      return defined({ message: body.message, approval: body.approval?.id, expires });
     }
     case 'refused':
       // After `bad-args` the issues are the point: the whole value.
       return entry.value === undefined || entry.value.errors !== undefined
-        ? { form: 'value', value: entry.value }
-        : words(entry.value.message);
+        ? { output: entry.value }
+        : { message: entry.value.message };
     case 'failed':
-      return entry.value === undefined ? { form: 'value', value: entry.value } : words(entry.value.message);
+      return entry.value === undefined ? { output: entry.value } : { message: entry.value.message };
     default:
-      return { form: 'value', value: entry.value };
+      return { output: entry.value };
   }
 }
 
-/** The host's words alone. */
-const words = (message: string): ShownAnswer => ({
-  form: 'message',
-  message,
-  approval: undefined,
-  expires: undefined,
-});
-
-/** A shown answer as text: what was printed (stderr under its heading), the host's words, or the value's JSON. */
-export function answerText(shown: ShownAnswer): string {
-  switch (shown.form) {
-    case 'printed': {
-      const out = shown.output === undefined ? '' : asText(shown.output);
-      // Where nothing was printed (an empty line included), the host's words say how it ended.
-      const ended = out === '' && shown.stderr === undefined ? (shown.ended ?? '') : '';
-      return [out, shown.stderr === undefined ? '' : `stderr:\n${shown.stderr}`, ended]
-        .filter((s) => s !== '')
-        .join('\n');
-    }
-    case 'message':
-      return shown.message + (shown.expires ? ` (expires ${shown.expires})` : '');
-    case 'value':
-      return asText(shown.value);
-  }
+/**
+ * An answer's reply fields as text: what was printed (stderr under its heading), or the value's
+ * JSON; where neither was there, the host's words (with the approval's expiry).
+ */
+export function answerText(reply: AnswerReply): string {
+  const out = reply.output === undefined ? '' : asText(reply.output);
+  const words =
+    out === '' && reply.stderr === undefined && reply.message !== undefined
+      ? reply.message + (reply.expires ? ` (expires ${reply.expires})` : '')
+      : '';
+  return [out, reply.stderr === undefined ? '' : `stderr:\n${reply.stderr}`, words]
+    .filter((s) => s !== '')
+    .join('\n');
 }
 
 /** A value as text: a string as it is, anything else as its JSON. */
@@ -114,8 +123,8 @@ function spawnFacts(entry: AdmittedEntry | undefined): SpawnFacts {
 
 /** What a model is shown of an executed call, in its text and in its reply alike. */
 export interface ExecutedStatus {
-  /** The answer to show; `undefined` when it was withheld or left out. */
-  shown: ShownAnswer | undefined;
+  /** The reply fields of the answer to show; `undefined` when it was withheld or left out. */
+  answer: AnswerReply | undefined;
   /** The pack command's exit status, where the answer says it. */
   exitCode: number | undefined;
   /**
@@ -145,7 +154,7 @@ export function executedStatus(r: ExecutedOutcome): ExecutedStatus {
     // Strings inside an answer are cut to a bound (marked …): say so, with the whole size.
     notes.push(`answer cut to fit (… marks each cut; ${answered.bodyBytes} bytes in all)`);
   }
-  const shown =
-    r.truncated === true || admitted === undefined || value === undefined ? undefined : shownAnswer(admitted);
-  return { shown, exitCode: facts.exitCode, notes };
+  const answer =
+    r.truncated === true || admitted === undefined || value === undefined ? undefined : answerReply(admitted);
+  return { answer, exitCode: facts.exitCode, notes };
 }

@@ -4,7 +4,7 @@
 // whole typed outcome (outcome.ts) stays with the result for programs, under MCP `_meta` (mcp.ts,
 // `OUTCOME_META_KEY`).
 import { z } from 'zod';
-import { executedStatus, type ShownAnswer } from './answer-text';
+import { AnswerReply, defined, executedStatus } from './answer-text';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { Landed, OutcomeStatus } from './outcome-codes';
 import { isErrorResult } from './result-text';
@@ -23,14 +23,7 @@ export const CallReply = z.strictObject({
   command: text().optional(),
   /** A pack command's exit status. */
   exit: z.int().optional(),
-  /** What the command printed (lines joined by newlines), or the JSON it printed, parsed. */
-  output: z.unknown().optional(),
-  stderr: text().optional(),
-  /** The host's own words, where it ran nothing or printed nothing. */
-  message: text().optional(),
-  /** The approval a person must give before the identical call runs once. */
-  approval: text().optional(),
-  expires: text().optional(),
+  ...AnswerReply.shape,
   /** For an unknown command: the listed commands nearest to the name. */
   nearest: z.array(text()).optional(),
   /** After arguments the command refused: its signature. */
@@ -77,11 +70,6 @@ export function callToolReply(result: ToolOutcome): RunCommandReply | undefined 
   }
 }
 
-/** Drops the keys whose value is undefined, so a reply carries only what it says. */
-function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 /** One call's reply, without its command (a lone call's caller knows what it called). */
 function callReply(r: CallOutcome): CallReply {
   switch (r.status) {
@@ -111,8 +99,7 @@ function callReply(r: CallOutcome): CallReply {
 function executedReply(r: ExecutedOutcome): CallReply {
   const ok = !isErrorResult(r);
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
-  const { shown, exitCode, notes } = executedStatus(r);
-  const body = shown === undefined ? {} : answerReply(shown);
+  const { answer, exitCode, notes } = executedStatus(r);
   const code = answered?.code ?? 'withheld';
   return {
     ok,
@@ -120,27 +107,10 @@ function executedReply(r: ExecutedOutcome): CallReply {
       code: ok && code === 'ok' ? undefined : code,
       reason: answered?.reason === code ? undefined : answered?.reason,
       exit: exitCode,
-      ...body,
+      ...answer,
       signature: r.signature,
       note: notes.length > 0 ? notes.join('; ') : undefined,
       hint: r.hint,
     }),
   };
-}
-
-/** The reply fields of a shown answer: what was printed, the host's words, or the value whole. */
-function answerReply(shown: ShownAnswer): Partial<CallReply> {
-  switch (shown.form) {
-    case 'printed':
-      return defined({
-        output: shown.output,
-        stderr: shown.stderr,
-        // Where nothing was printed, the host's words say how it ended.
-        message: shown.output === undefined && shown.stderr === undefined ? shown.ended : undefined,
-      });
-    case 'message':
-      return defined({ message: shown.message, approval: shown.approval, expires: shown.expires });
-    case 'value':
-      return { output: shown.value };
-  }
 }

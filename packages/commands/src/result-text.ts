@@ -105,7 +105,7 @@ function executedText(r: ExecutedOutcome): { body: string; line: string } {
   const code = answered?.code ?? '';
   const head =
     answered?.reason !== undefined && answered.reason !== code ? `${code} (${answered.reason})` : code;
-  const { shown, exitCode, notes } = executedStatus(r);
+  const { answer, exitCode, notes } = executedStatus(r);
   const parts = [
     head,
     ...(exitCode === undefined ? [] : [`exit ${exitCode}`]),
@@ -113,7 +113,7 @@ function executedText(r: ExecutedOutcome): { body: string; line: string } {
     ...(r.signature === undefined ? [] : [`expected ${r.signature}`]),
   ];
   return {
-    body: shown === undefined ? '' : answerText(shown),
+    body: answer === undefined ? '' : answerText(answer),
     line: `${r.command ?? ''}: ${parts.join(', ')}${after(r.hint)}`,
   };
 }
