@@ -76,23 +76,11 @@ function listOf({ jobId, ifNoneMatch }: ListRequest): Parameters<CommandHost['li
 
 /** Runs one call as the broker's agent, its cancel signal and progress tracked for the connection. */
 async function run(host: CommandHost, runs: RunsInFlight, request: RunRequest) {
-  const { id, command, args, loomId, expectedVersion, readOnly, jobId, session, progress } = request;
-  const call = runs.begin(id, progress === true);
+  const call = runs.begin(request.id, request.progress === true);
   try {
-    // Only these fields reach the host (the request holds nothing else: parsing dropped the rest).
-    return await host.run(
-      {
-        op: 'run',
-        command,
-        args,
-        ...(loomId === undefined ? {} : { loomId }),
-        ...(expectedVersion === undefined ? {} : { expectedVersion }),
-        ...(readOnly === true ? { readOnly: true } : {}),
-        ...(jobId === undefined ? {} : { jobId }),
-        ...(session === undefined ? {} : { session }),
-      },
-      call.control,
-    );
+    // The parsed request itself reaches the host (parsing dropped every field it does not name);
+    // the host reads only the call's fields of it, never its id or its progress flag.
+    return await host.run(request, call.control);
   } finally {
     call.end();
   }
