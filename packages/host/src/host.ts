@@ -179,6 +179,9 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
       if ('refused' in checked) return done(checked.refused);
       const out = await dispatch(
         {
+          agent: scope.agent,
+          actor: scope.actor,
+          run: scope.run,
           store,
           scope,
           packs,
@@ -186,7 +189,9 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           eventOf,
           recordStart,
           callId,
-          control,
+          signal: control.signal,
+          onOutputBytes: control.onOutputBytes,
+          onApprovalWait: control.onApprovalWait,
           waitsEnded: waits.signal,
           notices: options.notices,
           session: request.session,

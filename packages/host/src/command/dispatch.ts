@@ -1,34 +1,24 @@
 // Dispatch: one admitted, validated call to a built-in or to the pack backend.
 
 import type { CommandAnswer, ManifestRow } from '@harness/protocol';
-import { type AuditEventInput, type Store, StoreError, StoreErrorCode } from '@harness/store';
+import { type AuditEventInput, StoreError, StoreErrorCode } from '@harness/store';
 import { type BuiltinContext, runBuiltin } from '../builtins';
-import type { ApprovalNotices } from '../notify/notifier';
 import type { ResolvedScope } from '../scope';
 import { isBuiltin } from './admission';
 import { failedAnswer } from './answers';
 import type { CheckedArgs } from './arguments';
-import type { PackBackend, PackCallContext, PackOutcome, RunControl } from './types';
+import type { PackBackend, PackCallContext, PackOutcome } from './types';
 
-/** Everything dispatch needs besides the call. */
-export interface DispatchContext {
-  store: Store;
+/**
+ * Everything dispatch needs besides the call: what a pack command's backend is handed as it is
+ * (the caller, the store, the start record, the cancel signal, …), the scope a built-in acts in,
+ * the backend, and the call's `run` event.
+ */
+export interface DispatchContext extends PackCallContext {
   scope: ResolvedScope;
   packs: PackBackend | undefined;
-  approvalTtlMs: number | undefined;
   /** The call's `run` event for an answer and the dispatch's audit detail. */
   eventOf: (answer: CommandAnswer, detail: Record<string, unknown>) => AuditEventInput;
-  /** See {@link PackCallContext.recordStart}. */
-  recordStart: () => Promise<void>;
-  callId: string;
-  /** The caller's signal and output observer, passed to a pack command. */
-  control: RunControl;
-  /** See {@link PackCallContext.waitsEnded}. */
-  waitsEnded?: AbortSignal;
-  /** See {@link PackCallContext.notices}. */
-  notices?: ApprovalNotices | undefined;
-  /** See {@link PackCallContext.session}. */
-  session?: string | undefined;
 }
 
 function builtinAudit(
@@ -76,22 +66,7 @@ export async function dispatch(
         ...(id === 'loom.compose' ? { audited: true } : {}),
       };
     } else {
-      const call: PackCallContext = {
-        agent: scope.agent,
-        actor: scope.actor,
-        run: scope.run,
-        store,
-        approvalTtlMs: ctx.approvalTtlMs,
-        callId: ctx.callId,
-        recordStart: ctx.recordStart,
-        signal: ctx.control.signal,
-        onOutputBytes: ctx.control.onOutputBytes,
-        onApprovalWait: ctx.control.onApprovalWait,
-        waitsEnded: ctx.waitsEnded,
-        notices: ctx.notices,
-        ...(ctx.session === undefined ? {} : { session: ctx.session }),
-      };
-      out = await ctx.packs!.run(id, checked.args, call);
+      out = await ctx.packs!.run(id, checked.args, ctx);
     }
   } catch (error) {
     // A store write whose COMMIT answer was lost may have landed (a compose is retried with its
