@@ -4,7 +4,7 @@ import type { ReceivedAnswer, RunProgress } from '@harness/protocol';
 import type { CallParse, ParsedCall } from './call-input';
 import { type Catalog, type CatalogRow, suggest } from './catalog';
 import { sendRun } from './host/send';
-import type { CallRequest, HostClient, SendFailure } from './host/types';
+import type { HostClient, SendFailure } from './host/types';
 import type { FailedToDeliverOutcome, NotGrantedOutcome, UnknownCommandOutcome } from './outcome';
 import { DeliveryCode, Landed, OutcomeStatus, ReadRefusal, RefusalCode } from './outcome-codes';
 import { cutId } from './shape';
@@ -98,13 +98,11 @@ export async function deliverCall(
       hint: READ_NOT_GRANTED_HINT,
     });
 
-  const req: CallRequest = { command: row.name, args: call.args };
-  if (call.loomId !== undefined) req.loomId = call.loomId;
-  if (call.expectedVersion !== undefined) req.expectedVersion = call.expectedVersion;
-  if (readOnly) req.readOnly = true;
-  if (ctx.session !== undefined) req.session = ctx.session;
   const seen = ctx.onHostCall?.(row.name, row.telemetryArgs ? { args: call.args } : {});
-  const outcome = await sendRun(client, req, ctx, {
+  // The call as the model wrote it goes as it is: the catalog found its row by its command's name.
+  const outcome = await sendRun(client, call, ctx, {
+    ...(readOnly ? { readOnly: true } : {}),
+    session: ctx.session,
     commandTimeoutMs: row.timeoutMs,
     stop: ctx.stopStarted === true ? ctx.signal : undefined,
     onProgress:

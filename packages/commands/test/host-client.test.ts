@@ -176,9 +176,7 @@ describe('the CLI client', () => {
       '-',
       '--json',
     ]);
-    expect(
-      runArgv(config, { command: 'a.b', args: {}, loomId: 'l-1', expectedVersion: 2, readOnly: true }),
-    ).toEqual([
+    expect(runArgv(config, { command: 'a.b', args: {}, loomId: 'l-1', expectedVersion: 2 }, true)).toEqual([
       '/opt/loom',
       'command',
       'run',

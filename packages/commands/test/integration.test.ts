@@ -155,11 +155,10 @@ needs(REAL_HOST).each(['cli', 'socket'] as const)(
       const out = await c.run({ command: 'repo.tag', args: { name: 'x' } });
       expect(out).toMatchObject({ ok: false, code: 'forbidden' });
       const e = client(editor);
-      const ro = await e.run({
-        command: 'json-tools.edit-in-place',
-        args: { filter: '.', file: 'data/x.json' },
-        readOnly: true,
-      });
+      const ro = await e.run(
+        { command: 'json-tools.edit-in-place', args: { filter: '.', file: 'data/x.json' } },
+        { readOnly: true },
+      );
       expect(ro).toMatchObject({ ok: false, code: 'forbidden' });
     });
 

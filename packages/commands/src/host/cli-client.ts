@@ -31,14 +31,14 @@ export function hostEnvironment(config: HostConfig, jobId: string | undefined): 
 }
 
 /** The argv of one host call. `--read-only` is appended here, outside the model's arguments. */
-export function runArgv(config: HostConfig, req: CallRequest): string[] {
+export function runArgv(config: HostConfig, req: CallRequest, readOnly = false): string[] {
   const argv = [config.cliPath, 'command', 'run'];
   // Direct routing goes before the id so queue discovery can never replace the pinned instance.
   if (config.transport.kind === 'direct') argv.push('--transport', 'direct');
   argv.push(req.command, '--args-json', '-', '--json');
   if (req.loomId !== undefined) argv.push('--loom', req.loomId);
   if (req.expectedVersion !== undefined) argv.push('--expect', String(req.expectedVersion));
-  if (req.readOnly === true) argv.push('--read-only');
+  if (readOnly) argv.push('--read-only');
   return argv;
 }
 
@@ -85,7 +85,7 @@ export function createCliHostClient(config: HostConfig): HostClient {
         // No signal: a started call settles even when the turn is cancelled (seed 001). Killing the
         // `loom` process would not stop the command either: the broker runs it for the connection.
         r = await execRun({
-          argv: runArgv(config, req),
+          argv: runArgv(config, req, opts.readOnly === true),
           env: hostEnvironment(config, opts.jobId),
           stdin: JSON.stringify(req.args),
           timeoutMs: callWaitMs(timeoutMs, opts.commandTimeoutMs),

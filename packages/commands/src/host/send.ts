@@ -3,7 +3,7 @@ import type { CallOptions, CallRequest, HostClient, SendOutcome } from './types'
 
 /**
  * Sends one call with the turn's job id, cancel signal and what else the caller passes (a stop
- * signal, the command's timeout, a progress observer). A client is not supposed to throw; if one
+ * signal, the command's timeout, a progress observer, read-only and the session). A client is not supposed to throw; if one
  * does, nobody can say whether the request went out, so the outcome reads as `lost`.
  */
 export async function sendRun(
@@ -16,6 +16,8 @@ export async function sendRun(
     return await client.run(req, {
       jobId: ctx.jobId,
       signal: ctx.signal,
+      ...(extra.readOnly === undefined ? {} : { readOnly: extra.readOnly }),
+      ...(extra.session === undefined ? {} : { session: extra.session }),
       ...(extra.stop === undefined ? {} : { stop: extra.stop }),
       ...(extra.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: extra.commandTimeoutMs }),
       ...(extra.onProgress === undefined ? {} : { onProgress: extra.onProgress }),

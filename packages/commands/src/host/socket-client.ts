@@ -50,11 +50,11 @@ export function createSocketHostClient(options: SocketClientOptions): HostClient
         {
           command: req.command,
           args: req.args,
-          readOnly: req.readOnly === true,
+          readOnly: opts.readOnly === true,
           ...(req.loomId !== undefined ? { loomId: req.loomId } : {}),
           ...(req.expectedVersion !== undefined ? { expectedVersion: req.expectedVersion } : {}),
           ...(opts.jobId !== undefined ? { jobId: opts.jobId } : {}),
-          ...(req.session !== undefined ? { session: req.session } : {}),
+          ...(opts.session !== undefined ? { session: opts.session } : {}),
         },
         {
           timeoutMs: callWaitMs(timeoutMs, opts.commandTimeoutMs),

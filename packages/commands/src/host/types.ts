@@ -1,5 +1,5 @@
 // What a host client is and what its calls come to, whichever transport carries them.
-import type { ReceivedAnswer, RunParams, RunProgress } from '@harness/protocol';
+import type { ReceivedAnswer, RunProgress } from '@harness/protocol';
 
 /**
  * What a host listing read came to. A failed read holds nothing. `etag` names the listing's version
@@ -11,10 +11,16 @@ export type ListOutcome =
   | { ok: false; code: 'command_failed' | 'malformed_payload' | 'cancelled' };
 
 /**
- * One call as the harness sends it: the protocol's `run` (`RunParams`) without its job id, which is
- * per-invocation routing. `readOnly` is set by the tool, never by the model.
+ * One call as the model wrote it and the harness sends it: the command, its arguments, the loom it
+ * acts on and the version it expects (the protocol's `run` fields a model chooses). How it is
+ * routed and enforced (job id, read-only, session) is the caller's, in {@link CallOptions}.
  */
-export type CallRequest = Omit<RunParams, 'jobId'>;
+export interface CallRequest {
+  command: string;
+  args: Record<string, unknown>;
+  loomId?: string | undefined;
+  expectedVersion?: number | undefined;
+}
 
 /**
  * Why a call got no answer:
@@ -35,10 +41,14 @@ export type SendFailure =
  */
 export type SendOutcome = ReceivedAnswer | SendFailure;
 
-/** Per-invocation routing an embedder supplies (never the model). */
+/** Per-invocation routing an embedder supplies, and the enforcement a tool asks for (never the model). */
 export interface CallOptions {
   /** The host job id for this invocation; omitted from the request when absent. */
   jobId?: string | undefined;
+  /** Asks the host to enforce read-only execution (`--read-only`; set by the tool, never by the model). */
+  readOnly?: boolean | undefined;
+  /** The client session the call belongs to (the protocol's `session`; the socket client only). */
+  session?: string | undefined;
   /** Checked before sending; a call already sent settles regardless (it is never rolled back). */
   signal?: AbortSignal | undefined;
   /**
