@@ -2,9 +2,9 @@
 import type { CallOptions, CallRequest, HostClient, SendOutcome } from './types';
 
 /**
- * Sends one call with the turn's job id, cancel signal and what else the caller passes (a stop
- * signal, the command's timeout, a progress observer, read-only and the session). A client is not supposed to throw; if one
- * does, nobody can say whether the request went out, so the outcome reads as `lost`.
+ * Sends one call with the turn's job id, cancel signal and what else the caller passes (read-only,
+ * the session, a stop signal, the command's timeout, a progress observer). A client is not supposed
+ * to throw; if one does, nobody can say whether the request went out, so the outcome reads as `lost`.
  */
 export async function sendRun(
   client: HostClient,
