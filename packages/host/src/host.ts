@@ -91,6 +91,38 @@ function listingCache(
   };
 }
 
+/** Answers a `list`: the admitted rows (or `unchanged` for the etag the client holds), recorded in the audit. */
+async function answerList(
+  scope: CommandHostOptions['scope'],
+  current: ReturnType<typeof listingCache>,
+  audit: ReturnType<typeof auditRecorder>,
+  request: Parameters<CommandHost['list']>[0],
+): ReturnType<CommandHost['list']> {
+  const job = jobRefusal(scope, request.jobId);
+  const listing = current();
+  // A client that revalidates the listing it holds before each call (the harness does) would
+  // write a listing row per call. An unchanged answer is not recorded: every run row carries
+  // the etag of the listing it was admitted under (docs/host.md, "Audit").
+  if (!job && request.ifNoneMatch === listing.etag)
+    return { commands: [], etag: listing.etag, unchanged: true };
+  const commands = job ? [] : listing.admitted;
+  await audit(
+    {
+      command: '*',
+      action: 'loom:list',
+      phase: 'list',
+      outcome: job ? 'refused' : 'listed',
+      code: job ? 'forbidden' : 'ok',
+      reason: job ?? null,
+      payload: job ? {} : { count: listing.admitted.length, listing: listing.etag },
+    },
+    request.jobId,
+  );
+  if (job) return { forbidden: listRefusalMessage(scope, job) };
+  if (request.ifNoneMatch === undefined) return { commands };
+  return { commands, etag: listing.etag };
+}
+
 /** Builds the command layer for one scope. */
 export function createCommandHost(options: CommandHostOptions): CommandHost {
   const { store, scope, packs } = options;
@@ -103,31 +135,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
 
   return {
     scope,
-    async list(request) {
-      const job = jobRefusal(scope, request.jobId);
-      const listing = current();
-      // A client that revalidates the listing it holds before each call (the harness does) would
-      // write a listing row per call. An unchanged answer is not recorded: every run row carries
-      // the etag of the listing it was admitted under (docs/host.md, "Audit").
-      if (!job && request.ifNoneMatch === listing.etag)
-        return { commands: [], etag: listing.etag, unchanged: true };
-      const commands = job ? [] : listing.admitted;
-      await audit(
-        {
-          command: '*',
-          action: 'loom:list',
-          phase: 'list',
-          outcome: job ? 'refused' : 'listed',
-          code: job ? 'forbidden' : 'ok',
-          reason: job ?? null,
-          payload: job ? {} : { count: listing.admitted.length, listing: listing.etag },
-        },
-        request.jobId,
-      );
-      if (job) return { forbidden: listRefusalMessage(scope, job) };
-      if (request.ifNoneMatch === undefined) return { commands };
-      return { commands, etag: listing.etag };
-    },
+    list: (request) => answerList(scope, current, audit, request),
 
     async run(request, control = {}) {
       const id = request.command;
