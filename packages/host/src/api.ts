@@ -188,9 +188,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     });
     const following = workspace;
     const identity = ownIdentity();
-    const sessions = prepared.runtime.sessions;
+    const { sessions, starting } = prepared.runtime;
     const server = await serveBroker(() => following.current().host, socketPath, {
-      ...(identity === undefined ? {} : { peers: { ...identity, runs: () => sessions } }),
+      ...(identity === undefined
+        ? {}
+        : { peers: { ...identity, runs: () => sessions, settled: () => starting.settled() } }),
       onPeerUnknown: (reason) =>
         process.stderr.write(
           `harness broker: cannot tell which process connects (${reason}), so connections are served unchecked; confined commands still cannot open a Unix socket (docs/security.md)\n`,

@@ -22,6 +22,7 @@ import { type WaitOutcome, waitForPerson } from './approvals/wait';
 import { cancelledAnswer, heldAnswer, ranAnswer, refusedAnswer } from './command/answers';
 import type { PackCallContext, PackOutcome } from './host';
 import type { RunningLog, RunningTrack } from './running';
+import type { StartingSpawns } from './starting-spawns';
 
 /** What every call of one pack backend shares. */
 export interface PackBackendState {
@@ -34,6 +35,8 @@ export interface PackBackendState {
   readonly spawner: Spawner | undefined;
   /** The sessions of the commands running now, which their broker must not serve. */
   readonly sessions: Set<number>;
+  /** The commands being started whose session is not on `sessions` yet (a connection waits for none). */
+  readonly starting: StartingSpawns;
   /** The instance the backend serves (none for one loaded without): the approval hint names it. */
   readonly instanceDir: string | undefined;
 }
@@ -263,8 +266,9 @@ class PackCall {
   /** Runs the command, its session on the backend's list from its spawn until its end. */
   #runCommand(track: RunningTrack | undefined): ReturnType<typeof runPackCommand> {
     const ctx = this.#ctx;
-    const { workspace, credentials, spawner, sessions } = this.#backend;
+    const { workspace, credentials, spawner, sessions, starting } = this.#backend;
     let session: number | undefined;
+    const started = starting.begin();
     return runPackCommand(workspace, this.#id, this.#args, {
       ...(credentials ? { credentials } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -273,11 +277,13 @@ class PackCall {
         // Started detached: its own session, whose id is its pid.
         session = info.pgid;
         sessions.add(session);
+        started();
         track?.spawned(info);
       },
       ...(spawner ? { spawner } : {}),
       ...(this.#program === undefined ? {} : { program: this.#program }),
     }).finally(() => {
+      started();
       if (session !== undefined) sessions.delete(session);
     });
   }

@@ -20,6 +20,7 @@ import { knownInstances, recordInstance } from './instance-registry';
 import { type PackBackendState, runPackCall } from './pack-call';
 import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
+import { StartingSpawns } from './starting-spawns';
 
 /**
  * The optional credentials file of an instance: `{ "<name>": "<value>" }`. It must be mode 0600 (or
@@ -94,6 +95,8 @@ export interface PackRuntime {
   readonly running: RunningLog | undefined;
   readonly spawner: Spawner | undefined;
   readonly sessions: Set<number>;
+  /** The commands being started whose session is not on `sessions` yet. */
+  readonly starting: StartingSpawns;
 }
 
 /** A workspace loaded for the host. */
@@ -167,8 +170,17 @@ export async function readPackBackend(
   const byId = new Map(rows.map((r) => [r.id, r]));
   const owned = options.runtime === undefined;
   const runtime = options.runtime ?? openRuntime(instanceDir);
-  const { running, spawner, sessions } = runtime;
-  const state: PackBackendState = { workspace, credentials, byId, running, spawner, sessions, instanceDir };
+  const { running, spawner, sessions, starting } = runtime;
+  const state: PackBackendState = {
+    workspace,
+    credentials,
+    byId,
+    running,
+    spawner,
+    sessions,
+    starting,
+    instanceDir,
+  };
   const backend: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
@@ -207,6 +219,7 @@ function openRuntime(instanceDir: string | undefined): PackRuntime {
     // (docs/host.md, "Running pack commands").
     spawner: instanceDir ? createSpawner() : undefined,
     sessions: new Set<number>(),
+    starting: new StartingSpawns(),
   };
 }
 

@@ -28,6 +28,11 @@ export interface PeerPolicy {
   readonly pidNamespace: string;
   /** Session ids (= pids) of the runs this broker started that are alive. */
   readonly runs: () => ReadonlySet<number>;
+  /**
+   * Resolves once no run is being started whose session is not in `runs` yet: a command that calls
+   * back before its spawn reports its pid is judged after that report, not against a list without it.
+   */
+  readonly settled?: () => Promise<void>;
 }
 
 /** Why the connection's peer is refused, or `undefined` to serve it. */
@@ -232,8 +237,8 @@ function inOwnNamespace(inode: string): boolean | undefined {
 /**
  * Why the broker must not serve the connection on `socket`, or `undefined` to serve it. Cheap
  * first: a connection from another network namespace is refused after one read of
- * `/proc/self/net/unix`, and while the broker runs no command nothing else can be one of its
- * commands, so the costlier lookup of the peer process (an `ss` run and a `/proc` scan) is made
+ * `/proc/self/net/unix`, and while the broker runs no command (none started, none starting)
+ * nothing else can be one of its commands, so the costlier lookup of the peer process (an `ss` run and a `/proc` scan) is made
  * only while commands run. `unknown` is told when that lookup is unavailable here (served).
  */
 export async function connectionRefusal(
@@ -250,6 +255,7 @@ export async function connectionRefusal(
   if (inOwnNamespace(own) === false) {
     return 'the connecting process is in another network namespace (inside a sandbox)';
   }
+  if (policy.settled) await policy.settled();
   if (policy.runs().size === 0) return undefined;
   const lookup = await findPeer(socket);
   if (lookup.found) return peerRefusal(lookup.peer, policy);

@@ -13,6 +13,7 @@ import {
   type Peer,
   peerRefusal,
 } from '../src/peer';
+import { StartingSpawns } from '../src/starting-spawns';
 
 const self = ownIdentity() ?? { uid: 0, pidNamespace: 'pid:[1]' };
 const peer: Peer = {
@@ -91,6 +92,39 @@ needs(LINUX).describe('findPeer', () => {
       const stat = readFileSync('/proc/self/stat', 'latin1');
       const sid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
       expect(await judge([sid])).toMatch(/belongs to a command this broker is running/);
+    } finally {
+      server.close();
+      dir.cleanup();
+    }
+  });
+  it('judges a connection made while a command is starting once its pid is known, so a fast callback is refused [SEC-16]', async () => {
+    if (!(await attributionWorks())) return;
+    const dir = tempDir('host-peer-');
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve) => server.listen(join(dir.path, 's'), resolve));
+      // This process's own session stands in for the starting command's, reported after it connects.
+      const stat = readFileSync('/proc/self/stat', 'latin1');
+      const sid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+      const judge = async (settled: boolean) => {
+        const runs = new Set<number>();
+        const starting = new StartingSpawns();
+        const started = starting.begin();
+        const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+        const client = connect(join(dir.path, 's'));
+        const at = { ...self, runs: () => runs, ...(settled ? { settled: () => starting.settled() } : {}) };
+        const refusal = connectionRefusal(await accepted, at, () => {});
+        // The spawn's pid arrives as a message from the spawner process would: in a later turn.
+        await new Promise((resolve) => setImmediate(resolve));
+        runs.add(sid);
+        started();
+        const answer = await refusal;
+        client.destroy();
+        return answer;
+      };
+      // Without waiting for the start, the list is still empty when the connection is judged: served.
+      expect(await judge(false)).toBeUndefined();
+      expect(await judge(true)).toMatch(/belongs to a command this broker is running/);
     } finally {
       server.close();
       dir.cleanup();
