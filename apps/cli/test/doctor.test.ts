@@ -1,6 +1,6 @@
 // harness doctor: one line per check and a verdict, against real instances, sockets and configs.
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { auditKeyRecordFile } from '@harness/store';
@@ -155,6 +155,28 @@ describe('harness doctor', () => {
     expect(r.stdout).toMatch(/^ok {3}configuration .*serves agent "reader"\)$/m);
     expect(r.stdout).toMatch(/^ok {3}scope {3,}agent reader, \d+ command\(s\)$/m);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
+  });
+});
+
+needs('git').describe('harness doctor: the git identity', () => {
+  it("shows the name and email of the person's global git configuration that the git pack commits as", async () => {
+    const home = join(box.root, 'identity-home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n');
+    const r = await runCli(['doctor', '--instance', join(box.root, 'identity')], { home });
+    expect(r.stdout).toMatch(
+      /^ok {3}git identity +Ada Lovelace <ada@example\.com> \(user\.name, user\.email of your global git configuration\)/m,
+    );
+  });
+
+  it('warns when no identity is set, saying how to set it', async () => {
+    const home = join(box.root, 'no-identity-home');
+    mkdirSync(home, { recursive: true });
+    const r = await runCli(['doctor', '--instance', join(box.root, 'no-identity')], { home });
+    expect(r.stdout).toContain(
+      'user.name and user.email are not set in your global git configuration (~/.gitconfig or ~/.config/git/config), so git.commit has no identity of yours and fails with "Author identity unknown"; set it with git config --global user.name "Your Name" and git config --global user.email you@example.com',
+    );
+    expect(r.stdout).toMatch(/^warn git identity +user\.name and user\.email are not set/m);
   });
 });
 

@@ -248,6 +248,8 @@ export async function loadHostWorkspace(
   return loadWorkspace(source, {
     reservedCommandIds: [...BUILTIN_IDS],
     hide,
+    // The person's user.name and user.email, for the standard git pack's commits (docs/standard-packs.md).
+    gitIdentity: true,
     ...(credentials ? { credentials } : {}),
   });
 }

@@ -80,6 +80,12 @@ export const PacksErrorCode = defineCodes({
   sandbox_unavailable: 'sandbox_unavailable',
   /** A warning: a `notify` target names an environment variable (its secret) that is not set here. */
   notify_env_unset: 'notify_env_unset',
+  /**
+   * A warning: the person's git identity (`user.name`, `user.email` of their global git
+   * configuration) is not set, could not be read, or was refused, so a standard git pack's commits
+   * get none of theirs.
+   */
+  git_identity: 'git_identity',
 });
 
 /** One of the {@link PacksErrorCode} values. */
@@ -254,6 +260,8 @@ export interface PacksIssueDetails {
   };
   /** The notify target's name and the environment variable it names that is not set. */
   readonly notify_env_unset: { readonly target: string; readonly env: string };
+  /** The git pack concerned and why it has no identity of the person's. */
+  readonly git_identity: { readonly pack: string; readonly reason: 'unset' | 'invalid' | 'unreadable' };
 }
 
 /**

@@ -7,6 +7,8 @@
 export { credentialsFrom, REDACTED, redactDeep } from './credentials';
 export type { PacksIssue, PacksIssueDetails } from './errors';
 export { formatIssue, PacksError, PacksErrorCode } from './errors';
+export type { GitIdentity, GitIdentityOptions, GitIdentityRead } from './git-identity';
+export { readGitIdentity } from './git-identity';
 export type { FileSource, LoadOptions, PacksLoadResult } from './load';
 export { loadPacks, RESERVED_PACK_IDS } from './load';
 export type { PackScope } from './lookup';

@@ -48,6 +48,11 @@ export interface CallPlan {
   readonly executableSha256: string | null;
   /** The names of the variables the pack sets, sorted (never their values). */
   readonly env: readonly string[];
+  /**
+   * The variables set from the person's own configuration, with their values (the git author and
+   * committer, `Pack.personEnv`): an approval binds who a commit is made as. Absent: none.
+   */
+  readonly personEnv?: Readonly<Record<string, string>>;
   readonly cwd: string;
   /** The real path of `cwd` (every symlink resolved): a symlinked cwd repointed is another plan. `null`: it does not exist. */
   readonly cwdReal: string | null;
@@ -86,7 +91,8 @@ export function previewPackCall(
     argv,
     executable: program?.file ?? null,
     executableSha256: program?.sha256 ?? null,
-    env: Object.keys(pack.env).sort(),
+    env: Object.keys({ ...pack.env, ...pack.personEnv }).sort(),
+    ...(pack.personEnv === undefined ? {} : { personEnv: { ...pack.personEnv } }),
     cwd: pack.cwd,
     cwdReal,
     inputs: command.planInputs.map((path) => planInput(cwdReal ?? pack.cwd, path)),

@@ -188,7 +188,7 @@ function configuredSecrets(pack: Pack, credentials: CredentialSource | undefined
 
 /**
  * The child's environment: the pack's `env` rendered with credentials from `options.credentials`
- * (each value it renders is appended to `secrets`), then `PATH` and `PWD`. Not ok, and nothing runs,
+ * (each value it renders is appended to `secrets`), then the pack's `personEnv`, then `PATH` and `PWD`. Not ok, and nothing runs,
  * when a credential it names has no value.
  */
 function commandEnv(
@@ -223,6 +223,8 @@ function commandEnv(
     }
   }
   if (missing.length > 0) return credentialUnavailable(commandId, missing);
+  // Literal values from the person's own configuration (the git author), never templates.
+  Object.assign(env, pack.personEnv);
   env.PATH ??= commandPath(pack, options.path);
   // PWD names the working directory, as a shell would set it; confined or not, the program sees
   // the same environment (bubblewrap sets PWD itself, docs/exec.md).

@@ -144,6 +144,12 @@ export interface Pack {
   readonly cwd: string;
   /** `env` templates by variable name (may hold `{{credential.NAME}}`; never expanded otherwise). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Variables set from the person's own configuration at load, with their literal values (the
+   * standard git pack's author and committer, from their global git configuration): set after `env`,
+   * never parsed as templates, and part of every plan. Absent: none.
+   */
+  readonly personEnv?: Readonly<Record<string, string>>;
   /** Credential names this pack may use (`credentials_ref`). */
   readonly credentials: readonly string[];
   readonly requires: readonly Requirement[];

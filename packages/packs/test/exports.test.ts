@@ -25,6 +25,7 @@ describe('public API', () => {
       'listCommands',
       'loadPacks',
       'previewPackCall',
+      'readGitIdentity',
       'redactDeep',
       'renderPackCommand',
       'runPackCommand',

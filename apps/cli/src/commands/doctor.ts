@@ -11,6 +11,7 @@ import { sessionFlags, sessionOptions } from '../flags';
 import { dim, green, out, printJson, red } from '../output';
 import { runnerChecks } from '../runner-doctor';
 import { resolveOptions, type SessionOptions } from '../session';
+import { gitIdentityCheck } from './doctor-git-identity';
 import { projectChecks } from './doctor-project';
 import { sandboxCheck } from './doctor-sandbox';
 
@@ -21,7 +22,8 @@ exactly what serve checks on that instance before it starts (its record, its sto
 SQLite or PostgreSQL, and whether it answers — credentials file mode, workspace, agent or scope); the
 instance's audit key (mode 0600) and its public key, and that key as recorded outside the instance
 (in $XDG_CONFIG_HOME/harness/audit-keys, what loom audit verify checks against); the host CLI and
-the binaries the example packs use, with versions; confinement (bubblewrap or sandbox-exec, under
+the binaries the example packs use, with versions; the git identity the git pack commits as
+(user.name and user.email of your global git configuration); confinement (bubblewrap or sandbox-exec, under
 the workspace's sandbox_mode); the broker socket (reachable, mode 0600). Exit 1 when any check
 fails; a warning (an optional binary missing, no broker running yet) does not fail.
 
@@ -80,7 +82,10 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   };
   checkNode(add);
   const found = await checkConfiguration(values, add);
-  checkBinaries(add);
+  if (checkBinaries(add)) {
+    const identity = await gitIdentityCheck();
+    add('git identity', identity.status, identity.detail);
+  }
   const sandbox = await sandboxCheck(found.workspaceFile);
   add('sandbox', sandbox.status, sandbox.detail);
   if (found.socketPath !== undefined) await checkBrokerSocket(found.socketPath, found, add);
@@ -208,8 +213,8 @@ async function checkHostConfigs(
   }
 }
 
-/** The bundled loom CLI, and the binaries the example packs use, with their versions. */
-function checkBinaries(add: Add): void {
+/** The bundled loom CLI, and the binaries the example packs use, with their versions; whether git is there. */
+function checkBinaries(add: Add): boolean {
   const loom = bundledLoomCli();
   add(
     'loom',
@@ -224,6 +229,7 @@ function checkBinaries(add: Add): void {
     jq ? 'ok' : 'warn',
     jq ?? 'not found: the example json-tools pack is left out (apt-get install jq / brew install jq)',
   );
+  return git !== undefined;
 }
 
 /** The broker socket: there, mode 0600, and answering `hello`. */

@@ -5,6 +5,7 @@
 import type { PacksIssue } from '../errors';
 import type { Pack, SandboxStatus, UnavailablePack } from '../types';
 import { argvSafety, credentialFlow } from './argv-safety';
+import { applyGitIdentity } from './git-identity';
 import { type BuiltPack, buildPacks } from './packs';
 import { probeRequirements } from './probes';
 import { applySandboxMode, loadWalls } from './sandbox';
@@ -39,8 +40,9 @@ export interface OfferedPacks {
 }
 
 /**
- * Probes every built pack's requirements (unless `options.probe` is `false`), then applies the
- * sandbox `mode` to the packs that passed: what a load offers on this machine.
+ * Probes every built pack's requirements (unless `options.probe` is `false`), gives the standard git
+ * packs that passed the person's identity (`options.gitIdentity`), then applies the sandbox `mode`
+ * to them: what a load offers on this machine.
  */
 export async function offerPacks(
   built: readonly BuiltPack[],
@@ -49,13 +51,9 @@ export async function offerPacks(
   issues: PacksIssue[],
   warnings: PacksIssue[],
 ): Promise<OfferedPacks> {
-  const scope = await probeRequirements(built, ctx, issues, warnings);
-  const sandbox = applySandboxMode(
-    mode,
-    scope,
-    (id) => built.find((b) => b.pack.id === id)?.index ?? 0,
-    ctx,
-    warnings,
-  );
+  const probed = await probeRequirements(built, ctx, issues, warnings);
+  const indexOf = (id: string) => built.find((b) => b.pack.id === id)?.index ?? 0;
+  const scope = { ...probed, packs: await applyGitIdentity(probed.packs, indexOf, ctx, warnings) };
+  const sandbox = applySandboxMode(mode, scope, indexOf, ctx, warnings);
   return { ...scope, sandbox };
 }

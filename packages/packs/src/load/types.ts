@@ -43,6 +43,14 @@ export interface LoadOptions {
    * entry). Default: the standard packs bundled with this release (docs/standard-packs.md).
    */
   readonly standardPacks?: Readonly<Record<string, string>>;
+  /**
+   * Give each standard git pack the person's git identity: `user.name` and `user.email` read once
+   * per load from their global git configuration under `home` (`XDG_CONFIG_HOME` and
+   * `GIT_CONFIG_GLOBAL` from `env`), never from a repository's, passed as the author and committer
+   * variables. Unset, unreadable or refused: a `git_identity` warning. Default `false` (a host
+   * serving the person's workspace sets it).
+   */
+  readonly gitIdentity?: boolean;
 }
 
 /** What {@link loadPacks} returns: the pack set and its warnings, or every issue found. */
