@@ -1,9 +1,9 @@
 // serve-startup: from spawning `harness serve` (embedded default, existing instance) to the first
 // tools/list answer through the real SDK client, against `node -e 0` spawned and run to its exit.
-// serve answers initialize and tools/list before its embedded host has started (the start runs in
-// the background), so the same runs also time spawn → the first list_commands answer, which waits
-// for the host: reported beside the ratio, without a target, so the lazy start hides none of its
-// cost. Each serve is closed and awaited to its exit after its answers, outside the timed interval
+// serve answers initialize once its embedded host has started (the start runs beside the MCP
+// server's loading; a host that cannot start ends serve), and the same runs also time spawn → the
+// first list_commands answer, the first call through the host: reported beside the ratio, without
+// a target. Each serve is closed and awaited to its exit after its answers, outside the timed interval
 // and before the next sample starts.
 //
 // The floor beside them: a plain MCP SDK server (plain-server.mjs, one tool) spawned the same way,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type InstanceChosenBy, instanceLocation } from '@harness/config/instance';
 import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
-import { CliError } from './errors';
+import { CliError, describeFailure } from './errors';
 
 const require = createRequire(import.meta.url);
 
@@ -199,6 +199,20 @@ export function embeddedFailure(error: unknown, plan: EmbeddedPlan, options: Emb
     `cannot open the instance directory ${plan.location.instanceDir}: ${reason}; pass --instance <dir> (or set HARNESS_HOME) to a directory you can write`,
     { cause: error },
   );
+}
+
+/**
+ * The lines that say why an embedded host did not start, for a command that ends on it (serve): a
+ * workspace that does not load gets every issue, `file:line:column: message` as `packs check` prints
+ * them, where the one-line failure only counts them; any other failure its one line.
+ */
+export function startFailureLines(error: unknown, debug: boolean): string[] {
+  const cause = error instanceof CliError ? error.cause : undefined;
+  if (cause instanceof Error && (cause as { code?: unknown }).code === 'workspace_invalid') {
+    const [first = '', ...issues] = cause.message.split('\n');
+    return [`harness: the embedded host cannot start: ${first}`, ...issues];
+  }
+  return describeFailure(error, debug).lines;
 }
 
 /**

@@ -179,3 +179,24 @@ describe('harness approvals', () => {
     );
   });
 });
+
+describe('harness call on a call held for approval', () => {
+  it('exits 5 with approval_required in its result, as the command did not run; once approved, the identical call exits 0', async () => {
+    const home = join(box.root, 'home-call');
+    const instance = join(box.root, 'instance-call');
+    const workspace = join(workspaceCopy('ws-call'), 'workspace.yaml');
+    const input = JSON.stringify({ command: 'notes.append', args: { line: 'held by call' } });
+    const call = () =>
+      runCli(['call', 'run_command', input, '--instance', instance, '--workspace', workspace], { home });
+    const held = await call();
+    expect(held.code, held.stderr).toBe(5);
+    const result = JSON.parse(held.stdout) as unknown;
+    expect(get(result, 'outcome', 'code')).toBe('approval_required');
+    const id = String(get(result, 'entry', 'value', 'approval', 'id'));
+    const approved = await runCli(['approvals', 'approve', id, '--instance', instance], { home });
+    expect(approved.code, approved.stderr).toBe(0);
+    const ran = await call();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(get(JSON.parse(ran.stdout) as unknown, 'outcome', 'ok')).toBe(true);
+  });
+});

@@ -213,7 +213,7 @@ describe('harness serve over stdio', () => {
   });
 });
 
-describe('harness serve over stdio when its embedded host cannot start', () => {
+describe('harness serve --keep-going over stdio when its embedded host cannot start', () => {
   it('still answers initialize and tools/list, says why once on stderr, and answers every call with that reason', async () => {
     const own = sandbox();
     const workspace = join(own.root, 'bad.yaml');
@@ -221,11 +221,14 @@ describe('harness serve over stdio when its embedded host cannot start', () => {
       workspace,
       'version: 1\ncommand_packs:\n  - id: bad.pack\n    commands:\n      - id: run\n        argv: [ls]\n        effects: sideways\nagents: []\n',
     );
-    const conn = await connectStdio(['--instance', own.instance, '--workspace', workspace], own.home);
+    const conn = await connectStdio(
+      ['--instance', own.instance, '--workspace', workspace, '--keep-going'],
+      own.home,
+    );
     try {
       const { tools } = await conn.client.listTools();
       expect(tools).toHaveLength(6);
-      // The line a start-up failure printed before serve answered anything (then it exited 3).
+      // The line `harness call` prints for the same start-up failure (then it exits 3).
       const reason = `the embedded host cannot start: the workspace ${workspace} does not load (2 error(s)); run 'harness packs check ${workspace}' to see each one`;
       const calls = [
         { name: 'list_commands', arguments: {} },

@@ -1,4 +1,5 @@
 // Reading a host listing into a run's catalog: the rows an agent is shown, and names to suggest.
+import { editDistance } from '@harness/errors';
 import { renderSignature } from '@harness/signature';
 import { isRecord, isStringArray } from './json';
 import { LIMITS } from './limits';
@@ -159,23 +160,6 @@ export function readCatalog(
     byName.set(row.name, row);
   }
   return { ok: true, catalog: { rows, byName, hidden, omitted } };
-}
-
-/** Levenshtein distance, bounded work for short names. */
-function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + cost);
-      diag = up;
-    }
-  }
-  return prev[b.length] ?? 0;
 }
 
 /**

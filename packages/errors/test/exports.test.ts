@@ -6,6 +6,7 @@ describe('public API', () => {
       'CodedError',
       'defineCodes',
       'describeFound',
+      'editDistance',
       'formatIssue',
       'showPath',
       'valueAt',

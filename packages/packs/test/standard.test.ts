@@ -149,6 +149,34 @@ describe('standard packs: declared by name, overridden key by key', () => {
     `);
   });
 
+  it('a key within two edits of "standard" on an entry with no id and no commands asks "did you mean standard", alone', async () => {
+    expect(
+      await loadErrors('command_packs:\n  - standrd: tools\n  - { stnadard: 3, timeout: 5s }\n', {
+        standardPacks: library,
+      }),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:2:5: command_packs[0].standrd: unknown key "standrd"; did you mean "standard"? e.g. standard: tools",
+        "workspace.yaml:3:7: command_packs[1].stnadard: unknown key "stnadard"; did you mean "standard"? e.g. standard: <name>",
+      ]
+    `);
+  });
+
+  it('a pack of its own with a key near "standard" keeps the schema\'s message about its keys', async () => {
+    expect(
+      await loadErrors(
+        'command_packs:\n  - id: own\n    standrd: tools\n    commands: [{ id: x, argv: [ls], effects: read }]\n',
+        {
+          standardPacks: library,
+        },
+      ),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, plan_inputs, commands; unknown key "standrd"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
+      ]
+    `);
+  });
+
   it('an entry may not bring its own commands, and its standard must be a name', async () => {
     expect(
       await loadErrors(

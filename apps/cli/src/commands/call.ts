@@ -1,7 +1,7 @@
 // `harness call <tool> [json | -]`: one tool call through the same session `serve` opens, the result
 // printed as JSON. The batch CLI: a script's way to reach the same tools a model does.
 import { readFileSync } from 'node:fs';
-import { OutcomeStatus, type ToolOutcome } from '@harness/commands';
+import { OutcomeStatus, RefusalCode, type ToolOutcome } from '@harness/commands';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
@@ -12,7 +12,9 @@ const help = `Usage: harness call <tool> [<json> | -] [configuration]
 
 Calls one tool once and prints its result as JSON on stdout. The input is a JSON object given
 inline, or read from stdin with '-'; none means {}. Exit 0 when the result's status is a success
-(ok, batch, executed), 1 otherwise.
+(ok, batch, executed), 5 when the call is held for a person's approval (approval_required: it did
+not run; approve it with harness approvals approve <id>, then make the identical call again),
+1 otherwise.
 
 Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
 
@@ -49,15 +51,23 @@ export async function callCommand(argv: string[]): Promise<number> {
   }
 }
 
+/** The exit code of a call held for a person's approval: it did not run (docs/cli.md, "Exit codes"). */
+const HELD_FOR_APPROVAL = 5;
+
 /**
- * 0 when the result's status is a success, 1 otherwise. A batch and an executed call are successes
- * here whatever their calls' commands answered: the result says that in its own fields.
+ * 0 when the result's status is a success, {@link HELD_FOR_APPROVAL} when the call waits for a
+ * person, 1 otherwise. A batch and an executed call are successes here whatever their calls'
+ * commands answered (the result says that in its own fields), but for a lone call held for
+ * approval: a script must not read a command that never ran as done.
  */
-function exitCodeOf(result: ToolOutcome): 0 | 1 {
+function exitCodeOf(result: ToolOutcome): 0 | 1 | typeof HELD_FOR_APPROVAL {
   switch (result.status) {
+    case OutcomeStatus.executed:
+      return result.outcome.withheld !== true && result.outcome.code === RefusalCode.approval_required
+        ? HELD_FOR_APPROVAL
+        : 0;
     case OutcomeStatus.ok:
     case OutcomeStatus.batch:
-    case OutcomeStatus.executed:
       return 0;
     case OutcomeStatus.failed_to_deliver:
     case OutcomeStatus.unknown_command:

@@ -19,6 +19,7 @@ import {
   type PersonChannel,
   withElicitation,
 } from '../elicit';
+import { startFailureLines } from '../embedded';
 import { CliError, debugRequested, describeFailure } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { type HttpToken, resolveHttpToken } from '../http-token';
@@ -32,7 +33,7 @@ import { withExecute } from '../tool-wrap';
 const DEFAULT_MAX_SESSIONS = 32;
 const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000;
 
-const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [--approvals elicit|queue] [configuration]
+const help = `Usage: harness serve [--workspace <file> --agent <id>] [--http <host:port>] [--token-file <path>] [--approvals elicit|queue] [--keep-going] [configuration]
 
 Serves list_commands, run_command and run_read_command (and loom_compose, loom_inspect,
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
@@ -42,6 +43,13 @@ an instance directory with the example workspace and a broker in this process (i
 Your own commands: harness serve --workspace ./my-workspace.yaml --instance ~/.local/share/harness/mine --agent me
 
 ${sessionFlagsHelp}
+
+Start-up:
+  A host that cannot start (a workspace that does not load, an agent it does not declare, an
+  instance directory or store it cannot use) ends serve before it answers anything: why on
+  stderr (each workspace error as file:line:column), exit 3 (4: the socket is held).
+  --keep-going         over stdio, serve anyway: the tools are listed and every call answers
+                       host_unavailable with the reason, until serve is started again
 
 Transport:
   --http <host:port>   serve streamable HTTP at http://host:port/mcp instead of stdio.
@@ -105,6 +113,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       retention: { type: 'string' },
       otel: { type: 'string' },
       metrics: { type: 'boolean' },
+      'keep-going': { type: 'boolean' },
     },
     false,
   );
@@ -112,18 +121,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     out(help);
     return 0;
   }
-  if (values.token !== undefined) {
-    throw new CliError(
-      'usage',
-      '--token is no longer accepted: a token in argv is visible to every user of the machine through ps; put it in a file only you can read and pass --token-file <path>, or set HARNESS_HTTP_TOKEN',
-    );
-  }
-  const listen = values.http === undefined ? undefined : parseListen(values.http);
-  const limits = {
-    maxSessions: wholeNumber(values['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS, 1),
-    idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
-  };
-  const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
+  const { listen, limits, heartbeatMs, keepGoing } = transportFlags(values);
   // Elicitation is offered by default: a client that never declared it is not asked anyway.
   const approvals = (values.approvals ?? 'elicit') as ApprovalMode;
   if (!APPROVAL_MODES.includes(approvals))
@@ -143,13 +141,18 @@ export async function serveCommand(argv: string[]): Promise<number> {
     );
   // The SDK is loaded only when telemetry is asked for: a serve without it loads none of it.
   const otel = telemetryOptions(values.otel, values.metrics === true, process.env);
-  // Over stdio the embedded host starts once the transport is up, in the background: initialize and
-  // tools/list need none of it, and the first call that does waits for it. Over HTTP it starts
-  // before the listener: the generated token lives in the instance directory the start creates.
+  // Over stdio the embedded host starts in the background while the MCP server loads (initialize and
+  // tools/list need none of it); with --keep-going the transport does not wait for it, and the first
+  // call that needs it does. Over HTTP it starts before the listener: the generated token lives in
+  // the instance directory the start creates.
   const session = await openSession(
     { ...sessionOptions(values), retentionMs, log: err },
-    { background: listen === undefined },
+    { background: true },
   );
+  // The host's start begins now, beside the MCP server's own loading. Unless the person asked to
+  // keep going, serve answers nothing until it has started, so a workspace that does not load ends
+  // serve (and its client shows the server failed, and why) instead of serving failures.
+  const started = keepGoing ? undefined : settle(session.ready());
   if (session.tools.length === 0) {
     await session.close();
     throw new CliError(
@@ -177,8 +180,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await telemetry?.shutdown();
   };
   if (listen === undefined) {
-    await serveStdio(serving);
+    const failed = await serveStdio(serving, started);
+    if (failed !== undefined) return endUnstarted(failed.error, stop, true);
   } else {
+    const failed = await started;
+    if (failed !== undefined) return endUnstarted(failed.error, stop, false);
     let token: HttpToken;
     try {
       token = given ?? resolveHttpToken(undefined, httpTokenPath(session));
@@ -188,7 +194,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
     await serveHttp(serving, listen, token, limits);
   }
-  // A start that fails is said here once; every call answers it (docs/cli.md, "Start-up").
+  // With --keep-going, a start that fails is said here once; every call answers it (docs/cli.md,
+  // "Start-up"). Without it, the start has succeeded by now.
   session.ready().catch((error: unknown) => {
     for (const line of describeFailure(error, debugRequested()).lines) err(line);
   });
@@ -208,6 +215,52 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // its exit kills their process groups (and a broker's next start reaps what it recorded).
   await Promise.race([stop(), new Promise((resolve) => setTimeout(resolve, CLIENT_GONE_GRACE_MS).unref())]);
   process.exit(0);
+}
+
+/** The flags of serve's transport, checked before anything is opened. */
+function transportFlags(values: {
+  http?: string | undefined;
+  token?: string | undefined;
+  'max-sessions'?: string | undefined;
+  'session-idle'?: string | undefined;
+  heartbeat?: string | undefined;
+  'keep-going'?: boolean | undefined;
+}) {
+  if (values.token !== undefined) {
+    throw new CliError(
+      'usage',
+      '--token is no longer accepted: a token in argv is visible to every user of the machine through ps; put it in a file only you can read and pass --token-file <path>, or set HARNESS_HTTP_TOKEN',
+    );
+  }
+  const listen = values.http === undefined ? undefined : parseListen(values.http);
+  const limits = {
+    maxSessions: wholeNumber(values['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS, 1),
+    idleMs: wholeNumber(values['session-idle'], '--session-idle', DEFAULT_SESSION_IDLE_MS, 1),
+  };
+  const heartbeatMs = wholeNumber(values.heartbeat, '--heartbeat', 1000, 0);
+  const keepGoing = values['keep-going'] === true;
+  if (keepGoing && listen !== undefined)
+    throw new CliError(
+      'usage',
+      '--keep-going serves over stdio only: over HTTP the host starts before serve listens (the token it generates lives in its instance directory), so a host that cannot start always ends serve; drop --keep-going',
+    );
+  return { listen, limits, heartbeatMs, keepGoing };
+}
+
+/** A promise's failure as a value: undefined once it fulfils, else what it rejected with. */
+function settle(promise: Promise<void>): Promise<{ error: unknown } | undefined> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** Ends a serve whose host did not start, before it served anything: why on stderr, its exit code. */
+async function endUnstarted(error: unknown, stop: () => Promise<void>, stdio: boolean): Promise<number> {
+  for (const line of startFailureLines(error, debugRequested())) err(line);
+  err(stdio ? `${NOTHING_SERVED}, ${KEEP_GOING_HINT}` : NOTHING_SERVED);
+  await stop();
+  return describeFailure(error, false).exitCode;
 }
 
 /** `--retention`: a retention window (`30d`, `12h`, `90m`), the syntax of `loom audit prune --before`. */
@@ -459,15 +512,29 @@ function approvalApi(instanceDir: string): ApprovalApi {
   };
 }
 
-async function serveStdio(serving: Serving): Promise<void> {
+/**
+ * Serves over stdio once `started` (the host's start, when serve waits for it) has settled; a start
+ * that failed is returned, and nothing is served.
+ */
+async function serveStdio(
+  serving: Serving,
+  started: Promise<{ error: unknown } | undefined> | undefined,
+): Promise<{ error: unknown } | undefined> {
   // Not the SDK's StdioServerTransport: past its buffer's bound it closed itself without a word and
   // serve fell silent for good (stdio-transport.ts).
   const { BoundedStdioServerTransport } = await import('../stdio-transport');
   const server = await newMcpServer(serving, 'stdio');
+  const failed = await started;
+  if (failed !== undefined) return failed;
   await server.connect(new BoundedStdioServerTransport());
   err(`harness: serving ${serving.session.tools.map((t) => t.name).join(', ')} over stdio`);
   if (serving.approvalsInstance !== undefined) err(ELICIT_NOTE);
+  return undefined;
 }
+
+const NOTHING_SERVED = 'harness: nothing served; fix the cause and start serve again';
+const KEEP_GOING_HINT =
+  'or pass --keep-going to serve anyway (every call then answers host_unavailable with the reason)';
 
 const ELICIT_NOTE =
   'harness: approvals: strict calls are put to the person in MCP clients that support elicitation; others wait for the console or harness approvals (--approvals queue: always wait)';

@@ -3,11 +3,11 @@
 // "Overriding a standard pack"). The merged entry keeps its index in the list, so every issue about
 // it is positioned in the workspace file: at the key the entry overrides, or else at the entry itself.
 import { parseYamlConfig } from '@harness/config/yaml';
-import { describeFound, showPath } from '@harness/errors';
+import { describeFound, editDistance, showPath } from '@harness/errors';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { STANDARD_ENTRY_KEYS } from '../schema';
-import type { PositionedIssue } from './types';
+import type { Path, PositionedIssue } from './types';
 
 type Entry = Readonly<Record<string, unknown>>;
 
@@ -76,6 +76,29 @@ export function mergeStandardPack(name: string, bundled: Entry, entry: Entry): R
   return out;
 }
 
+/**
+ * The key of an entry that is neither a pack of its own (no `id`, no `commands`) nor a standard one
+ * that is within two edits of `standard`: the entry meant to name a standard pack, misspelt.
+ */
+function misspeltStandard(entry: Entry): string | undefined {
+  if (Object.hasOwn(entry, 'id') || Object.hasOwn(entry, 'commands')) return undefined;
+  return Object.keys(entry).find((key) => editDistance(key, 'standard') <= 2);
+}
+
+/** The one issue a misspelt `standard` gets, at that key, instead of the keys a pack of its own lacks. */
+function misspeltStandardIssue(entry: Entry, path: Path, issue: PositionedIssue): PacksIssue {
+  const key = String(path.at(-1));
+  const name = entry[key];
+  const example = `standard: ${typeof name === 'string' ? name : '<name>'}`;
+  return issue(
+    Code.schema,
+    path,
+    `${showPath(path)}: unknown key "${key}"; did you mean "standard"? e.g. ${example}`,
+    { expected: 'standard', found: key },
+    true,
+  );
+}
+
 /** What {@link expandStandardPacks} returns: the file with each standard entry merged, and what it found wrong. */
 export interface StandardExpansion {
   readonly data: unknown;
@@ -99,8 +122,13 @@ export function expandStandardPacks(
   if (!isMap(data) || !Array.isArray(data.command_packs)) return { data, issues, origins };
   const available = Object.keys(library).sort();
   const packs = data.command_packs.map((entry: unknown, pi) => {
-    if (!isMap(entry) || !Object.hasOwn(entry, 'standard')) return entry;
     const at = ['command_packs', pi];
+    if (isMap(entry) && !Object.hasOwn(entry, 'standard')) {
+      const typo = misspeltStandard(entry);
+      if (typo !== undefined) issues.push(misspeltStandardIssue(entry, [...at, typo], issue));
+      return entry;
+    }
+    if (!isMap(entry)) return entry;
     const name = entry.standard;
     if (typeof name !== 'string') {
       const expected = `a standard pack name: ${listForMessage(available)}`;
