@@ -6,6 +6,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { detectSandbox } from '@harness/exec';
 import { needs } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -314,6 +315,55 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       );
       expect(found.status).toBe('executed');
       expect(JSON.stringify(found)).toMatch(/notes\.txt:1:a needle in a haystack/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("runs the project's confined make target over and over with no approval, and holds a commit for one", async () => {
+    const written = readFileSync(workspace, 'utf8');
+    expect(written).toContain(
+      '    unattended_when_confined: [run]     # confined writes, no approval asked\n',
+    );
+    expect(written).toContain(
+      '      - make.run                        # write, runs confined without approval: Run a make target\n',
+    );
+    expect(written).toContain(
+      '      - git.commit                      # write, waits for approval: Commit the staged changes\n',
+    );
+    const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
+      command: string;
+      args: string[];
+    };
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env: baseEnv(box.home),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'harness-init-test', version: '0.0.0' });
+    await client.connect(transport);
+    // Confined only where a sandbox works here (the suite also runs on a PATH without bubblewrap).
+    const confined = detectSandbox().available;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const made = structured(
+          await client.callTool({
+            name: 'run_command',
+            arguments: { command: 'make.run', args: { target: 'test' } },
+          }),
+        );
+        // The fixture's Makefile is odd on purpose (make stops at its $(OUT) rule): it ran, unasked.
+        if (confined) expect(made).toMatchObject({ status: 'executed', command: 'make.run' });
+        else expect(JSON.stringify(made)).toMatch(/approval_required/);
+      }
+      const commit = structured(
+        await client.callTool({
+          name: 'run_command',
+          arguments: { command: 'git.commit', args: { message: 'x' } },
+        }),
+      );
+      expect(JSON.stringify(commit)).toMatch(/approval_required/);
     } finally {
       await client.close();
     }

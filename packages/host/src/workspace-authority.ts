@@ -214,6 +214,7 @@ const COMMAND_COMPARED = new Set([
   'scopes',
   'label',
   'sandbox',
+  'unattended',
 ]);
 
 function compareCommand(a: PackCommand, b: PackCommand, add: Collect): void {
@@ -222,6 +223,14 @@ function compareCommand(a: PackCommand, b: PackCommand, add: Collect): void {
   if (!same(a.argv, b.argv))
     add(true, `${path}/argv`, `${id}: argv ${argvText(a.argv)} → ${argvText(b.argv)}`);
   compareTier(a, b, add);
+  if ((a.unattended ?? false) !== (b.unattended ?? false)) {
+    const now = b.unattended === true;
+    add(
+      now,
+      `${path}/unattended`,
+      `${id}: ${now ? 'runs confined without approval' : 'asks a person again'}`,
+    );
+  }
   if (a.effects !== b.effects) {
     add(b.effects === 'read', `${path}/effects`, `${id}: effects ${a.effects} → ${b.effects}`);
   }

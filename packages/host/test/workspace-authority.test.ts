@@ -326,6 +326,29 @@ describe('compareAuthority: an edit of the workspace', () => {
     ]);
   });
 
+  it('shows a write made to run confined without approval as a widening, and the reverse as a narrowing [SEC-23]', async () => {
+    const confined = swap(
+      "        argv: [touch, '{{name}}']\n",
+      "        argv: [touch, '{{name}}']\n        sandbox: { filesystem: { write: [.] } }\n",
+    )(BASE);
+    const unattended = swap(
+      '    timeout: 30s\n',
+      '    timeout: 30s\n    unattended_when_confined: [save]\n',
+    )(confined);
+    const asks = await load(confined);
+    const runs = await load(unattended);
+    expect(runs.packs[0]!.commands.find((c) => c.id === 'save')!.unattended).toBe(true);
+    expect(compareAuthority(asks, runs)).toEqual({
+      widenings: [
+        { path: 'commands/text.save/unattended', text: 'text.save: runs confined without approval' },
+      ],
+      narrowings: [],
+    });
+    expect(compareAuthority(runs, asks).narrowings.map((c) => c.text)).toEqual([
+      'text.save: asks a person again',
+    ]);
+  });
+
   it('finds nothing between a workspace and itself', async () => {
     expect(compareAuthority(await load(BASE), await load(BASE))).toEqual({ widenings: [], narrowings: [] });
   });

@@ -25,7 +25,7 @@ export const PacksErrorCode = defineCodes({
   duplicate_id: 'duplicate_id',
   /** A pack id is reserved (`workspace`, `loom`). */
   reserved_id: 'reserved_id',
-  /** A `permission_overrides` / `timeout_overrides` / `input_overrides` key names no command (or input) of its pack. */
+  /** A `permission_overrides` / `timeout_overrides` / `input_overrides` key or an `unattended_when_confined` entry names no command (or input) of its pack. */
   unknown_override: 'unknown_override',
   /** A `standard:` entry names no standard pack bundled with this release. */
   unknown_standard: 'unknown_standard',
@@ -86,6 +86,11 @@ export const PacksErrorCode = defineCodes({
    * get none of theirs.
    */
   git_identity: 'git_identity',
+  /**
+   * A warning: a command listed in `unattended_when_confined` does not run confined on this machine
+   * (or is not a write under `cautious`), so it asks a person as before; `reason` says why.
+   */
+  not_confined: 'not_confined',
 });
 
 /** One of the {@link PacksErrorCode} values. */
@@ -117,7 +122,11 @@ export interface PacksIssueDetails {
   /** The override key that names no command, of which map, and the commands the pack has. */
   readonly unknown_override: {
     readonly pack: string;
-    readonly key: 'permission_overrides' | 'timeout_overrides' | 'input_overrides';
+    readonly key:
+      | 'permission_overrides'
+      | 'timeout_overrides'
+      | 'input_overrides'
+      | 'unattended_when_confined';
     readonly command: string;
     /** For `input_overrides`: the input named that the command does not have (`expected` then lists its inputs). */
     readonly input?: string;
@@ -262,6 +271,8 @@ export interface PacksIssueDetails {
   readonly notify_env_unset: { readonly target: string; readonly env: string };
   /** The git pack concerned and why it has no identity of the person's. */
   readonly git_identity: { readonly pack: string; readonly reason: 'unset' | 'invalid' | 'unreadable' };
+  /** The command (manifest id) and why it still asks: {@link ConfinementGap}'s code. */
+  readonly not_confined: { readonly command: string; readonly reason: string };
 }
 
 /**

@@ -464,6 +464,10 @@ const packShape = {
   description: z.string().optional(),
   permission: tierSchema.optional(),
   permission_overrides: z.record(id('command'), tierSchema).optional(),
+  unattended_when_confined: z.array(id('command')).optional().meta({
+    description:
+      "Write commands of this pack that run without a person's approval under the cautious tier when, and only when, they run confined on this machine: writing only inside the pack's cwd (its .git, .harness and client configs read-only), with no network, no Unix socket, no credential in their env and the home by allow-list. A listed command that is not confined here (no sandbox mechanism, the network, a write outside the project, .git) still asks, and the load says why.",
+  }),
   timeout: durationSchema.optional().meta({ description: 'Default 30s.' }),
   timeout_overrides: z.record(id('command'), durationSchema).optional(),
   approval_wait: approvalWaitSchema.optional().meta({

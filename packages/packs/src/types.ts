@@ -130,6 +130,12 @@ export interface PackCommand {
    * sandbox block, `sandbox: false`, `sandbox_mode: off`, or `preferred` where no mechanism works).
    */
   readonly sandbox: SandboxPolicy | null;
+  /**
+   * Listed in its pack's `unattended_when_confined` and, on this machine, a write under `cautious`
+   * that runs confined (docs/packs.md, "Confined writes run unattended"): a call needs no person's approval. Absent
+   * otherwise (a listed command that is not confined here asks, with a load warning saying why).
+   */
+  readonly unattended?: true;
 }
 
 /** One loaded, available pack. */

@@ -172,7 +172,7 @@ describe('standard packs: declared by name, overridden key by key', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, plan_inputs, commands; unknown key "standrd"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
+        "workspace.yaml:3:5: command_packs[0]: expected only the keys id, description, permission, permission_overrides, unattended_when_confined, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, plan_inputs, commands; unknown key "standrd"; e.g. command_packs: [{ id: dev, commands: [{ id: status, effects: read, argv: [git, status] }] }]",
       ]
     `);
   });
@@ -185,7 +185,7 @@ describe('standard packs: declared by name, overridden key by key', () => {
       ),
     ).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:3:5: command_packs[0].commands: the commands of standard pack "tools" come with it; expected only overrides of the bundled pack (id, description, permission, permission_overrides, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, plan_inputs); to change its commands, copy standard/tools.yaml into this file as a pack of your own",
+        "workspace.yaml:3:5: command_packs[0].commands: the commands of standard pack "tools" come with it; expected only overrides of the bundled pack (id, description, permission, permission_overrides, unattended_when_confined, timeout, timeout_overrides, approval_wait, approval_timeout, telemetry, input_overrides, max_output, requires, cwd, env, credentials_ref, label, optional, scopes, sandbox, plan_inputs); to change its commands, copy standard/tools.yaml into this file as a pack of your own",
         "workspace.yaml:4:15: command_packs[1].standard: expected a standard pack name: tools, found number 3",
       ]
     `);

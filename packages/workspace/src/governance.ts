@@ -117,7 +117,7 @@ export type DecisionOutcome = 'allow' | 'deny' | 'approval_required';
 
 /**
  * Machine codes of a decision (the host copies a deny's code into its answer's `reason`):
- * allow — `open_tier`, `read_auto_approved`, `approved`, `no_governance`;
+ * allow — `open_tier`, `read_auto_approved`, `confined_write`, `approved`, `no_governance`;
  * deny — `unknown_command`, `requirement_unmet`, `unknown_agent`, `not_granted`, `readonly_tier`, `scope_denied`,
  *   and the host's `plan_changed` (an approval taken for a plan the call would no longer run);
  * approval_required — `strict_tier`, `write_needs_approval`.
@@ -125,6 +125,7 @@ export type DecisionOutcome = 'allow' | 'deny' | 'approval_required';
 export type DecisionCode =
   | 'open_tier'
   | 'read_auto_approved'
+  | 'confined_write'
   | 'approved'
   | 'no_governance'
   | 'unknown_command'
@@ -195,7 +196,9 @@ export interface DecideInput {
  * 3. tier `readonly` and effects `write` → deny `readonly_tier`, before anything else is consulted (CP-11);
  * 4. scopes: `required ∖ allowed` non-empty → deny `scope_denied` (CP-17). This project checks
  *    scopes on every tier, `open` included: scopes are authorization, tiers are approval (CP-07);
- * 5. `open` → allow; no governance → allow; `read` under `cautious` or `readonly` → allow;
+ * 5. `open` → allow; no governance → allow; `read` under `cautious` or `readonly` → allow; a
+ *    `write` under `cautious` that its pack lists in `unattended_when_confined` and that runs
+ *    confined on this machine (the load keeps `unattended` only then) → allow `confined_write`;
  *    `strict` (any call) and a `write` under `cautious` → an approval from the store, else
  *    `approval_required`.
  * Effects come from the declaration (undeclared = write); the action label is never scanned (CP-62).
@@ -318,7 +321,7 @@ function refused({ command, caller, scoped, tierText }: GateCall): Decision | un
   return undefined;
 }
 
-/** Step 5, without approval: the `open` tier, no governance, or a read below `strict`; else `undefined`. */
+/** Step 5, without approval: the `open` tier, no governance, a read below `strict` or a confined write under `cautious`; else `undefined`. */
 function allowedOutright(
   { command, scoped, tierText }: GateCall,
   governance: boolean | undefined,
@@ -346,6 +349,14 @@ function allowedOutright(
       outcome: 'allow',
       code: 'read_auto_approved',
       reason: `${action} allowed: ${tierText}, reads are auto-approved`,
+    };
+  }
+  if (command.tier === 'cautious' && command.effects === 'write' && command.unattended === true) {
+    return {
+      ...scoped,
+      outcome: 'allow',
+      code: 'confined_write',
+      reason: `${action} allowed: ${tierText}, runs confined (writes only its project, no network, no secret): no approval needed`,
     };
   }
   return undefined;

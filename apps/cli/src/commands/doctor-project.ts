@@ -21,7 +21,7 @@ export interface ProjectCheck {
 export async function projectChecks(cwd: string): Promise<ProjectCheck[]> {
   const workspaceFile = resolve(cwd, '.harness', 'workspace.yaml');
   if (!existsSync(workspaceFile)) return [];
-  const rows = [await workspaceRow(workspaceFile)];
+  const rows = await workspaceRows(workspaceFile);
   const ctx: ClientContext = {
     projectDir: resolve(cwd),
     home: process.env.HOME || homedir(),
@@ -35,24 +35,44 @@ export async function projectChecks(cwd: string): Promise<ProjectCheck[]> {
   return rows;
 }
 
-/** The workspace loads as `harness packs check` loads it (requirements probed). */
-async function workspaceRow(file: string): Promise<ProjectCheck> {
+/**
+ * The workspace loads as `harness packs check` loads it (requirements probed); then which writes
+ * run confined without approval here, and each listed one that asks, with why.
+ */
+async function workspaceRows(file: string): Promise<ProjectCheck[]> {
   const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file }, { probe: true });
   if (!loaded.ok)
-    return {
-      name: 'project workspace',
-      status: 'fail',
-      detail: `${file} does not pass packs check (${loaded.issues.length} error(s)); run 'harness packs check ${file}' to see each`,
-    };
+    return [
+      {
+        name: 'project workspace',
+        status: 'fail',
+        detail: `${file} does not pass packs check (${loaded.issues.length} error(s)); run 'harness packs check ${file}' to see each`,
+      },
+    ];
   const ws = loaded.workspace;
   const left =
     ws.unavailable.length > 0 ? `; left out here: ${ws.unavailable.map((u) => u.id).join(', ')}` : '';
-  return {
-    name: 'project workspace',
-    status: 'ok',
-    detail: `${file} passes packs check: ${ws.packs.length} pack(s), agent(s) ${ws.agents.map((a) => a.id).join(', ')}${left}`,
-  };
+  const unattended = ws.packs.flatMap((p) => p.commands.filter((c) => c.unattended).map((c) => c.manifestId));
+  return [
+    {
+      name: 'project workspace',
+      status: 'ok',
+      detail: `${file} passes packs check: ${ws.packs.length} pack(s), agent(s) ${ws.agents.map((a) => a.id).join(', ')}${left}`,
+    },
+    ...(unattended.length === 0
+      ? []
+      : [
+          {
+            name: 'unattended',
+            status: 'ok' as const,
+            detail: `${unattended.join(', ')} run confined, without approval`,
+          },
+        ]),
+    ...loaded.warnings
+      .filter((w) => w.code === 'not_confined')
+      .map((w) => ({ name: 'unattended', status: 'warn' as const, detail: w.message })),
+  ];
 }
 
 /** The client's row: which file holds a harness entry, and whether it serves this project's workspace. */

@@ -10,6 +10,8 @@ export interface CatalogCommand {
   readonly title: string;
   readonly effect: Effects;
   readonly tier: Tier;
+  /** A write that, as its pack declares it, runs confined: listed in `unattended_when_confined`. */
+  readonly confinedWrite: boolean;
 }
 
 /** The standard packs of this release, by id. */
@@ -22,7 +24,13 @@ export async function standardCatalog(): Promise<StandardCatalog> {
   return new Map(
     packs.map((p) => [
       p.id,
-      p.commands.map((c) => ({ id: c.id, title: c.title, effect: c.effect, tier: c.tier })),
+      p.commands.map((c) => ({
+        id: c.id,
+        title: c.title,
+        effect: c.effect,
+        tier: c.tier,
+        confinedWrite: c.confinedWrite,
+      })),
     ]),
   );
 }

@@ -33,14 +33,14 @@ export function renderWorkspace(
     '',
     line('command_packs:', 'the packs this workspace offers, each a standard pack of this release'),
   ];
-  for (const pack of choice.packs) lines.push(...packEntry(pack));
+  for (const pack of choice.packs) lines.push(...packEntry(pack, catalog.get(pack.id) ?? []));
   lines.push(
     '',
     line('agents:', 'who may run which of those commands'),
     line(`  - id: ${AGENT}`, `the agent \`harness serve --agent ${AGENT}\` serves`),
     ...comment(
       '    ',
-      'Reads run unattended; every write waits for your approval (harness console). A strict command needs approval for every call, and what it does is hard to undo, so each is listed commented out: uncomment one to grant it.',
+      'Reads run unattended, and so do the writes each pack lists in unattended_when_confined while this machine confines them; every other write waits for your approval (harness console). A strict command needs approval for every call, and what it does is hard to undo, so each is listed commented out: uncomment one to grant it.',
     ),
     line('    grants:', `what ${AGENT} may run`),
   );
@@ -48,17 +48,36 @@ export function renderWorkspace(
   return `${lines.join('\n')}\n`;
 }
 
-function packEntry(pack: PackChoice): string[] {
+function packEntry(pack: PackChoice, commands: readonly CatalogCommand[]): string[] {
   const out = [
     ...comment('  ', pack.why),
     line(`  - standard: ${pack.id}`, `the bundled pack (docs/standard-packs.md#${pack.id})`),
     line('    cwd: ..', 'runs in the project directory (this file sits in .harness/)'),
+    ...unattendedLines(pack, commands),
   ];
   if (pack.overrides.length > 0) {
     out.push(line('    input_overrides:', "the fixed sets this pack's commands take from this file"));
     for (const o of pack.overrides) out.push(...overrideLines(pack.id, o));
   }
   return out;
+}
+
+/**
+ * `unattended_when_confined` for the granted writes that run confined: the edit-and-test loop runs
+ * with no click, because what such a run can reach is the project alone.
+ */
+function unattendedLines(pack: PackChoice, commands: readonly CatalogCommand[]): string[] {
+  const ids = commands
+    .filter((c) => grantKind(c) === 'write' && c.confinedWrite && !pack.heldBack.has(c.id))
+    .map((c) => c.id.slice(pack.id.length + 1));
+  if (ids.length === 0) return [];
+  return [
+    ...comment(
+      '    ',
+      'No click for these while this machine confines them: they write only this project (.git, .harness and client configs read-only), with no network and no secret. Unconfined (no bubblewrap) they ask, and `harness doctor` says why.',
+    ),
+    line(`    unattended_when_confined: [${ids.join(', ')}]`, 'confined writes, no approval asked'),
+  ];
 }
 
 function overrideLines(packId: string, o: OverrideChoice): string[] {
@@ -81,7 +100,8 @@ function grantLines(pack: PackChoice, commands: readonly CatalogCommand[]): stri
     );
   for (const c of commands.filter((x) => grantKind(x) === 'write')) {
     const held = pack.heldBack.get(c.id);
-    if (held === undefined) out.push(line(`      - ${c.id}`, `write, waits for approval: ${c.title}`));
+    const waits = c.confinedWrite ? 'write, runs confined without approval' : 'write, waits for approval';
+    if (held === undefined) out.push(line(`      - ${c.id}`, `${waits}: ${c.title}`));
     else out.push(line(`      # - ${c.id}`, `not granted: ${held}`));
   }
   for (const c of commands.filter((x) => grantKind(x) === 'strict')) {

@@ -10,6 +10,7 @@ import { type BuiltPack, buildPacks } from './packs';
 import { probeRequirements } from './probes';
 import { applySandboxMode, loadWalls } from './sandbox';
 import type { BuildContext, RawPack } from './types';
+import { applyUnattended } from './unattended';
 
 /**
  * Builds every pack of `rawPacks` (the file's `command_packs`, cwd relative to `dir`), pushing every
@@ -42,7 +43,7 @@ export interface OfferedPacks {
 /**
  * Probes every built pack's requirements (unless `options.probe` is `false`), gives the standard git
  * packs that passed the person's identity (`options.gitIdentity`), then applies the sandbox `mode`
- * to them: what a load offers on this machine.
+ * to them and keeps `unattended` only where a command runs confined: what a load offers here.
  */
 export async function offerPacks(
   built: readonly BuiltPack[],
@@ -54,6 +55,9 @@ export async function offerPacks(
   const probed = await probeRequirements(built, ctx, issues, warnings);
   const indexOf = (id: string) => built.find((b) => b.pack.id === id)?.index ?? 0;
   const scope = { ...probed, packs: await applyGitIdentity(probed.packs, indexOf, ctx, warnings) };
-  const sandbox = applySandboxMode(mode, scope, indexOf, ctx, warnings);
-  return { ...scope, sandbox };
+  const sandbox = ctx.asDeclared
+    ? { mode, mechanism: null }
+    : applySandboxMode(mode, scope, indexOf, ctx, warnings);
+  // Last: whether a listed write runs unattended depends on how this machine confines it.
+  return { ...scope, packs: applyUnattended(scope.packs, indexOf, ctx, warnings), sandbox };
 }

@@ -247,6 +247,8 @@ function commandOf(
     scopes: Object.freeze([...new Set([...(rp.scopes ?? []), ...(rc.scopes ?? [])])]),
     planInputs: Object.freeze([...new Set([...(rp.plan_inputs ?? []), ...(rc.plan_inputs ?? [])])]),
     ...(label ? { label } : {}),
+    // As declared; the load drops it where the command does not run confined (./unattended).
+    ...(rp.unattended_when_confined?.includes(rc.id) ? { unattended: true as const } : {}),
   });
 }
 

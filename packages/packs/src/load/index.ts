@@ -39,6 +39,11 @@ export interface InternalLoadOptions {
    * standard pack outside any workspace); a real load always requires the list.
    */
   readonly openListedValues?: boolean;
+  /**
+   * Confine every command as its pack declares, whatever this machine can do (describing packs:
+   * nothing runs), instead of applying `sandbox_mode: preferred` against this machine.
+   */
+  readonly asDeclared?: boolean;
 }
 
 /** {@link loadPacks}, with this package's internal options. */

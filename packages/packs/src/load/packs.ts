@@ -164,6 +164,18 @@ function checkOverrides(rp: RawPack, pPath: Path, ctx: CheckContext, issues: Pac
       }
     }
   }
+  (rp.unattended_when_confined ?? []).forEach((name, i) => {
+    if (commandIds.includes(name)) return;
+    issues.push(
+      ctx.issue(
+        Code.unknown_override,
+        [...pPath, 'unattended_when_confined', i],
+        `unattended_when_confined entry "${name}" names no command of pack "${rp.id}"; expected one of ${listForMessage(commandIds)}`,
+        { pack: rp.id, key: 'unattended_when_confined', command: name, expected: commandIds },
+        true,
+      ),
+    );
+  });
 }
 
 /** Where the caller gave its credential source, every credential a pack names must be in it. */

@@ -90,6 +90,8 @@ export interface BuildContext extends CheckContext {
   readonly origins?: ReadonlyMap<number, string>;
   /** Leave an `enum_from_workspace` input open when no list is given (see `loadWith`). */
   readonly openListedValues?: boolean;
+  /** Confine as declared, whatever this machine can do (see `loadWith`). */
+  readonly asDeclared?: boolean;
   /** The file's `approval_wait` in ms (0: none), each pack's unless it sets its own. */
   readonly approvalWaitMs?: number;
   /** The file's `approval_timeout` in ms, each pack's unless it sets its own; absent: the default. */

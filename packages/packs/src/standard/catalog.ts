@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { formatIssue } from '../errors';
 import { loadWith } from '../load';
+import { confinementGap } from '../load/unattended';
 import { type InputsSchema, inputsSchema } from '../manifest';
 import type { CommandExample, Effects, Requirement, Tier } from '../types';
 import { STANDARD_PACK_IDS } from './library';
@@ -21,6 +22,12 @@ export interface StandardCommandInfo {
   /** The program it runs on this machine (the variant in use), e.g. `rg`. */
   readonly program: string;
   readonly examples: readonly CommandExample[];
+  /**
+   * A write under `cautious` that, as declared, runs confined: only its project written (its .git
+   * and .harness read-only), no network, no socket, no credential. What `unattended_when_confined`
+   * lets run without approval where this machine confines it (`harness init` lists these).
+   */
+  readonly confinedWrite: boolean;
 }
 
 /** One standard pack of this release, and whether this machine can run it. */
@@ -51,14 +58,14 @@ export async function describeStandardPacks(
     const probed = await loadWith(
       { text, file },
       { probe: options.probe ?? true, ...(options.path === undefined ? {} : { path: options.path }) },
-      { openListedValues: true },
+      { openListedValues: true, asDeclared: true },
     );
     const unavailable = probed.ok ? probed.packs.unavailable.find((u) => u.id === id) : undefined;
     // A pack left out here is still described, from its first variant.
     const described =
       probed.ok && unavailable === undefined
         ? probed
-        : await loadWith({ text, file }, { probe: false }, { openListedValues: true });
+        : await loadWith({ text, file }, { probe: false }, { openListedValues: true, asDeclared: true });
     // A standard pack that does not load without probing is a bug of this release (a test loads each).
     if (!described.ok) throw new Error(described.issues.map(formatIssue).join('\n'));
     const pack = described.packs.packs[0]!;
@@ -71,6 +78,7 @@ export async function describeStandardPacks(
       tier: c.tier,
       program: c.argv[0] ?? '',
       examples: c.examples,
+      confinedWrite: confinementGap(pack, c) === undefined,
     }));
     out.push({
       id,
