@@ -87,6 +87,7 @@ export interface Session {
   /** A fresh run with this session's mode and ceiling (one per MCP session over HTTP). */
   newRun(id: string): RunState;
   context(signal?: AbortSignal, run?: RunState): ToolContext;
+  /** Calls one tool; `signal` cancels it, and stops it once sent (its command's processes end). */
   call(name: string, input: unknown, signal?: AbortSignal): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
@@ -345,7 +346,9 @@ export async function openSession(
           `no tool '${name}' in this session; available: ${tools.map((t) => t.name).join(', ') || '(none: no host configuration)'}`,
         );
       }
-      return tool.execute(input, context(signal));
+      // One call, one signal: its cancellation (Ctrl-C on `harness call`) names this call, so it
+      // also stops the call once sent, as an MCP client's cancellation does.
+      return tool.execute(input, { ...context(signal), stopStarted: signal !== undefined });
     },
     close: async () => {
       await host?.close();

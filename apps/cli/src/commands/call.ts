@@ -14,7 +14,8 @@ Calls one tool once and prints its result as JSON on stdout. The input is a JSON
 inline, or read from stdin with '-'; none means {}. Exit 0 when the result's status is a success
 (ok, batch, executed), 5 when the call is held for a person's approval (approval_required: it did
 not run; approve it with harness approvals approve <id>, then make the identical call again),
-1 otherwise.
+1 otherwise. Ctrl-C cancels the call (its command's processes are ended, the result says
+cancelled, and the audit records it so) and exits 130; a second Ctrl-C quits at once.
 
 Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
 
@@ -42,13 +43,40 @@ export async function callCommand(argv: string[]): Promise<number> {
     }
   }
   const session = await openSession({ ...sessionOptions(values), log: err });
+  const interrupt = interruptible();
   try {
-    const result = await session.call(tool, input);
+    const result = await session.call(tool, input, interrupt.signal);
     printJson(result);
-    return exitCodeOf(result);
+    return interrupt.signal.aborted ? INTERRUPTED : exitCodeOf(result);
   } finally {
+    interrupt.dispose();
     await session.close();
   }
+}
+
+/** The exit code after Ctrl-C, as a shell reports a command SIGINT ended (128 + 2). */
+const INTERRUPTED = 130;
+
+/**
+ * Ctrl-C cancels the call rather than killing this process under its broker: the command's process
+ * group is ended, the result (`cancelled`) is printed and audited as such. A second Ctrl-C quits at once.
+ */
+function interruptible(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const now = () => process.exit(INTERRUPTED);
+  const first = () => {
+    err('harness call: interrupted: cancelling the call (Ctrl-C again to quit at once)');
+    controller.abort();
+    process.once('SIGINT', now);
+  };
+  process.once('SIGINT', first);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', first);
+      process.off('SIGINT', now);
+    },
+  };
 }
 
 /** The exit code of a call held for a person's approval: it did not run (docs/cli.md, "Exit codes"). */
