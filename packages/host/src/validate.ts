@@ -7,7 +7,9 @@ export interface ArgError {
 }
 
 // `strict: false` so that the host's own `x-*` keywords (x-source) and unknown formats pass through.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+// `verbose` so that an error carries the input's own schema: a pattern's error says what the input
+// takes in words (its description), not the regular expression.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 
 /** How many compiled validators the host keeps (least recently used dropped first). */
 export const VALIDATORS_KEPT = 512;
@@ -49,9 +51,25 @@ const toArgError = (e: ErrorObject): ArgError => {
       : extra !== undefined
         ? `${e.instancePath}/${extra}`
         : e.instancePath;
-  const message = extra !== undefined ? `unexpected property "${extra}"` : (e.message ?? 'is invalid');
+  const message =
+    extra !== undefined
+      ? `unexpected property "${extra}"`
+      : e.keyword === 'pattern'
+        ? patternMessage(e)
+        : (e.message ?? 'is invalid');
   return { path: path === '' ? '/' : path, message };
 };
+
+/** A value that fails its input's pattern, said with the input's description when it has one. */
+function patternMessage(e: ErrorObject): string {
+  const description = (e.parentSchema as { description?: unknown } | undefined)?.description;
+  const value = typeof e.data === 'string' ? e.data : String(e.data);
+  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof description !== 'string' || description === '') {
+    return `${shown} does not have the form this input takes (its pattern in the schema)`;
+  }
+  return `${shown} is not accepted: expected ${description.charAt(0).toLowerCase()}${description.slice(1)}`;
+}
 
 /** Validates `args` against a row's `inputs` schema; an empty list means valid. */
 export function validateArgs(schema: unknown, args: unknown): ArgError[] {

@@ -15,3 +15,33 @@ describe('argument validators', () => {
     expect(validateArgs(again, { n: 2 })).toEqual([]);
   });
 });
+
+describe('a value its input’s pattern refuses', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      revision: {
+        type: 'string',
+        description: 'A commit (HEAD, main, HEAD~2, a commit id), or a range A..B',
+        pattern: '^(?!\\.\\.\\.?$)[A-Za-z0-9_~^]*(?:\\.\\.[A-Za-z0-9_~^]*)?$',
+      },
+      tag: { type: 'string', pattern: '^v[0-9]+$' },
+    },
+  };
+
+  it('is said in the words of the input’s description, not as the regular expression', () => {
+    expect(validateArgs(schema, { revision: 'HEAD....main' })).toEqual([
+      {
+        path: '/revision',
+        message:
+          '"HEAD....main" is not accepted: expected a commit (HEAD, main, HEAD~2, a commit id), or a range A..B',
+      },
+    ]);
+  });
+
+  it('points at the schema when the input has no description', () => {
+    expect(validateArgs(schema, { tag: 'one' })).toEqual([
+      { path: '/tag', message: '"one" does not have the form this input takes (its pattern in the schema)' },
+    ]);
+  });
+});
