@@ -279,6 +279,7 @@ function manifestRows(workspace: Workspace): ManifestRow[] {
 function scopeWorkspaceOf(workspace: Workspace, byId: ReadonlyMap<string, ManifestRow>): ScopeWorkspace {
   return {
     agentCommands: (agent) => workspace.agents.find((a) => a.id === agent)?.commands,
+    agentBuiltins: (agent) => workspace.agents.find((a) => a.id === agent)?.builtins ?? true,
     agentIds: () => workspace.agents.map((a) => a.id),
     resolveGrants(grants) {
       const r = resolveGrants(workspace, grants);

@@ -25,6 +25,8 @@ export interface ScopeWorkspace {
   agentCommands(agent: string): readonly string[] | undefined;
   /** Every declared agent id (for messages). */
   agentIds(): readonly string[];
+  /** Whether the workspace offers the agent the host's built-ins (its `builtins`); default true. */
+  agentBuiltins?(agent: string): boolean;
   /** Resolves grant strings to manifest ids, or explains why one does not resolve. */
   resolveGrants(
     grants: readonly string[],
@@ -176,6 +178,8 @@ export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file?:
       builtins.add(b as BuiltinId);
     }
   }
+  // The workspace's word on its agent narrows the scope's, never widens it.
+  if (workspace.agentBuiltins?.(scope.agent) === false) builtins = new Set();
   let readOnly: ResolvedScope['readOnly'];
   if (scope.readOnly === undefined || scope.readOnly === true) readOnly = 'reads';
   else if (scope.readOnly === false) readOnly = new Set();

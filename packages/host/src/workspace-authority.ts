@@ -137,6 +137,13 @@ function compareAgents(
     for (const [g, gone] of setChanges(was.grants, agent.grants)) {
       add(!gone, `${path}/grants`, `agent ${agent.id}: grants ${g}${gone ? ' (removed)' : ' (new)'}`);
     }
+    if (was.builtins !== agent.builtins) {
+      add(
+        agent.builtins,
+        `${path}/builtins`,
+        `agent ${agent.id}: the loom.* built-ins ${agent.builtins ? 'offered' : 'no longer offered'}`,
+      );
+    }
     for (const [s, gone] of setChanges(was.scopes, agent.scopes)) {
       add(!gone, `${path}/scopes`, `agent ${agent.id}: scope ${s}${gone ? ' (removed)' : ' (new)'}`);
     }

@@ -194,6 +194,12 @@ const ROWS: readonly Row[] = [
     ],
   },
   {
+    edit: 'the loom built-ins taken from the agent',
+    change: swap('    scopes: [text:mode]\n    grants', '    scopes: [text:mode]\n    builtins: false\n    grants'),
+    widenings: [],
+    narrowings: ['agent demo: the loom.* built-ins no longer offered'],
+  },
+  {
     edit: 'a scope given to the agent',
     change: swap('scopes: [text:mode]\n    grants', 'scopes: [text:mode, repo:write]\n    grants'),
     widenings: ['agent demo: scope repo:write (new)'],

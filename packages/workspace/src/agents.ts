@@ -81,6 +81,7 @@ export function resolveAgents(
         scopes: Object.freeze([...(a.scopes ?? [])]),
         grants: Object.freeze([...grants]),
         commands: Object.freeze([...r.commands]),
+        builtins: a.builtins ?? true,
       }),
     );
   });

@@ -21,6 +21,10 @@ const agent = strict({
     .array(z.string({ error: 'expected a grant (a string)' }))
     .optional()
     .meta({ description: 'pack:<id> (its read commands) or <pack>.<command>.' }),
+  builtins: z.boolean({ error: 'expected builtins: true or false' }).optional().meta({
+    description:
+      "false: the host's loom.* built-ins (composing and inspecting a shared Loom document) are not offered to this agent, a coding agent's catalog being its packs alone; default true.",
+  }),
 });
 
 /** The workspace's settings: each applies to every entry the workspace declares. */

@@ -8,6 +8,8 @@ export interface Agent {
   readonly grants: readonly string[];
   /** Manifest ids its grants resolve to (unavailable packs contribute nothing). */
   readonly commands: readonly string[];
+  /** Whether the host's `loom.*` built-ins are offered to it (`builtins`, default `true`). */
+  readonly builtins: boolean;
 }
 
 /**

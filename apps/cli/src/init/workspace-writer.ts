@@ -38,6 +38,7 @@ export function renderWorkspace(
     '',
     line('agents:', 'who may run which of those commands'),
     line(`  - id: ${AGENT}`, `the agent \`harness serve --agent ${AGENT}\` serves`),
+    line('    builtins: false', 'no loom.* tools: they compose shared Loom documents, not this repository'),
     ...comment(
       '    ',
       'Reads run unattended, and so do the writes each pack lists in unattended_when_confined while this machine confines them; every other write waits for your approval (harness console). A strict command needs approval for every call, and what it does is hard to undo, so each is listed commented out: uncomment one to grant it.',
