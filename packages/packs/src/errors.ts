@@ -86,6 +86,11 @@ export const PacksErrorCode = defineCodes({
    * get none of theirs.
    */
   git_identity: 'git_identity',
+  /**
+   * A warning: a command takes an input's values from a list the workspace gives
+   * (`enum_from_workspace`), and the workspace gives none, so the command is not offered.
+   */
+  unlisted_input: 'unlisted_input',
 });
 
 /** One of the {@link PacksErrorCode} values. */
@@ -262,6 +267,8 @@ export interface PacksIssueDetails {
   readonly notify_env_unset: { readonly target: string; readonly env: string };
   /** The git pack concerned and why it has no identity of the person's. */
   readonly git_identity: { readonly pack: string; readonly reason: 'unset' | 'invalid' | 'unreadable' };
+  /** The command not offered, the input whose list is missing, and the override that gives one. */
+  readonly unlisted_input: { readonly command: string; readonly input: string; readonly expected: string };
 }
 
 /**
