@@ -7,6 +7,8 @@ import { parse } from '@decimalturn/toml-patch';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import cliManifest from '../package.json';
+import { detectNode } from '../src/init/detect-node';
+import { detectRust } from '../src/init/detect-rust';
 import { launchFor, launchProblem } from '../src/init/launch';
 import { makeTargets } from '../src/init/makefile';
 import { mergeJsonEntry } from '../src/init/merge-json';
@@ -34,6 +36,58 @@ describe('makeTargets', () => {
       'build: again',
     ].join('\n');
     expect(makeTargets(text)).toEqual({ targets: ['all', 'build', 'test', 'docs/site'], skipped: 3 });
+  });
+});
+
+describe('detectNode', () => {
+  const dir = tempDir('init-node-');
+  afterAll(() => dir.cleanup());
+
+  it('lists the known tools its scripts run, past variable assignments and npx, beside those it installs', () => {
+    const scripts = {
+      test: 'NODE_ENV=test jest --ci',
+      check: 'npx vitest run; eslint . || true',
+      docs: 'typedoc',
+    };
+    writeFileSync(
+      join(dir.path, 'package.json'),
+      JSON.stringify({ scripts, devDependencies: { ava: '6', typescript: '5' } }),
+    );
+    const node = detectNode(dir.path);
+    expect(node?.bins).toEqual([
+      { bin: 'tsc', from: 'typescript' },
+      { bin: 'ava', from: 'ava' },
+      { bin: 'jest', from: 'scripts.test' },
+      { bin: 'vitest', from: 'scripts.check' },
+      { bin: 'eslint', from: 'scripts.check' },
+    ]);
+    expect([node?.allScripts, node?.scripts]).toEqual([
+      ['test', 'check', 'docs'],
+      ['check', 'docs'],
+    ]);
+  });
+});
+
+describe('detectRust', () => {
+  const dir = tempDir('init-rust-');
+  afterAll(() => dir.cleanup());
+
+  it('finds the bench sources that enable a feature, in benches/ and at a [[bench]] path inside the project', () => {
+    const files: Record<string, string> = {
+      'Cargo.toml':
+        '[package]\nname = "c"\n\n[[bench]]\nname = "far"\npath = "perf/far.rs"\n\n[[bench]]\nname = "out"\npath = "../out.rs"\n',
+      'benches/plain.rs': 'fn main() {}\n',
+      'benches/nightly/main.rs': '// a bench\n#![feature(test)]\n',
+      'perf/far.rs': '  #![feature(portable_simd)]\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir.path, path)), { recursive: true });
+      writeFileSync(join(dir.path, path), text);
+    }
+    expect(detectRust(dir.path, ['Cargo.toml'])).toEqual({
+      nightlyBenches: ['benches/nightly/main.rs', 'perf/far.rs'],
+    });
+    expect(detectRust(dir.path, [])).toBeUndefined();
   });
 });
 
