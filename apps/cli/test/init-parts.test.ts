@@ -13,6 +13,7 @@ import { launchFor, launchProblem } from '../src/init/launch';
 import { makeTargets } from '../src/init/makefile';
 import { mergeJsonEntry } from '../src/init/merge-json';
 import { mergeTomlEntry } from '../src/init/merge-toml';
+import { importRoots } from '../src/init/python-roots';
 import { yamlScalar } from '../src/init/workspace-writer';
 
 const entry = { command: 'node', args: ['/abs/harness.js', 'serve'] };
@@ -65,6 +66,41 @@ describe('detectNode', () => {
       ['test', 'check', 'docs'],
       ['check', 'docs'],
     ]);
+  });
+});
+
+describe('importRoots', () => {
+  const dir = tempDir('init-python-');
+  afterAll(() => dir.cleanup());
+  for (const sub of ['src', 'lib', 'pkg']) mkdirSync(join(dir.path, sub, 'app'), { recursive: true });
+  writeFileSync(join(dir.path, 'src', 'app', '__init__.py'), '');
+
+  it("reads setup.cfg's package_dir and packages.find, and poetry's from, each once", () => {
+    const setupCfg =
+      '[metadata]\nname = app\n\n[options]\npackage_dir =\n    =lib\n\n[options.packages.find]\nwhere = pkg\n';
+    const pyproject = '[tool.poetry]\npackages = [{ include = "app", from = "lib" }]\n';
+    expect(importRoots(dir.path, pyproject, setupCfg)).toEqual([
+      { dir: 'lib', from: 'pyproject.toml: [tool.poetry] packages from' },
+      { dir: 'pkg', from: 'setup.cfg: [options.packages.find] where' },
+    ]);
+    expect(importRoots(dir.path, '', 'package_dir = =lib\n')).toEqual([
+      { dir: 'lib', from: 'setup.cfg: [options] package_dir' },
+    ]);
+  });
+
+  it('takes src/ holding a package when nothing names a root, and nothing from a file that does not parse', () => {
+    expect(importRoots(dir.path, '', '')).toEqual([
+      { dir: 'src', from: 'src/ holds a package (a src layout)' },
+    ]);
+    expect(importRoots(dir.path, '[tool.pytest\n', '')).toEqual([
+      { dir: 'src', from: 'src/ holds a package (a src layout)' },
+    ]);
+  });
+
+  it('keeps no root that leads outside the project, through .., an absolute path or a symlink', () => {
+    symlinkSync('/tmp', join(dir.path, 'out'));
+    const pyproject = '[tool.pytest.ini_options]\npythonpath = ["out", "../x", "/usr", "lib/../..", "a b"]\n';
+    expect(importRoots(dir.path, pyproject, '')).toEqual([]);
   });
 });
 

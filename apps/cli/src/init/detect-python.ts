@@ -39,7 +39,7 @@ export function detectPython(dir: string): PythonProject | undefined {
     ruff: has('ruff.toml', '.ruff.toml') || /\bruff\b/.test(declared),
     mypy: has('mypy.ini', '.mypy.ini') || /\bmypy\b/.test(declared),
     modules: runnableModules(dir),
-    roots: importRoots(dir, names.includes('pyproject.toml') ? safeRead(join(dir, 'pyproject.toml')) : ''),
+    roots: importRoots(dir, safeRead(join(dir, 'pyproject.toml')), safeRead(join(dir, 'setup.cfg'))),
   };
 }
 

@@ -23,12 +23,13 @@ const strings = (v: unknown): string[] =>
       : [];
 
 /**
- * The import roots `pyproject` (the text of `<dir>/pyproject.toml`, `''` when there is none) names:
- * pytest's `pythonpath`, setuptools' `package-dir` root and `packages.find.where`, poetry's
- * `packages[].from`; else `src` when it holds a package or a runnable module (the src layout). Only directories inside
- * the project are kept, the top itself left out (it is on sys.path already).
+ * The import roots `pyproject` and `setupCfg` (the texts of `<dir>/pyproject.toml` and
+ * `<dir>/setup.cfg`, `''` when missing) name: pytest's `pythonpath`, setuptools' `package-dir` root
+ * and `packages.find.where` (in either file), poetry's `packages[].from`; else `src` when it holds a
+ * package or a runnable module (the src layout). Only directories inside the project are kept, the
+ * top itself left out (it is on sys.path already).
  */
-export function importRoots(dir: string, pyproject: string): PythonRoot[] {
+export function importRoots(dir: string, pyproject: string, setupCfg: string): PythonRoot[] {
   let doc: Table = {};
   try {
     doc = pyproject === '' ? {} : (parse(pyproject) as Table);
@@ -54,6 +55,7 @@ export function importRoots(dir: string, pyproject: string): PythonRoot[] {
       .map((p) => table(p).from)
       .filter((d): d is string => typeof d === 'string')
       .map((d) => ({ dir: d, from: 'pyproject.toml: [tool.poetry] packages from' })),
+    ...setupCfgRoots(setupCfg),
   ];
   if (named.length === 0 && holdsPackage(join(dir, 'src')))
     named.push({ dir: 'src', from: 'src/ holds a package (a src layout)' });
@@ -64,6 +66,19 @@ export function importRoots(dir: string, pyproject: string): PythonRoot[] {
     seen.add(inside);
     return [{ dir: inside, from: root.from }];
   });
+}
+
+/** setup.cfg's `[options] package_dir` root (`=src`, on its line or the next) and `[options.packages.find] where`. */
+function setupCfgRoots(text: string): PythonRoot[] {
+  const roots: PythonRoot[] = [];
+  const dirs = /^package_dir[ \t]*=(.*(?:\n[ \t]+.*)*)/m.exec(text)?.[1] ?? '';
+  for (const entry of dirs.split('\n')) {
+    const root = /^\s*=\s*(\S+)\s*$/.exec(entry)?.[1];
+    if (root !== undefined) roots.push({ dir: root, from: 'setup.cfg: [options] package_dir' });
+  }
+  const where = /^\[options\.packages\.find\][^[]*?^where[ \t]*=[ \t]*(\S+)/m.exec(text)?.[1];
+  if (where !== undefined) roots.push({ dir: where, from: 'setup.cfg: [options.packages.find] where' });
+  return roots;
 }
 
 /** `rel` normalised, when it is a directory inside `dir` other than `dir` itself; else undefined. */
