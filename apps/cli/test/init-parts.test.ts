@@ -125,6 +125,25 @@ describe('detectRust', () => {
     });
     expect(detectRust(dir.path, [])).toBeUndefined();
   });
+
+  it("reads the benches of a cargo workspace's members, a trailing /* expanded", () => {
+    const ws = join(dir.path, 'ws');
+    const files: Record<string, string> = {
+      'Cargo.toml': '[workspace]\nmembers = ["crates/*", "cli", "../elsewhere"]\n',
+      'crates/core/Cargo.toml': '[package]\nname = "core"\n',
+      'crates/core/benches/hot.rs': '#![feature(test)]\n',
+      'cli/Cargo.toml': '[package]\nname = "cli"\n\n[[bench]]\nname = "b"\npath = "perf/b.rs"\n',
+      'cli/perf/b.rs': '#![feature(test)]\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(ws, path)), { recursive: true });
+      writeFileSync(join(ws, path), text);
+    }
+    expect(detectRust(ws, ['Cargo.toml'])?.nightlyBenches).toEqual([
+      'cli/perf/b.rs',
+      'crates/core/benches/hot.rs',
+    ]);
+  });
 });
 
 describe('mergeJsonEntry', () => {
