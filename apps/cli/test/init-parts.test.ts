@@ -7,10 +7,13 @@ import { parse } from '@decimalturn/toml-patch';
 import { tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import cliManifest from '../package.json';
+import { detectNode } from '../src/init/detect-node';
+import { detectRust } from '../src/init/detect-rust';
 import { launchFor, launchProblem } from '../src/init/launch';
 import { makeTargets } from '../src/init/makefile';
 import { mergeJsonEntry } from '../src/init/merge-json';
 import { mergeTomlEntry } from '../src/init/merge-toml';
+import { importRoots } from '../src/init/python-roots';
 import { yamlScalar } from '../src/init/workspace-writer';
 
 const entry = { command: 'node', args: ['/abs/harness.js', 'serve'] };
@@ -34,6 +37,112 @@ describe('makeTargets', () => {
       'build: again',
     ].join('\n');
     expect(makeTargets(text)).toEqual({ targets: ['all', 'build', 'test', 'docs/site'], skipped: 3 });
+  });
+});
+
+describe('detectNode', () => {
+  const dir = tempDir('init-node-');
+  afterAll(() => dir.cleanup());
+
+  it('lists the known tools its scripts run, past variable assignments and npx, beside those it installs', () => {
+    const scripts = {
+      test: 'NODE_ENV=test jest --ci',
+      check: 'npx vitest run; eslint . || true',
+      docs: 'typedoc',
+    };
+    writeFileSync(
+      join(dir.path, 'package.json'),
+      JSON.stringify({ scripts, devDependencies: { ava: '6', typescript: '5' } }),
+    );
+    const node = detectNode(dir.path);
+    expect(node?.bins).toEqual([
+      { bin: 'tsc', from: 'typescript' },
+      { bin: 'ava', from: 'ava' },
+      { bin: 'jest', from: 'scripts.test' },
+      { bin: 'vitest', from: 'scripts.check' },
+      { bin: 'eslint', from: 'scripts.check' },
+    ]);
+    expect([node?.allScripts, node?.scripts]).toEqual([
+      ['test', 'check', 'docs'],
+      ['check', 'docs'],
+    ]);
+  });
+});
+
+describe('importRoots', () => {
+  const dir = tempDir('init-python-');
+  afterAll(() => dir.cleanup());
+  for (const sub of ['src', 'lib', 'pkg']) mkdirSync(join(dir.path, sub, 'app'), { recursive: true });
+  writeFileSync(join(dir.path, 'src', 'app', '__init__.py'), '');
+
+  it("reads setup.cfg's package_dir and packages.find, and poetry's from, each once", () => {
+    const setupCfg =
+      '[metadata]\nname = app\n\n[options]\npackage_dir =\n    =lib\n\n[options.packages.find]\nwhere = pkg\n';
+    const pyproject = '[tool.poetry]\npackages = [{ include = "app", from = "lib" }]\n';
+    expect(importRoots(dir.path, pyproject, setupCfg)).toEqual([
+      { dir: 'lib', from: 'pyproject.toml: [tool.poetry] packages from' },
+      { dir: 'pkg', from: 'setup.cfg: [options.packages.find] where' },
+    ]);
+    expect(importRoots(dir.path, '', 'package_dir = =lib\n')).toEqual([
+      { dir: 'lib', from: 'setup.cfg: [options] package_dir' },
+    ]);
+  });
+
+  it('takes src/ holding a package when nothing names a root, and nothing from a file that does not parse', () => {
+    expect(importRoots(dir.path, '', '')).toEqual([
+      { dir: 'src', from: 'src/ holds a package (a src layout)' },
+    ]);
+    expect(importRoots(dir.path, '[tool.pytest\n', '')).toEqual([
+      { dir: 'src', from: 'src/ holds a package (a src layout)' },
+    ]);
+  });
+
+  it('keeps no root that leads outside the project, through .., an absolute path or a symlink', () => {
+    symlinkSync('/tmp', join(dir.path, 'out'));
+    const pyproject = '[tool.pytest.ini_options]\npythonpath = ["out", "../x", "/usr", "lib/../..", "a b"]\n';
+    expect(importRoots(dir.path, pyproject, '')).toEqual([]);
+  });
+});
+
+describe('detectRust', () => {
+  const dir = tempDir('init-rust-');
+  afterAll(() => dir.cleanup());
+
+  it('finds the bench sources that enable a feature, in benches/ and at a [[bench]] path inside the project', () => {
+    const files: Record<string, string> = {
+      'Cargo.toml':
+        '[package]\nname = "c"\n\n[[bench]]\nname = "far"\npath = "perf/far.rs"\n\n[[bench]]\nname = "out"\npath = "../out.rs"\n',
+      'benches/plain.rs': 'fn main() {}\n',
+      'benches/nightly/main.rs': '// a bench\n#![feature(test)]\n',
+      'perf/far.rs': '  #![feature(portable_simd)]\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir.path, path)), { recursive: true });
+      writeFileSync(join(dir.path, path), text);
+    }
+    expect(detectRust(dir.path, ['Cargo.toml'])).toEqual({
+      nightlyBenches: ['benches/nightly/main.rs', 'perf/far.rs'],
+    });
+    expect(detectRust(dir.path, [])).toBeUndefined();
+  });
+
+  it("reads the benches of a cargo workspace's members, a trailing /* expanded", () => {
+    const ws = join(dir.path, 'ws');
+    const files: Record<string, string> = {
+      'Cargo.toml': '[workspace]\nmembers = ["crates/*", "cli", "../elsewhere"]\n',
+      'crates/core/Cargo.toml': '[package]\nname = "core"\n',
+      'crates/core/benches/hot.rs': '#![feature(test)]\n',
+      'cli/Cargo.toml': '[package]\nname = "cli"\n\n[[bench]]\nname = "b"\npath = "perf/b.rs"\n',
+      'cli/perf/b.rs': '#![feature(test)]\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(ws, path)), { recursive: true });
+      writeFileSync(join(ws, path), text);
+    }
+    expect(detectRust(ws, ['Cargo.toml'])?.nightlyBenches).toEqual([
+      'cli/perf/b.rs',
+      'crates/core/benches/hot.rs',
+    ]);
   });
 });
 

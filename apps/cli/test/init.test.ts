@@ -157,14 +157,16 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     const r = await init();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      'found: git repository; package.json (3 script(s), pnpm from pnpm-lock.yaml); Python (pyproject.toml); Makefile (4 target(s))',
+      'found: git repository; package.json (5 script(s): build, test, lint, test:unit, postinstall; pnpm from pnpm-lock.yaml); Python (pyproject.toml, imports from src/); Makefile (4 target(s))',
     );
     expect(r.stdout).toMatch(
       /created +\.harness\/workspace\.yaml: packs git, files, search, jq, node, python, make; agent coder/,
     );
     const text = readFileSync(workspace, 'utf8');
     expect(text).toContain('        script: { enum: [build, lint, "test:unit"] }');
-    expect(text).toContain('        bin: { enum: [tsc, vitest] }');
+    expect(text).toContain('        bin: { enum: [tsc, vitest, biome] }');
+    expect(text).toContain('      PYTHONPATH: src ');
+    expect(text).toContain('  # gh is left out: ');
     expect(text).toContain('        module: { enum: [app] }');
     expect(text).toContain('        target: { enum: [build, test, lint, clean] }');
     expect(text).toMatch(/^ {6}- git\.commit +# write, waits for approval/m);

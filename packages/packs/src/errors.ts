@@ -91,6 +91,11 @@ export const PacksErrorCode = defineCodes({
    * (or is not a write under `cautious`), so it asks a person as before; `reason` says why.
    */
   not_confined: 'not_confined',
+  /**
+   * A warning: a command takes an input's values from a list the workspace gives
+   * (`enum_from_workspace`), and the workspace gives none, so the command is not offered.
+   */
+  unlisted_input: 'unlisted_input',
 });
 
 /** One of the {@link PacksErrorCode} values. */
@@ -273,6 +278,8 @@ export interface PacksIssueDetails {
   readonly git_identity: { readonly pack: string; readonly reason: 'unset' | 'invalid' | 'unreadable' };
   /** The command (manifest id) and why it still asks: {@link ConfinementGap}'s code. */
   readonly not_confined: { readonly command: string; readonly reason: string };
+  /** The command not offered, the input whose list is missing, and the override that gives one. */
+  readonly unlisted_input: { readonly command: string; readonly input: string; readonly expected: string };
 }
 
 /**

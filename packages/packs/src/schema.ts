@@ -173,7 +173,7 @@ const input = z
     }),
     enum_from_workspace: z.boolean({ error: 'expected enum_from_workspace true or false' }).optional().meta({
       description:
-        "The values this input accepts are listed by the workspace (input_overrides: { <command>: { <input>: { enum: [...] } } }); the load fails until it does. For bundled packs (make's targets). Not shown to the model.",
+        "The values this input accepts are listed by the workspace (input_overrides: { <command>: { <input>: { enum: [...] } } }); until it does, the command is not offered (a warning; a grant of it fails the load). For bundled packs (make's targets). Not shown to the model.",
     }),
   })
   .catchall(z.unknown())

@@ -162,6 +162,18 @@ export interface Pack {
   readonly optional: boolean;
   readonly label?: Label;
   readonly commands: readonly PackCommand[];
+  /**
+   * Commands of the pack not offered: each takes an input's values from a list the workspace gives
+   * (`enum_from_workspace`), and it gives none. Absent: none.
+   */
+  readonly unlisted?: readonly UnlistedCommand[];
+}
+
+/** A command left out of its pack because the workspace lists no values for one of its inputs. */
+export interface UnlistedCommand {
+  /** Its manifest id, `<pack>.<command>`. */
+  readonly command: string;
+  readonly input: string;
 }
 
 /** A declared pack left out of the workspace because it is `optional` and a requirement failed. */

@@ -316,10 +316,18 @@ describe('input_overrides and enum_from_workspace', () => {
         effects: write
 `;
 
-  it('a command whose input takes its values from the workspace fails the load until the workspace lists them', async () => {
-    expect(await loadErrors(make.replace('OVERRIDES', 'description: m'))).toMatchInlineSnapshot(`
+  it('a command whose input takes its values from the workspace is not offered until the workspace lists them, with a warning saying what to add', async () => {
+    const r = await loadPacks(
+      { text: make.replace('OVERRIDES', 'description: m'), file: 'workspace.yaml' },
+      { probe: false },
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(listCommands(r.packs)).toEqual([]);
+    expect(r.packs.packs[0]?.unlisted).toEqual([{ command: 'make.run', input: 'target' }]);
+    expect(r.warnings.map(formatIssue)).toMatchInlineSnapshot(`
       [
-        "workspace.yaml:2:5: command_packs[0]: make.run takes input "target" from a list this workspace gives, and it gives none; expected input_overrides: { run: { target: { enum: [...] } } }",
+        "workspace.yaml:2:5: command_packs[0]: make.run is not offered: it takes input "target" from a list this workspace gives, and it gives none; to offer it, add input_overrides: { run: { target: { enum: [...] } } }",
       ]
     `);
     const ws = await loadOk(

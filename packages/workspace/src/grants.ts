@@ -119,6 +119,16 @@ export function resolveGrantList(
       }
       const pack = getPack(scope, grant.slice(0, dot));
       const expected = pack ? pack.commands.map((c) => c.manifestId) : all;
+      const unlisted = pack?.unlisted?.find((u) => u.command === grant);
+      if (unlisted) {
+        const id = grant.slice(dot + 1);
+        fail(
+          PacksErrorCode.grant_unknown,
+          `grant "${grant}" names a command this workspace does not offer: it takes input "${unlisted.input}" from a list the workspace gives, and it gives none; list the values it may take (input_overrides: { ${id}: { ${unlisted.input}: { enum: [...] } } } on pack "${pack?.id}"), or remove the grant`,
+          { grant, expected },
+        );
+        return;
+      }
       fail(
         PacksErrorCode.grant_unknown,
         pack

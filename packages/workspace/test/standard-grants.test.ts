@@ -71,6 +71,16 @@ describe('standard packs in a workspace: declared, then granted', () => {
     `);
   });
 
+  it('a grant of a command the workspace gives no list for names the list to add', async () => {
+    expect(
+      await loadErrors('command_packs:\n  - standard: make\nagents:\n  - id: a\n    grants: [make.run]\n'),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:5:14: agent "a": grant "make.run" names a command this workspace does not offer: it takes input "target" from a list the workspace gives, and it gives none; list the values it may take (input_overrides: { run: { target: { enum: [...] } } } on pack "make"), or remove the grant",
+      ]
+    `);
+  });
+
   it('a declared bundled pack is inert until an agent is granted it [CP-77]', async () => {
     const ws = await loadOk(
       'command_packs:\n  - standard: files\nagents:\n  - id: none\n  - id: reader\n    grants: [pack:files]\n',

@@ -12,12 +12,17 @@ export interface NodeProject {
   readonly manager: PackageManager;
   /** The lockfile that says so, `undefined` when there is none (the node pack then runs npm). */
   readonly lockfile: string | undefined;
+  /** Every script of package.json, in its order (`test` included). */
+  readonly allScripts: readonly string[];
   /** The scripts `node.run` may run, in package.json's order. */
   readonly scripts: readonly string[];
   /** Scripts left out of that list, each with why. */
   readonly skippedScripts: readonly { readonly name: string; readonly why: string }[];
   readonly hasTest: boolean;
-  /** The `node_modules/.bin` binaries `node.exec_bin` may run, each with the dependency that installs it. */
+  /**
+   * The `node_modules/.bin` binaries `node.exec_bin` may run, each with where it was found: the
+   * dependency that installs it, or the script that runs it.
+   */
   readonly bins: readonly { readonly bin: string; readonly from: string }[];
 }
 
@@ -57,16 +62,21 @@ const LIFECYCLE = new Set([
 /** The pattern `node.run`'s `script` input accepts (packages/packs/standard/node.yaml). */
 const SCRIPT = /^[A-Za-z0-9_][A-Za-z0-9_.:@/+-]*$/;
 
-/** Dependencies whose binary a coding agent runs with arguments: type checker, linters, test runners. */
+/** Dependencies whose binary a coding agent runs with arguments: type checkers, linters, test runners. */
 const KNOWN_BINS: Readonly<Record<string, string>> = {
   typescript: 'tsc',
   eslint: 'eslint',
   '@biomejs/biome': 'biome',
   prettier: 'prettier',
+  xo: 'xo',
+  tsd: 'tsd',
   vitest: 'vitest',
   jest: 'jest',
   mocha: 'mocha',
+  ava: 'ava',
 };
+
+const BIN_NAMES = new Set(Object.values(KNOWN_BINS));
 
 /** Reads `<dir>/package.json`; `undefined` when there is none. A file that is not JSON is refused. */
 export function detectNode(dir: string): NodeProject | undefined {
@@ -82,18 +92,35 @@ export function detectNode(dir: string): NodeProject | undefined {
     if (why === undefined) listed.push(name);
     else skippedScripts.push({ name, why });
   }
-  const deps = { ...objectAt(manifest, 'dependencies'), ...objectAt(manifest, 'devDependencies') };
-  const bins = Object.entries(KNOWN_BINS)
-    .filter(([dep]) => dep in deps)
-    .map(([from, bin]) => ({ bin, from }));
   return {
     manager: lock?.[1] ?? 'npm',
     lockfile: lock?.[0],
+    allScripts: scripts,
     scripts: listed,
     skippedScripts,
     hasTest: scripts.includes('test'),
-    bins,
+    bins: knownBins(manifest),
   };
+}
+
+/**
+ * The known tools the project installs (its dependencies) or runs (the first word of each command
+ * of its scripts: `xo && ava && tsd` runs three), each once, dependencies first.
+ */
+function knownBins(manifest: Record<string, unknown>): { bin: string; from: string }[] {
+  const deps = { ...objectAt(manifest, 'dependencies'), ...objectAt(manifest, 'devDependencies') };
+  const found = new Map<string, string>();
+  for (const [dep, bin] of Object.entries(KNOWN_BINS)) if (dep in deps) found.set(bin, dep);
+  for (const [name, body] of Object.entries(objectAt(manifest, 'scripts'))) {
+    if (typeof body !== 'string') continue;
+    for (const command of body.split(/&&|\|\||[;|&]/)) {
+      // `NODE_ENV=test jest` and `npx vitest` run jest and vitest.
+      const words = command.trim().split(/\s+/);
+      const bin = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) && w !== 'npx') ?? '';
+      if (BIN_NAMES.has(bin) && !found.has(bin)) found.set(bin, `scripts.${name}`);
+    }
+  }
+  return [...found].map(([bin, from]) => ({ bin, from }));
 }
 
 function scriptSkipped(name: string): string | undefined {

@@ -2,6 +2,7 @@
 // its packages run as `python3 -m <name>` (the fixed set `python.run_module` takes).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { importRoots, type PythonRoot } from './python-roots';
 
 /** A Python project as `harness init` reads it. */
 export interface PythonProject {
@@ -12,6 +13,8 @@ export interface PythonProject {
   readonly mypy: boolean;
   /** Packages holding a `__main__.py`, at the top or under `src/`. */
   readonly modules: readonly string[];
+  /** The project's import roots besides its top (`src` for a src layout), each with where it was read. */
+  readonly roots: readonly PythonRoot[];
 }
 
 /** The pattern `python.run_module`'s `module` input accepts (packages/packs/standard/python.yaml). */
@@ -36,6 +39,7 @@ export function detectPython(dir: string): PythonProject | undefined {
     ruff: has('ruff.toml', '.ruff.toml') || /\bruff\b/.test(declared),
     mypy: has('mypy.ini', '.mypy.ini') || /\bmypy\b/.test(declared),
     modules: runnableModules(dir),
+    roots: importRoots(dir, safeRead(join(dir, 'pyproject.toml')), safeRead(join(dir, 'setup.cfg'))),
   };
 }
 

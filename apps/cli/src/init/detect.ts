@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { detectNode, type NodeProject } from './detect-node';
 import { detectPython, type PythonProject } from './detect-python';
+import { detectRust, type RustProject } from './detect-rust';
 import { makeTargets } from './makefile';
 
 /** A project's Makefile: the file make would read, and its targets. */
@@ -24,8 +25,8 @@ export interface Detected {
   readonly jsonFiles: readonly string[];
   readonly node: NodeProject | undefined;
   readonly python: PythonProject | undefined;
-  /** `Cargo.toml` is there. */
-  readonly rust: boolean;
+  /** `Cargo.toml` is there, and what it says. */
+  readonly rust: RustProject | undefined;
   readonly make: MakeProject | undefined;
   /** `go.mod` is there. */
   readonly go: boolean;
@@ -45,7 +46,7 @@ export function detectProject(dir: string): Detected {
     jsonFiles: names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort(),
     node: detectNode(dir),
     python: detectPython(dir),
-    rust: names.includes('Cargo.toml'),
+    rust: detectRust(dir, names),
     make: detectMake(dir, names),
     go: names.includes('go.mod'),
   };
@@ -73,17 +74,35 @@ function detectMake(dir: string, names: readonly string[]): MakeProject | undefi
   return { file, targets, skipped };
 }
 
+/** `2 script(s): test, build`: every script, the first eight by name. */
+function describeScripts(scripts: readonly string[]): string {
+  if (scripts.length === 0) return 'no script';
+  const named = scripts.slice(0, 8).join(', ');
+  return `${scripts.length} script(s): ${named}${scripts.length > 8 ? ', …' : ''}`;
+}
+
+function describeManager(node: NodeProject): string {
+  return node.lockfile === undefined
+    ? `${node.manager}, no lockfile`
+    : `${node.manager} from ${node.lockfile}`;
+}
+
 /** One line for a person: what was found, e.g. `git repository; package.json (pnpm); Makefile (3 targets)`. */
 export function describeDetected(d: Detected): string {
   const parts: string[] = [];
   if (d.git === 'dir') parts.push('git repository');
   if (d.git === 'file') parts.push('.git file (a linked worktree or submodule)');
-  if (d.node)
+  if (d.node) parts.push(`package.json (${describeScripts(d.node.allScripts)}; ${describeManager(d.node)})`);
+  if (d.python)
     parts.push(
-      `package.json (${d.node.scripts.length} script(s), ${d.node.manager}${d.node.lockfile ? ` from ${d.node.lockfile}` : ', no lockfile'})`,
+      `Python (${[...d.python.evidence, ...d.python.roots.map((r) => `imports from ${r.dir}/`)].join(', ')})`,
     );
-  if (d.python) parts.push(`Python (${d.python.evidence.join(', ')})`);
-  if (d.rust) parts.push('Cargo.toml');
+  if (d.rust)
+    parts.push(
+      d.rust.nightlyBenches.length > 0
+        ? `Cargo.toml (benches for nightly: ${d.rust.nightlyBenches.join(', ')})`
+        : 'Cargo.toml',
+    );
   if (d.make) parts.push(`${d.make.file} (${d.make.targets.length} target(s))`);
   if (d.go) parts.push('go.mod');
   return parts.length === 0 ? 'nothing a standard pack runs besides files and search' : parts.join('; ');

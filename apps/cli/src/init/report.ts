@@ -35,6 +35,7 @@ export const writes = (c: FileChange): boolean => c.action === 'create' || c.act
 export function printFound(plan: InitPlan): void {
   out(`harness init: ${plan.projectDir}`);
   out(`found: ${describeDetected(plan.detected)}`);
+  for (const gone of plan.choice.leftOut) out(`left out: ${gone.id}: ${gone.why}`);
   if (plan.clients.length === 0)
     out(`clients: none has a config here yet; name one with --client ${CLIENT_IDS.join('|')}`);
 }

@@ -34,6 +34,7 @@ export function renderWorkspace(
     line('command_packs:', 'the packs this workspace offers, each a standard pack of this release'),
   ];
   for (const pack of choice.packs) lines.push(...packEntry(pack, catalog.get(pack.id) ?? []));
+  for (const gone of choice.leftOut) lines.push(...comment('  ', `${gone.id} is left out: ${gone.why}.`));
   lines.push(
     '',
     line('agents:', 'who may run which of those commands'),
@@ -56,10 +57,19 @@ function packEntry(pack: PackChoice, commands: readonly CatalogCommand[]): strin
     line('    cwd: ..', 'runs in the project directory (this file sits in .harness/)'),
     ...unattendedLines(pack, commands),
   ];
-  if (pack.overrides.length > 0) {
-    out.push(line('    input_overrides:', "the fixed sets this pack's commands take from this file"));
-    for (const o of pack.overrides) out.push(...overrideLines(pack.id, o));
+  if (pack.env.length > 0) {
+    out.push(line('    env:', "added to the pack's own environment"));
+    for (const e of pack.env) out.push(line(`      ${e.name}: ${yamlScalar(e.value)}`, e.comment));
   }
+  const set = pack.overrides.filter((o) => o.set !== undefined);
+  // With nothing found to list, no key is written (a placeholder would read as the project's own
+  // value): a comment says what to add.
+  if (set.length === 0) {
+    for (const o of pack.overrides) out.push(...comment('    ', `input_overrides: ${unset(o)}`));
+    return out;
+  }
+  out.push(line('    input_overrides:', "what this file sets of its commands' inputs"));
+  for (const o of pack.overrides) out.push(...overrideLines(pack.id, o));
   return out;
 }
 
@@ -82,11 +92,22 @@ function unattendedLines(pack: PackChoice, commands: readonly CatalogCommand[]):
 }
 
 function overrideLines(packId: string, o: OverrideChoice): string[] {
+  if (o.set === undefined) return comment('      ', unset(o));
+  const value =
+    'enum' in o.set
+      ? `{ enum: [${o.set.enum.map(yamlScalar).join(', ')}] }`
+      : `{ default: ${yamlScalar(o.set.default)} }`;
+  const what = 'enum' in o.set ? 'may take only these' : 'defaults to this';
   return [
-    line(`      ${o.command}:`, `${packId}.${o.command} may take only these`),
+    line(`      ${o.command}:`, `${packId}.${o.command} ${what}`),
     ...(o.leftOut === undefined ? [] : comment('        ', o.leftOut)),
-    line(`        ${o.input}: { enum: [${o.values.map(yamlScalar).join(', ')}] }`, o.comment),
+    line(`        ${o.input}: ${value}`, o.comment),
   ];
+}
+
+/** The comment standing for an override with nothing to set: what was left out, and what to add. */
+function unset(o: OverrideChoice): string {
+  return `${o.leftOut === undefined ? '' : `${o.leftOut} `}${o.comment}.`;
 }
 
 function grantLines(pack: PackChoice, commands: readonly CatalogCommand[]): string[] {

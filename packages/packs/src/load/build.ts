@@ -24,7 +24,7 @@ export function buildPackList(
   issues: PacksIssue[],
   warnings: PacksIssue[],
 ): BuiltPack[] {
-  const built = buildPacks(rawPacks, dir, { ...ctx, walls: loadWalls(ctx.options) }, issues);
+  const built = buildPacks(rawPacks, dir, { ...ctx, walls: loadWalls(ctx.options) }, issues, warnings);
   argvSafety(rawPacks, ctx, warnings);
   credentialFlow(rawPacks, ctx, warnings);
   return built;

@@ -57,6 +57,8 @@ export interface CommandForm {
 export interface BuiltCommand {
   readonly command: Omit<PackCommand, 'sandbox'>;
   readonly variants?: readonly CommandForm[];
+  /** The inputs whose values the workspace should list and does not: the command is not offered. */
+  readonly unlisted: readonly string[];
 }
 
 const asExample = (raw: RawExample): CommandExample =>
@@ -98,7 +100,8 @@ export function buildCommand(
   if (rc.values) checkValues(rc.values, inputs, [...cPath, 'values'], manifestId, ctx, issues);
   checkDefaults(inputs, declared.withinCwd, cPath, manifestId, ctx, issues);
   const listed = defaults.openListedValues === true ? [] : declared.fromWorkspace;
-  inputs = applyInputOverrides(rp, rc.id, inputs, listed, pPath, manifestId, ctx, issues);
+  inputs = applyInputOverrides(rp, rc.id, inputs, pPath, manifestId, ctx, issues);
+  const unlisted = listed.filter((name) => inputs[name]?.enum === undefined);
   // A default an override gives makes its input optional too.
   const final = forms.map((f) =>
     Object.freeze({
@@ -107,7 +110,7 @@ export function buildCommand(
     }),
   );
   const command = commandOf(rp, building, inputs, final[0]!, defaults);
-  return rc.variants ? { command, variants: Object.freeze(final) } : { command };
+  return rc.variants ? { command, variants: Object.freeze(final), unlisted } : { command, unlisted };
 }
 
 /** The command being built, as each step of {@link buildCommand} reads it. */
@@ -367,13 +370,13 @@ function checkDefaults(
 /**
  * The inputs with the pack's `input_overrides` for this command applied: an override narrows an
  * enum (each value one the command's own input accepts), replaces a description or a default. An
- * input whose values the workspace lists (`enum_from_workspace`) must get its enum here.
+ * input whose values the workspace lists (`enum_from_workspace`) gets its enum here; without one,
+ * its command is not offered (see {@link buildCommand}'s `unlisted`).
  */
 function applyInputOverrides(
   rp: RawPack,
   commandId: string,
   inputs: Record<string, InputSchema>,
-  fromWorkspace: readonly string[],
   pPath: Path,
   manifestId: string,
   ctx: CheckContext,
@@ -430,18 +433,6 @@ function applyInputOverrides(
       }
     }
     out[name] = merged;
-  }
-  for (const name of fromWorkspace) {
-    if (out[name]?.enum !== undefined) continue;
-    const expected = `input_overrides: { ${commandId}: { ${name}: { enum: [...] } } }`;
-    issues.push(
-      ctx.issue(
-        Code.schema,
-        pPath,
-        `${showPath(pPath)}: ${manifestId} takes input "${name}" from a list this workspace gives, and it gives none; expected ${expected}`,
-        { expected, found: 'nothing' },
-      ),
-    );
   }
   return out;
 }

@@ -3,11 +3,12 @@
 // packs are returned for the requirement probes, which run only when no issue was found.
 import { isAbsolute, resolve } from 'node:path';
 import { parseByteSize, parseDuration } from '@harness/config';
+import { showPath } from '@harness/errors';
 import { credentialsReceived } from '../credential-flow';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
 import { listForMessage } from '../lookup';
 import { approvalWaitMs } from '../schema';
-import type { Label, Pack } from '../types';
+import type { Label, Pack, UnlistedCommand } from '../types';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
 import { type LoadWalls, resolveSandbox } from './sandbox';
@@ -34,6 +35,7 @@ export function buildPacks(
   dir: string,
   ctx: PackBuildContext,
   issues: PacksIssue[],
+  warnings: PacksIssue[],
 ): BuiltPack[] {
   const { file, issue } = ctx;
   const seenPacks = new Map<string, number>();
@@ -65,7 +67,9 @@ export function buildPacks(
       return;
     }
     seenPacks.set(rp.id, pi);
-    built.push({ index: pi, ...buildPack(rp, pPath, dir, reserved, ctx.origins?.get(pi), ctx, issues) });
+    const pack = buildPack(rp, pPath, dir, reserved, ctx.origins?.get(pi), ctx, issues);
+    warnings.push(...unlistedWarnings(pack.pack, pPath, ctx));
+    built.push({ index: pi, ...pack });
   });
   return built;
 }
@@ -103,11 +107,18 @@ function buildPack(
     reserved,
   };
   const variants = new Map<string, readonly CommandForm[]>();
-  const commands = rp.commands.map((_, ci) => {
+  const unlisted: UnlistedCommand[] = [];
+  const commands = rp.commands.flatMap((_, ci) => {
     const built = buildCommand(rp, ci, pPath, defaults, ctx, issues);
-    if (built.variants) variants.set(built.command.id, built.variants);
     const sandbox = resolveSandbox(rp, ci, built.command.effects, cwd, pPath, ctx, issues);
-    return Object.freeze({ ...built.command, sandbox });
+    // A command missing a list the workspace gives is not offered; the rest of its pack is.
+    const missing = built.unlisted[0];
+    if (missing !== undefined) {
+      unlisted.push({ command: built.command.manifestId, input: missing });
+      return [];
+    }
+    if (built.variants) variants.set(built.command.id, built.variants);
+    return [Object.freeze({ ...built.command, sandbox })];
   });
   const pack: Pack = Object.freeze({
     id: rp.id,
@@ -125,8 +136,23 @@ function buildPack(
     optional: rp.optional === true,
     ...(defaults.label ? { label: defaults.label } : {}),
     commands: Object.freeze(commands),
+    ...(unlisted.length > 0 ? { unlisted: Object.freeze(unlisted) } : {}),
   });
   return { pack, variants };
+}
+
+/** One warning per command of `pack` not offered for want of a list, at the pack's entry. */
+function unlistedWarnings(pack: Pack, pPath: Path, ctx: CheckContext): PacksIssue[] {
+  return (pack.unlisted ?? []).map(({ command, input }) => {
+    const id = command.slice(pack.id.length + 1);
+    const expected = `input_overrides: { ${id}: { ${input}: { enum: [...] } } }`;
+    return ctx.issue(
+      Code.unlisted_input,
+      pPath,
+      `${showPath(pPath)}: ${command} is not offered: it takes input "${input}" from a list this workspace gives, and it gives none; to offer it, add ${expected}`,
+      { command, input, expected },
+    );
+  });
 }
 
 function checkCommandIds(rp: RawPack, pPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
