@@ -64,8 +64,8 @@ describe('harness init on a JavaScript library tested by ava, xo and tsd, with n
         '      # besides those left out: to offer node.run, list the scripts it may run as run: { script: {\n' +
         '      # enum: [...] } }.\n',
     );
-    expect(text).toMatch(/^ {6}- node\.test +# write, waits for approval/m);
-    expect(text).toMatch(/^ {6}- node\.exec_bin +# write, waits for approval/m);
+    expect(text).toMatch(/^ {6}- node\.test +# write, runs confined without approval/m);
+    expect(text).toMatch(/^ {6}- node\.exec_bin +# write, runs confined without approval/m);
     expect(text).toMatch(/^ {6}# - node\.run +# not granted: package\.json has no script for it to run/m);
   });
 
@@ -108,7 +108,7 @@ describe('harness init on a Python package in a src/ layout', () => {
     expect(text).toContain(
       '    # input_overrides: no package holds a __main__.py: to offer python.run_module, list the modules\n',
     );
-    expect(text).toMatch(/^ {6}- python\.pytest +# write, waits for approval/m);
+    expect(text).toMatch(/^ {6}- python\.pytest +# write, runs confined without approval/m);
   });
 
   it("honours pytest's pythonpath, and keeps only directories inside the project", async () => {

@@ -1,8 +1,7 @@
 // `unattended_when_confined`: which listed write commands run without a person's approval, decided
 // at load against what this machine confines (docs/packs.md, "Confined writes run unattended").
 // Everything that could let a run reach past its project — the network, a write outside the
-// project or into .git, a local socket, a credential, a home not cut to an allow-list, no sandbox at
-// all — leaves the command asking a person, with a warning that says which.
+// project or into .git, a local socket, a credential, no sandbox at all — leaves the command asking a person, with a warning that says which.
 import { join } from 'node:path';
 import type { SandboxPolicy } from '@harness/exec';
 import { PacksErrorCode as Code, type PacksIssue } from '../errors';
@@ -19,7 +18,6 @@ export interface ConfinementGap {
     | 'writes_protected'
     | 'unix_sockets'
     | 'credential'
-    | 'home_open'
     | 'not_cautious_write';
   readonly text: string;
 }
@@ -29,8 +27,8 @@ const KEPT_READ_ONLY = ['.git/', '.harness/'];
 
 /**
  * Why `command` of `pack` would not run confined: unconfined here, with a network, writing outside
- * the pack's cwd or into its `.git` or `.harness`, with a Unix socket, a credential in its
- * environment, or the whole home readable. `undefined`: it runs confined.
+ * the pack's cwd or into its `.git` or `.harness`, with a Unix socket or a credential in its
+ * environment. `undefined`: it runs confined (the home is always cut to an allow-list).
  */
 export function confinementGap(pack: Pack, command: PackCommand): ConfinementGap | undefined {
   if (command.effects !== 'write' || command.tier !== 'cautious') {
@@ -68,11 +66,8 @@ function sandboxGap(cwd: string, sandbox: SandboxPolicy): ConfinementGap | undef
   if ((sandbox.unixSockets ?? []).length > 0) {
     return { code: 'unix_sockets', text: `it may connect to ${sandbox.unixSockets!.join(', ')}` };
   }
-  if (sandbox.read === 'all' || sandbox.read === undefined) {
-    if (sandbox.home === undefined) {
-      return { code: 'home_open', text: 'it reads the whole home (no home allow-list applies)' };
-    }
-  }
+  // The home needs no check of its own: a confined command with `read: all` always gets the home by
+  // allow-list (resolveSandbox), and one with a read list sees nothing of the home it does not list.
   return undefined;
 }
 
