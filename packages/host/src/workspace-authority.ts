@@ -195,6 +195,7 @@ const COMMAND_NEUTRAL = new Set([
   'output',
   'sortLines',
   'okExitCodes',
+  'failureExitCodes',
   'required',
   'effectsDeclared',
   'approvalWaitMs',
