@@ -11,10 +11,10 @@ import { openSession } from '../session';
 const help = `Usage: harness call <tool> [<json> | -] [configuration]
 
 Calls one tool once and prints its result as JSON on stdout. The input is a JSON object given
-inline, or read from stdin with '-'; none means {}. Exit 0 when the result's status is a success
-(ok, batch, executed), 5 when the call is held for a person's approval (approval_required: it did
-not run; approve it with harness approvals approve <id>, then make the identical call again),
-1 otherwise.
+inline, or read from stdin with '-'; none means {}. Exit 0 when the result is a success (ok, a
+batch, a call whose command answered ok), 5 when the call is held for a person's approval
+(approval_required: it did not run; approve it with harness approvals approve <id>, then make the
+identical call again), 1 otherwise (a command that failed, its tests for one, is a failure).
 
 Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
 
@@ -55,17 +55,19 @@ export async function callCommand(argv: string[]): Promise<number> {
 const HELD_FOR_APPROVAL = 5;
 
 /**
- * 0 when the result's status is a success, {@link HELD_FOR_APPROVAL} when the call waits for a
- * person, 1 otherwise. A batch and an executed call are successes here whatever their calls'
- * commands answered (the result says that in its own fields), but for a lone call held for
- * approval: a script must not read a command that never ran as done.
+ * 0 when the result is a success, {@link HELD_FOR_APPROVAL} when the call waits for a person, 1
+ * otherwise: an executed call whose command answered a failure (`tests_failed`, `exit_nonzero`, a
+ * refusal) is 1, as its MCP result is an error. A batch, and a call whose answer was withheld, are
+ * successes here whatever their commands answered (the result says that in its own fields).
  */
 function exitCodeOf(result: ToolOutcome): 0 | 1 | typeof HELD_FOR_APPROVAL {
   switch (result.status) {
     case OutcomeStatus.executed:
-      return result.outcome.withheld !== true && result.outcome.code === RefusalCode.approval_required
-        ? HELD_FOR_APPROVAL
-        : 0;
+      // A withheld answer says nothing of how the command ended: the result says it was withheld.
+      if (result.outcome.withheld === true) return 0;
+      if (result.outcome.code === RefusalCode.approval_required) return HELD_FOR_APPROVAL;
+      // A command that answered a failure (its tests failed, it was refused) is a failure here too.
+      return result.outcome.ok ? 0 : 1;
     case OutcomeStatus.ok:
     case OutcomeStatus.batch:
       return 0;
