@@ -221,11 +221,7 @@ function History({ list }: { list: Approval[] }) {
             <td data-label="Decided by">{a.decided_by ?? '—'}</td>
             <td data-label="Decided">{when(a.decided_at)}</td>
             <td data-label="Outcome">
-              {a.outcome
-                ? ranText(a.outcome)
-                : a.status === 'approved'
-                  ? 'not run yet'
-                  : '—'}
+              {a.outcome ? ranText(a.outcome) : a.status === 'approved' ? 'not run yet' : '—'}
             </td>
           </tr>
         ))}
