@@ -1,8 +1,10 @@
 // A project whose tests fail, run through the standard node pack for real: what a model reads of
 // `node.test` over `harness serve` (the text, `isError`, `structuredContent`) and what a script
-// reads of `harness call` (its JSON and its exit code) both say the tests failed, with the report.
+// reads of `harness call` (its JSON and its exit code), and the audit event of each run, all say the
+// tests failed, with the report.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tailAudit } from '@harness/host';
 import { needs } from '@harness/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectStdio, runCli, sandbox } from './helpers';
@@ -103,5 +105,15 @@ needs('node', 'npm', 'sh').describe('a failing test suite through the standard n
       exitCode: 1,
       stdout: expect.stringContaining('ok 1 - adds\nnot ok 2 - multiplies\n'),
     });
+  });
+
+  it('records each run in the audit as failed, with tests_failed as its reason', async () => {
+    const runs = (await tailAudit(box.instance, 100)).filter(
+      (e) => e.command === 'node.test' && e.phase === 'run',
+    );
+    expect(runs.map((e) => [e.outcome, e.code, e.reason])).toEqual([
+      ['failed', 'failed', 'tests_failed'],
+      ['failed', 'failed', 'tests_failed'],
+    ]);
   });
 });
