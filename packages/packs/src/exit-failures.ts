@@ -1,6 +1,6 @@
 // The named failures a pack may give an exit code (`failure_exit_codes`, docs/packs.md): the same
-// words as `@harness/protocol`'s `EXIT_FAILURES` (the host checks the two agree), kept here so the
-// pack language imports no wire protocol.
+// words as `@harness/protocol`'s `EXIT_FAILURES` (the host's answers.ts fails to compile when the
+// two differ), kept here so the pack language imports no wire protocol.
 
 /**
  * What a nonzero exit of a command means when its pack names it: `tests_failed` (a test runner

@@ -404,7 +404,7 @@ function runFailure(
     // The command ran and answered; its report is its output, kept whole in stdout and stderr.
     return {
       status: failure,
-      message: `${commandId} exited with code ${result.exitCode}: ${failure.replace('_', ' ')}`,
+      message: `${commandId} exited with code ${result.exitCode}: ${failure.split('_').join(' ')}`,
     };
   }
   if (!command.okExitCodes.includes(result.exitCode)) {
