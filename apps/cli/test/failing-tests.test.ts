@@ -72,7 +72,7 @@ needs('node', 'npm', 'sh').describe('a failing test suite through the standard n
     });
   });
 
-  it('exits 1 from harness call, its JSON naming the failure and keeping the report', async () => {
+  it('exits 1 from harness call, its JSON naming the failure and keeping the report, its status line on stderr', async () => {
     await session.close();
     const r = await runCli(
       [
@@ -89,6 +89,7 @@ needs('node', 'npm', 'sh').describe('a failing test suite through the standard n
       { home: box.home },
     );
     expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('[node.test: tests failed, exit 1]');
     const result = JSON.parse(r.stdout) as {
       status: string;
       outcome: { ok: boolean; code: string; reason: string };

@@ -1,7 +1,7 @@
 // `harness call <tool> [json | -]`: one tool call through the same session `serve` opens, the result
 // printed as JSON. The batch CLI: a script's way to reach the same tools a model does.
 import { readFileSync } from 'node:fs';
-import { OutcomeStatus, RefusalCode, type ToolOutcome } from '@harness/commands';
+import { OutcomeStatus, RefusalCode, resultText, type ToolOutcome } from '@harness/commands';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
@@ -14,7 +14,8 @@ Calls one tool once and prints its result as JSON on stdout. The input is a JSON
 inline, or read from stdin with '-'; none means {}. Exit 0 when the result is a success (ok, a
 batch, a call whose command answered ok), 5 when the call is held for a person's approval
 (approval_required: it did not run; approve it with harness approvals approve <id>, then make the
-identical call again), 1 otherwise (a command that failed, its tests for one, is a failure).
+identical call again), 1 otherwise (a command that failed, its tests for one, is a failure: its
+status line, e.g. [node.test: tests failed, exit 1], is also printed on stderr).
 
 Example: harness call run_read_command '{"command":"repo.log","args":{"count":3}}'
 
@@ -45,11 +46,17 @@ export async function callCommand(argv: string[]): Promise<number> {
   try {
     const result = await session.call(tool, input);
     printJson(result);
-    return exitCodeOf(result);
+    const code = exitCodeOf(result);
+    // A person running it reads how the command ended in the words a model reads, without the JSON.
+    if (code === 1 && result.status === OutcomeStatus.executed) err(statusLine(result));
+    return code;
   } finally {
     await session.close();
   }
 }
+
+/** The status line of a result's text (`[node.test: tests failed, exit 1]`): its last line. */
+const statusLine = (result: ToolOutcome): string => resultText(result).split('\n').at(-1) ?? '';
 
 /** The exit code of a call held for a person's approval: it did not run (docs/cli.md, "Exit codes"). */
 const HELD_FOR_APPROVAL = 5;
