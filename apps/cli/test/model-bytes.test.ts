@@ -156,6 +156,9 @@ describe('what a model reads of each way a call ends', () => {
       args: {},
     });
 
+    // Last, so the output ids of the cases above stay as the corpus has them.
+    await record('tests failed', 'run_command', run('fail.tests'));
+
     await expect(steady(reads)).toMatchFileSnapshot(join(fixture, 'results.json'));
   });
 });

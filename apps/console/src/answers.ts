@@ -22,6 +22,13 @@ export interface ApprovalOutcome {
   at: string;
   outcome: string;
   code: string;
+  /** The run's finer reason (`tests_failed`, `exit_nonzero`, …), `null` when it has none. */
+  reason: string | null;
+  /**
+   * How the run ended, as the page says it: a failure the command's pack names, in words (`tests
+   * failed`), else the audit outcome (`ok`, `failed`).
+   */
+  summary: string;
   exitCode: number | null;
 }
 

@@ -58,6 +58,22 @@ describe('approval outcomes', () => {
     expect(outcomes.get(approval.id)).toMatchObject({ seq, outcome: 'allow', code: 'ok', exitCode: 3 });
   });
 
+  it("says a run whose tests failed as its pack names it, with the audit's outcome and reason kept", async () => {
+    const approval = await consumedApproval('k6');
+    await store.appendAudit({
+      ...event('notes.check', { decision: 'allow', approvalId: approval.id, run: { exitCode: 1 } }),
+      ...{ command: 'notes.append', outcome: 'failed', code: 'failed', reason: 'tests_failed' },
+    });
+    const outcomes = await approvalOutcomes(store, [approval]);
+    expect(outcomes.get(approval.id)).toMatchObject({
+      outcome: 'failed',
+      code: 'failed',
+      reason: 'tests_failed',
+      summary: 'tests failed',
+      exitCode: 1,
+    });
+  });
+
   it('looks up an outcome once: a refresh reads the audit log only for approvals whose run is not found yet', async () => {
     const ran = await consumedApproval('k4');
     const waiting = await consumedApproval('k5');

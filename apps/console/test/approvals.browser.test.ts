@@ -264,4 +264,19 @@ inBrowser.describe('approvals in the browser', () => {
     ).toBe(0);
     await page.context().close();
   });
+
+  it("says in the history that an approved call's tests failed, with its exit code", async () => {
+    const page = await openConsole(browser, running.loginUrl(), '#/approvals');
+    const check = () => agent.call('run_command', { command: 'notes.check', args: {} });
+    const id = get(await check(), 'entry', 'value', 'approval', 'id') as string;
+    await card(page, id).waitFor();
+    await card(page, id).getByRole('button', { name: 'Approve…' }).click();
+    await card(page, id).getByRole('button', { name: 'Confirm: approve' }).click();
+    await card(page, id).waitFor({ state: 'detached' });
+    const ran = await check();
+    expect([get(ran, 'outcome', 'ok'), get(ran, 'outcome', 'reason')]).toEqual([false, 'tests_failed']);
+    const outcome = page.locator(`table.history tr[data-approval-id="${id}"] td[data-label="Outcome"]`);
+    await expect.poll(() => outcome.innerText()).toBe('tests failed (exit 1)');
+    await page.context().close();
+  });
 });

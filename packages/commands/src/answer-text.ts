@@ -1,6 +1,7 @@
 // A command's answer as a model reads it: the reply's fields that show the admitted answer, read
 // once here from the answer's kind, its text read from those fields, and the few facts the status
 // line names.
+import { isExitFailure } from '@harness/protocol';
 import { z } from 'zod';
 import type { AdmittedEntry, ExecutedOutcome } from './outcome';
 import { EntryStatus } from './outcome-codes';
@@ -142,7 +143,9 @@ export function executedStatus(r: ExecutedOutcome): ExecutedStatus {
   const admitted = entry.status === EntryStatus.admitted ? entry : undefined;
   const facts = spawnFacts(admitted);
   const notes: string[] = [];
-  if (r.outcome.mayHaveLanded === true && answered?.ok !== true) notes.push('may have landed');
+  // A command that exited with a named failure ran to its end, as one that exited ok did.
+  if (r.outcome.mayHaveLanded === true && answered?.ok !== true && !isExitFailure(answered?.reason))
+    notes.push('may have landed');
   if (facts.outputExceeded) notes.push('output ceiling reached');
   if (facts.timedOut) notes.push('timed out');
   const value = admitted?.value;

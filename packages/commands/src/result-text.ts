@@ -1,5 +1,6 @@
 // The text a model reads for a tool result: the command's output first, then one status line.
 // The whole result stays the structured value (MCP `structuredContent`); this is its reading.
+import { EXIT_FAILURE_WORDS, isExitFailure } from '@harness/protocol';
 import { answerText, executedStatus } from './answer-text';
 import type { CallOutcome, ExecutedOutcome, ToolOutcome } from './outcome';
 import { Landed, OutcomeStatus } from './outcome-codes';
@@ -100,11 +101,20 @@ function callText(r: CallOutcome): { body: string; line: string } {
   }
 }
 
+/**
+ * The first words of an executed call's status line: a named exit failure in a person's words
+ * (`tests failed`: the command ran and answered that), else the code with its reason where it has
+ * a finer one (`failed (exit_nonzero)`).
+ */
+function statusHead(code: string, reason: string | undefined): string {
+  if (isExitFailure(reason)) return EXIT_FAILURE_WORDS[reason];
+  return reason !== undefined && reason !== code ? `${code} (${reason})` : code;
+}
+
 function executedText(r: ExecutedOutcome): { body: string; line: string } {
   const answered = r.outcome.withheld === true ? undefined : r.outcome;
   const code = answered?.code ?? '';
-  const head =
-    answered?.reason !== undefined && answered.reason !== code ? `${code} (${answered.reason})` : code;
+  const head = statusHead(code, answered?.reason);
   const { answer, exitCode, notes } = executedStatus(r);
   const parts = [
     head,

@@ -70,6 +70,33 @@ describe('resultText', () => {
     );
   });
 
+  it('names a failure the pack gives the exit code in words, with the report it printed, as an error', () => {
+    const failing = executed(
+      { ok: false, code: 'failed', reason: 'tests_failed', mayHaveLanded: true },
+      {
+        status: 'tests_failed',
+        message: 'node.test exited with code 1: tests failed',
+        exitCode: 1,
+        signal: null,
+        stdout: 'ok adds\nnot ok multiplies\n',
+        stderr: '',
+        timedOut: false,
+        outputExceeded: false,
+        durationMs: 5,
+      },
+      { command: 'node.test' },
+    );
+    expect(resultText(failing)).toBe('ok adds\nnot ok multiplies\n[node.test: tests failed, exit 1]');
+    expect(isErrorResult(failing)).toBe(true);
+    expect(callToolReply(failing)).toEqual({
+      ok: false,
+      code: 'failed',
+      reason: 'tests_failed',
+      exit: 1,
+      output: 'ok adds\nnot ok multiplies',
+    });
+  });
+
   it('shows stderr under its own heading beside the output', () => {
     const r = executed(
       { ok: false, code: 'failed', reason: 'exit_nonzero' },

@@ -7,6 +7,7 @@
 export { credentialsFrom, REDACTED, redactDeep } from './credentials';
 export type { PacksIssue, PacksIssueDetails } from './errors';
 export { formatIssue, PacksError, PacksErrorCode } from './errors';
+export type { ExitFailure } from './exit-failures';
 export type { GitIdentity, GitIdentityOptions, GitIdentityRead } from './git-identity';
 export { readGitIdentity } from './git-identity';
 export type { FileSource, LoadOptions, PacksLoadResult } from './load';

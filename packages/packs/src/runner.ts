@@ -11,12 +11,15 @@ import {
 import { parse as parseTemplate, render, TmplError } from '@harness/tmpl';
 import { redact, redactDeep } from './credentials';
 import { PacksErrorCode as Code, type PacksIssue, packsIssue } from './errors';
+import type { ExitFailure } from './exit-failures';
 import { commandPath, findPackCommand, renderCallArgv } from './plan';
 import type { CredentialSource, Pack, PackCommand, PackSet } from './types';
 
 /**
  * How one spawn of a pack command ended (the `status` of a `ran` answer, `@harness/protocol`'s
- * `SPAWN_STATUSES`), most specific first: `ok`; `exit_nonzero`; `signaled` (killed by a signal it did
+ * `SPAWN_STATUSES`), most specific first: `ok`; an {@link ExitFailure} (`tests_failed`: an exit code
+ * the command's `failure_exit_codes` names); `exit_nonzero` (any other exit code not in
+ * `ok_exit_codes`); `signaled` (killed by a signal it did
  * not get from us); `escaped` (a process it started left the process group, e.g. with `setsid`, and
  * held the output open: reading stopped at the bound and that process may still run); `timed_out`;
  * `output_exceeded` (stdout + stderr passed `max_output`, and the
@@ -24,7 +27,13 @@ import type { CredentialSource, Pack, PackCommand, PackSet } from './types';
  * `parse_failed` (exit 0 but `parse: json` output was not JSON; the raw stdout is kept). The words a
  * bound or a signal ends a run with are `@harness/exec`'s {@link RunOutcome}, spelled once there.
  */
-export type SpawnStatus = 'ok' | 'exit_nonzero' | 'escaped' | 'parse_failed' | Exclude<RunOutcome, 'exited'>;
+export type SpawnStatus =
+  | 'ok'
+  | ExitFailure
+  | 'exit_nonzero'
+  | 'escaped'
+  | 'parse_failed'
+  | Exclude<RunOutcome, 'exited'>;
 
 /** The bounded outcome of one pack-command run. Credential values are already `[redacted]` everywhere in it. */
 export interface PackRunOutcome {
@@ -359,7 +368,8 @@ function secs(ms: number): string {
 
 /**
  * How a run that did not end well ended, most specific first (see {@link SpawnStatus}), with its
- * message; `undefined` when it exited with one of the command's ok codes.
+ * message; `undefined` when it exited with one of the command's ok codes. An exit code the command
+ * names in `failure_exit_codes` ends it with that name.
  */
 function runFailure(
   commandId: string,
@@ -388,6 +398,14 @@ function runFailure(
   if (result.cancelled) return { status: 'cancelled', message: `${commandId} was cancelled` };
   if (result.exitCode === null) {
     return { status: 'signaled', message: `${commandId} was killed by ${result.signal ?? 'a signal'}` };
+  }
+  const failure = command.failureExitCodes[result.exitCode];
+  if (failure !== undefined) {
+    // The command ran and answered; its report is its output, kept whole in stdout and stderr.
+    return {
+      status: failure,
+      message: `${commandId} exited with code ${result.exitCode}: ${failure.split('_').join(' ')}`,
+    };
   }
   if (!command.okExitCodes.includes(result.exitCode)) {
     const err = firstLine(stderr);

@@ -14,6 +14,7 @@ import {
 } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
 import { z } from 'zod';
+import { EXIT_FAILURES } from './exit-failures';
 import { STANDARD_PACK_IDS } from './standard/library';
 
 /** Pattern of input names and credential names: one tmpl path segment. */
@@ -359,6 +360,25 @@ const planInputs = z
       "Project files the command runs as code (Makefile, package.json), relative to the pack's cwd: an approval binds their bytes (SHA-256; a missing file counts as absent), so an edit after it was given asks a person anew.",
   });
 
+/** An exit code 0-255 written as a map key (`"1"`). */
+const EXIT_CODE_KEY = /^(?:[0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5])$/;
+
+/**
+ * `failure_exit_codes`: exit codes that mean a named failure (`{ 1: tests_failed }`): the run is
+ * not ok, and it says which failure rather than `exit_nonzero` (docs/packs.md).
+ */
+const failureExitCodes = z
+  .record(
+    z.string().regex(EXIT_CODE_KEY, {
+      error: 'expected an exit code 0-255 as the key, e.g. failure_exit_codes: { 1: tests_failed }',
+    }),
+    z.enum(EXIT_FAILURES, { error: `expected a failure name: ${EXIT_FAILURES.join(', ')}` }),
+    { error: 'expected a map from exit code to failure name, e.g. failure_exit_codes: { 1: tests_failed }' },
+  )
+  .meta({
+    description: `Exit codes that mean a named failure (${EXIT_FAILURES.join(', ')}): the call is not ok and says which failure, with everything the command printed. An exit code is in ok_exit_codes or here, not both.`,
+  });
+
 const command = strict({
   id: id('command'),
   title: z.string().optional().meta({ description: 'One short line; default: first line of description.' }),
@@ -409,6 +429,7 @@ const command = strict({
       description:
         'Exit codes that mean success. Default [0]. grep exits 1 when it finds nothing: [0, 1] reads that as an empty result, not a failure.',
     }),
+  failure_exit_codes: failureExitCodes.optional(),
   label: label.optional(),
   credential_output_unlabeled: z
     .string({ error: 'expected a reason (a string) why this output reveals no credential' })

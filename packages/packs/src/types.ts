@@ -1,5 +1,6 @@
 import type { SandboxPolicy } from '@harness/exec';
 import type { PacksIssue } from './errors';
+import type { ExitFailure } from './exit-failures';
 
 /** The four permission tiers of a pack (the same four as SwarmKit's `mcp_servers`). */
 export type Tier = 'open' | 'cautious' | 'strict' | 'readonly';
@@ -96,6 +97,11 @@ export interface PackCommand {
   readonly sortLines: boolean;
   /** Exit codes that mean success (`ok_exit_codes`), `[0]` when undeclared. */
   readonly okExitCodes: readonly number[];
+  /**
+   * Exit codes that mean a named failure (`failure_exit_codes`), by code: the run is not ok and its
+   * status is the name (`tests_failed`), not `exit_nonzero`. Empty when undeclared.
+   */
+  readonly failureExitCodes: Readonly<Record<number, ExitFailure>>;
   /** Resolved tier: `permission_overrides[command]`, else the pack's `permission`, else `cautious`. */
   readonly tier: Tier;
   /** Resolved timeout in ms: `timeout_overrides[command]`, else the pack's `timeout`, else 30 s. */

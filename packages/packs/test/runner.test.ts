@@ -370,6 +370,63 @@ describe('bounds', () => {
     `);
   });
 
+  it('an exit code the command names in failure_exit_codes is that failure, its output kept whole', async () => {
+    const w = await loadOk(`command_packs:
+  - id: t
+    commands:
+      - id: unit
+        argv: [node, -e, 'console.log("1 failed, 2 passed"); console.error("at test.js:3"); process.exit(Number(process.argv[1]))', --, '{{code}}']
+        effects: read
+        failure_exit_codes: { 1: tests_failed, 101: build_failed }
+`);
+    const failed = await outcome('t.unit', { code: '1' }, w);
+    expect([failed.ok, failed.status, failed.exitCode, failed.message]).toEqual([
+      false,
+      'tests_failed',
+      1,
+      't.unit exited with code 1: tests failed',
+    ]);
+    expect([failed.stdout, failed.stderr]).toEqual(['1 failed, 2 passed\n', 'at test.js:3\n']);
+    expect((await outcome('t.unit', { code: '101' }, w)).status).toBe('build_failed');
+    const other = await outcome('t.unit', { code: '2' }, w);
+    expect([other.ok, other.status]).toEqual([false, 'exit_nonzero']);
+    expect((await outcome('t.unit', { code: '0' }, w)).status).toBe('ok');
+  });
+
+  it('refuses a failure_exit_codes key that is not an exit code and a name outside the fixed list', async () => {
+    expect(
+      await loadErrors(`command_packs:
+  - id: g
+    commands:
+      - { id: a, argv: [grep, x], effects: read, failure_exit_codes: { 300: tests_failed } }
+      - { id: b, argv: [grep, x], effects: read, failure_exit_codes: { 1: broken } }
+      - { id: c, argv: [grep, x], effects: read, failure_exit_codes: [1] }
+`),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:72: command_packs[0].commands[0].failure_exit_codes.300: expected an exit code 0-255 as the key, e.g. failure_exit_codes: { 1: tests_failed }, found "300"",
+        "workspace.yaml:5:75: command_packs[0].commands[1].failure_exit_codes.1: expected a failure name: tests_failed, problems_found, build_failed, found "broken"; e.g. 1: tests_failed",
+        "workspace.yaml:6:70: command_packs[0].commands[2].failure_exit_codes: expected a map from exit code to failure name, e.g. failure_exit_codes: { 1: tests_failed }, found a list of 1",
+      ]
+    `);
+  });
+
+  it('refuses an exit code that is both a success and a named failure, naming both keys', async () => {
+    expect(
+      await loadErrors(`command_packs:
+  - id: g
+    commands:
+      - { id: a, argv: [grep, x], effects: read, ok_exit_codes: [0, 1], failure_exit_codes: { 1: problems_found } }
+      - { id: b, argv: [grep, x], effects: read, failure_exit_codes: { 0: tests_failed } }
+`),
+    ).toMatchInlineSnapshot(`
+      [
+        "workspace.yaml:4:98: command_packs[0].commands[0].failure_exit_codes.1: exit code 1 is both in ok_exit_codes and in failure_exit_codes (problems_found); an exit code means success or a named failure, not both: remove it from one of them",
+        "workspace.yaml:5:75: command_packs[0].commands[1].failure_exit_codes.0: exit code 0 is both in ok_exit_codes (undeclared, so [0]) and in failure_exit_codes (tests_failed); an exit code means success or a named failure, not both: remove it from one of them",
+      ]
+    `);
+  });
+
   it('a missing executable is reported by name and nothing runs [CP-50]', async () => {
     expect(await refused('t.missing', { value: 'x' })).toMatchInlineSnapshot(`
       [

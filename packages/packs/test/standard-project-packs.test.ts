@@ -187,24 +187,25 @@ needs('node', 'npm', 'sh').describe('standard pack node, on the real npm', () =>
     `);
   });
 
-  it('a failing test suite is an answer: exit code 1 comes back ok, with the runner report', async () => {
+  it('a failing test suite is tests_failed: exit code 1 is not ok, the runner report kept whole', async () => {
     const ws = await load(failing, text);
     expect(await answer(ws, 'node.test', {})).toMatchInlineSnapshot(`
       {
         "exitCode": 1,
-        "output": "
+        "status": "tests_failed",
+        "stderr": "",
+        "stdout": "
       > node-failing@1.0.0 test
       > node test/run.js
 
       ok adds
       not ok multiplies
       ",
-        "stderr": "",
       }
     `);
   });
 
-  it('run runs a listed package.json script; a script reporting problems (exit 1) is an answer', async () => {
+  it('run runs a listed package.json script; a script reporting problems (exit 1) is problems_found, with what it printed', async () => {
     const ws = await load(passing, text);
     expect(await answer(ws, 'node.run', { script: 'greet' })).toMatchInlineSnapshot(`
       {
@@ -221,12 +222,13 @@ needs('node', 'npm', 'sh').describe('standard pack node, on the real npm', () =>
     expect(await answer(ws, 'node.run', { script: 'lint' })).toMatchInlineSnapshot(`
       {
         "exitCode": 1,
-        "output": "
+        "status": "problems_found",
+        "stderr": "src/a.js: 1 problem
+      ",
+        "stdout": "
       > node-passing@1.0.0 lint
       > node -e "console.error('src/a.js: 1 problem'); process.exit(1)"
 
-      ",
-        "stderr": "src/a.js: 1 problem
       ",
       }
     `);
@@ -454,12 +456,14 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
   });
   const text = `command_packs:\n${PY_ENTRY}`;
 
-  it('pytest runs every test; a failing test is an answer (exit code 1), with the failure', async () => {
+  it('pytest runs every test; a failing test is tests_failed (exit code 1), with the failure', async () => {
     const ws = await load(dir, text);
     expect(await answer(ws, 'python.pytest', {})).toMatchInlineSnapshot(`
       {
         "exitCode": 1,
-        "output": "F..                                                                      [100%]
+        "status": "tests_failed",
+        "stderr": "",
+        "stdout": "F..                                                                      [100%]
       =================================== FAILURES ===================================
       ___________________________________ test_bad ___________________________________
       tests/test_bad.py:2: in test_bad
@@ -469,7 +473,6 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
       FAILED tests/test_bad.py::test_bad - assert 1 == 2
       1 failed, 2 passed in <time>
       ",
-        "stderr": "",
       }
     `);
   });
@@ -488,7 +491,9 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
     expect(await answer(ws, 'python.pytest', { keyword: 'adds or bad' })).toMatchInlineSnapshot(`
       {
         "exitCode": 1,
-        "output": "F.                                                                       [100%]
+        "status": "tests_failed",
+        "stderr": "",
+        "stdout": "F.                                                                       [100%]
       =================================== FAILURES ===================================
       ___________________________________ test_bad ___________________________________
       tests/test_bad.py:2: in test_bad
@@ -498,7 +503,6 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
       FAILED tests/test_bad.py::test_bad - assert 1 == 2
       1 failed, 1 passed, 1 deselected in <time>
       ",
-        "stderr": "",
       }
     `);
     expect(
@@ -508,12 +512,14 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
       'def test_b1():\n    assert 0\n\n\ndef test_b2():\n    assert 0\n\n\ndef test_b3():\n    assert 0\n';
     tree(dir, { 'more/test_many.py': bad });
     expect(await answer(ws, 'python.pytest', { path: 'more', exitfirst: true })).toMatchObject({
+      status: 'tests_failed',
       exitCode: 1,
-      output: expect.stringContaining('1 failed in <time>'),
+      stdout: expect.stringContaining('1 failed in <time>'),
     });
     expect(await answer(ws, 'python.pytest', { path: 'more', maxfail: 2 })).toMatchObject({
+      status: 'tests_failed',
       exitCode: 1,
-      output: expect.stringContaining('2 failed in <time>'),
+      stdout: expect.stringContaining('2 failed in <time>'),
     });
     rmSync(join(dir, 'more'), { recursive: true });
   });
@@ -557,16 +563,20 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
   needs({
     ...working('ruff for python3', ['python3', '-c', 'import ruff'], 'pip install ruff'),
     notInCi: 'ruff is not a Debian 12 package, and PyPI is out of reach; the pack does not require it',
-  }).it('ruff reports each problem on one line; problems found (exit 1) are the answer', async () => {
-    const ws = await load(dir, text);
-    tree(dir, { 'lint/a.py': 'import os\n' });
-    expect(await answer(ws, 'python.ruff', { path: 'lint' })).toMatchObject({
-      exitCode: 1,
-      output: expect.stringContaining('lint/a.py:1:8: F401'),
-    });
-    expect(await answer(ws, 'python.ruff', { path: 'tool' })).toMatchObject({ exitCode: 0 });
-    rmSync(join(dir, 'lint'), { recursive: true });
-  });
+  }).it(
+    'ruff reports each problem on one line; problems found (exit 1) are problems_found, the list kept',
+    async () => {
+      const ws = await load(dir, text);
+      tree(dir, { 'lint/a.py': 'import os\n' });
+      expect(await answer(ws, 'python.ruff', { path: 'lint' })).toMatchObject({
+        status: 'problems_found',
+        exitCode: 1,
+        stdout: expect.stringContaining('lint/a.py:1:8: F401'),
+      });
+      expect(await answer(ws, 'python.ruff', { path: 'tool' })).toMatchObject({ exitCode: 0 });
+      rmSync(join(dir, 'lint'), { recursive: true });
+    },
+  );
 
   // Debian's mypy (which CI installs) is for /usr/bin/python3; a pyenv shim may come first on PATH.
   // The pack runs the first python3 on the pack's PATH, so the test puts that one's directory first.
@@ -575,20 +585,24 @@ withPytest.describe('standard pack python, on the real python3 and pytest', () =
     mypyDir === undefined
       ? working('mypy for python3', ['python3', '-c', 'import mypy'], 'apt-get install mypy')
       : { what: 'mypy', present: true, install: '' },
-  ).it('mypy reports each type error on one line; errors found (exit 1) are the answer', async () => {
-    const ws = await load(dir, text);
-    const path = mypyDir === undefined ? {} : { path: `${mypyDir}:${process.env.PATH ?? ''}` };
-    tree(dir, { 'typed/a.py': 'def f() -> int:\n    return "s"\n' });
-    expect(await answer(ws, 'python.mypy', { path: 'typed' }, path)).toMatchObject({
-      exitCode: 1,
-      output: expect.stringContaining('typed/a.py:2: error: Incompatible return value type'),
-    });
-    expect(await answer(ws, 'python.mypy', { path: 'tool' }, path)).toMatchObject({
-      exitCode: 0,
-      output: expect.stringContaining('Success: no issues found'),
-    });
-    rmSync(join(dir, 'typed'), { recursive: true });
-  });
+  ).it(
+    'mypy reports each type error on one line; errors found (exit 1) are problems_found, the list kept',
+    async () => {
+      const ws = await load(dir, text);
+      const path = mypyDir === undefined ? {} : { path: `${mypyDir}:${process.env.PATH ?? ''}` };
+      tree(dir, { 'typed/a.py': 'def f() -> int:\n    return "s"\n' });
+      expect(await answer(ws, 'python.mypy', { path: 'typed' }, path)).toMatchObject({
+        status: 'problems_found',
+        exitCode: 1,
+        stdout: expect.stringContaining('typed/a.py:2: error: Incompatible return value type'),
+      });
+      expect(await answer(ws, 'python.mypy', { path: 'tool' }, path)).toMatchObject({
+        exitCode: 0,
+        output: expect.stringContaining('Success: no issues found'),
+      });
+      rmSync(join(dir, 'typed'), { recursive: true });
+    },
+  );
 });
 
 withPytest.describe('a hostile python project (conftest.py runs: it is project code)', () => {
@@ -692,7 +706,7 @@ mod tests {
     expect([existsSync(join(dir, 'Cargo.lock')), existsSync(join(dir, 'target'))]).toEqual([true, true]);
   });
 
-  it('test runs every test, a filter narrows them, and a failing test is an answer (exit 101)', {
+  it('test runs every test, a filter narrows them, and a failing test is tests_failed (exit 101)', {
     timeout: 180_000,
   }, async () => {
     const ws = await load(dir, text);
@@ -723,8 +737,8 @@ mod tests {
     try {
       // libtest's wording of a failure differs between Rust releases; these lines do not.
       const a = await answer(ws, 'rust.test', {});
-      expect(a).toMatchObject({ exitCode: 101 });
-      const output = 'output' in a ? String(a.output) : '';
+      expect(a).toMatchObject({ status: 'tests_failed', exitCode: 101 });
+      const output = 'stdout' in a ? String(a.stdout) : '';
       expect(output).toContain('---- tests::it_reads_the_switch stdout ----\n');
       expect(output).toContain('fail-now exists');
       expect(output).toContain('\nfailures:\n    tests::it_reads_the_switch\n');
@@ -736,7 +750,7 @@ mod tests {
     }
   });
 
-  it('build builds into the project target dir; a compile error is an answer (exit 101)', {
+  it('build builds into the project target dir; a compile error is build_failed (exit 101), the errors kept', {
     timeout: 180_000,
   }, async () => {
     const ws = await load(dir, text);
@@ -747,7 +761,7 @@ mod tests {
     writeFileSync(join(dir, 'src', 'lib.rs'), `pub mod broken;\n${source}`);
     try {
       const a = await answer(ws, 'rust.check', {});
-      expect(a).toMatchObject({ exitCode: 101 });
+      expect(a).toMatchObject({ status: 'build_failed', exitCode: 101 });
       expect('stderr' in a && a.stderr).toContain('error[E0308]: mismatched types\n --> src/broken.rs:1:25');
     } finally {
       writeFileSync(join(dir, 'src', 'lib.rs'), source);
@@ -776,7 +790,7 @@ mod tests {
   );
 
   needs(working('rustfmt', ['cargo', 'fmt', '--version'], 'rustup component add rustfmt')).it(
-    'fmt_check answers nothing for formatted code, and the diff for the rest (exit 1), changing nothing',
+    'fmt_check answers nothing for formatted code, and the diff for the rest (exit 1, problems_found), changing nothing',
     async () => {
       const ws = await load(dir, text);
       expect(await answer(ws, 'rust.fmt_check', {})).toEqual({ exitCode: 0, output: '', stderr: '' });
@@ -790,7 +804,9 @@ mod tests {
         expect(await answer(ws, 'rust.fmt_check', {})).toMatchInlineSnapshot(`
           {
             "exitCode": 1,
-            "output": "Diff in <scratch>/crate/src/lib.rs:1:
+            "status": "problems_found",
+            "stderr": "",
+            "stdout": "Diff in <scratch>/crate/src/lib.rs:1:
            /// Adds two numbers.
           -pub fn add( left:u64,right :u64 )->u64{
           +pub fn add(left: u64, right: u64) -> u64 {
@@ -798,7 +814,6 @@ mod tests {
            }
            
           ",
-            "stderr": "",
           }
         `);
         expect(readFileSync(join(dir, 'src', 'lib.rs'), 'utf8')).toBe(ugly);

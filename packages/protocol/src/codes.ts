@@ -45,12 +45,37 @@ export const ANSWER_KINDS = [
 export type AnswerKind = (typeof ANSWER_KINDS)[number];
 
 /**
+ * The named failures an exit code of a pack command can mean, as its pack declares them
+ * (`failure_exit_codes`, docs/packs.md): `tests_failed` (a test runner ran and a test failed),
+ * `problems_found` (a linter, type checker or format check ran and reports problems),
+ * `build_failed` (a compiler or builder ran and the code does not build). A closed list: a model
+ * and a script branch on these words, so every pack spells a failure the same way.
+ */
+export const EXIT_FAILURES = ['tests_failed', 'problems_found', 'build_failed'] as const;
+
+/** One named failure of an exit code. */
+export type ExitFailure = (typeof EXIT_FAILURES)[number];
+
+/** Each {@link ExitFailure} as a person reads it in a status line (`tests failed`). */
+export const EXIT_FAILURE_WORDS: Readonly<Record<ExitFailure, string>> = {
+  tests_failed: 'tests failed',
+  problems_found: 'problems found',
+  build_failed: 'build failed',
+};
+
+/** Whether a status or reason is one of the {@link EXIT_FAILURES}. */
+export const isExitFailure = (value: unknown): value is ExitFailure =>
+  (EXIT_FAILURES as readonly unknown[]).includes(value);
+
+/**
  * How one spawn of a pack command ended, most specific first, as a `ran` answer's `body.status`
- * says it (docs/packs.md, "Running a command"): `ok`; `exit_nonzero`; `signaled`; `escaped`;
- * `timed_out`; `output_exceeded`; `cancelled`; `parse_failed`.
+ * says it (docs/packs.md, "Running a command"): `ok`; one of the {@link EXIT_FAILURES} (an exit code
+ * the command's pack names); `exit_nonzero` (any other exit code but the pack's ok codes);
+ * `signaled`; `escaped`; `timed_out`; `output_exceeded`; `cancelled`; `parse_failed`.
  */
 export const SPAWN_STATUSES = [
   'ok',
+  ...EXIT_FAILURES,
   'exit_nonzero',
   'signaled',
   'escaped',

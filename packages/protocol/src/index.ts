@@ -5,13 +5,24 @@
 // `@harness/protocol/server`, the socket client `@harness/protocol/client`.
 
 export { ANSWER_TOO_LARGE, answerTooLarge } from './bounds';
-export type { AnswerCode, AnswerKind, EnvelopeErrorCode, HeldReason, RefKind, SpawnStatus } from './codes';
+export type {
+  AnswerCode,
+  AnswerKind,
+  EnvelopeErrorCode,
+  ExitFailure,
+  HeldReason,
+  RefKind,
+  SpawnStatus,
+} from './codes';
 export {
   ANSWER_CODES,
   ANSWER_KINDS,
   ENVELOPE_ERROR_CODES,
   EXIT,
+  EXIT_FAILURE_WORDS,
+  EXIT_FAILURES,
   HELD_REASONS,
+  isExitFailure,
   REF_KINDS,
   SPAWN_STATUSES,
 } from './codes';

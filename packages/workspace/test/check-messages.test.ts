@@ -105,6 +105,11 @@ describe('messages that say what was expected', () => {
     ['effects', onePack('      - id: a\n        argv: [cat]\n        effects: none\n')],
     ['output.parse', onePack('      - id: a\n        argv: [cat]\n        output: { parse: yaml }\n')],
     ['ok_exit_codes', onePack('      - id: a\n        argv: [cat]\n        ok_exit_codes: 1\n')],
+    ['failure_exit_codes', onePack('      - id: a\n        argv: [cat]\n        failure_exit_codes: [1]\n')],
+    [
+      'failure_exit_codes.*',
+      onePack('      - id: a\n        argv: [cat]\n        failure_exit_codes: { 1: broke }\n'),
+    ],
     ['scopes', onePack('      - id: a\n        argv: [cat]\n        scopes: read\n')],
     ['unknown key', onePack('      - id: a\n        argv: [cat]\n        effect: read\n')],
   ];

@@ -1,8 +1,15 @@
 // Every answer the command layer gives, built here and nowhere else: one function per kind of the
 // protocol's answer union (`@harness/protocol`, docs/protocol.md "Answers"), so each body has one
 // producer and the compiler holds each to its kind.
-import type { PackRunOutcome } from '@harness/packs';
-import type { AnswerApproval, AnswerBodies, AnswerOf, HeldReason, SpawnStatus } from '@harness/protocol';
+import type { ExitFailure as PackExitFailure, PackRunOutcome } from '@harness/packs';
+import type {
+  AnswerApproval,
+  AnswerBodies,
+  AnswerOf,
+  ExitFailure,
+  HeldReason,
+  SpawnStatus,
+} from '@harness/protocol';
 import type { ComposeOutcome, LoomView, Receipt } from '@harness/store';
 
 /** Nothing ran, nothing landed: why, in the host's words; after `bad-args`, each argument's issue. */
@@ -70,6 +77,15 @@ export function cancelledAnswer(
 export function failedAnswer(id: string, message: string, mayHaveLanded: boolean): AnswerOf<'failed'> {
   return { ok: false, id, code: 'internal', mayHaveLanded, completed: [], kind: 'failed', body: { message } };
 }
+
+/**
+ * The pack language names the same exit failures as the wire, both ways: a name one side adds
+ * without the other fails to compile here.
+ */
+const SAME_EXIT_FAILURES: [PackExitFailure, ExitFailure] extends [ExitFailure, PackExitFailure]
+  ? true
+  : never = true;
+void SAME_EXIT_FAILURES;
 
 /**
  * A pack command whose process ran: its parsed output when it ended well, else how it ended and

@@ -98,6 +98,7 @@ export function buildCommand(
     forms.push(built.form);
   }
   if (rc.values) checkValues(rc.values, inputs, [...cPath, 'values'], manifestId, ctx, issues);
+  checkExitCodes(rc, cPath, ctx, issues);
   checkDefaults(inputs, declared.withinCwd, cPath, manifestId, ctx, issues);
   const listed = defaults.openListedValues === true ? [] : declared.fromWorkspace;
   inputs = applyInputOverrides(rp, rc.id, inputs, pPath, manifestId, ctx, issues);
@@ -241,6 +242,7 @@ function commandOf(
     output: rc.output?.parse ?? 'text',
     sortLines: rc.output?.sort === true,
     okExitCodes: Object.freeze([...new Set(rc.ok_exit_codes ?? [0])]),
+    failureExitCodes: Object.freeze({ ...rc.failure_exit_codes }),
     tier: rp.permission_overrides?.[rc.id] ?? defaults.tier,
     timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
     maxOutputBytes: defaults.maxOutputBytes,
@@ -290,6 +292,27 @@ function domainOf(schema: InputSchema): string[] | undefined {
   if (schema.enum !== undefined) return schema.enum.map(String);
   if (schema.type === 'boolean') return ['true', 'false'];
   return undefined;
+}
+
+/**
+ * An exit code means success (`ok_exit_codes`, `[0]` when undeclared) or a named failure
+ * (`failure_exit_codes`), never both: each code both claim is an issue naming both keys.
+ */
+function checkExitCodes(rc: RawCommand, cPath: Path, ctx: CheckContext, issues: PacksIssue[]): void {
+  const ok = rc.ok_exit_codes ?? [0];
+  const okKey = rc.ok_exit_codes === undefined ? 'ok_exit_codes (undeclared, so [0])' : 'ok_exit_codes';
+  for (const [code, failure] of Object.entries(rc.failure_exit_codes ?? {})) {
+    if (!ok.includes(Number(code))) continue;
+    const where: Path = [...cPath, 'failure_exit_codes', code];
+    issues.push(
+      ctx.issue(
+        Code.schema,
+        where,
+        `${showPath(where)}: exit code ${code} is both in ${okKey} and in failure_exit_codes (${failure}); an exit code means success or a named failure, not both: remove it from one of them`,
+        { expected: 'an exit code not in ok_exit_codes', found: code },
+      ),
+    );
+  }
 }
 
 /** `values` maps only boolean and enum inputs, every value each can take, and nothing else. */

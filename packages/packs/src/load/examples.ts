@@ -73,6 +73,8 @@ export const PACK_EXAMPLES: Readonly<Record<string, string>> = {
   'output.parse': 'parse: json',
   'output.sort': 'sort: true',
   ok_exit_codes: 'ok_exit_codes: [0, 1]',
+  failure_exit_codes: 'failure_exit_codes: { 1: tests_failed }',
+  'failure_exit_codes.*': '1: tests_failed',
   plan_inputs: 'plan_inputs: [Makefile]',
   credential_output_unlabeled: 'credential_output_unlabeled: "prints only the HTTP status"',
 };
@@ -85,6 +87,7 @@ const NAMED_ENTRIES = new Set([
   'timeout_overrides',
   'input_overrides',
   'values',
+  'failure_exit_codes',
 ]);
 
 /**

@@ -1,4 +1,5 @@
 // The outcome of an approved call once it ran: the audit event of the run its approval allowed.
+import { EXIT_FAILURE_WORDS, isExitFailure } from '@harness/protocol';
 import type { ApprovalRecord, AuditEvent, Store } from '@harness/store';
 import type { ApprovalOutcome } from '../../answers';
 
@@ -73,6 +74,8 @@ function toOutcome(e: AuditEvent): ApprovalOutcome {
     at: e.at,
     outcome: e.outcome,
     code: e.code,
+    reason: e.reason,
+    summary: isExitFailure(e.reason) ? EXIT_FAILURE_WORDS[e.reason] : e.outcome,
     exitCode: typeof run?.exitCode === 'number' ? run.exitCode : null,
   };
 }

@@ -7,6 +7,7 @@ import type {
   ApprovalAnswer as Approval,
   ApprovalCallsAnswer,
   ApprovalOneAnswer,
+  ApprovalOutcome,
   ApprovalsAnswer,
 } from '../../answers';
 import { getJson } from '../api';
@@ -220,17 +221,18 @@ function History({ list }: { list: Approval[] }) {
             <td data-label="Decided by">{a.decided_by ?? '—'}</td>
             <td data-label="Decided">{when(a.decided_at)}</td>
             <td data-label="Outcome">
-              {a.outcome
-                ? `${a.outcome.outcome}${a.outcome.exitCode === null ? '' : ` (exit ${a.outcome.exitCode})`}`
-                : a.status === 'approved'
-                  ? 'not run yet'
-                  : '—'}
+              {a.outcome ? ranText(a.outcome) : a.status === 'approved' ? 'not run yet' : '—'}
             </td>
           </tr>
         ))}
       </tbody>
     </table>
   );
+}
+
+/** How an approved call's run ended, with its exit code: `tests failed (exit 1)`, `ok (exit 0)`. */
+function ranText(o: ApprovalOutcome): string {
+  return `${o.summary}${o.exitCode === null ? '' : ` (exit ${o.exitCode})`}`;
 }
 
 /** Where an approval stands, in one sentence. */
@@ -242,7 +244,7 @@ function standing(a: Approval): string {
     case 'approved':
       return `Approved by ${by}; the agent's identical call has not run yet.`;
     case 'consumed':
-      return `Approved by ${by}; it ran${a.outcome ? `: ${a.outcome.outcome}${a.outcome.exitCode === null ? '' : ` (exit ${a.outcome.exitCode})`}` : ''}.`;
+      return `Approved by ${by}; it ran${a.outcome ? `: ${ranText(a.outcome)}` : ''}.`;
     case 'denied':
       return `Denied by ${by}.`;
     case 'expired':
