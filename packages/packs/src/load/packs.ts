@@ -10,6 +10,7 @@ import { approvalWaitMs } from '../schema';
 import type { Label, Pack } from '../types';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
+import { checkDisplays } from './display';
 import { type LoadWalls, resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
@@ -109,6 +110,7 @@ function buildPack(
     const sandbox = resolveSandbox(rp, ci, built.command.effects, cwd, pPath, ctx, issues);
     return Object.freeze({ ...built.command, sandbox });
   });
+  checkDisplays(commands, pPath, ctx, issues);
   const pack: Pack = Object.freeze({
     id: rp.id,
     ...(standard === undefined ? {} : { standard }),
