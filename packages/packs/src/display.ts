@@ -91,7 +91,6 @@ function shown(value: string, quoted: boolean): string {
 
 /** The text an input's value is shown as: its `values` text where the pack maps it, else the value. */
 function valueText(command: PackCommand, name: string, value: unknown): string {
-  if (value === undefined || value === null) return '';
   const mapped = command.values[name]?.[String(value)];
   if (mapped !== undefined) return mapped;
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -106,13 +105,24 @@ export function renderDisplay(command: PackCommand, args: Readonly<Record<string
   if (command.display === undefined) return null;
   const parsed = parseDisplay(command.display);
   if (!parsed.ok) return null;
-  const line = parsed.parts
-    .map((p) =>
-      'text' in p
-        ? p.text
-        : shown(valueText(command, p.input, args[p.input] ?? command.inputs[p.input]?.default), p.quoted),
-    )
-    .join('');
+  // An optional input the call left out shows nothing, and takes one space beside it along.
+  const pieces: string[] = [];
+  for (const [i, p] of parsed.parts.entries()) {
+    if ('text' in p) {
+      pieces.push(p.text);
+      continue;
+    }
+    const value = args[p.input] ?? command.inputs[p.input]?.default;
+    if (value !== undefined && value !== null) {
+      pieces.push(shown(valueText(command, p.input, value), p.quoted));
+      continue;
+    }
+    const next = parsed.parts[i + 1];
+    const before = pieces.at(-1);
+    if (before?.endsWith(' ') && (next === undefined || ('text' in next && next.text.startsWith(' '))))
+      pieces[pieces.length - 1] = before.slice(0, -1);
+  }
+  const line = pieces.join('');
   return cut(line, DISPLAY_LINE_CHARS);
 }
 

@@ -5,14 +5,8 @@
 // @harness/workspace's; what it composes its load from is `@harness/packs/loader`. YAML, durations
 // and sizes are read by @harness/config.
 export type { CommandPreviewResult } from './command-preview';
-export {
-  PREVIEW_MAX_BYTES,
-  PREVIEW_MAX_LINES,
-  PREVIEW_TIMEOUT_MS,
-  runCommandPreview,
-} from './command-preview';
+export { runCommandPreview } from './command-preview';
 export { credentialsFrom, REDACTED, redactDeep } from './credentials';
-export { DISPLAY_LINE_CHARS, DISPLAY_VALUE_CHARS, renderDisplay } from './display';
 export type { PacksIssue, PacksIssueDetails } from './errors';
 export { formatIssue, PacksError, PacksErrorCode } from './errors';
 export type { GitIdentity, GitIdentityOptions, GitIdentityRead } from './git-identity';
