@@ -93,7 +93,7 @@ function previewLines(a: ApprovalRecord, detail: BlockDetail): string {
         ? '    …(cut at 40 lines / 4 KiB)\n'
         : '';
   const head = `  preview ${p.command}${lines.length === 0 ? ': (no output)' : ''}\n`;
-  return head + shown.map((l) => `    | ${shownLine(l)}\n`).join('') + more;
+  return head + shown.map((l) => (l === '' ? '    |\n' : `    | ${shownLine(l)}\n`)).join('') + more;
 }
 
 /**
