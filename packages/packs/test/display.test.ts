@@ -190,6 +190,14 @@ ${read}        effects: read
     expect(r?.text).toMatch(/^preview failed: .*no upstream branch/);
   });
 
+  it('gives the timeout line after 5 s, and kills the read command', async () => {
+    const ws = await loadOk(withPreview(`        argv: [sleep, '30']\n`));
+    const started = Date.now();
+    const r = await runCommandPreview(ws, 'p.commit', { message: 'm' });
+    expect(r).toEqual({ command: 'p.peek', ok: false, text: 'preview timed out after 5s', truncated: false });
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 20_000);
+
   it('is null for a command with no preview', async () => {
     const ws = await loadOk(onePack(COMMIT));
     expect(await runCommandPreview(ws, 'p.commit', { message: 'm' })).toBeNull();
