@@ -69,8 +69,38 @@ export interface ShownApproval {
   reason: string;
   args: Record<string, unknown> | null;
   argv: string[] | null;
+  /** The command's display line with the call's values; absent or `null`: it declares none. */
+  display?: string | null;
+  /** What the command's preview printed when the call was held; absent or `null`: none. */
+  preview?: { command: string; ok: boolean; text: string; truncated: boolean } | null;
   status: string;
   expires_at: string;
+}
+
+/** Lines of a preview the question carries; the console and `harness approvals show` have them all. */
+const ASKED_PREVIEW_LINES = 10;
+
+// C0 and C1 controls, DEL, zero-width and bidirectional marks, the BOM, line and paragraph separators.
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/** `text` on one line: every hidden character (a newline too) written as its `\uXXXX` escape. */
+const oneLine = (text: string): string =>
+  text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The display line and the preview's first lines, where the command declares them. */
+function judgedLines(a: ShownApproval): string[] {
+  const runs = a.display == null ? [] : [`runs: ${oneLine(a.display)}`];
+  const p = a.preview ?? null;
+  if (p === null) return runs;
+  if (!p.ok) return [...runs, `preview (${p.command}): ${oneLine(p.text)}`];
+  const lines = p.text === '' ? ['(no output)'] : p.text.split('\n');
+  const kept = lines.slice(0, ASKED_PREVIEW_LINES).map((l) => `  ${oneLine(l)}`);
+  return [
+    ...runs,
+    `preview (${p.command}):`,
+    ...kept,
+    ...(kept.length < lines.length || p.truncated ? ['  …'] : []),
+  ];
 }
 
 /** The host's approval API, on the instance serve runs against. */
@@ -81,7 +111,11 @@ export interface ApprovalApi {
   decide(id: string, decision: 'approved' | 'denied', by: string): Promise<unknown>;
 }
 
-/** The message a person reads: the command, its tier, every value and the argv, verbatim as JSON. */
+/**
+ * The message a person reads: the command, its tier, its display line and what its preview printed
+ * (hidden characters escaped, so no value starts a line of its own), every value and the argv,
+ * verbatim as JSON.
+ */
 export function approvalMessage(a: ShownApproval): string {
   const values =
     a.args === null
@@ -94,6 +128,7 @@ export function approvalMessage(a: ShownApproval): string {
     `command: ${a.command}${a.tier ? ` (${a.tier} tier)` : ''}`,
     `agent: ${a.agent}, run: ${a.run}`,
     `why: ${a.reason}`,
+    ...judgedLines(a),
     `arguments:`,
     values,
     `argv: ${a.argv === null ? '(does not render: the host will refuse it)' : JSON.stringify(a.argv)}`,

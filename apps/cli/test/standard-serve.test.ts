@@ -103,4 +103,30 @@ needs('git').describe("the README's standard-pack workspace through harness serv
     expect(JSON.stringify(held)).toContain('approval');
     expect(git('log', '--oneline')).not.toContain('add omega');
   });
+
+  it('lists the held commit by the line its pack writes for people, with the staged file from its preview; show adds the argv', async () => {
+    const listed = await runCli(['approvals', 'list', '--instance', box.instance], { home: box.home });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('  runs  git commit --message "add omega"\n');
+    // The guard's shell is one flag away, not in the listing.
+    expect(listed.stdout).not.toContain('sh -c');
+    expect(listed.stdout).toMatch(/ {2}preview git\.staged_diff\n {4}\| {2}notes\.txt \| 1 \+\n/);
+    const id = /^(apr-\S+) {2}pending {2}git\.commit/m.exec(listed.stdout)?.[1] ?? '';
+    const shown = await runCli(['approvals', 'show', id, '--instance', box.instance], { home: box.home });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('  runs  git commit --message "add omega"\n');
+    expect(shown.stdout).toMatch(
+      / {2}argv {2}sh -c .+ git commit --no-verify --no-gpg-sign "--message=add omega"\n/,
+    );
+    expect(shown.stdout).toContain('+omega');
+  });
+
+  it('escapes a message that would close the quotes or start a new line in the runs line', async () => {
+    await session.client.callTool({
+      name: 'run_command',
+      arguments: { command: 'git.commit', args: { message: 'x" --amend\nrm -rf /' } },
+    });
+    const listed = await runCli(['approvals', 'list', '--instance', box.instance], { home: box.home });
+    expect(listed.stdout).toContain('  runs  git commit --message "x\\" --amend\\nrm -rf /"\n');
+  });
 });

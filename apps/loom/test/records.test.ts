@@ -192,6 +192,8 @@ describe('loom approvals shows what a person judges', () => {
         'ALTER TABLE approvals DROP COLUMN assertion',
         'ALTER TABLE approvals DROP COLUMN plan',
         'ALTER TABLE approvals DROP COLUMN session',
+        'ALTER TABLE approvals DROP COLUMN display',
+        'ALTER TABLE approvals DROP COLUMN preview',
         'DROP TABLE approval_notices',
         ...['chain', 'chain_n', 'prev', 'hash'].map((c) => `ALTER TABLE audit DROP COLUMN ${c}`),
         'DROP TABLE audit_heads',

@@ -10,10 +10,11 @@ import {
   PacksErrorCode,
   type PacksIssue,
   previewPackCall,
+  runCommandPreview,
   runPackCommand,
 } from '@harness/packs';
 import type { AnswerApproval, ManifestRow } from '@harness/protocol';
-import type { ApprovalRecord } from '@harness/store';
+import type { ApprovalPreviewOutput, ApprovalRecord } from '@harness/store';
 import { auditEvent, type Decision, type Workspace } from '@harness/workspace';
 // The approvals module's parts, not its index: the index also exports the API that opens an instance.
 import { type ApprovalPreview, planHash } from './approvals/preview';
@@ -59,10 +60,16 @@ export async function runPackCall(
   // resolved and hashed is the program that starts, so nothing is looked up twice.
   let planned: PlannedCall | undefined;
   const decideCall = () =>
-    decideWithApprovals(backend.workspace, { commandId: id, caller: ctx.agent, args }, ctx, () => {
-      planned = approvalPreview(backend, id, args);
-      return planned;
-    });
+    decideWithApprovals(
+      backend.workspace,
+      { commandId: id, caller: ctx.agent, args },
+      ctx,
+      () => {
+        planned = approvalPreview(backend, id, args);
+        return planned;
+      },
+      () => commandPreview(backend, id, args),
+    );
   const { decision, wait } = await waitIfAsked(backend, id, await decideCall(), decideCall, ctx);
   // The approval a call consumed (or found for another plan), so its audit row names it, the plan
   // it approved and who decided it (`person:…` from `loom approvals`, a console, `elicitation:…`
@@ -113,6 +120,7 @@ function approvalPreview(backend: PackBackendState, id: string, args: Record<str
   const shown = previewPackCall(workspace, id, args, credentials ? { credentials } : {});
   return {
     args: { ...shown.args },
+    display: shown.display,
     argv: shown.argv === null ? null : [...shown.argv],
     planHash: shown.plan === null ? null : planHash(shown.plan),
     ...(shown.plan === null
@@ -127,6 +135,22 @@ function approvalPreview(backend: PackBackendState, id: string, args: Record<str
         }),
     program: shown.program,
   };
+}
+
+/**
+ * What the command's `preview` shows the person (a read command of its pack, run confined, its
+ * output cut), or `null` when it declares none; a preview that fails says so in its text.
+ */
+function commandPreview(
+  backend: PackBackendState,
+  id: string,
+  args: Record<string, unknown>,
+): Promise<ApprovalPreviewOutput | null> {
+  const { workspace, credentials, spawner } = backend;
+  return runCommandPreview(workspace, id, args, {
+    ...(credentials ? { credentials } : {}),
+    ...(spawner ? { spawner } : {}),
+  }).then((r) => (r === null ? null : { ...r }));
 }
 
 /** A wait as the answer words it: `1.0s`. */

@@ -15,6 +15,9 @@ const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
 const escapeHidden = (text: string): string =>
   text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** A line of text a command printed, as a terminal shows it: every hidden character escaped. */
+export const shownLine = (text: string): string => escapeHidden(text);
+
 /** The first `max` characters of `text` and the marker saying how many more there are. */
 function cut(text: string, max: number): { kept: string; marker: string } {
   const chars = [...text];

@@ -34,9 +34,20 @@ command_packs:
       - id: write
         argv: [echo, 'brief:{{line}}']
         effects: write
+  - id: shown
+    permission: strict
+    commands:
+      - id: write
+        argv: [echo, 'shown:{{line}}']
+        display: 'write "{{line}}"'
+        preview: { command: peek }
+        effects: write
+      - id: peek
+        argv: [printf, 'staged.txt | 1 +\\n1 file changed\\n']
+        effects: read
 agents:
   - id: scribe
-    grants: [notes.write, brief.write]
+    grants: [notes.write, brief.write, shown.write]
 `;
 
 let dir: ReturnType<typeof tempDir>;
@@ -329,6 +340,42 @@ describe('ntfy and slack targets', () => {
     } finally {
       delete process.env.HARNESS_TEST_SLACK_URL;
     }
+  });
+});
+
+describe('what the call runs, in a message with include_args', () => {
+  it("says the command's display line and the first lines its preview showed, and neither without include_args", async () => {
+    const { broker, instance } = await brokerWith(
+      `notify:\n  targets:\n  - kind: ntfy\n    name: phone\n    url: ${receiver.url('/with-args')}\n    include_args: true\n  - kind: ntfy\n    name: quiet\n    url: ${receiver.url('/quiet')}\n${webhook('/hook', '\n    include_args: true')}`,
+    );
+    await call(broker, 'shown.write', 'a "quoted"\nline');
+    const got = await receiver.next((r) => r.path === '/with-args');
+    expect(got.body.split('\n').slice(0, 6)).toEqual([
+      'Approval needed: shown.write by agent scribe',
+      'Why: strict tier: every call needs explicit approval',
+      'Runs: write "a \\"quoted\\"\\nline"',
+      'Preview (shown.peek):',
+      '  staged.txt | 1 +',
+      '  1 file changed',
+    ]);
+    const quiet = await receiver.next((r) => r.path === '/quiet');
+    expect(quiet.body).not.toContain('Runs:');
+    expect(quiet.body).not.toContain('staged.txt');
+    const hook = JSON.parse((await receiver.next(at('/hook', 'approval.pending'))).body);
+    expect(hook.approval).toMatchObject({
+      display: 'write "a \\"quoted\\"\\nline"',
+      preview: {
+        command: 'shown.peek',
+        ok: true,
+        text: 'staged.txt | 1 +\n1 file changed',
+        truncated: false,
+      },
+    });
+    await logUntil(
+      instance,
+      hook.approval.id,
+      (r) => r.length === 3 && r.every((n) => n.status === 'delivered'),
+    );
   });
 });
 

@@ -4,6 +4,8 @@
 // docs/packs.md. The workspace file that declares packs beside agents, grants and governance is
 // @harness/workspace's; what it composes its load from is `@harness/packs/loader`. YAML, durations
 // and sizes are read by @harness/config.
+export type { CommandPreviewResult } from './command-preview';
+export { runCommandPreview } from './command-preview';
 export { credentialsFrom, REDACTED, redactDeep } from './credentials';
 export type { PacksIssue, PacksIssueDetails } from './errors';
 export { formatIssue, PacksError, PacksErrorCode } from './errors';
@@ -27,6 +29,7 @@ export { describeStandardPacks } from './standard/catalog';
 export { STANDARD_PACKS } from './standard/library';
 export type {
   CommandExample,
+  CommandPreview,
   CredentialSource,
   Effects,
   InputSchema,

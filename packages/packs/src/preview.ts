@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ResolvedProgram, resolveProgram, type SandboxPolicy } from '@harness/exec';
 import { redact, redactDeep } from './credentials';
+import { renderDisplay } from './display';
 import type { PacksIssue } from './errors';
 import { commandPath, findPackCommand, renderCallArgv } from './plan';
 import type { CredentialSource, PackSet } from './types';
@@ -12,6 +13,11 @@ import type { CredentialSource, PackSet } from './types';
 export interface PackCallPreview {
   /** The argument values as given. */
   readonly args: Readonly<Record<string, unknown>>;
+  /**
+   * The command's display line with the call's values (escaped, cut; credentials replaced), as
+   * `renderDisplay` makes it; `null` when the command declares no `display` or is unknown.
+   */
+  readonly display: string | null;
   /** The argv the call would run, as {@link runPackCommand} renders it; `null` when it would not render. */
   readonly argv: readonly string[] | null;
   /** Why `argv` is `null` (unknown command, bad arguments, refused render); empty otherwise. */
@@ -80,8 +86,10 @@ export function previewPackCall(
     .map((n) => options.credentials?.get(n))
     .filter((v): v is string => typeof v === 'string' && v !== '');
   const shownArgs = redactDeep({ ...args }, secrets);
-  if (!found.ok) return { args: shownArgs, argv: null, issues: found.issues, plan: null, program: null };
+  if (!found.ok)
+    return { args: shownArgs, display: null, argv: null, issues: found.issues, plan: null, program: null };
   const { pack, command } = found;
+  const display = renderDisplay(command, shownArgs);
   const rendered = renderCallArgv(command, args, pack.cwd, (m) => redact(m, secrets));
   const argv = rendered.ok ? rendered.argv.map((a) => redact(a, secrets)) : null;
   const program = programOf(command.argv[0], commandPath(pack), pack.cwd);
@@ -100,8 +108,15 @@ export function previewPackCall(
     pack: pack.standard === undefined ? pack.id : `${pack.id} (standard ${pack.standard})`,
   };
   if (!rendered.ok)
-    return { args: shownArgs, argv: null, issues: redactDeep(rendered.issues, secrets), plan, program };
-  return { args: shownArgs, argv, issues: [], plan, program };
+    return {
+      args: shownArgs,
+      display,
+      argv: null,
+      issues: redactDeep(rendered.issues, secrets),
+      plan,
+      program,
+    };
+  return { args: shownArgs, display, argv, issues: [], plan, program };
 }
 
 /** Where `program` resolves on `path` from `cwd`, hashed; `null` when it does not resolve to a readable executable. */

@@ -330,6 +330,29 @@ const values = z
       'Per boolean or enum input, the literal text each value renders as in argv ("true": fixed-strings). Every value must be mapped.',
   });
 
+const display = z
+  .string({ error: 'expected a display line (a string), e.g. git commit --message "{{message}}"' })
+  .trim()
+  .min(1, { error: 'expected a display line, not an empty string' })
+  .max(500, { error: 'expected a display line of at most 500 characters' })
+  .meta({
+    description:
+      'The line a person reads when a call is held for approval, e.g. git commit --message "{{message}}": {{name}} and {{name?}} name inputs, whose values are escaped (and cut past 120 characters) when it is rendered. Default: the argv is shown.',
+  });
+
+const preview = strict({
+  command: id('command').meta({ description: 'A read command of the same pack, by id (staged_diff).' }),
+  args: z
+    .record(name('input'), scalar, { error: 'expected the preview arguments as a map' })
+    .optional()
+    .meta({
+      description: 'Its arguments: a literal, or "{{name}}" for the value the held call gives input name.',
+    }),
+}).meta({
+  description:
+    'A read command of the same pack run, confined, when a call is held for approval; the first 40 lines (4 KiB) of its output are shown with the approval. Its failure is shown too and never blocks the approval.',
+});
+
 const variant = strict({
   requires: z
     .array(requirement)
@@ -398,6 +421,8 @@ const command = strict({
     .meta({ description: 'JSON Schema properties map; default: one string per placeholder.' }),
   values: values.optional(),
   examples: examples.optional(),
+  display: display.optional(),
+  preview: preview.optional(),
   effects: z
     .enum(['read', 'write'], { error: 'expected effects read or write' })
     .optional()

@@ -52,6 +52,15 @@ export interface Requirement {
   readonly version?: string;
 }
 
+/**
+ * A command's `preview`: the id of a read command of the same pack (`staged_diff`) and its
+ * arguments, each a literal or `{{name}}` (the call's value of input `name`).
+ */
+export interface CommandPreview {
+  readonly command: string;
+  readonly args: Readonly<Record<string, string | number | boolean>>;
+}
+
 /** One command of a loaded pack, with every default resolved. */
 export interface PackCommand {
   /** Command id inside its pack (`query`). */
@@ -66,6 +75,17 @@ export interface PackCommand {
   readonly description: string;
   /** The frozen argv template, as written (`{{filter}}` placeholders). */
   readonly argv: readonly string[];
+  /**
+   * The line a person reads for a call of it (`display` in the file): a template of the command's
+   * inputs, rendered with the call's values escaped when an approval is asked. Absent: people see
+   * the argv.
+   */
+  readonly display?: string;
+  /**
+   * A read command of the same pack run, confined, when a call of this one is held for approval,
+   * whose bounded output the approval shows (`preview` in the file). Absent: none.
+   */
+  readonly preview?: CommandPreview;
   /** Inputs by name: the command's slots. */
   readonly inputs: Readonly<Record<string, InputSchema>>;
   /**

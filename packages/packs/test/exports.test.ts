@@ -28,6 +28,7 @@ describe('public API', () => {
       'readGitIdentity',
       'redactDeep',
       'renderPackCommand',
+      'runCommandPreview',
       'runPackCommand',
       'unavailableFor',
     ]);

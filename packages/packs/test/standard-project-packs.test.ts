@@ -19,6 +19,7 @@ import {
   type PackSet,
   previewPackCall,
   renderPackCommand,
+  runCommandPreview,
   runPackCommand,
 } from '../src/index';
 import { type CountingListener, listenCounting } from './listener';
@@ -171,6 +172,7 @@ needs('node', 'npm', 'sh').describe('standard pack node, on the real npm', () =>
       ['run', 'cautious', 'write'],
       ['install', 'strict', 'write'],
       ['exec_bin', 'cautious', 'write'],
+      ['lockfile_diff', 'cautious', 'read'],
     ]);
     expect(await answer(ws, 'node.test', {})).toMatchInlineSnapshot(`
       {
@@ -277,7 +279,9 @@ needs('node', 'npm', 'sh').describe('standard pack node, on the real npm', () =>
     const ws = await load(passing, text);
     // The only command with the network (unconfined altogether where no sandbox works).
     expect(ws.packs[0]?.commands.map((c) => c.sandbox?.network ?? null)).toEqual(
-      ws.sandbox.mechanism === null ? [null, null, null, null] : ['none', 'none', 'host', 'none'],
+      ws.sandbox.mechanism === null
+        ? [null, null, null, null, null]
+        : ['none', 'none', 'host', 'none', 'none'],
     );
     const marker = join(passing, 'postinstall-ran');
     expect(await answer(ws, 'node.install', {})).toMatchObject({ exitCode: 0 });
@@ -285,6 +289,34 @@ needs('node', 'npm', 'sh').describe('standard pack node, on the real npm', () =>
     expect(await answer(ws, 'node.install', { scripts: true })).toMatchObject({ exitCode: 0 });
     expect(existsSync(marker)).toBe(true);
     rmSync(marker);
+  });
+});
+
+needs('node', 'npm', 'sh', 'git').describe("node.install's approval preview", () => {
+  it('shows how the lockfile differs from the last commit, read confined, and a failure line outside a repository', async () => {
+    const project = nodeProject('node-lockfile', false);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Ann', '-c', 'user.email=ann@example.com', ...args], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+      });
+    const ws = await load(project, `command_packs:\n${NODE_ENTRY}`);
+    const outside = await runCommandPreview(ws, 'node.install', {});
+    expect(outside).toMatchObject({ command: 'node.lockfile_diff', ok: false, truncated: false });
+    expect(outside?.text).toMatch(
+      /^preview failed: node.lockfile_diff exited with code 129: .*not a git repository/i,
+    );
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'first');
+    const lock = join(project, 'package-lock.json');
+    writeFileSync(lock, readFileSync(lock, 'utf8').replace('"requires":true', '"requires":true,"x":1'));
+    expect(await runCommandPreview(ws, 'node.install', {})).toEqual({
+      command: 'node.lockfile_diff',
+      ok: true,
+      text: ' package-lock.json | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)',
+      truncated: false,
+    });
   });
 });
 
@@ -967,6 +999,7 @@ describe('standard pack gh, without GitHub', () => {
           "--body=",
           "--draft=true",
         ],
+        "display": null,
         "issues": [],
       }
     `);
@@ -1080,6 +1113,7 @@ const BASE: Readonly<Record<string, Record<string, unknown>>> = {
   'node.run': { script: 'greet' },
   'node.install': {},
   'node.exec_bin': { bin: 'greet' },
+  'node.lockfile_diff': {},
   'python.pytest': {},
   'python.ruff': {},
   'python.mypy': {},

@@ -55,6 +55,7 @@ export { DEFAULT_PG_SCHEMA, postgresTargetFromEnv, readPostgresRecord } from './
 export type {
   ApprovalNotice,
   ApprovalPlan,
+  ApprovalPreviewOutput,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalStatus,

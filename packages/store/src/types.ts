@@ -243,6 +243,21 @@ export interface ApprovalPlan {
   inputs: { path: string; sha256: string }[];
 }
 
+/**
+ * What a command's `preview` showed when its call was held for approval (docs/packs.md, "Display
+ * and preview"): a read command of the same pack, run confined, and its output cut to 40 lines and
+ * 4 KiB, or the one line saying why there is none (it did not run, failed or timed out).
+ */
+export interface ApprovalPreviewOutput {
+  /** Manifest id of the read command that ran (`git.staged_diff`). */
+  command: string;
+  /** `false`: `text` is the line saying why there is no output. */
+  ok: boolean;
+  text: string;
+  /** Whether output past the bounds was left out. */
+  truncated: boolean;
+}
+
 /** One approval request for a `strict` call. */
 export interface ApprovalRecord {
   id: string;
@@ -269,6 +284,13 @@ export interface ApprovalRecord {
   argv: string[] | null;
   /** The tier of the command's pack that sent the call to approval; `null` for an older request. */
   tier: string | null;
+  /**
+   * The command's display line with the call's values (escaped, cut, credentials replaced): what a
+   * person reads first. `null`: the command declares none (people read the argv), or an older request.
+   */
+  display: string | null;
+  /** What the command's preview showed; `null`: it declares none, or an older request. */
+  preview: ApprovalPreviewOutput | null;
   /**
    * SHA-256 (hex) of the exact plan the call would run (command, rendered argv, resolved
    * executable, env names, cwd, sandbox, pack): an approved call runs only while its plan hashes
@@ -314,6 +336,10 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   argv: string[] | null;
   tier: string;
+  /** See {@link ApprovalRecord.display}. */
+  display?: string;
+  /** See {@link ApprovalRecord.preview}. */
+  preview?: ApprovalPreviewOutput;
   /** See {@link ApprovalRecord.plan_hash}. */
   planHash?: string;
   /** See {@link ApprovalRecord.plan}. */

@@ -2,6 +2,7 @@
 // receipt a compose returns, and an approval record.
 import type {
   ApprovalPlan,
+  ApprovalPreviewOutput,
   ApprovalRecord,
   ComponentView,
   DecisionAssertion,
@@ -95,7 +96,8 @@ export function receiptView(row: ReceiptRow): Receipt {
 
 /** An approval row as a store reads it: the JSON columns as text; args, argv and tier are NULL in rows of an older writer. */
 export interface ApprovalRow
-  extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv' | 'assertion' | 'plan'> {
+  extends Omit<ApprovalRecord, 'arg_names' | 'args' | 'argv' | 'assertion' | 'plan' | 'preview'> {
+  preview: string | null;
   arg_names: string;
   plan: string | null;
   args: string | null;
@@ -111,6 +113,8 @@ export function approvalView(row: ApprovalRow): ApprovalRecord {
     args: row.args === null ? null : (JSON.parse(row.args) as Record<string, unknown>),
     argv: row.argv === null ? null : (JSON.parse(row.argv) as string[]),
     tier: row.tier ?? null,
+    display: row.display ?? null,
+    preview: row.preview == null ? null : (JSON.parse(row.preview) as ApprovalPreviewOutput),
     plan_hash: row.plan_hash ?? null,
     plan: row.plan == null ? null : (JSON.parse(row.plan) as ApprovalPlan),
     session: row.session ?? null,

@@ -144,6 +144,51 @@ describeStores('approvals record what a person judges', (kind) => {
   });
 });
 
+describeStores('approvals keep the display line and the preview a person reads', (kind) => {
+  it('stores the display line and the preview output with the request, and reads them back', async () => {
+    const store = await kind.open();
+    try {
+      const preview = { command: 'git.staged_diff', ok: true, text: ' a.txt | 1 +\n', truncated: false };
+      const rec = await store.requestApproval({
+        key: 'k-display',
+        command: 'git.commit',
+        agent: 'editor',
+        run: 'run-7',
+        action: 'command:call:git:commit',
+        reason: 'cautious tier',
+        argNames: ['message'],
+        args: { message: 'Fix it' },
+        argv: ['git', 'commit', '--message=Fix it'],
+        tier: 'cautious',
+        display: 'git commit --message "Fix it"',
+        preview,
+        ttlMs: 60_000,
+      });
+      expect(rec).toMatchObject({ display: 'git commit --message "Fix it"', preview });
+      expect(await store.getApproval(rec.id)).toMatchObject({
+        display: 'git commit --message "Fix it"',
+        preview,
+      });
+      const plain = await store.requestApproval({
+        key: 'k-plain',
+        command: 'text.touch',
+        agent: 'editor',
+        run: 'run-7',
+        action: 'command:call:text:touch',
+        reason: 'strict tier',
+        argNames: [],
+        args: {},
+        argv: ['touch'],
+        tier: 'strict',
+        ttlMs: 60_000,
+      });
+      expect(await store.getApproval(plain.id)).toMatchObject({ display: null, preview: null });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describeStores("a person's decision is an audit event", (kind) => {
   const request = (store: Store, key: string) =>
     store.requestApproval({

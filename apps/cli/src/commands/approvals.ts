@@ -1,4 +1,4 @@
-// `harness approvals list|approve|deny`: the calls waiting for a person on the instance `harness
+// `harness approvals list|show|approve|deny`: the calls waiting for a person on the instance `harness
 // serve` uses, and a person's decision on one. The instance is chosen as every harness command
 // chooses it; the listing, the decision and how they read are the host's (`@harness/host/operator`),
 // shared with `loom approvals` and decided through the same API as the console.
@@ -16,6 +16,7 @@ import { CliError } from '../errors';
 import { out } from '../output';
 
 const help = `Usage: harness approvals list [--all] [--json] [--instance <dir>]
+       harness approvals show <id> [--json] [--instance <dir>]
        harness approvals approve <id> [--by <name>] [--json] [--instance <dir>]
        harness approvals deny <id> [--by <name>] [--json] [--instance <dir>]
 
@@ -28,8 +29,11 @@ command to run: harness approvals approve <id>, with --instance <dir> when serve
 elsewhere.
 
   list                pending calls, newest first: id, command, tier, agent, run, how long ago it
-                      asked, when it expires, the argument values and the argv it would run (values
-                      longer than 80 characters cut; credentials never shown). --all: every state
+                      asked, when it expires, the line the command's pack wrote for people (runs)
+                      or else the argv it would run, the argument values (values longer than 80
+                      characters cut; credentials never shown) and the first 10 lines of what its
+                      preview showed. --all: every state
+  show <id>           one approval whole: its runs line and the full argv, every preview line
   approve <id>        the identical call may run once, until an hour from now
   deny <id>           the call will not run; the agent is told a person denied it
   --by <name>         who decided, as the audit records it (default person:$USER)
@@ -50,8 +54,11 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     out(help);
     return sub === undefined && !values.help ? 2 : 0;
   }
-  if (sub !== 'list' && sub !== 'approve' && sub !== 'deny') {
-    throw new CliError('usage', `unknown subcommand 'approvals ${sub}'; expected list, approve or deny`);
+  if (sub !== 'list' && sub !== 'show' && sub !== 'approve' && sub !== 'deny') {
+    throw new CliError(
+      'usage',
+      `unknown subcommand 'approvals ${sub}'; expected list, show, approve or deny`,
+    );
   }
   const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
   const chosen = instanceLocation({ flag: values.instance, env: process.env });
@@ -80,6 +87,7 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     if (id === undefined || more.length > 0 || values.all) {
       throw new CliError('usage', `approvals ${sub} takes one approval id (see harness approvals list)`);
     }
+    if (sub === 'show') return await showApproval(host, operator, instanceDir, id, values);
     const decided = await operator.decideAsPerson(
       instanceDir,
       id,
@@ -100,6 +108,27 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `harness approvals show <id>`: the approval whole, or exit code 1 when no approval has the id. */
+async function showApproval(
+  host: typeof import('@harness/host'),
+  operator: typeof import('@harness/host/operator'),
+  instanceDir: string,
+  id: string,
+  values: { by?: string | undefined; json?: boolean | undefined },
+): Promise<number> {
+  if (values.by !== undefined) throw new CliError('usage', 'approvals show takes no --by');
+  const record = await host.getApproval(instanceDir, id);
+  if (record === undefined) {
+    throw new CliError(
+      'check_failed',
+      `no approval has the id ${id} in ${instanceDir}; see ${listApprovalsCommand('harness', instanceDir)} --all`,
+    );
+  }
+  if (values.json) out(JSON.stringify({ approval: record }));
+  else process.stdout.write(operator.approvalBlock(record, new Date(), 'full'));
+  return 0;
 }
 
 /**

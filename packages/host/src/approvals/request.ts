@@ -4,6 +4,8 @@
 // what it would ask; when it asks for an approval, the host takes one (./consume.ts) or records a
 // request in one store transaction, and the gate runs again with that answer in hand. The decision
 // stays the gate's; the single use stays the store's.
+
+import type { ApprovalPreviewOutput } from '@harness/store';
 import {
   type ApprovalKey,
   type ApprovalRequestInfo,
@@ -61,13 +63,15 @@ function probeGate(
  * Runs the gate for one call, taking or requesting its approval in the host's store. `preview` is
  * called only when a new request may be recorded or an approval was taken: a taken approval allows
  * the call only while the plan it would run hashes as the plan approved, else the call is denied
- * (`plan_changed`) and the approval stays used.
+ * (`plan_changed`) and the approval stays used. `peek` (the command's preview, a confined read) runs
+ * only when a request is recorded; it never fails, so it never keeps one from being recorded.
  */
 export async function decideWithApprovals(
   workspace: Workspace,
   input: Omit<DecideInput, 'approvals'>,
   ctx: PackCallContext,
   preview: () => ApprovalPreview,
+  peek: () => Promise<ApprovalPreviewOutput | null> = async () => null,
 ): Promise<Decision> {
   const { first, asked } = probeGate(workspace, input);
   if (asked === undefined) return first;
@@ -85,6 +89,7 @@ export async function decideWithApprovals(
     ctx,
     { ...asked, info: asked.info, storeKey: key },
     preview(),
+    await peek(),
   );
   return decide(workspace, {
     ...input,
@@ -102,6 +107,7 @@ async function recordRequest(
   ctx: PackCallContext,
   asked: Required<Asked> & { storeKey: string },
   shown: ApprovalPreview,
+  peeked: ApprovalPreviewOutput | null,
 ): Promise<string> {
   const { key, info } = asked;
   const record = await ctx.store.requestApproval({
@@ -115,6 +121,8 @@ async function recordRequest(
     args: shown.args,
     argv: shown.argv,
     tier: info.tier,
+    ...(shown.display === null ? {} : { display: shown.display }),
+    ...(peeked === null ? {} : { preview: peeked }),
     ...(shown.planHash === null ? {} : { planHash: shown.planHash }),
     ...(shown.plan === undefined ? {} : { plan: shown.plan }),
     ...(ctx.session === undefined ? {} : { session: ctx.session }),

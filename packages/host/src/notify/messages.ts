@@ -4,6 +4,7 @@
 
 import type { ApprovalRecord, NoticeEvent } from '@harness/store';
 import type { NotifyTarget } from '@harness/workspace';
+import { shownLine } from '../show';
 
 /** The approval as a notice carries it. */
 export interface NoticeApproval {
@@ -11,6 +12,10 @@ export interface NoticeApproval {
   command: string;
   args?: Record<string, unknown> | null;
   argv?: string[] | null;
+  /** The command's display line with the call's values (with `include_args` only). */
+  display?: string | null;
+  /** What the command's preview showed (with `include_args` only). */
+  preview?: ApprovalRecord['preview'];
   plan_hash: string | null;
   agent: string;
   run: string;
@@ -54,7 +59,9 @@ export function noticeApproval(record: ApprovalRecord, includeArgs: boolean): No
   return {
     id: record.id,
     command: record.command,
-    ...(includeArgs ? { args: record.args, argv: record.argv } : {}),
+    ...(includeArgs
+      ? { args: record.args, argv: record.argv, display: record.display, preview: record.preview }
+      : {}),
     plan_hash: record.plan_hash,
     agent: record.agent,
     run: record.run,
@@ -80,6 +87,29 @@ export function headline(event: NoticeEvent, record: ApprovalRecord): string {
   return `${HEADLINES[event]}: ${record.command} by agent ${record.agent}${by}`;
 }
 
+/** Lines of a preview a text message carries; the console's page shows all of it. */
+export const NOTICE_PREVIEW_LINES = 10;
+
+/**
+ * What the call runs, for a target with `include_args`: the command's display line (else its argv),
+ * then the first {@link NOTICE_PREVIEW_LINES} lines of what its preview showed, hidden characters escaped.
+ */
+function callLines(record: ApprovalRecord): string[] {
+  const runs =
+    record.display != null
+      ? [`Runs: ${shownLine(record.display)}`]
+      : record.argv !== null
+        ? [`Runs: ${JSON.stringify(record.argv)}`]
+        : [];
+  const p = record.preview ?? null;
+  if (p === null) return runs;
+  if (!p.ok) return [...runs, `Preview (${p.command}): ${shownLine(p.text)}`];
+  const lines = p.text === '' ? ['(no output)'] : p.text.split('\n');
+  const kept = lines.slice(0, NOTICE_PREVIEW_LINES).map((l) => `  ${shownLine(l)}`);
+  const more = lines.length > kept.length || p.truncated ? ['  …'] : [];
+  return [...runs, `Preview (${p.command}):`, ...kept, ...more];
+}
+
 /** The plain-text lines a person reads (ntfy's message, Slack's text). */
 function textLines(
   event: NoticeEvent,
@@ -90,7 +120,7 @@ function textLines(
   return [
     headline(event, record),
     `Why: ${record.reason}`,
-    ...(includeArgs && record.argv !== null ? [`Runs: ${JSON.stringify(record.argv)}`] : []),
+    ...(includeArgs ? callLines(record) : []),
     `Tier ${record.tier ?? 'unknown'}, run ${record.run}, plan ${record.plan_hash?.slice(0, 12) ?? '(none)'}`,
     ...(event === 'approval.pending' ? [`Expires ${record.expires_at}`] : []),
     `Approval ${record.id}`,

@@ -231,6 +231,15 @@ function commandOf(
     title: rc.title ?? (description.split('\n')[0] || manifestId),
     description,
     argv: first.argv,
+    ...(rc.display === undefined ? {} : { display: rc.display }),
+    ...(rc.preview === undefined
+      ? {}
+      : {
+          preview: Object.freeze({
+            command: rc.preview.command,
+            args: Object.freeze({ ...rc.preview.args }),
+          }),
+        }),
     inputs: Object.freeze(inputs),
     leadingDash: Object.freeze(declared.leadingDash),
     withinCwd: Object.freeze(declared.withinCwd),

@@ -11,6 +11,7 @@ import { approvalWaitMs } from '../schema';
 import type { Label, Pack, UnlistedCommand } from '../types';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../units';
 import { buildCommand, type CommandForm, type PackDefaults } from './commands';
+import { checkDisplays } from './display';
 import { type LoadWalls, resolveSandbox } from './sandbox';
 import { checkPackEnv } from './templates';
 import type { BuildContext, CheckContext, Path, RawPack } from './types';
@@ -120,6 +121,7 @@ function buildPack(
     if (built.variants) variants.set(built.command.id, built.variants);
     return [Object.freeze({ ...built.command, sandbox })];
   });
+  checkDisplays(commands, pPath, ctx, issues);
   const pack: Pack = Object.freeze({
     id: rp.id,
     ...(standard === undefined ? {} : { standard }),

@@ -20,7 +20,7 @@ import { insertAudit } from './audit';
 import { lockKey, type PgDb, type Tx } from './client';
 
 const COLUMNS =
-  'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, decided_via, assertion, status, created_at, expires_at, decided_at, decided_by, consumed_at';
+  'id, key, command, agent, run, action, reason, arg_names, args, argv, tier, display, preview, plan_hash, plan, session, decided_via, assertion, status, created_at, expires_at, decided_at, decided_by, consumed_at';
 // Newest first; `ordinal` orders two requests of the same millisecond as they were made.
 const NEWEST = 'ORDER BY created_at DESC, ordinal DESC';
 const LIVE = "status IN ('pending', 'approved', 'denied')";
@@ -68,8 +68,8 @@ async function request(tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> 
   const live = rows.find((r) => r.status === 'denied') ?? rows.find((r) => r.status === 'pending');
   if (live) return approvalView(live);
   const [row] = await tx.query<ApprovalRow>(
-    `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, status, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $15, $16) RETURNING ${COLUMNS}`,
+    `INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, display, preview, plan_hash, plan, session, status, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'pending', $17, $18) RETURNING ${COLUMNS}`,
     [
       newId('apr'),
       input.key,
@@ -82,6 +82,8 @@ async function request(tx: Tx, input: ApprovalRequest): Promise<ApprovalRecord> 
       JSON.stringify(input.args),
       input.argv === null ? null : JSON.stringify(input.argv),
       input.tier,
+      input.display ?? null,
+      input.preview === undefined ? null : JSON.stringify(input.preview),
       input.planHash ?? null,
       input.plan === undefined ? null : JSON.stringify(input.plan),
       input.session ?? null,

@@ -82,6 +82,9 @@ const MIGRATIONS: readonly string[] = [
   // 3: an approval shows what its plan covers beyond the argv (the program's and each project
   // file's bytes' hashes, the cwd's real path) and keeps the client session it is bound to.
   `ALTER TABLE approvals ADD COLUMN plan TEXT, ADD COLUMN session TEXT;`,
+  // 4: an approval keeps what a person judges it by: the command's display line with the call's
+  // values, and what its preview (a read command run confined) showed.
+  `ALTER TABLE approvals ADD COLUMN display TEXT, ADD COLUMN preview TEXT;`,
 ];
 
 /** The schema version this code reads and writes. */

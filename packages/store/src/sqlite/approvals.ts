@@ -33,7 +33,7 @@ function statements(db: Database.Database) {
       "SELECT * FROM approvals WHERE status = ? OR (status IN ('pending', 'approved', 'denied') AND expires_at <= ?) ORDER BY created_at DESC, rowid DESC",
     ),
     insert: db.prepare(
-      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, plan_hash, plan, session, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO approvals (id, key, command, agent, run, action, reason, arg_names, args, argv, tier, display, preview, plan_hash, plan, session, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     consume: db.prepare(
       "UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE id = ? AND status = 'approved'",
@@ -89,6 +89,8 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     args: JSON.stringify(input.args),
     argv: input.argv === null ? null : JSON.stringify(input.argv),
     tier: input.tier,
+    display: input.display ?? null,
+    preview: input.preview === undefined ? null : JSON.stringify(input.preview),
     plan_hash: input.planHash ?? null,
     plan: input.plan === undefined ? null : JSON.stringify(input.plan),
     session: input.session ?? null,
@@ -113,6 +115,8 @@ function request(st: Statements, input: ApprovalRequest): ApprovalRecord {
     row.args,
     row.argv,
     row.tier,
+    row.display,
+    row.preview,
     row.plan_hash,
     row.plan,
     row.session,

@@ -84,6 +84,10 @@ const MIGRATIONS: readonly string[] = [
   // file's bytes' hashes, the cwd's real path) and keeps the client session it is bound to.
   `ALTER TABLE approvals ADD COLUMN plan TEXT;
    ALTER TABLE approvals ADD COLUMN session TEXT;`,
+  // 5: an approval keeps what a person judges it by: the command's display line with the call's
+  // values, and what its preview (a read command run confined) showed.
+  `ALTER TABLE approvals ADD COLUMN display TEXT;
+   ALTER TABLE approvals ADD COLUMN preview TEXT;`,
 ];
 
 /** The schema version this code writes into `meta`. */

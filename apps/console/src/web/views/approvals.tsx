@@ -101,16 +101,40 @@ function Args({ approval }: { approval: Approval }) {
   );
 }
 
+/** The argv the call would run, one element per item. */
+function Argv({ argv }: { argv: readonly string[] }) {
+  return (
+    <ol class="argv">
+      {argv.map((a, i) => (
+        <li key={i}>
+          <code>{a}</code>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * The command line: the line the command's pack writes for people (its `display`, the call's
+ * values escaped) with the full argv one click away, or the argv itself when there is no such line.
+ */
 function CommandLine({ approval }: { approval: Approval }) {
+  const display = approval.display ?? null;
   return approval.plan.ok ? (
     <>
-      <ol class="argv">
-        {approval.plan.argv.map((a, i) => (
-          <li key={i}>
-            <code>{a}</code>
-          </li>
-        ))}
-      </ol>
+      {display === null ? (
+        <Argv argv={approval.plan.argv} />
+      ) : (
+        <>
+          <p class="display">
+            <code>{display}</code>
+          </p>
+          <details class="full-argv">
+            <summary>Full argv</summary>
+            <Argv argv={approval.plan.argv} />
+          </details>
+        </>
+      )}
       {approval.plan_hash === null ? null : (
         // What the approval is bound to: the same 12 digits as `harness approvals list` prints.
         <p class="plan-hash" title={approval.plan_hash}>
@@ -123,6 +147,29 @@ function CommandLine({ approval }: { approval: Approval }) {
     <p class="plan-problem" id={`plan-${approval.id}`}>
       {`Cannot be approved: ${approval.plan.message}. Deny it to clear it.`}
     </p>
+  );
+}
+
+/**
+ * What the command's preview showed when the call was held (a read command of its pack, run
+ * confined, its output cut at 40 lines / 4 KiB), or the line saying why it showed nothing.
+ */
+function Preview({ approval }: { approval: Approval }) {
+  const p = approval.preview ?? null;
+  if (p === null) return null;
+  return (
+    <section class="preview" aria-label={`Preview: ${p.command}`}>
+      <p>
+        {'Preview from '}
+        <code>{p.command}</code>
+        {p.truncated ? ' (first 40 lines / 4 KiB)' : ''}
+      </p>
+      {p.ok ? (
+        <pre class="preview-output">{p.text === '' ? '(no output)' : p.text}</pre>
+      ) : (
+        <p class="preview-failed">{p.text}</p>
+      )}
+    </section>
   );
 }
 
@@ -188,6 +235,7 @@ function Pending({ approval, onDone }: { approval: Approval; onDone: () => void 
       <Args approval={approval} />
       <h4>Command line</h4>
       <CommandLine approval={approval} />
+      <Preview approval={approval} />
       <Decide approval={approval} onDone={onDone} />
     </article>
   );
@@ -351,6 +399,7 @@ function ApprovalPage({ id }: { id: string }) {
       <Args approval={a} />
       <h3>Command line</h3>
       <CommandLine approval={a} />
+      <Preview approval={a} />
       {/* Keyed by the approval: another approval's page never inherits this one's confirmation state. */}
       {a.status === 'pending' && <Decide key={a.id} approval={a} onDone={reload} />}
       {error && <p role="alert">{error}</p>}
