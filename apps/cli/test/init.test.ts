@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { needs } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { baseEnv, bin, type CliRun, runCli, sandbox, structured } from './helpers';
 
@@ -124,8 +125,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   const workspace = join(project, '.harness', 'workspace.yaml');
   const codex = join(box.home, '.codex', 'config.toml');
   const init = (...args: string[]) => runCli(['init', project, ...args], { home: box.home });
-  /** The arguments every entry carries, read back from the written .mcp.json. */
+  /** The arguments an entry naming the project carries, read back from the written .vscode/mcp.json. */
   let entryArgs: string[] = [];
+  /** The arguments of an entry for a client that starts its server in the project: no path of it. */
+  const pathless = [bin, 'serve'];
 
   beforeAll(() => {
     makeProject(project);
@@ -181,7 +184,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       expect(agent).toContain(id);
     expect(agent).not.toContain('git.push');
 
-    entryArgs = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness
+    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness.args).toEqual(
+      pathless,
+    );
+    entryArgs = parseJsonc(readFileSync(join(project, '.vscode', 'mcp.json'), 'utf8')).servers.harness
       .args as string[];
     expect(entryArgs).toEqual([
       bin,
@@ -196,7 +202,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   });
 
   it('adds its entry to .mcp.json after the other server, keeping every other byte', () => {
-    const args = JSON.stringify(entryArgs, null, 2).replace(/\n/g, '\n      ');
+    const args = JSON.stringify(pathless, null, 2).replace(/\n/g, '\n      ');
     expect(readFileSync(join(project, '.mcp.json'), 'utf8')).toBe(
       `{
   "mcpServers": {
@@ -232,7 +238,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
 
   it('appends [mcp_servers.harness] to ~/.codex/config.toml, keeping its comments and other server', () => {
     expect(readFileSync(codex, 'utf8')).toBe(
-      `${CODEX_TOML}\n[mcp_servers.harness]\ncommand = "node"\nargs = [${entryArgs.map((a) => JSON.stringify(a)).join(', ')}]\n`,
+      `${CODEX_TOML}\n[mcp_servers.harness]\ncommand = "node"\nargs = [${pathless.map((a) => JSON.stringify(a)).join(', ')}]\n`,
     );
   });
 
@@ -259,7 +265,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       '  1. Restart Claude Code, Codex CLI and VS Code (or reload their MCP servers)',
     );
     expect(r.stdout).toContain(`  2. Open the console to approve the writes`);
-    expect(r.stdout).toContain(`node ${bin} console --instance ${instance}`);
+    expect(r.stdout).toContain(`node ${bin} console, in the project (or any directory below it)`);
     expect(r.stdout).toMatch(
       new RegExp(
         `  3\\. Every call is audited in ${instance} .*loom\\.js audit tail --follow --instance ${instance}`,
@@ -270,15 +276,16 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   it('creates the config of each client named with --client in that client format', async () => {
     const r = await init('--client', 'cursor', '--client', 'gemini', '--client', 'claude-desktop');
     expect(r.code, r.stderr).toBe(0);
-    const fresh = `${JSON.stringify({ mcpServers: { harness: { command: 'node', args: entryArgs } } }, null, 2)}\n`;
-    expect(readFileSync(join(project, '.cursor', 'mcp.json'), 'utf8')).toBe(fresh);
-    expect(readFileSync(join(project, '.gemini', 'settings.json'), 'utf8')).toBe(fresh);
+    const fresh = (args: string[]) =>
+      `${JSON.stringify({ mcpServers: { harness: { command: 'node', args } } }, null, 2)}\n`;
+    expect(readFileSync(join(project, '.cursor', 'mcp.json'), 'utf8')).toBe(fresh(entryArgs));
+    expect(readFileSync(join(project, '.gemini', 'settings.json'), 'utf8')).toBe(fresh(pathless));
     expect(readFileSync(join(box.home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')).toBe(
-      fresh,
+      fresh(entryArgs),
     );
   });
 
-  it('serves the standard commands to the real MCP client started exactly as .mcp.json says', async () => {
+  it('serves the standard commands to the real MCP client started exactly as .mcp.json says, in the project', async () => {
     const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
       command: string;
       args: string[];
@@ -286,6 +293,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     const transport = new StdioClientTransport({
       command: entry.command,
       args: entry.args,
+      cwd: project,
       env: baseEnv(box.home),
       stderr: 'pipe',
     });
@@ -330,13 +338,20 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       ),
     );
     for (const [id, file] of [
-      ['claude-code', join(project, '.mcp.json')],
-      ['codex', codex],
       ['vscode', join(project, '.vscode', 'mcp.json')],
       ['cursor', join(project, '.cursor', 'mcp.json')],
     ] as const) {
       expect(lines).toContainEqual(
         `ok   ${`client ${id}`.padEnd(26)} ${file}: its harness entry serves this project's workspace, ${workspace}`,
+      );
+    }
+    for (const [id, name, file] of [
+      ['claude-code', 'Claude Code', join(project, '.mcp.json')],
+      ['codex', 'Codex CLI', codex],
+      ['gemini', 'Gemini CLI', join(project, '.gemini', 'settings.json')],
+    ] as const) {
+      expect(lines).toContainEqual(
+        `ok   ${`client ${id}`.padEnd(26)} ${file}: its harness entry serves the project ${name} starts it in, this one: ${workspace}`,
       );
     }
   });
