@@ -6,10 +6,12 @@
 // any project nothing changes.
 import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { projectInstance } from '@harness/config/instance';
 import { needs } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findProject } from '../src/project';
 import { baseEnv, bin, runCli, sandbox, structured } from './helpers';
 
 const withNpm = needs('npm');
@@ -124,5 +126,42 @@ withNpm.describe('a project found from a subdirectory of it', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('findProject', () => {
+  const box = sandbox();
+  afterAll(() => box.cleanup());
+  const project = (name: string, workspace: string): string => {
+    const dir = join(box.root, name);
+    mkdirSync(join(dir, '.harness'), { recursive: true });
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    writeFileSync(join(dir, '.harness', 'workspace.yaml'), workspace);
+    return realpathSync(dir);
+  };
+  const env = { HOME: '/home/ann', XDG_DATA_HOME: '/data' };
+
+  it('finds the nearest directory holding .harness/workspace.yaml, upward from where it starts', () => {
+    const dir = project('one', 'agents:\n  - id: me\n    grants: []\n');
+    const found = findProject(join(dir, 'a', 'b'), env);
+    expect(found).toEqual({
+      dir,
+      workspaceFile: join(dir, '.harness', 'workspace.yaml'),
+      instanceDir: projectInstance(dir, env),
+      agent: 'me',
+    });
+    expect(found?.instanceDir).toMatch(/^\/data\/harness\/one-[0-9a-f]{8}$/);
+  });
+
+  it('takes the agent harness init writes when the workspace has several agents, or does not parse', () => {
+    const several = project('several', 'agents:\n  - id: a\n  - id: b\n');
+    expect(findProject(several, env)?.agent).toBe('coder');
+    const broken = project('broken', 'agents: [\n');
+    expect(findProject(broken, env)?.agent).toBe('coder');
+  });
+
+  it('finds nothing outside any project, nor in a directory named like the file', () => {
+    mkdirSync(join(box.root, 'odd', '.harness', 'workspace.yaml'), { recursive: true });
+    expect(findProject(join(box.root, 'odd'), env)).toBeUndefined();
   });
 });
