@@ -257,7 +257,7 @@ describe('launchProblem', () => {
   it('passes plain harness where it is on PATH, and fails it where it is not, naming how to put it there', () => {
     expect(launchProblem('harness', ['serve'], '0.1.0', withNpx)).toMatchInlineSnapshot(`
       {
-        "detail": "runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g @harness/cli@0.1.0, or npm link in a checkout's apps/cli), or run 'harness init' again from where it is not, to write this machine's path instead",
+        "detail": "runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g @harness/cli@0.1.0, or scripts/link-bins.sh in a checkout), or run 'harness init' again where it is not on PATH, to write this machine's path instead",
         "status": "fail",
       }
     `);

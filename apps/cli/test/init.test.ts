@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { baseEnv, bin, type CliRun, runCli, sandbox, structured } from './helpers';
+import { appDir, baseEnv, bin, type CliRun, pathWithout, runCli, sandbox, structured } from './helpers';
 
 const withGit = needs('git');
 
@@ -124,7 +124,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   const project = join(box.root, 'project');
   const workspace = join(project, '.harness', 'workspace.yaml');
   const codex = join(box.home, '.codex', 'config.toml');
-  const init = (...args: string[]) => runCli(['init', project, ...args], { home: box.home });
+  // A PATH without harness, wherever this runs: the entries then run this checkout's bin.
+  const noHarness = pathWithout(join(box.root, 'path'), ['harness']);
+  const init = (...args: string[]) =>
+    runCli(['init', project, ...args], { home: box.home, env: { PATH: noHarness } });
   /** The arguments an entry naming the project carries, read back from the written .vscode/mcp.json. */
   let entryArgs: string[] = [];
   /** The arguments of an entry for a client that starts its server in the project: no path of it. */
@@ -163,6 +166,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     );
     expect(r.stdout).toMatch(
       /created +\.harness\/workspace\.yaml: packs git, files, search, jq, node, python, make; agent coder/,
+    );
+    // No harness on this PATH: the entries run this checkout's bin, and the report says how to change that.
+    expect(r.stdout).toContain(
+      `note: harness is not on PATH: the entries run node on ${bin}, this machine's path, so a project config that holds one (.mcp.json) works on this machine only; link the bin (sh ${join(appDir, '..', '..', 'scripts', 'link-bins.sh')} links harness into ~/.local/bin) and run harness init again for entries that run plain \`harness serve\``,
     );
     const text = readFileSync(workspace, 'utf8');
     expect(text).toContain('        script: { enum: [build, lint, "test:unit"] }');

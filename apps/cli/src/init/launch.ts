@@ -130,7 +130,7 @@ export function launchProblem(
     } catch {
       return {
         status: 'fail',
-        detail: `runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g ${CLI_PACKAGE}@${version}, or npm link in a checkout's apps/cli), or run 'harness init' again from where it is not, to write this machine's path instead`,
+        detail: `runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g ${CLI_PACKAGE}@${version}, or scripts/link-bins.sh in a checkout), or run 'harness init' again where it is not on PATH, to write this machine's path instead`,
       };
     }
   }

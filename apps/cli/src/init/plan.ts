@@ -232,13 +232,17 @@ function launchNotes(
 ): string[] {
   const notes: string[] = [];
   if (!onPath.ok && clients.length > 0) {
-    const how =
+    const [how, fix] =
       launch.form === 'checkout'
-        ? `the entries run node on ${launch.prefix[0]}, this machine's path, so a project config that holds one (.mcp.json) works on this machine only`
-        : `the entries start ${launch.prefix.at(-1)} through npx`;
-    notes.push(
-      `${onPath.why}: ${how}; put this harness on PATH (npm link in the checkout's apps/cli, or npm install -g @harness/cli) and run harness init again for entries that run plain \`harness serve\``,
-    );
+        ? [
+            `the entries run node on ${launch.prefix[0]}, this machine's path, so a project config that holds one (.mcp.json) works on this machine only`,
+            `link the bin (sh ${join(dirname(launch.prefix[0] ?? ''), '..', '..', '..', 'scripts', 'link-bins.sh')} links harness into ~/.local/bin)`,
+          ]
+        : [
+            `the entries start ${launch.prefix.at(-1)} through npx (no path of this machine, but a download on a fresh one)`,
+            `put it on PATH (npm install -g ${launch.prefix.at(-1)})`,
+          ];
+    notes.push(`${onPath.why}: ${how}; ${fix} and run harness init again for entries that run plain \`harness serve\``);
   }
   if (!ownChoice && clients.some((c) => c.startsInProject))
     notes.push(
