@@ -242,7 +242,9 @@ function launchNotes(
             `the entries start ${launch.prefix.at(-1)} through npx (no path of this machine, but a download on a fresh one)`,
             `put it on PATH (npm install -g ${launch.prefix.at(-1)})`,
           ];
-    notes.push(`${onPath.why}: ${how}; ${fix} and run harness init again for entries that run plain \`harness serve\``);
+    notes.push(
+      `${onPath.why}: ${how}; ${fix} and run harness init again for entries that run plain \`harness serve\``,
+    );
   }
   if (!ownChoice && clients.some((c) => c.startsInProject))
     notes.push(
