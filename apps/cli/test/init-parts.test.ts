@@ -329,4 +329,10 @@ describe('harnessOnPath', () => {
       why: 'harness is not on PATH',
     });
   });
+
+  it('passes over a node_modules/.bin on PATH, which npx and npm scripts put there for their own run', () => {
+    mkdirSync(join(box.path, 'cache', 'node_modules'), { recursive: true });
+    const dir = pathWith(join('cache', 'node_modules', '.bin'), 'harness 1.2.3');
+    expect(harnessOnPath('1.2.3', dir)).toEqual({ ok: false, why: 'harness is not on PATH' });
+  });
 });

@@ -2,7 +2,7 @@
 // config, and the instance directory the project's looms, approvals and audit live in.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveExecutable } from '@harness/exec';
 import { version as cliVersion } from '../../package.json';
@@ -39,9 +39,15 @@ export function harnessOnPath(
   version: string = cliVersion,
   path: string | undefined = process.env.PATH,
 ): OnPath {
+  // npx and npm scripts put a node_modules/.bin on the PATH of what they run (`npx -y @harness/cli
+  // init` finds the harness it runs there): that PATH is theirs, not the one a client starts with.
+  const own = (path ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.split(sep).includes('node_modules'))
+    .join(delimiter);
   let file: string;
   try {
-    file = resolveExecutable('harness', path);
+    file = resolveExecutable('harness', own);
   } catch {
     return { ok: false, why: 'harness is not on PATH' };
   }

@@ -235,7 +235,7 @@ function launchNotes(
     const [how, fix] =
       launch.form === 'checkout'
         ? [
-            `the entries run node on ${launch.prefix[0]}, this machine's path, so a project config that holds one (.mcp.json) works on this machine only`,
+            `the entries run node on ${launch.prefix[0]}, this machine's path${clients.some((c) => c.scope === 'project') ? ', so a project config that holds one (.mcp.json) works on this machine only' : ''}`,
             `link the bin (sh ${join(dirname(launch.prefix[0] ?? ''), '..', '..', '..', 'scripts', 'link-bins.sh')} links harness into ~/.local/bin)`,
           ]
         : [
