@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type InstanceChosenBy, instanceLocation } from '@harness/config/instance';
 import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
 import { CliError, describeFailure } from './errors';
+import type { Project } from './project';
 
 const require = createRequire(import.meta.url);
 
@@ -69,11 +70,16 @@ export function scopeOf(serves: InstanceServes): string | ScopeFile {
 
 /**
  * Picks the instance directory the way every `harness` and `loom` command does (`--instance`, else
- * `$HARNESS_HOME`, else `$XDG_DATA_HOME/harness/default`, `~/.local/share/harness/default`; see
- * `instanceLocation` in `@harness/config/instance`), and the broker's socket path for it.
+ * `$HARNESS_HOME`, else the instance of the `project` the command runs in, else
+ * `$XDG_DATA_HOME/harness/default`, `~/.local/share/harness/default`; see `instanceLocation` in
+ * `@harness/config/instance`), and the broker's socket path for it.
  */
-export function embeddedLocation(flag: string | undefined): EmbeddedLocation {
-  const { instanceDir, chosenBy } = instanceLocation({ flag, env: process.env });
+export function embeddedLocation(flag: string | undefined, project?: Project | undefined): EmbeddedLocation {
+  const { instanceDir, chosenBy } = instanceLocation({
+    flag,
+    env: process.env,
+    project: project?.instanceDir,
+  });
   // A Unix socket path is limited to about 104 bytes; fall back to a private runtime directory when
   // the instance path is too deep for one: $XDG_RUNTIME_DIR (the user's own, 0700) when set, else
   // a directory in the temp dir. The broker creates it 0700, or refuses it when it is not private
@@ -122,6 +128,11 @@ export interface EmbeddedOptions {
   scope?: string | undefined;
   /** The broker's retention rule in ms, when this process starts the broker. */
   retentionMs?: number | undefined;
+  /**
+   * The project the command runs in (`projectFor`): its instance is the one opened, and a new one
+   * is created with its workspace and agent, unless a flag says otherwise.
+   */
+  project?: Project | undefined;
 }
 
 /**
@@ -131,13 +142,14 @@ export interface EmbeddedOptions {
  */
 export async function planEmbedded(options: EmbeddedOptions): Promise<EmbeddedPlan> {
   const { readInstance } = await import('@harness/host');
-  const location = embeddedLocation(options.instance);
+  const { project } = options;
+  const location = embeddedLocation(options.instance, project);
   const requested = requestedServes(options);
   if (!existsSync(join(location.instanceDir, 'instance.json'))) {
     return {
       location,
-      workspaceFile: resolve(options.workspace ?? exampleWorkspace()),
-      serves: requested ?? { agent: defaultScope.agent },
+      workspaceFile: resolve(options.workspace ?? project?.workspaceFile ?? exampleWorkspace()),
+      serves: requested ?? { agent: project?.agent ?? defaultScope.agent },
       exists: false,
     };
   }

@@ -29,6 +29,9 @@ export const sessionFlagsHelp = `Your workspace (the embedded default, used when
                                       creation, so later commands need not repeat it
   --instance <dir>                    where the instance lives (env HARNESS_HOME; default
                                       ~/.local/share/harness/default)
+  Run in a project harness init set up (a directory at or above this one holds
+  .harness/workspace.yaml), and given neither --instance, --workspace nor HARNESS_HOME: that
+  project's instance, workspace and agent, said on stderr in one line.
   --scope <file>                      a scope file to serve instead of --agent (run, agent, grants
                                       subset, readOnly; see docs/host.md)
   --no-embedded                       never start the embedded default: without a configuration

@@ -25,6 +25,7 @@ import {
   startEmbeddedHost,
 } from './embedded';
 import { CliError, describeFailure } from './errors';
+import { type Project, projectFor, projectLine } from './project';
 import { withExecute } from './tool-wrap';
 
 /** The host command tools, which need `--loom-commands-config`. */
@@ -69,6 +70,8 @@ export interface SessionOptions {
   fabricSpace?: string | undefined;
   /** Lines describing where the data lives go here (stderr for serve, so stdio stays clean). */
   log?: ((line: string) => void) | undefined;
+  /** The project the embedded default serves; set by {@link openSession} from where it runs. */
+  project?: Project | undefined;
 }
 
 /** An open session: the run, its tools, and how to call one. */
@@ -274,7 +277,10 @@ export async function openSession(
   let ready = async (): Promise<void> => {};
   let host: EmbeddedSessionHost | undefined;
   if (resolved.embedded) {
-    host = await embeddedSessionHost(options);
+    // Run in a project `harness init` set up, and given no instance or workspace, serve that project.
+    const project = projectFor(options);
+    if (project !== undefined) options.log?.(projectLine(project));
+    host = await embeddedSessionHost({ ...options, project });
     location = host.location;
     commandsConfig = host.config;
     authoringConfig = host.config;
@@ -439,13 +445,14 @@ interface Embedding {
 /** The embedded default itself: the instance the flags name, created on first use. */
 function liveEmbedding(options: SessionOptions): Embedding {
   return {
-    location: embeddedLocation(options.instance),
+    location: embeddedLocation(options.instance, options.project),
     host: {
       instance: options.instance,
       workspace: options.workspace,
       agent: options.agent,
       scope: options.scope,
       retentionMs: options.retentionMs,
+      project: options.project,
     },
     describe: logEmbedded,
     dispose: () => {},

@@ -152,7 +152,7 @@ describe('harness doctor', () => {
     });
     expect(created.code, created.stderr).toBe(0);
     const r = await run(['--instance', instance]);
-    expect(r.stdout).toMatch(/^ok {3}configuration .*serves agent "reader"\)$/m);
+    expect(r.stdout).toMatch(/^ok {3}configuration .*serves agent "reader" of \/\S+\/workspace\.yaml\)$/m);
     expect(r.stdout).toMatch(/^ok {3}scope {3,}agent reader, \d+ command\(s\)$/m);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('verdict: healthy');
   });

@@ -62,16 +62,21 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node dist/harness.js …args` to completion. */
+/** Runs `node dist/harness.js …args` to completion (in `cwd`, default the test's own directory). */
 export function runCli(
   args: string[],
-  options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
+  options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string },
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [bin, ...args],
-      { env: baseEnv(options.home, options.env), timeout: options.timeoutMs ?? 50_000, maxBuffer: 16 << 20 },
+      {
+        env: baseEnv(options.home, options.env),
+        timeout: options.timeoutMs ?? 50_000,
+        maxBuffer: 16 << 20,
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

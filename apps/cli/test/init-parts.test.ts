@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import cliManifest from '../package.json';
 import { detectNode } from '../src/init/detect-node';
 import { detectRust } from '../src/init/detect-rust';
-import { launchFor, launchProblem } from '../src/init/launch';
+import { harnessOnPath, launchFor, launchProblem } from '../src/init/launch';
+
 import { makeTargets } from '../src/init/makefile';
 import { mergeJsonEntry } from '../src/init/merge-json';
 import { mergeTomlEntry } from '../src/init/merge-toml';
@@ -363,6 +364,19 @@ describe('launchProblem', () => {
     expect(launchProblem('node', [present, ...serve])).toBeUndefined();
   });
 
+  it('passes plain harness where it is on PATH, and fails it where it is not, naming how to put it there', () => {
+    expect(launchProblem('harness', ['serve'], '0.1.0', withNpx)).toMatchInlineSnapshot(`
+      {
+        "detail": "runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g @harness/cli@0.1.0, or scripts/link-bins.sh in a checkout), or run 'harness init' again where it is not on PATH, to write this machine's path instead",
+        "status": "fail",
+      }
+    `);
+    const withHarness = join(box.path, 'harness-bin');
+    mkdirSync(withHarness);
+    writeFileSync(join(withHarness, 'harness'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(launchProblem('harness', ['serve'], '0.1.0', withHarness)).toBeUndefined();
+  });
+
   it('says nothing of a launcher init does not write', () => {
     expect(launchProblem('uvx', ['some-server'], '0.1.0', box.path)).toBeUndefined();
     expect(launchProblem('npx', ['-y', 'other-server'], '0.1.0', box.path)).toBeUndefined();
@@ -395,5 +409,40 @@ describe('yamlScalar', () => {
       '"a b"',
       'docs/site',
     ]);
+  });
+});
+
+describe('harnessOnPath', () => {
+  const box = tempDir('harness-init-onpath-');
+  afterAll(() => box.cleanup());
+  /** A directory holding a `harness` that prints `said` for --version. */
+  const pathWith = (name: string, said: string): string => {
+    const dir = join(box.path, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'harness'), `#!/bin/sh\necho '${said}'\n`, { mode: 0o755 });
+    return dir;
+  };
+
+  it('takes the harness on PATH that says it is this release', () => {
+    const dir = pathWith('same', 'harness 1.2.3');
+    expect(harnessOnPath('1.2.3', dir)).toEqual({ ok: true, file: join(dir, 'harness') });
+  });
+
+  it('refuses a harness of another release, and a PATH without one, saying why', () => {
+    const dir = pathWith('older', 'harness 1.0.0');
+    expect(harnessOnPath('1.2.3', dir)).toEqual({
+      ok: false,
+      why: `the harness on PATH (${join(dir, 'harness')}) is "harness 1.0.0", not harness 1.2.3`,
+    });
+    expect(harnessOnPath('1.2.3', join(box.path, 'nothing'))).toEqual({
+      ok: false,
+      why: 'harness is not on PATH',
+    });
+  });
+
+  it('passes over a node_modules/.bin on PATH, which npx and npm scripts put there for their own run', () => {
+    mkdirSync(join(box.path, 'cache', 'node_modules'), { recursive: true });
+    const dir = pathWith(join('cache', 'node_modules', '.bin'), 'harness 1.2.3');
+    expect(harnessOnPath('1.2.3', dir)).toEqual({ ok: false, why: 'harness is not on PATH' });
   });
 });

@@ -10,8 +10,9 @@ import { detectSandbox } from '@harness/exec';
 import { needs } from '@harness/test-utils';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { baseEnv, bin, type CliRun, runCli, sandbox, structured } from './helpers';
+import { appDir, baseEnv, bin, type CliRun, pathWithout, runCli, sandbox, structured } from './helpers';
 
 const withGit = needs('git');
 
@@ -124,9 +125,14 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   const project = join(box.root, 'project');
   const workspace = join(project, '.harness', 'workspace.yaml');
   const codex = join(box.home, '.codex', 'config.toml');
-  const init = (...args: string[]) => runCli(['init', project, ...args], { home: box.home });
-  /** The arguments every entry carries, read back from the written .mcp.json. */
+  // A PATH without harness, wherever this runs: the entries then run this checkout's bin.
+  const noHarness = pathWithout(join(box.root, 'path'), ['harness']);
+  const init = (...args: string[]) =>
+    runCli(['init', project, ...args], { home: box.home, env: { PATH: noHarness } });
+  /** The arguments an entry naming the project carries, read back from the written .vscode/mcp.json. */
   let entryArgs: string[] = [];
+  /** The arguments of an entry for a client that starts its server in the project: no path of it. */
+  const pathless = [bin, 'serve'];
 
   beforeAll(() => {
     makeProject(project);
@@ -162,6 +168,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     expect(r.stdout).toMatch(
       /created +\.harness\/workspace\.yaml: packs git, files, search, jq, node, python, make; agent coder/,
     );
+    // No harness on this PATH: the entries run this checkout's bin, and the report says how to change that.
+    expect(r.stdout).toContain(
+      `note: harness is not on PATH: the entries run node on ${bin}, this machine's path, so a project config that holds one (.mcp.json) works on this machine only; link the bin (sh ${join(appDir, '..', '..', 'scripts', 'link-bins.sh')} links harness into ~/.local/bin) and run harness init again for entries that run plain \`harness serve\``,
+    );
     const text = readFileSync(workspace, 'utf8');
     expect(text).toContain('        script: { enum: [build, lint, "test:unit"] }');
     expect(text).toContain('        bin: { enum: [tsc, vitest, biome] }');
@@ -184,7 +194,10 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       expect(agent).toContain(id);
     expect(agent).not.toContain('git.push');
 
-    entryArgs = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness
+    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness.args).toEqual(
+      pathless,
+    );
+    entryArgs = parseJsonc(readFileSync(join(project, '.vscode', 'mcp.json'), 'utf8')).servers.harness
       .args as string[];
     expect(entryArgs).toEqual([
       bin,
@@ -199,7 +212,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   });
 
   it('adds its entry to .mcp.json after the other server, keeping every other byte', () => {
-    const args = JSON.stringify(entryArgs, null, 2).replace(/\n/g, '\n      ');
+    const args = JSON.stringify(pathless, null, 2).replace(/\n/g, '\n      ');
     expect(readFileSync(join(project, '.mcp.json'), 'utf8')).toBe(
       `{
   "mcpServers": {
@@ -235,7 +248,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
 
   it('appends [mcp_servers.harness] to ~/.codex/config.toml, keeping its comments and other server', () => {
     expect(readFileSync(codex, 'utf8')).toBe(
-      `${CODEX_TOML}\n[mcp_servers.harness]\ncommand = "node"\nargs = [${entryArgs.map((a) => JSON.stringify(a)).join(', ')}]\n`,
+      `${CODEX_TOML}\n[mcp_servers.harness]\ncommand = "node"\nargs = [${pathless.map((a) => JSON.stringify(a)).join(', ')}]\n`,
     );
   });
 
@@ -262,7 +275,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       '  1. Restart Claude Code, Codex CLI and VS Code (or reload their MCP servers)',
     );
     expect(r.stdout).toContain(`  2. Open the console to approve the writes`);
-    expect(r.stdout).toContain(`node ${bin} console --instance ${instance}`);
+    expect(r.stdout).toContain(`node ${bin} console, in the project (or any directory below it)`);
     expect(r.stdout).toMatch(
       new RegExp(
         `  3\\. Every call is audited in ${instance} .*loom\\.js audit tail --follow --instance ${instance}`,
@@ -273,15 +286,16 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   it('creates the config of each client named with --client in that client format', async () => {
     const r = await init('--client', 'cursor', '--client', 'gemini', '--client', 'claude-desktop');
     expect(r.code, r.stderr).toBe(0);
-    const fresh = `${JSON.stringify({ mcpServers: { harness: { command: 'node', args: entryArgs } } }, null, 2)}\n`;
-    expect(readFileSync(join(project, '.cursor', 'mcp.json'), 'utf8')).toBe(fresh);
-    expect(readFileSync(join(project, '.gemini', 'settings.json'), 'utf8')).toBe(fresh);
+    const fresh = (args: string[]) =>
+      `${JSON.stringify({ mcpServers: { harness: { command: 'node', args } } }, null, 2)}\n`;
+    expect(readFileSync(join(project, '.cursor', 'mcp.json'), 'utf8')).toBe(fresh(entryArgs));
+    expect(readFileSync(join(project, '.gemini', 'settings.json'), 'utf8')).toBe(fresh(pathless));
     expect(readFileSync(join(box.home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')).toBe(
-      fresh,
+      fresh(entryArgs),
     );
   });
 
-  it('serves the standard commands to the real MCP client started exactly as .mcp.json says', async () => {
+  it('serves the standard commands to the real MCP client started exactly as .mcp.json says, in the project', async () => {
     const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
       command: string;
       args: string[];
@@ -289,6 +303,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     const transport = new StdioClientTransport({
       command: entry.command,
       args: entry.args,
+      cwd: project,
       env: baseEnv(box.home),
       stderr: 'pipe',
     });
@@ -382,13 +397,20 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
       ),
     );
     for (const [id, file] of [
-      ['claude-code', join(project, '.mcp.json')],
-      ['codex', codex],
       ['vscode', join(project, '.vscode', 'mcp.json')],
       ['cursor', join(project, '.cursor', 'mcp.json')],
     ] as const) {
       expect(lines).toContainEqual(
         `ok   ${`client ${id}`.padEnd(26)} ${file}: its harness entry serves this project's workspace, ${workspace}`,
+      );
+    }
+    for (const [id, name, file] of [
+      ['claude-code', 'Claude Code', join(project, '.mcp.json')],
+      ['codex', 'Codex CLI', codex],
+      ['gemini', 'Gemini CLI', join(project, '.gemini', 'settings.json')],
+    ] as const) {
+      expect(lines).toContainEqual(
+        `ok   ${`client ${id}`.padEnd(26)} ${file}: its harness entry serves the project ${name} starts it in, this one: ${workspace}`,
       );
     }
   });

@@ -260,7 +260,7 @@ async function commandsListedBy(
 
 /**
  * `npx -y @harness/cli init` in a fresh git project, then the server started exactly as the
- * `.mcp.json` it wrote says (`npx -y @harness/cli@<version> serve …`), listing the project's standard
+ * `.mcp.json` it wrote says (`npx -y @harness/cli@<version> serve`), listing the project's standard
  * commands to the real MCP client; then `harness doctor` in the project confirms the entry.
  *
  * Why this is npx's own resolution, and faithful to a user's machine: npx (npm's libnpmexec) looks
@@ -271,8 +271,9 @@ async function commandsListedBy(
  * by the same rule and runs it through a node_modules/.bin on PATH. Run in the directory the
  * tarballs are installed in, npx takes every step a user's npx takes but the download, which needs a
  * registry publishing these versions. npm is offline with an empty cache, so a step that reached
- * out would fail, and `~/.npm/_npx` left absent shows npx installed nothing. An MCP client starts a
- * server in a directory of its choosing (the entry's paths are absolute); this one starts it there.
+ * out would fail, and `~/.npm/_npx` left absent shows npx installed nothing. The entry names no
+ * path: Claude Code starts it in the project, and so does this test, where the project's
+ * node_modules (a link to those tarballs' install) stands in for npx's cache.
  */
 async function checkNpxInitAndServe(installed: string, root: string): Promise<void> {
   const env = bareMachine(root);
@@ -294,22 +295,13 @@ async function checkNpxInitAndServe(installed: string, root: string): Promise<vo
 
   const workspace = join(app, '.harness', 'workspace.yaml');
   const entry = JSON.parse(readFileSync(join(app, '.mcp.json'), 'utf8')).mcpServers.harness;
-  expect(entry).toEqual({
-    command: 'npx',
-    args: [
-      '-y',
-      `@harness/cli@${cliVersion}`,
-      'serve',
-      '--workspace',
-      workspace,
-      '--instance',
-      expect.stringMatching(/my-app-[0-9a-f]{8}$/),
-      '--agent',
-      'coder',
-    ],
-  });
+  // No path in it: npx's own PATH held the harness it ran, which no client's PATH holds.
+  expect(entry).toEqual({ command: 'npx', args: ['-y', `@harness/cli@${cliVersion}`, 'serve'] });
 
-  const names = await commandsListedBy(entry, installed, env);
+  // Claude Code starts it in the project, where serve finds the project. npx there finds the
+  // package in the project's tree, as it would in its cache after a first download.
+  symlinkSync(join(installed, 'node_modules'), join(app, 'node_modules'));
+  const names = await commandsListedBy(entry, app, env);
   // The packs whose programs this bare PATH holds: git's and node's (files and search need coreutils
   // and ripgrep, which it lacks, so they are left out as optional).
   expect(names).toEqual(expect.arrayContaining(['git.status', 'git.diff', 'git.commit', 'node.run']));
@@ -317,7 +309,7 @@ async function checkNpxInitAndServe(installed: string, root: string): Promise<vo
 
   const doctor = await shIn(app, join(installed, 'node_modules', '.bin', 'harness'), ['doctor'], env);
   expect(doctor.stdout.split('\n')).toContainEqual(
-    `ok   ${'client claude-code'.padEnd(26)} ${join(app, '.mcp.json')}: its harness entry serves this project's workspace, ${workspace}`,
+    `ok   ${'client claude-code'.padEnd(26)} ${join(app, '.mcp.json')}: its harness entry serves the project Claude Code starts it in, this one: ${workspace}`,
   );
 }
 

@@ -1,8 +1,9 @@
 // Where an instance lives, chosen the one way both bins (`harness`, `loom`) choose it, and how a
 // command line a person copies names it. Node-only (the home directory, path resolution), so it is
 // its own entry (`@harness/config/instance`) and the root stays free of imports.
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** The environment variables the choice reads. */
 export type InstanceEnv = Readonly<Record<string, string | undefined>>;
@@ -10,8 +11,11 @@ export type InstanceEnv = Readonly<Record<string, string | undefined>>;
 /** The default instance as a person writes it: under `$XDG_DATA_HOME` when set. */
 export const DEFAULT_INSTANCE_DIR = '~/.local/share/harness/default';
 
-/** What chose an instance directory: the flag, the environment, or nothing (the default). */
-export type InstanceChosenBy = '--instance' | 'HARNESS_HOME' | 'default';
+/**
+ * What chose an instance directory: the flag, the environment, the project the command runs in
+ * (the instance `harness init` made for it), or nothing (the default).
+ */
+export type InstanceChosenBy = '--instance' | 'HARNESS_HOME' | 'project' | 'default';
 
 /** An instance directory (absolute) and what chose it. */
 export interface InstanceLocation {
@@ -36,17 +40,36 @@ export function defaultInstanceDir(env: InstanceEnv = process.env): string {
 }
 
 /**
- * Picks the instance directory: `--instance` (`flag`), else `$HARNESS_HOME`, else
+ * The instance of the project at `projectDir` (a real path), the one `harness init` sets up and
+ * every command run inside the project finds: `$XDG_DATA_HOME/harness/<dir name>-<hash of its
+ * path>` (default `~/.local/share/harness/…`). Outside the project on purpose: the project's writes
+ * (a make recipe, a test) must not reach the store that holds its approvals and audit. One per
+ * project, so two repositories never share, or fight over, one instance's workspace.
+ */
+export function projectInstance(projectDir: string, env: InstanceEnv = process.env): string {
+  const slug = basename(projectDir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '');
+  const hash = createHash('sha256').update(projectDir).digest('hex').slice(0, 8);
+  return join(instancesHome(env), `${slug || 'project'}-${hash}`);
+}
+
+/**
+ * Picks the instance directory: `--instance` (`flag`), else `$HARNESS_HOME`, else the instance of
+ * the project the command runs in (`project`, when it runs in one), else
  * {@link defaultInstanceDir}. A relative path is resolved against the working directory. An empty
  * `HARNESS_HOME` counts as unset.
  */
 export function instanceLocation(options: {
   flag?: string | undefined;
   env?: InstanceEnv;
+  project?: string | undefined;
 }): InstanceLocation {
   const env = options.env ?? process.env;
   if (options.flag !== undefined) return { instanceDir: resolve(options.flag), chosenBy: '--instance' };
   if (env.HARNESS_HOME) return { instanceDir: resolve(env.HARNESS_HOME), chosenBy: 'HARNESS_HOME' };
+  if (options.project !== undefined) return { instanceDir: resolve(options.project), chosenBy: 'project' };
   return { instanceDir: defaultInstanceDir(env), chosenBy: 'default' };
 }
 

@@ -38,6 +38,7 @@ describe('public API', () => {
       'instancesHome',
       'isDataDirInstance',
       'listApprovalsCommand',
+      'projectInstance',
       'shellWord',
     ]);
   });
@@ -72,6 +73,6 @@ describe('a leaf', () => {
   it('imports yaml only in ./yaml, zod only in ./zod, and Node-only modules only in ./instance', () => {
     expect(importsOf('yaml.ts')).toEqual(['yaml']);
     expect(importsOf('zod.ts')).toEqual(['zod']);
-    expect(importsOf('instance.ts')).toEqual(['node:os', 'node:path']);
+    expect(importsOf('instance.ts')).toEqual(['node:crypto', 'node:os', 'node:path']);
   });
 });

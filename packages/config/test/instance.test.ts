@@ -12,6 +12,7 @@ import {
   instanceLocation,
   instancesHome,
   isDataDirInstance,
+  projectInstance,
 } from '../src/instance';
 
 const HOME = '/home/ann';
@@ -32,6 +33,16 @@ describe('instanceLocation', () => {
     expect(instanceLocation({ env: { HOME, HARNESS_HOME: '' } }).chosenBy).toBe('default');
   });
 
+  it("takes the project's instance after $HARNESS_HOME and before the default", () => {
+    const project = '/home/ann/.local/share/harness/app-12345678';
+    expect(instanceLocation({ env: { HOME }, project })).toEqual({
+      instanceDir: project,
+      chosenBy: 'project',
+    });
+    expect(instanceLocation({ env: { HOME, HARNESS_HOME: '/h' }, project }).chosenBy).toBe('HARNESS_HOME');
+    expect(instanceLocation({ flag: '/i', env: { HOME }, project }).chosenBy).toBe('--instance');
+  });
+
   it('falls back to ~/.local/share/harness/default, or $XDG_DATA_HOME/harness/default', () => {
     expect(instanceLocation({ env: { HOME } })).toEqual({
       instanceDir: '/home/ann/.local/share/harness/default',
@@ -40,6 +51,18 @@ describe('instanceLocation', () => {
     expect(instanceLocation({ env: { HOME, XDG_DATA_HOME: '/data' } }).instanceDir).toBe(
       '/data/harness/default',
     );
+  });
+});
+
+describe('projectInstance', () => {
+  it('names a project by its directory name and a hash of its path, under the data directory', () => {
+    const dir = projectInstance('/work/My App', { HOME });
+    expect(dir).toMatch(/^\/home\/ann\/\.local\/share\/harness\/my-app-[0-9a-f]{8}$/);
+    expect(projectInstance('/work/My App', { HOME, XDG_DATA_HOME: '/data' })).toBe(
+      dir.replace('/home/ann/.local/share', '/data'),
+    );
+    expect(projectInstance('/other/My App', { HOME })).not.toBe(dir);
+    expect(isDataDirInstance(dir, { HOME })).toBe(true);
   });
 });
 

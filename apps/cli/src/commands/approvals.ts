@@ -13,7 +13,8 @@ import {
 } from '@harness/config/instance';
 import { parse } from '../args';
 import { CliError } from '../errors';
-import { out } from '../output';
+import { err, out } from '../output';
+import { projectFor, projectLine } from '../project';
 
 const help = `Usage: harness approvals list [--all] [--json] [--instance <dir>]
        harness approvals show <id> [--json] [--instance <dir>]
@@ -21,10 +22,12 @@ const help = `Usage: harness approvals list [--all] [--json] [--instance <dir>]
        harness approvals deny <id> [--by <name>] [--json] [--instance <dir>]
 
 The calls of strict (and cautious write) commands that wait for a person, and a person's decision
-on one. The instance is the one harness serve uses: --instance <dir>, else $HARNESS_HOME, else
-${DEFAULT_INSTANCE_DIR} ($XDG_DATA_HOME/harness/default). approve and deny without
---instance or $HARNESS_HOME look for the id in the default instance, then in every other instance
-of that directory (those harness init creates). An agent told that a call waits is given the exact
+on one. The instance is the one harness serve uses: --instance <dir>, else $HARNESS_HOME, else,
+run inside a project harness init set up (a directory at or above this one holds
+.harness/workspace.yaml), that project's instance, else ${DEFAULT_INSTANCE_DIR}
+($XDG_DATA_HOME/harness/default). approve and deny without --instance or $HARNESS_HOME look for
+the id in that instance, then in every other instance of that directory (those harness init
+creates). An agent told that a call waits is given the exact
 command to run: harness approvals approve <id>, with --instance <dir> when serve's instance is
 elsewhere.
 
@@ -61,10 +64,12 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
     );
   }
   const [host, operator] = await Promise.all([import('@harness/host'), import('@harness/host/operator')]);
-  const chosen = instanceLocation({ flag: values.instance, env: process.env });
+  const project = projectFor({ instance: values.instance });
+  if (project !== undefined) err(projectLine(project));
+  const chosen = instanceLocation({ flag: values.instance, env: process.env, project: project?.instanceDir });
   const id = sub === 'list' ? undefined : rest[0];
   const { instanceDir, chosenBy } =
-    chosen.chosenBy === 'default' && id !== undefined
+    (chosen.chosenBy === 'default' || chosen.chosenBy === 'project') && id !== undefined
       ? await instanceHolding(id, chosen, host.getApproval)
       : chosen;
   if (!existsSync(join(instanceDir, 'instance.json'))) {
@@ -132,9 +137,10 @@ async function showApproval(
 }
 
 /**
- * The instance of the data directory that holds approval `id`: the default one when it does (or
- * when none does, for its own not-found message), else the first other instance directly under
- * {@link instancesHome} whose store has it. An instance whose store does not open is passed over.
+ * The instance of the data directory that holds approval `id`: the chosen one (the project's, or
+ * the default) when it does (or when none does, for its own not-found message), else the first
+ * other instance directly under {@link instancesHome} whose store has it. An instance whose store
+ * does not open is passed over.
  */
 async function instanceHolding(
   id: string,

@@ -1,10 +1,12 @@
-// `harness console`: the console (apps/console) on the embedded default instance, or --instance.
+// `harness console`: the console (apps/console) on the embedded default instance, the instance of
+// the project it runs in, or --instance.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { shellWord } from '@harness/config/instance';
 import { embeddedFailure, planEmbedded, recordCreatedKey } from '../embedded';
 import { CliError } from '../errors';
-import { out } from '../output';
+import { err, out } from '../output';
+import { projectFor, projectLine } from '../project';
 
 /** Runs `harness console`; returns when the console is stopped (SIGINT, SIGTERM). */
 export async function consoleCommand(argv: string[]): Promise<number> {
@@ -19,7 +21,10 @@ export async function consoleCommand(argv: string[]): Promise<number> {
     out(console_.CONSOLE_HELP.trimEnd());
     return 0;
   }
-  const plan = await planEmbedded({ instance: flags.instance });
+  // In a project harness init set up, the console opens the project's instance, as serve does.
+  const project = projectFor({ instance: flags.instance });
+  if (project !== undefined) err(projectLine(project));
+  const plan = await planEmbedded({ instance: flags.instance, project });
   if (!plan.exists && flags.instance !== undefined) {
     // A named instance is made by the serve that names it, with its own workspace: made here, it
     // would be bound to the example workspace, and that serve would then refuse it.
@@ -37,7 +42,7 @@ export async function consoleCommand(argv: string[]): Promise<number> {
       await initInstance(plan.location.instanceDir, plan.workspaceFile, { serves: plan.serves });
       await recordCreatedKey(plan.location.instanceDir);
     } catch (error) {
-      throw embeddedFailure(error, plan, { instance: flags.instance });
+      throw embeddedFailure(error, plan, { instance: flags.instance, project });
     }
   }
   try {

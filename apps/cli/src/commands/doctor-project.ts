@@ -1,14 +1,14 @@
-// `harness doctor`'s rows for a project `harness init` set up, run from its directory: the project's
+// `harness doctor`'s rows for a project `harness init` set up, run in it (or below it): the project's
 // .harness/workspace.yaml passes packs check, and each MCP client config holding a "harness" entry
 // serves that file with a launcher that starts (either form init writes: node on a checkout's entry,
 // or npx on the pinned package).
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
 import { CLIENTS, type ClientContext, type ClientSpec, SERVER_NAME } from '../init/clients';
 import { launchProblem } from '../init/launch';
 import { readJsonEntry } from '../init/merge-json';
 import { readTomlEntry } from '../init/merge-toml';
+import { findProject } from '../project';
 
 /** One doctor row. */
 export interface ProjectCheck {
@@ -17,13 +17,17 @@ export interface ProjectCheck {
   readonly detail: string;
 }
 
-/** The rows for the project in `cwd`; none when it has no `.harness/workspace.yaml`. */
+/**
+ * The rows for the project `cwd` lies in (at or below the directory holding
+ * `.harness/workspace.yaml`); none outside any project.
+ */
 export async function projectChecks(cwd: string): Promise<ProjectCheck[]> {
-  const workspaceFile = resolve(cwd, '.harness', 'workspace.yaml');
-  if (!existsSync(workspaceFile)) return [];
+  const project = findProject(cwd);
+  if (project === undefined) return [];
+  const { workspaceFile } = project;
   const rows = await workspaceRows(workspaceFile);
   const ctx: ClientContext = {
-    projectDir: resolve(cwd),
+    projectDir: project.dir,
     home: process.env.HOME || homedir(),
     platform: process.platform,
     env: process.env,
@@ -95,7 +99,16 @@ function clientRow(client: ClientSpec, configFile: string, workspaceFile: string
   const list = Array.isArray(args) ? args.map(String) : [];
   const at = list.indexOf('--workspace');
   const served = at >= 0 ? list[at + 1] : undefined;
-  if (served !== workspaceFile)
+  // An entry naming no workspace serves the project its client starts it in: this one, for a
+  // client that starts servers in the project.
+  const finds = served === undefined && list.includes('serve');
+  if (finds && !client.startsInProject)
+    return {
+      name,
+      status: 'warn',
+      detail: `${configFile}: its ${SERVER_NAME} entry names no workspace, and ${client.name} is not known to start servers in the project, so it may serve the example workspace; run 'harness init --client ${client.id}' here to name this project's`,
+    };
+  if (!finds && served !== workspaceFile)
     return {
       name,
       status: 'warn',
@@ -111,6 +124,8 @@ function clientRow(client: ClientSpec, configFile: string, workspaceFile: string
   return {
     name,
     status: 'ok',
-    detail: `${configFile}: its ${SERVER_NAME} entry serves this project's workspace, ${workspaceFile}`,
+    detail: finds
+      ? `${configFile}: its ${SERVER_NAME} entry serves the project ${client.name} starts it in, this one: ${workspaceFile}`
+      : `${configFile}: its ${SERVER_NAME} entry serves this project's workspace, ${workspaceFile}`,
   };
 }

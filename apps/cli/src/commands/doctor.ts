@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { parse } from '../args';
 import { bundledLoomCli, describeServes, embeddedFailure, planEmbedded, scopeOf } from '../embedded';
 import { sessionFlags, sessionOptions } from '../flags';
-import { dim, green, out, printJson, red } from '../output';
+import { dim, err, green, out, printJson, red } from '../output';
+import { projectFor, projectLine } from '../project';
 import { runnerChecks } from '../runner-doctor';
 import { resolveOptions, type SessionOptions } from '../session';
 import { gitIdentityCheck } from './doctor-git-identity';
@@ -144,8 +145,12 @@ async function checkConfiguration(
   };
   try {
     const resolved = await resolveOptions(sessionOptions(values));
-    if (resolved.embedded) await checkEmbedded(sessionOptions(values), found, add);
-    else await checkHostConfigs(resolved, found, add);
+    if (resolved.embedded) {
+      // In a project harness init set up, doctor checks what serve would serve there.
+      const project = projectFor(sessionOptions(values));
+      if (project !== undefined) err(projectLine(project));
+      await checkEmbedded({ ...sessionOptions(values), project }, found, add);
+    } else await checkHostConfigs(resolved, found, add);
   } catch (error) {
     add('configuration', 'fail', (error as Error).message);
   }
@@ -162,7 +167,7 @@ async function checkEmbedded(options: SessionOptions, found: Found, add: Add): P
   add(
     'configuration',
     'ok',
-    `no host configuration: the embedded default (instance ${instanceDir}, chosen by ${plan.location.chosenBy}; serves ${describeServes(plan.serves)})`,
+    `no host configuration: ${options.project === undefined ? 'the embedded default' : `the project ${options.project.dir}`} (instance ${instanceDir}, chosen by ${plan.location.chosenBy}; serves ${describeServes(plan.serves)} of ${plan.workspaceFile})`,
   );
   // Exactly what serve runs before its broker listens, through the host's own checks.
   const host = await import('@harness/host');

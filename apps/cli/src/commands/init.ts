@@ -32,8 +32,11 @@ Sets up a repository (default: the current directory) for a coding agent:
      one it did not write (a repository's own, or one edited since) is shown with what it grants,
      and kept only when you say so: asked on a terminal, else --keep or --force;
   3. registers "harness" in each client's config, merged into what is there (other servers,
-     comments and formatting kept): harness serve --workspace <that file> --instance <dir>
-     --agent coder. init owns that entry whole: any other key in it (env, cwd) is removed.
+     comments and formatting kept): plain harness serve for a client that starts its servers in
+     the project (claude-code, codex, gemini), which finds the project from there; else harness
+     serve --workspace <that file> --instance <dir> --agent coder. The program is harness when
+     the harness on PATH is this release, else this checkout's node path (init says so) or npx.
+     init owns that entry whole: any other key in it (env, cwd) is removed.
 
 A project's config that leads outside the project (a symlink) or writes a key of the entry's
 path twice stops init, and nothing is written.

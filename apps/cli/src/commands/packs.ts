@@ -7,6 +7,7 @@ import { exampleWorkspace } from '../embedded';
 import { CliError } from '../errors';
 import { sessionFlags, sessionFlagsHelp, sessionOptions } from '../flags';
 import { err, out, printJson } from '../output';
+import { findProject, projectLine } from '../project';
 
 const help = `Usage:
   harness packs check [workspace.yaml | --workspace <file>] [--no-probe] [--json]
@@ -16,7 +17,8 @@ const help = `Usage:
 
 None of them creates or changes an instance.
 
-check  loads the workspace file (default: the example workspace) and prints every load error as
+check  loads the workspace file (default: the project's .harness/workspace.yaml inside a project
+       harness init set up, else the example workspace) and prints every load error as
        file:line:column with what was expected and what was found. Requirements are probed
        (<binary> --version) unless --no-probe; an optional pack whose binary is missing is
        reported as left out. Exit 1 when the file does not load.
@@ -32,7 +34,7 @@ list   prints the catalog a model sees: the list_commands result of this configu
 render shows the argv a call of a command with these arguments would run, its working directory
        and its environment (each credential as a marker such as [credential token]), after the
        same argument checks and leading-dash refusal as a run; it runs nothing. --workspace:
-       the workspace file (default: the example workspace). Exit 1 when the call would be refused.
+       the workspace file (default as for check). Exit 1 when the call would be refused.
 
 Configuration flags of list:
 
@@ -49,6 +51,17 @@ export async function packsCommand(argv: string[]): Promise<number> {
   if (verb === 'list') return list(rest);
   if (verb === 'render') return renderCall(rest);
   throw new CliError('usage', `unknown packs command '${verb}'; expected check, list or render`);
+}
+
+/**
+ * The workspace file of a command given none: the project's, run inside a project harness init set
+ * up (said on stderr), else the example workspace.
+ */
+function defaultWorkspace(): string {
+  const project = findProject();
+  if (project === undefined) return exampleWorkspace();
+  err(projectLine(project));
+  return project.workspaceFile;
 }
 
 /**
@@ -89,7 +102,7 @@ async function check(argv: string[]): Promise<number> {
   const given = workspaceArgument('check', positionals, values.workspace);
   const { formatIssue } = await import('@harness/packs');
   const { loadWorkspace } = await import('@harness/workspace');
-  const file = given ?? exampleWorkspace();
+  const file = given ?? defaultWorkspace();
   const result = await loadWorkspace({ file }, { probe: values['no-probe'] !== true });
   if (values.json) {
     printJson(
@@ -218,7 +231,7 @@ async function renderCall(argv: string[]): Promise<number> {
   }
   const { formatIssue, renderPackCommand } = await import('@harness/packs');
   const { loadWorkspace } = await import('@harness/workspace');
-  const file = values.workspace ?? exampleWorkspace();
+  const file = values.workspace ?? defaultWorkspace();
   const loaded = await loadWorkspace({ file });
   if (!loaded.ok) {
     for (const issue of loaded.issues) out(formatIssue(issue));

@@ -15,6 +15,7 @@ import { CliError } from '../errors';
 import { telemetryOptions } from '../otel';
 import { type RunTracing, startRunTracing } from '../otel-runs';
 import { err, out, printJson } from '../output';
+import { projectFor, projectLine } from '../project';
 import { selfArgv } from '../self';
 
 const help = `Usage:
@@ -101,8 +102,10 @@ export async function runnerCommand(argv: string[]): Promise<number> {
       const otel = telemetryOptions(values.otel, false, process.env);
       const config = loadConfig(values.config);
       const tracing = otel === undefined ? undefined : await startRunTracing(otel, version);
+      const project = projectFor({ instance: values.instance });
+      if (project !== undefined) err(projectLine(project));
       try {
-        return await start(config, embeddedLocation(values.instance).instanceDir, tracing);
+        return await start(config, embeddedLocation(values.instance, project).instanceDir, tracing);
       } finally {
         await tracing?.shutdown();
       }

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { type RunRecord, RunStore, runnerPaths } from '@harness/runner';
 import { parse } from '../args';
 import { embeddedLocation } from '../embedded';
-import { out, printJson } from '../output';
+import { err, out, printJson } from '../output';
+import { projectFor, projectLine } from '../project';
 
 const help = `Usage: harness runs [--json] [--harness <id>] [--instance <dir>]
 
@@ -68,7 +69,9 @@ export async function runsCommand(argv: string[]): Promise<number> {
     out(help);
     return 0;
   }
-  const db = runnerPaths(embeddedLocation(values.instance).instanceDir).db;
+  const project = projectFor({ instance: values.instance });
+  if (project !== undefined) err(projectLine(project));
+  const db = runnerPaths(embeddedLocation(values.instance, project).instanceDir).db;
   let runs: RunRecord[] = [];
   if (existsSync(db)) {
     const store = new RunStore(db);

@@ -39,6 +39,7 @@ Serves list_commands, run_command and run_read_command (and loom_compose, loom_i
 loom_authoring_context) to an MCP client. Over stdio by default: point your MCP client's
 "command" at \`harness serve\`. With no host configuration, serve opens the embedded default:
 an instance directory with the example workspace and a broker in this process (it prints where).
+Started in a project harness init set up (or a directory below it), it serves that project.
 
 Your own commands: harness serve --workspace ./my-workspace.yaml --instance ~/.local/share/harness/mine --agent me
 

@@ -5,6 +5,7 @@ import { parse } from '../args';
 import { embeddedLocation } from '../embedded';
 import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
+import { projectFor, projectLine } from '../project';
 import { selfArgv } from '../self';
 import { loadConfig } from './runner';
 import { startOf } from './runs';
@@ -31,8 +32,10 @@ export async function triggerCommand(argv: string[]): Promise<number> {
   const id = positionals[0];
   if (id === undefined) throw new CliError('usage', 'trigger needs a harness id (see --help)');
   const config = loadConfig(values.config);
+  const project = projectFor({ instance: values.instance });
+  if (project !== undefined) err(projectLine(project));
   const supervisor = new Supervisor(config, {
-    instanceDir: embeddedLocation(values.instance).instanceDir,
+    instanceDir: embeddedLocation(values.instance, project).instanceDir,
     log: () => undefined,
     serveArgv: selfArgv(),
   });

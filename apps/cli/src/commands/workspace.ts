@@ -8,7 +8,8 @@ import { commandLine, DEFAULT_INSTANCE_DIR, instanceArgs, instanceLocation } fro
 import type { ReviewDiff, WorkspaceReview } from '@harness/host/operator';
 import { parse } from '../args';
 import { CliError } from '../errors';
-import { out } from '../output';
+import { err, out } from '../output';
+import { projectFor, projectLine } from '../project';
 
 const help = `Usage: harness workspace pending [--json] [--instance <dir>]
        harness workspace accept [--hash <hex>] [--by <name>] [--json] [--instance <dir>]
@@ -18,7 +19,8 @@ A running broker follows its workspace file. An edit that widens what an agent m
 command, a looser tier, a wider sandbox, a credential, a changed argv, …) is not served until a
 person accepts it here: the broker keeps serving the workspace last accepted. An edit that widens
 nothing applies at once. The instance is the one harness serve uses: --instance <dir>, else
-$HARNESS_HOME, else ${DEFAULT_INSTANCE_DIR}.
+$HARNESS_HOME, else the instance of the project it runs in (harness init's), else
+${DEFAULT_INSTANCE_DIR}.
 
   pending         the workspace file beside the accepted one: its SHA-256 and what it widens and
                   narrows, or that nothing waits
@@ -51,7 +53,13 @@ export async function workspaceCommand(argv: string[]): Promise<number> {
   if (sub === 'pending' && (values.hash !== undefined || values.by !== undefined)) {
     throw new CliError('usage', 'workspace pending takes no --hash and no --by');
   }
-  const { instanceDir, chosenBy } = instanceLocation({ flag: values.instance, env: process.env });
+  const project = projectFor({ instance: values.instance });
+  if (project !== undefined) err(projectLine(project));
+  const { instanceDir, chosenBy } = instanceLocation({
+    flag: values.instance,
+    env: process.env,
+    project: project?.instanceDir,
+  });
   if (!existsSync(join(instanceDir, 'instance.json'))) {
     throw new CliError(
       'config',

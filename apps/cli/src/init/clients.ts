@@ -28,11 +28,28 @@ export interface ClientSpec {
   /** `project`: the file belongs to the repository; `user`: to the person, for every project. */
   readonly scope: 'project' | 'user';
   readonly file: (ctx: ClientContext) => string;
+  /**
+   * Whether the client starts a stdio server in the project it runs in (its own working directory,
+   * no `cwd` set), so `harness serve` with no path finds the project there. docs/init.md, "Entries
+   * without paths", says how each was checked; a client not known to do so is given the paths.
+   */
+  readonly startsInProject: boolean;
   /** The entry for a server started as `command args…`. */
-  readonly entry: (command: string, args: readonly string[]) => Record<string, unknown>;
+  readonly entry: (command: string, args: readonly string[], ctx: ClientContext) => Record<string, unknown>;
 }
 
 const stdio = (command: string, args: readonly string[]) => ({ command, args: [...args] });
+
+/**
+ * Codex starts a server with only a few variables of its own environment (HOME, PATH, USER, …):
+ * a serve it starts would not see XDG_DATA_HOME, and would choose another instance than the
+ * commands typed in a shell that has it. `env_vars` names the ones it passes on as well.
+ */
+const codexStdio = (command: string, args: readonly string[], ctx: ClientContext) => ({
+  command,
+  args: [...args],
+  ...(ctx.env.XDG_DATA_HOME ? { env_vars: ['XDG_DATA_HOME'] } : {}),
+});
 
 /** Every client, in the order `--help` lists them. */
 export const CLIENTS: readonly ClientSpec[] = [
@@ -43,6 +60,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     key: 'mcpServers',
     scope: 'project',
     file: (ctx) => join(ctx.projectDir, '.mcp.json'),
+    startsInProject: true,
     entry: stdio,
   },
   {
@@ -53,7 +71,8 @@ export const CLIENTS: readonly ClientSpec[] = [
     scope: 'user',
     // Codex reads CODEX_HOME when it is set, else ~/.codex.
     file: (ctx) => join(ctx.env.CODEX_HOME || join(ctx.home, '.codex'), 'config.toml'),
-    entry: stdio,
+    startsInProject: true,
+    entry: codexStdio,
   },
   {
     id: 'cursor',
@@ -62,6 +81,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     key: 'mcpServers',
     scope: 'project',
     file: (ctx) => join(ctx.projectDir, '.cursor', 'mcp.json'),
+    startsInProject: false,
     entry: stdio,
   },
   {
@@ -71,6 +91,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     key: 'servers',
     scope: 'project',
     file: (ctx) => join(ctx.projectDir, '.vscode', 'mcp.json'),
+    startsInProject: false,
     entry: (command, args) => ({ type: 'stdio', command, args: [...args] }),
   },
   {
@@ -80,6 +101,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     key: 'mcpServers',
     scope: 'project',
     file: (ctx) => join(ctx.projectDir, '.gemini', 'settings.json'),
+    startsInProject: true,
     entry: stdio,
   },
   {
@@ -89,6 +111,7 @@ export const CLIENTS: readonly ClientSpec[] = [
     key: 'mcpServers',
     scope: 'user',
     file: claudeDesktopConfig,
+    startsInProject: false,
     entry: stdio,
   },
 ];

@@ -1,8 +1,8 @@
 // How an MCP client starts `harness serve` for a project: the program and arguments written into its
 // config, and the instance directory the project's looms, approvals and audit live in.
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveExecutable } from '@harness/exec';
 import { version as cliVersion } from '../../package.json';
@@ -11,12 +11,66 @@ import { AGENT } from './workspace-writer';
 /** The package `npx` fetches and runs: its one bin is `harness` (npm exec runs a package's only bin). */
 export const CLI_PACKAGE = '@harness/cli';
 
-/** How the server is started: from this checkout with node, or the published package with npx. */
+/**
+ * How the server is started: `harness` found on PATH, this checkout with node, or the published
+ * package with npx.
+ */
 export interface Launch {
-  readonly form: 'checkout' | 'npx';
+  readonly form: 'path' | 'checkout' | 'npx';
   readonly command: string;
   /** The arguments up to and including the subcommand's place, e.g. `['-y', '@harness/cli@0.1.0']`. */
   readonly prefix: readonly string[];
+}
+
+/** `harness` as the PATH of the client that starts it finds it: no path of this machine in the entry. */
+export const PATH_LAUNCH: Launch = { form: 'path', command: 'harness', prefix: [] };
+
+/** Whether `harness` on PATH is this harness: its file, or why it is not used. */
+export type OnPath =
+  | { readonly ok: true; readonly file: string }
+  | { readonly ok: false; readonly why: string };
+
+/**
+ * Whether the `harness` a client would start from `path` is there and is this release (its
+ * `--version` says so): only then may an entry name it bare, so the entry holds no path of this
+ * machine and starts the release this project was set up with.
+ */
+export function harnessOnPath(
+  version: string = cliVersion,
+  path: string | undefined = process.env.PATH,
+): OnPath {
+  // npx and npm scripts put a node_modules/.bin on the PATH of what they run (`npx -y @harness/cli
+  // init` finds the harness it runs there): that PATH is theirs, not the one a client starts with.
+  const own = (path ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.split(sep).includes('node_modules'))
+    .join(delimiter);
+  let file: string;
+  try {
+    file = resolveExecutable('harness', own);
+  } catch {
+    return { ok: false, why: 'harness is not on PATH' };
+  }
+  let said: string;
+  try {
+    said = execFileSync(file, ['--version'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, PATH: path ?? '' },
+    }).trim();
+  } catch (error) {
+    return {
+      ok: false,
+      why: `the harness on PATH (${file}) did not run: ${(error as Error).message.split('\n')[0]}`,
+    };
+  }
+  if (said !== `harness ${version}`)
+    return {
+      ok: false,
+      why: `the harness on PATH (${file}) is ${JSON.stringify(said)}, not harness ${version}`,
+    };
+  return { ok: true, file };
 }
 
 /** The built entry of the running CLI (the chunks sit beside it). */
@@ -75,6 +129,17 @@ export function launchProblem(
   path: string | undefined = process.env.PATH,
 ): LaunchProblem | undefined {
   const launcher = args[0];
+  if (command === 'harness') {
+    try {
+      resolveExecutable('harness', path);
+      return undefined;
+    } catch {
+      return {
+        status: 'fail',
+        detail: `runs harness, which is not on this PATH; put the harness bin on PATH (npm install -g ${CLI_PACKAGE}@${version}, or scripts/link-bins.sh in a checkout), or run 'harness init' again where it is not on PATH, to write this machine's path instead`,
+      };
+    }
+  }
   if (command === 'node')
     return launcher !== undefined && isAbsolute(launcher) && !existsSync(launcher)
       ? { status: 'fail', detail: `runs ${launcher}, which is missing; run 'harness init' again` }
@@ -104,7 +169,15 @@ export function launchProblem(
   return undefined;
 }
 
-/** The arguments of `harness serve` for the project's workspace, instance and agent. */
+/**
+ * The arguments of `harness serve` with no path: started in the project (or below it), serve finds
+ * the project's workspace, instance and agent itself (`findProject`, apps/cli/src/project.ts).
+ */
+export function servePathless(launch: Launch): string[] {
+  return [...launch.prefix, 'serve'];
+}
+
+/** The arguments of `harness serve` naming the project's workspace, instance and agent. */
 export function serveArgs(launch: Launch, workspaceFile: string, instanceDir: string): string[] {
   return [
     ...launch.prefix,
@@ -116,20 +189,4 @@ export function serveArgs(launch: Launch, workspaceFile: string, instanceDir: st
     '--agent',
     AGENT,
   ];
-}
-
-/**
- * The project's own instance: `$XDG_DATA_HOME/harness/<dir name>-<hash of its path>` (default
- * `~/.local/share/harness/…`). Outside the project on purpose: the project's writes (a make
- * recipe, a test) must not reach the store that holds its approvals and audit. One per project, so
- * two repositories never share, or fight over, one instance's workspace.
- */
-export function projectInstance(projectDir: string, home: string): string {
-  const dataHome = process.env.XDG_DATA_HOME || join(home, '.local', 'share');
-  const slug = basename(projectDir)
-    .toLowerCase()
-    .replace(/[^a-z0-9._-]+/g, '-')
-    .replace(/^[-.]+|-+$/g, '');
-  const hash = createHash('sha256').update(projectDir).digest('hex').slice(0, 8);
-  return join(dataHome, 'harness', `${slug || 'project'}-${hash}`);
 }

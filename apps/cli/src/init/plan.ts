@@ -4,6 +4,7 @@
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { projectInstance } from '@harness/config/instance';
 import { CliError } from '../errors';
 import { choosePacks, type WorkspaceChoice } from './choose';
 import {
@@ -15,7 +16,16 @@ import {
   SERVER_NAME,
 } from './clients';
 import { type Detected, detectProject } from './detect';
-import { type Launch, launchFor, projectInstance, runningEntry, serveArgs } from './launch';
+import {
+  harnessOnPath,
+  type Launch,
+  launchFor,
+  type OnPath,
+  PATH_LAUNCH,
+  runningEntry,
+  serveArgs,
+  servePathless,
+} from './launch';
 import { mergeJsonEntry } from './merge-json';
 import { mergeTomlEntry } from './merge-toml';
 import { standardCatalog } from './standard';
@@ -69,7 +79,11 @@ export interface InitPlan {
   /** The record of the workspace before this run, if any. */
   readonly record: WorkspaceRecord | undefined;
   readonly instanceDir: string;
+  /** Whether `instanceDir` is the project's own, the one every command run in the project finds. */
+  readonly ownInstance: boolean;
   readonly launch: Launch;
+  /** Whether `harness` on PATH is this harness, which the entries then name bare. */
+  readonly onPath: OnPath;
   readonly detected: Detected;
   readonly choice: WorkspaceChoice;
   readonly clients: readonly ClientSpec[];
@@ -90,7 +104,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const workspaceTarget = realTarget(workspaceFile) ?? workspaceFile;
   const records = recordDir(home, process.env);
   const record = readRecord(records, workspaceTarget);
-  const instanceDir = resolve(options.instance ?? projectInstance(projectDir, home));
+  // The instance every command run in the project finds (project.ts): the project's real path names it.
+  const ownInstance = projectInstance(projectReal, process.env);
+  const instanceDir = resolve(options.instance ?? ownInstance);
   const detected = detectProject(projectDir);
   const catalog = await standardCatalog();
   const choice = choosePacks(detected, catalog);
@@ -112,13 +128,22 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const clients = (options.clients ?? CLIENTS.filter((c) => existsSync(c.file(ctx))).map((c) => c.id)).map(
     clientById,
   );
-  const launch = launchFor(runningEntry());
-  const args = serveArgs(launch, workspaceFile, instanceDir);
+  const onPath = harnessOnPath();
+  const launch = onPath.ok ? PATH_LAUNCH : launchFor(runningEntry());
+  // A client that starts its server in the project needs no path: serve finds the project from
+  // where it starts. Any other client, or an instance of the person's choosing, is named.
+  const ownChoice = instanceDir === ownInstance;
+  const argsOf = (client: ClientSpec) =>
+    client.startsInProject && ownChoice
+      ? servePathless(launch)
+      : serveArgs(launch, workspaceFile, instanceDir);
+  notes.push(...launchNotes(launch, onPath, clients, ownChoice));
   for (const client of clients) {
     const file = client.file(ctx);
     // A project's config must be the project's own: a symlink to ~/.claude.json is not.
     const away = client.scope === 'project' ? outsideProject(file, projectDir) : undefined;
-    const planned = away ?? planClient(client, file, launch.command, args);
+    const entry = client.entry(launch.command, argsOf(client), ctx);
+    const planned = away ?? planClient(client, file, entry, workspaceFile);
     if (typeof planned === 'string') problems.push(planned);
     else changes.push(client.scope === 'project' ? { ...planned, within: projectReal } : planned);
   }
@@ -131,7 +156,9 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     recordDir: records,
     record,
     instanceDir,
+    ownInstance: ownChoice,
     launch,
+    onPath,
     detected,
     choice,
     clients,
@@ -193,12 +220,45 @@ function planWorkspace(
   };
 }
 
+/**
+ * What the report says of the entries' launcher: that a project's entry holds this machine's path
+ * when `harness` is not on PATH (and how to change that), and why an entry names paths.
+ */
+function launchNotes(
+  launch: Launch,
+  onPath: OnPath,
+  clients: readonly ClientSpec[],
+  ownChoice: boolean,
+): string[] {
+  const notes: string[] = [];
+  if (!onPath.ok && clients.length > 0) {
+    const [how, fix] =
+      launch.form === 'checkout'
+        ? [
+            `the entries run node on ${launch.prefix[0]}, this machine's path${clients.some((c) => c.scope === 'project') ? ', so a project config that holds one (.mcp.json) works on this machine only' : ''}`,
+            `link the bin (sh ${join(dirname(launch.prefix[0] ?? ''), '..', '..', '..', 'scripts', 'link-bins.sh')} links harness into ~/.local/bin)`,
+          ]
+        : [
+            `the entries start ${launch.prefix.at(-1)} through npx (no path of this machine, but a download on a fresh one)`,
+            `put it on PATH (npm install -g ${launch.prefix.at(-1)})`,
+          ];
+    notes.push(
+      `${onPath.why}: ${how}; ${fix} and run harness init again for entries that run plain \`harness serve\``,
+    );
+  }
+  if (!ownChoice && clients.some((c) => c.startsInProject))
+    notes.push(
+      "--instance names an instance other than the project's own, so every entry names the workspace, the instance and the agent (paths of this machine)",
+    );
+  return notes;
+}
+
 /** The file as a client would take it, or a problem naming it and the fix. */
 function planClient(
   client: ClientSpec,
   file: string,
-  command: string,
-  args: readonly string[],
+  entry: Record<string, unknown>,
+  workspaceFile: string,
 ): FileChange | string {
   let before: string | undefined;
   try {
@@ -207,16 +267,18 @@ function planClient(
     return `${file}: cannot be read (${(error as Error).message}); make it readable, or name other clients with --client`;
   }
   const merge = client.format === 'toml' ? mergeTomlEntry : mergeJsonEntry;
-  const merged = merge(before, client.key, SERVER_NAME, client.entry(command, args));
+  const merged = merge(before, client.key, SERVER_NAME, entry);
   if (!merged.ok)
     return `${file}${merged.where ? `:${merged.where}` : ''}: ${merged.problem}; fix the file (or move it aside) and run harness init again, or name other clients with --client`;
   const was = servedBefore(merged.previous);
-  const other = was !== undefined && was !== args[args.indexOf('--workspace') + 1];
+  const other = was !== undefined && was !== workspaceFile;
   const replaced =
     merged.replaced.length > 0
       ? `; removed key(s) harness init does not write: ${merged.replaced.join(', ')}`
       : '';
-  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}${replaced}`;
+  const args = Array.isArray(entry.args) ? (entry.args as unknown[]) : [];
+  const finds = args.includes('--workspace') ? '' : '; it names no project: serve finds the one it starts in';
+  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}${replaced}${finds}`;
   const action: Action = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
   return { path: file, before, after: merged.text, action, detail };
 }

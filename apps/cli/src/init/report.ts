@@ -109,8 +109,12 @@ export function printNextSteps(plan: InitPlan): void {
   out('');
   out('Next steps:');
   out(`  1. ${restart}`);
+  // In the project, every harness command finds the project's own instance itself.
+  const console_ = plan.ownInstance
+    ? `${self} console, in the project (or any directory below it)`
+    : `${self} console --instance ${shellWord(plan.instanceDir)}`;
   out(
-    `  2. Open the console to approve the writes the agent asks for (once the client has started the server, which creates the instance): ${self} console --instance ${shellWord(plan.instanceDir)}`,
+    `  2. Open the console to approve the writes the agent asks for (once the client has started the server, which creates the instance): ${console_}`,
   );
   out(
     `  3. Every call is audited in ${shellWord(plan.instanceDir)} (loom.db): read it in the console's Audit view, or with ${loom} audit tail --follow --instance ${shellWord(plan.instanceDir)}`,
