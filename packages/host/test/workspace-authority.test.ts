@@ -195,7 +195,10 @@ const ROWS: readonly Row[] = [
   },
   {
     edit: 'the loom built-ins taken from the agent',
-    change: swap('    scopes: [text:mode]\n    grants', '    scopes: [text:mode]\n    builtins: false\n    grants'),
+    change: swap(
+      '    scopes: [text:mode]\n    grants',
+      '    scopes: [text:mode]\n    builtins: false\n    grants',
+    ),
     widenings: [],
     narrowings: ['agent demo: the loom.* built-ins no longer offered'],
   },
