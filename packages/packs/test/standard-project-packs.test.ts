@@ -411,8 +411,9 @@ needs('node', 'sh').describe('the package manager the lockfile names', () => {
     });
     const ws = await load(dir, `command_packs:\n${NODE_ENTRY}`);
     expect(await answer(ws, 'node.test', {})).toMatchObject({
+      status: 'tests_failed',
       exitCode: 1,
-      output: expect.stringContaining('not ok multiplies\n'),
+      stdout: expect.stringContaining('not ok multiplies\n'),
     });
     expect(await answer(ws, 'node.run', { script: 'greet' })).toMatchObject({
       exitCode: 0,

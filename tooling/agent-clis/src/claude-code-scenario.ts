@@ -20,11 +20,11 @@ export type ClaudeCodeSession = SessionResult<MessagesBody, MessagesHandedResult
   claude: Exec;
 };
 
-/** The instance directory the `.mcp.json` entry `harness init` wrote passes to `harness serve`. */
-function instanceOf(project: string, server: string): string {
+/** The instance directory the `.mcp.json` entry `harness init` wrote serves. */
+function instanceOf(project: string, home: string, server: string): string {
   const servers = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers;
   const entry = servers[server] as { args: string[] } | undefined;
-  return instanceIn(entry?.args ?? [], `.mcp.json's ${server} entry`);
+  return instanceIn(entry?.args ?? [], { project, home });
 }
 
 /** Runs the whole session through Claude Code in `root` (a fresh, empty temp directory). */
@@ -34,7 +34,10 @@ export function runClaudeCodeScenario(bins: ClaudeCodeBins, root: string): Promi
     wire: MESSAGES_API,
     toolName: claudeToolName,
     plan: CLAUDE_CODE_PLAN,
-    readSetup: async ({ project, server }) => ({ setup: {}, instance: instanceOf(project, server) }),
+    readSetup: async ({ project, home, server }) => ({
+      setup: {},
+      instance: instanceOf(project, home, server),
+    }),
     run: async ({ project, home, server, prompt, modelUrl }) => {
       const env = claudeEnv({ home, baseUrl: modelUrl });
       return { claude: await runClaude({ bin: bins.claude, cwd: project, env, prompt, server }) };

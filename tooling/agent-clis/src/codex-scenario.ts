@@ -62,7 +62,7 @@ function runCodexSession(bins: CodexBins, root: string, options: SessionOptions)
     readSetup: async ({ project, home, server }) => {
       const read = await codexServerEntry({ bin: bins.codex, cwd: project, env: codexEnv(home), server });
       if (!read.ok) throw new Error(`Codex does not read the entry harness init wrote: ${read.reason}`);
-      const instance = instanceIn(read.entry.transport.args, `the ${server} entry`);
+      const instance = instanceIn(read.entry.transport.args, { project, home });
       return { setup: { entry: read.entry }, instance };
     },
     run: async ({ project, home, prompt, modelUrl, setup }) => {

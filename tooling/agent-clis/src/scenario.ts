@@ -4,8 +4,9 @@
 // and asks again once the commit is approved with the real `harness approvals approve`. Then the
 // repository and the audit. How a client is set up and run is its own file's (claude-code-scenario.ts,
 // codex-scenario.ts).
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { projectInstance } from '@harness/config/instance';
 import { repoRoot } from '@harness/test-utils';
 import { type Exec, runNode } from './exec';
 import {
@@ -157,13 +158,15 @@ export function approvalIdIn(text: string | undefined): string | undefined {
   return /harness approvals approve (apr-[0-9a-f]+)/.exec(text ?? '')?.[1];
 }
 
-/** The instance directory a server entry's arguments pass to `harness serve`; `entry` names it in the error. */
-export function instanceIn(args: readonly string[], entry: string): string {
-  const at = args.indexOf('--instance');
-  const instance = args[at + 1];
-  if (at < 0 || instance === undefined)
-    throw new Error(`${entry} names no --instance: ${JSON.stringify(args)}`);
-  return instance;
+/**
+ * The instance directory a server entry serves: the one its arguments pass to `harness serve`, or,
+ * for an entry without paths (`harness serve`, started in the project), the project's own instance
+ * under `home`, as `harness init` made it.
+ */
+export function instanceIn(args: readonly string[], at: { project: string; home: string }): string {
+  const flag = args.indexOf('--instance');
+  const instance = flag < 0 ? undefined : args[flag + 1];
+  return instance ?? projectInstance(realpathSync(at.project), { HOME: at.home });
 }
 
 /** Approves the pending commit once the fake model holds `step`: when, and only when, the pending answer reached it. */
