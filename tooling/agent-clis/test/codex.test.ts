@@ -66,22 +66,19 @@ describe.skipIf(skip !== undefined)(
     });
     afterAll(() => dir.cleanup());
 
-    it('reads the entry harness init wrote into ~/.codex/config.toml: node running harness serve for coder', () => {
-      expect(s.init.stdout).toContain('created      ~/.codex/config.toml: Codex CLI: mcp_servers.harness\n');
+    it('reads the entry harness init wrote into ~/.codex/config.toml: node running harness serve, naming no project', () => {
+      expect(s.init.stdout).toContain(
+        'created      ~/.codex/config.toml: Codex CLI: mcp_servers.harness; it names no project: serve finds the one it starts in\n',
+      );
       expect(s.entry).toMatchObject({
         name: SERVER,
         enabled: true,
-        transport: { type: 'stdio', command: 'node' },
+        transport: { type: 'stdio', command: 'node', cwd: null },
       });
+      // Codex starts it where Codex runs, the project: no workspace, instance or agent in the entry.
       expect(s.entry.transport.args).toEqual([
         expect.stringMatching(/\/apps\/cli\/dist\/harness\.js$/),
         'serve',
-        '--workspace',
-        `${s.project}/.harness/workspace.yaml`,
-        '--instance',
-        s.instance,
-        '--agent',
-        'coder',
       ]);
     });
 
