@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type InstanceChosenBy, instanceLocation } from '@harness/config/instance';
 import type { InstanceInfo, InstanceServes, ScopeFile } from '@harness/host';
 import { CliError, describeFailure } from './errors';
-import type { Project } from './project';
+import { type Project, soleAgent } from './project';
 
 const require = createRequire(import.meta.url);
 
@@ -149,7 +149,13 @@ export async function planEmbedded(options: EmbeddedOptions): Promise<EmbeddedPl
     return {
       location,
       workspaceFile: resolve(options.workspace ?? project?.workspaceFile ?? exampleWorkspace()),
-      serves: requested ?? { agent: project?.agent ?? defaultScope.agent },
+      // A workspace file named with no agent: its only agent, when it declares one (else demo's).
+      serves: requested ?? {
+        agent:
+          project?.agent ??
+          (options.workspace === undefined ? undefined : soleAgent(resolve(options.workspace))) ??
+          defaultScope.agent,
+      },
       exists: false,
     };
   }

@@ -25,8 +25,9 @@ export const sessionFlags = {
 export const sessionFlagsHelp = `Your workspace (the embedded default, used when no host configuration is given):
   --workspace <file>                  the workspace an instance is created with (default: the
                                       example workspace); an instance keeps it
-  --agent <id>                        the workspace agent it serves (default demo); recorded at
-                                      creation, so later commands need not repeat it
+  --agent <id>                        the workspace agent it serves (default: the workspace
+                                      file's only agent, else demo); recorded at creation, so
+                                      later commands need not repeat it
   --instance <dir>                    where the instance lives (env HARNESS_HOME; default
                                       ~/.local/share/harness/default)
   Run in a project harness init set up (a directory at or above this one holds

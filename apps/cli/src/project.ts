@@ -72,20 +72,28 @@ function tildePath(path: string, env: InstanceEnv): string {
 
 /** The workspace's agent: its only one, else the agent init writes (a file that does not parse too). */
 function agentOf(workspaceFile: string): string {
+  return soleAgent(workspaceFile) ?? AGENT;
+}
+
+/**
+ * The one agent a workspace file declares; `undefined` when it declares none or several, or cannot
+ * be read (the load then says why).
+ */
+export function soleAgent(workspaceFile: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(workspaceFile, 'utf8');
   } catch {
-    return AGENT;
+    return undefined;
   }
   const parsed = parseYamlConfig(text);
-  if (!parsed.ok) return AGENT;
+  if (!parsed.ok) return undefined;
   const agents = (parsed.data as { agents?: unknown } | null)?.agents;
-  if (!Array.isArray(agents)) return AGENT;
+  if (!Array.isArray(agents)) return undefined;
   const ids = agents
     .map((a) => (a as { id?: unknown } | null)?.id)
     .filter((id): id is string => typeof id === 'string');
-  return ids.length === 1 && ids[0] !== undefined ? ids[0] : AGENT;
+  return ids.length === 1 ? ids[0] : undefined;
 }
 
 function realOrResolved(path: string): string {
