@@ -90,7 +90,7 @@ describe('harness serve follows its workspace file', () => {
     writeFileSync(workspace, broken);
 
     expect(await stderrLine('cannot be served')).toBe(
-      `harness broker: warning: the edited workspace ${workspace} (sha256 ${sha12(broken)}) cannot be served, so the old one (sha256 ${sha12(EDITED)}) is still served: ${workspace}:14:14: agent "demo": grant "pack:txet" matches no pack; packs: text; see every error with: harness packs check ${workspace}`,
+      `harness broker: warning: the edited workspace ${workspace} (sha256 ${sha12(broken)}) cannot be served, so the old one (sha256 ${sha12(EDITED)}) is still served: ${workspace}:14:14: agent "demo": grant "pack:txet" matches no pack (did you mean "pack:text"?); packs: text; see every error with: harness packs check ${workspace}`,
     );
     const ran = await conn.client.callTool({
       name: 'run_read_command',

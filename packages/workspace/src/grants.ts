@@ -1,4 +1,4 @@
-import type { DetailsOf, IssuePath } from '@harness/errors';
+import { type DetailsOf, editDistance, type IssuePath } from '@harness/errors';
 import {
   allCommandIds,
   getPack,
@@ -88,7 +88,7 @@ export function resolveGrantList(
         }
         fail(
           PacksErrorCode.grant_unknown,
-          `grant "${grant}" matches no pack; ${packsForMessage(packIds, scope.unavailable)}`,
+          `grant "${grant}" matches no pack${nearest(id, packIds)}; ${packsForMessage(packIds, scope.unavailable)}`,
           { grant, expected: packIds },
         );
         return;
@@ -179,4 +179,10 @@ export function resolveGrants(workspace: Workspace, agentOrGrants: string | read
     };
   }
   return resolveGrantList(workspace, agent.grants);
+}
+
+/** ` (did you mean "pack:<id>"?)` for the one pack id within two edits of `id`, else nothing. */
+function nearest(id: string, packIds: readonly string[]): string {
+  const near = packIds.filter((p) => editDistance(id, p) <= 2);
+  return near.length === 1 ? ` (did you mean "pack:${near[0]}"?)` : '';
 }

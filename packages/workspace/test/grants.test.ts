@@ -46,6 +46,12 @@ describe('grants', () => {
     expect(ws.agents[0]?.commands).toEqual(['json-tools.count', 'json-tools.keys', 'json-tools.query']);
   });
 
+  it('a pack grant one slip away from a pack asks whether that pack was meant [CP-70]', async () => {
+    expect(await loadErrors(`${packs}agents:\n  - id: a\n    grants: [pack:writer]\n`)).toEqual([
+      'workspace.yaml:13:14: agent "a": grant "pack:writer" matches no pack (did you mean "pack:writers"?); packs: json-tools, writers',
+    ]);
+  });
+
   it('a grant matching nothing, and pack: with no id, are errors listing what exists [CP-70, CP-74]', async () => {
     expect(
       await loadErrors(

@@ -68,6 +68,8 @@ describe.skipIf(skip !== undefined)(`claude mcp list (Claude Code ${CLAUDE_CODE.
     // What the person then runs in the project says why.
     const served = await runNode(repoBins().harness, ['serve'], { home, cwd: project });
     expect(served.code).toBe(3);
-    expect(served.stderr).toContain('grant "pack:gti" matches no pack; packs: git, files, search');
+    expect(served.stderr).toContain(
+      'grant "pack:gti" matches no pack (did you mean "pack:git"?); packs: git, files, search',
+    );
   }, 600_000);
 });
