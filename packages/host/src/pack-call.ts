@@ -368,7 +368,10 @@ class PackCall {
 
   /** A process ran: the answer carries its output when ok, else how it ended. */
   #ran(outcome: PackRunOutcome): PackOutcome {
-    const answer = ranAnswer(this.#id, outcome, this.#backend.byId.get(this.#id)?.effect === 'read');
+    const answer = ranAnswer(this.#id, outcome, {
+      read: this.#backend.byId.get(this.#id)?.effect === 'read',
+      unchangedExitCodes: getCommand(this.#backend.workspace, this.#id)?.unchangedExitCodes,
+    });
     return { answer, audit: this.#audit(outcome), release: this.#release };
   }
 

@@ -202,6 +202,7 @@ const COMMAND_NEUTRAL = new Set([
   'output',
   'sortLines',
   'okExitCodes',
+  'unchangedExitCodes',
   'failureExitCodes',
   'required',
   'effectsDeclared',

@@ -455,6 +455,19 @@ const command = strict({
         'Exit codes that mean success. Default [0]. grep exits 1 when it finds nothing: [0, 1] reads that as an empty result, not a failure.',
     }),
   failure_exit_codes: failureExitCodes.optional(),
+  unchanged_exit_codes: z
+    .array(
+      z
+        .int({ error: 'expected an exit code (an integer 1-255), e.g. unchanged_exit_codes: [128]' })
+        .min(1, { error: 'expected an exit code 1-255 (0 is success)' })
+        .max(255, { error: 'expected an exit code 1-255' }),
+      { error: 'expected a list of exit codes, e.g. unchanged_exit_codes: [128]' },
+    )
+    .optional()
+    .meta({
+      description:
+        "Exit codes with which a write is known to have changed nothing (git commit's 1, nothing to commit, and 128, refused before it wrote a commit): its failure then says so, instead of 'may have landed'.",
+    }),
   label: label.optional(),
   credential_output_unlabeled: z
     .string({ error: 'expected a reason (a string) why this output reveals no credential' })

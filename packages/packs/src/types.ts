@@ -122,6 +122,11 @@ export interface PackCommand {
    * status is the name (`tests_failed`), not `exit_nonzero`. Empty when undeclared.
    */
   readonly failureExitCodes: Readonly<Record<number, ExitFailure>>;
+  /**
+   * Exit codes with which the command is known to have changed nothing (`unchanged_exit_codes`, `[]`
+   * when undeclared): a write that fails with one is answered as not landed.
+   */
+  readonly unchangedExitCodes: readonly number[];
   /** Resolved tier: `permission_overrides[command]`, else the pack's `permission`, else `cautious`. */
   readonly tier: Tier;
   /** Resolved timeout in ms: `timeout_overrides[command]`, else the pack's `timeout`, else 30 s. */

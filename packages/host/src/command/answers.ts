@@ -89,10 +89,20 @@ void SAME_EXIT_FAILURES;
 
 /**
  * A pack command whose process ran: its parsed output when it ended well, else how it ended and
- * what it printed. Only a declared read is sure to have changed nothing (`read`).
+ * what it printed. Only a declared read, or a write that failed with an exit code its pack declares
+ * changes nothing (`unchangedExitCodes`), is sure to have changed nothing.
  */
-export function ranAnswer(id: string, outcome: PackRunOutcome, read: boolean): AnswerOf<'ran'> {
-  const envelope = { id, mayHaveLanded: !read, completed: [], kind: 'ran' as const };
+export function ranAnswer(
+  id: string,
+  outcome: PackRunOutcome,
+  command: { readonly read: boolean; readonly unchangedExitCodes?: readonly number[] | undefined },
+): AnswerOf<'ran'> {
+  const unchanged =
+    command.read ||
+    (outcome.status !== 'ok' &&
+      outcome.exitCode !== null &&
+      (command.unchangedExitCodes ?? []).includes(outcome.exitCode));
+  const envelope = { id, mayHaveLanded: !unchanged, completed: [], kind: 'ran' as const };
   const status = outcome.status satisfies SpawnStatus;
   if (status === 'ok')
     return {

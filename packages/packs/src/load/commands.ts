@@ -252,6 +252,7 @@ function commandOf(
     sortLines: rc.output?.sort === true,
     okExitCodes: Object.freeze([...new Set(rc.ok_exit_codes ?? [0])]),
     failureExitCodes: Object.freeze({ ...rc.failure_exit_codes }),
+    unchangedExitCodes: Object.freeze([...new Set(rc.unchanged_exit_codes ?? [])]),
     tier: rp.permission_overrides?.[rc.id] ?? defaults.tier,
     timeoutMs: overrideTimeout === undefined ? defaults.timeoutMs : parseDuration(overrideTimeout)!,
     maxOutputBytes: defaults.maxOutputBytes,
