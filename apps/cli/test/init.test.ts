@@ -355,6 +355,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     const transport = new StdioClientTransport({
       command: entry.command,
       args: entry.args,
+      cwd: project,
       env: baseEnv(box.home),
       stderr: 'pipe',
     });
