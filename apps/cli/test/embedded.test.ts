@@ -165,18 +165,18 @@ describe('an instance keeps its workspace and its agent', () => {
     );
   });
 
-  it('says which flag to pass when the workspace has no demo agent, creating nothing', async () => {
+  it('says which flag to pass when the workspace has several agents and no demo agent, creating nothing', async () => {
     const ws = join(box.root, 'mine.yaml');
     writeFileSync(
       ws,
-      'version: 1\ncommand_packs:\n  - id: echo\n    commands:\n      - id: argv\n        argv: [echo, "{{value}}"]\n        effects: read\nagents:\n  - id: me\n    grants: [pack:echo]\n',
+      'version: 1\ncommand_packs:\n  - id: echo\n    commands:\n      - id: argv\n        argv: [echo, "{{value}}"]\n        effects: read\nagents:\n  - id: me\n    grants: [pack:echo]\n  - id: you\n    grants: [pack:echo]\n',
     );
     const r = await runCli(['call', 'list_commands', '--instance', box.instance, '--workspace', ws], {
       home: box.home,
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(
-      'harness: --agent: scope: agent "demo" is not declared in the workspace; declared agents: me; pass --agent <id> naming one of them\n',
+      'harness: --agent: scope: agent "demo" is not declared in the workspace; declared agents: me, you; pass --agent <id> naming one of them\n',
     );
     expect(existsSync(box.instance)).toBe(false);
     const me = await runCli(

@@ -4,6 +4,7 @@
 // shows it, `harness doctor` checks the project, and `harness serve`, started as the written
 // .mcp.json says, serves the project's commands to a real MCP client. A flag still wins, and outside
 // any project nothing changes.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectInstance } from '@harness/config/instance';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findProject } from '../src/project';
 import { baseEnv, bin, runCli, sandbox, structured } from './helpers';
 
-const withNpm = needs('npm');
+const withNpm = needs('npm', 'git');
 
 withNpm.describe('a project found from a subdirectory of it', () => {
   const box = sandbox();
@@ -32,6 +33,8 @@ withNpm.describe('a project found from a subdirectory of it', () => {
     project = realpathSync(join(box.root, 'project'));
     below = join(project, 'src', 'deep');
     writeFileSync(join(project, 'package.json'), '{"name": "fixture", "scripts": {"build": "true"}}\n');
+    // A repository: git's writes ask a person (a build, confined, would run without one).
+    execFileSync('git', ['init', '-q'], { cwd: project });
     writeFileSync(join(project, '.mcp.json'), '{}\n');
     mkdirSync(join(box.home, '.codex'), { recursive: true });
     writeFileSync(join(box.home, '.codex', 'config.toml'), '');
@@ -59,7 +62,7 @@ withNpm.describe('a project found from a subdirectory of it', () => {
   });
 
   it("holds a write for approval in the project's instance, and approvals list there shows it", async () => {
-    const call = await run(['call', 'run_command', '{"command":"node.run","args":{"script":"build"}}']);
+    const call = await run(['call', 'run_command', '{"command":"git.add","args":{"path":"package.json"}}']);
     expect(call.code, call.stderr).toBe(5);
     expect(call.stderr.split('\n')[0]).toBe(line());
     const id = /approvals approve (apr-[0-9a-f]+)/.exec(call.stdout)?.[1];
@@ -68,7 +71,7 @@ withNpm.describe('a project found from a subdirectory of it', () => {
     const list = await run(['approvals', 'list']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stderr).toBe(`${line()}\n`);
-    expect(list.stdout).toMatch(new RegExp(`^${id}  pending  node\\.run  tier cautious  agent coder `, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${id}  pending  git\\.add  tier cautious  agent coder `, 'm'));
   });
 
   it('lets --instance win over the project, and says nothing of the project then', async () => {
