@@ -114,8 +114,11 @@ async function firstHour(
     });
     const stage = await harnessIn(dir, ['approvals', 'list', '--json']);
     expect(stage.code, stage.stderr).toBe(0);
-    const staging = (JSON.parse(stage.stdout) as { approvals: { id: string; command: string }[] }).approvals;
-    expect(staging.map((a) => a.command)).toEqual(['git.add']);
+    // Where nothing confines the tests (no bubblewrap), their first run waits here too.
+    const staging = (
+      JSON.parse(stage.stdout) as { approvals: { id: string; command: string }[] }
+    ).approvals.filter((a) => a.command === 'git.add');
+    expect(staging).toHaveLength(1);
     expect((await harnessIn(dir, ['approvals', 'approve', staging[0]!.id])).code).toBe(0);
     expect(get(await call(client, 'run_command', 'git.add', { path: 'CHANGES.md' }), 'outcome', 'ok')).toBe(
       true,
