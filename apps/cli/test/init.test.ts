@@ -124,6 +124,25 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   const box = sandbox();
   const project = join(box.root, 'project');
   const workspace = join(project, '.harness', 'workspace.yaml');
+
+  /** The real MCP client started exactly as the project's .mcp.json says, in the project. */
+  async function clientAsMcpJsonSays(): Promise<Client> {
+    const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
+      command: string;
+      args: string[];
+    };
+    const client = new Client({ name: 'harness-init-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        cwd: project,
+        env: baseEnv(box.home),
+        stderr: 'pipe',
+      }),
+    );
+    return client;
+  }
   const codex = join(box.home, '.codex', 'config.toml');
   // A PATH without harness, wherever this runs: the entries then run this checkout's bin.
   const noHarness = pathWithout(join(box.root, 'path'), ['harness']);
@@ -296,19 +315,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
   });
 
   it('serves the standard commands to the real MCP client started exactly as .mcp.json says, in the project', async () => {
-    const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
-      command: string;
-      args: string[];
-    };
-    const transport = new StdioClientTransport({
-      command: entry.command,
-      args: entry.args,
-      cwd: project,
-      env: baseEnv(box.home),
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'harness-init-test', version: '0.0.0' });
-    await client.connect(transport);
+    const client = await clientAsMcpJsonSays();
     try {
       const listed = structured(await client.callTool({ name: 'list_commands', arguments: {} }));
       const names = (listed.entries as { name: string }[]).map((e) => e.name);
@@ -348,19 +355,7 @@ withGit.describe('harness init in a repository with git, pnpm, a Makefile and Py
     expect(written).toContain(
       '      - git.commit                      # write, waits for approval: Commit the staged changes\n',
     );
-    const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.harness as {
-      command: string;
-      args: string[];
-    };
-    const transport = new StdioClientTransport({
-      command: entry.command,
-      args: entry.args,
-      cwd: project,
-      env: baseEnv(box.home),
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'harness-init-test', version: '0.0.0' });
-    await client.connect(transport);
+    const client = await clientAsMcpJsonSays();
     // Confined only where a sandbox works here (the suite also runs on a PATH without bubblewrap).
     const confined = detectSandbox().available;
     try {

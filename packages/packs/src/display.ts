@@ -75,16 +75,16 @@ const escaped = (text: string): string =>
     .replace(HIDDEN, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The first `max` characters of `text`, and the marker saying how many more there are. */
-function cut(text: string, max: number): string {
+function cut(text: string, max: number): { kept: string; marker: string } {
   const chars = [...text];
-  return chars.length > max ? `${chars.slice(0, max).join('')}…(+${chars.length - max} chars)` : text;
+  return chars.length > max
+    ? { kept: chars.slice(0, max).join(''), marker: `…(+${chars.length - max} chars)` }
+    : { kept: text, marker: '' };
 }
 
 /** One value as the line shows it: escaped, cut, and quoted unless plain or inside the author's quotes. */
 function shown(value: string, quoted: boolean): string {
-  const chars = [...value];
-  const kept = chars.length > DISPLAY_VALUE_CHARS ? chars.slice(0, DISPLAY_VALUE_CHARS).join('') : value;
-  const marker = chars.length > DISPLAY_VALUE_CHARS ? `…(+${chars.length - DISPLAY_VALUE_CHARS} chars)` : '';
+  const { kept, marker } = cut(value, DISPLAY_VALUE_CHARS);
   if (quoted) return `${escaped(kept)}${marker}`;
   return PLAIN.test(kept) ? `${kept}${marker}` : `"${escaped(kept)}"${marker}`;
 }
@@ -122,8 +122,8 @@ export function renderDisplay(command: PackCommand, args: Readonly<Record<string
     if (before?.endsWith(' ') && (next === undefined || ('text' in next && next.text.startsWith(' '))))
       pieces[pieces.length - 1] = before.slice(0, -1);
   }
-  const line = pieces.join('');
-  return cut(line, DISPLAY_LINE_CHARS);
+  const { kept, marker } = cut(pieces.join(''), DISPLAY_LINE_CHARS);
+  return `${kept}${marker}`;
 }
 
 /** A literal preview argument, or `{{name}}`: the call's value of input `name`. */
