@@ -47,8 +47,10 @@ export const PacksErrorCode = defineCodes({
   grant_unknown: 'grant_unknown',
   /** A bulk grant matches no command (e.g. `pack:<id>` whose commands are all writes). */
   grant_empty: 'grant_empty',
-  /** A grant uses a reserved form (`server:<id>`) that this project refuses. */
+  /** A grant uses a reserved form that this project refuses. */
   grant_reserved: 'grant_reserved',
+  /** An `mcp_servers` entry asks for what this release does not do (`trust_annotations` before definitions are pinned). */
+  server_unsupported: 'server_unsupported',
   /** A command id is not in the workspace (or its pack was left out). */
   unknown_command: 'unknown_command',
   /** Call arguments do not match the command's inputs. */
@@ -117,7 +119,7 @@ export interface PacksIssueDetails {
    * command's manifest id is one the host serves itself (then there is no `first`).
    */
   readonly duplicate_id: {
-    readonly kind: 'pack' | 'command' | 'agent';
+    readonly kind: 'pack' | 'command' | 'agent' | 'server';
     readonly id: string;
     readonly first?: { readonly line: number; readonly column: number };
     readonly builtIn?: true;
@@ -202,8 +204,10 @@ export interface PacksIssueDetails {
   readonly grant_unknown: { readonly grant: string; readonly expected: readonly string[] };
   /** The grant, its pack, and the pack's write commands (to grant one by one). */
   readonly grant_empty: { readonly grant: string; readonly pack: string; readonly writes: readonly string[] };
-  /** The reserved grant as written (`server:<id>`). */
+  /** The reserved grant as written. */
   readonly grant_reserved: { readonly grant: string };
+  /** The server and the key it set that this release refuses. */
+  readonly server_unsupported: { readonly server: string; readonly key: string };
   /**
    * The command id asked for, the ids it could have been (the pack's commands, or every command),
    * and the pack it belongs to when that pack was left out on this machine.

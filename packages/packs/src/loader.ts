@@ -13,14 +13,20 @@ export type { BuiltPack } from './load/packs';
 export type { ParsedSource, Read } from './load/source';
 export { checkSource, readSource } from './load/source';
 export type { BuildContext, CheckContext, Path, PositionedIssue, RawPack } from './load/types';
+export type { LoadWalls } from './load/sandbox';
+export { loadWalls, resolveSandbox } from './load/sandbox';
+export { checkPackEnv } from './load/templates';
 export { listForMessage, unknownCommandMessage } from './lookup';
 export {
   approvalWaitMs,
   approvalWaitSchema,
   commandPacksSchema,
   durationSchema,
+  labelSchema,
   packSchema,
+  sandboxSchema,
   scopeSchema,
+  sizeSchema,
   standardEntrySchema,
   tierSchema,
 } from './schema';

@@ -77,7 +77,8 @@ export const approvalWaitSchema = z
     examples: ['2m', 0],
   });
 
-const size = z
+/** A byte size (`10MB`, `512KiB`): above 0, at most 1 GiB. */
+export const sizeSchema = z
   .string({ error: 'expected a size such as 10MB, 512KB or 10MiB' })
   .regex(BYTE_SIZE_PATTERN, {
     error: 'expected a size such as 10MB, 512KB or 10MiB',
@@ -106,7 +107,8 @@ const article = (word: string): string => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const atom = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a label atom (a string or an object)',
 });
-const label = strict({
+/** An information-flow label (@harness/ifc): confidentiality clauses and integrity atoms. */
+export const labelSchema = strict({
   confidentiality: z
     .array(
       z.union([atom, strict({ anyOf: z.array(atom) })], {
@@ -212,7 +214,8 @@ const sandboxPaths = (what: string) =>
     })
     .meta({ description: `Paths: absolute, ~/… (the serving user's home) or relative to the pack's cwd.` });
 
-const sandbox = z
+/** A sandbox block: `false`, or the filesystem, network, Unix sockets and processes a run may touch. */
+export const sandboxSchema = z
   .union(
     [
       z.literal(false),
@@ -468,7 +471,7 @@ const command = strict({
       description:
         "Exit codes with which a write is known to have changed nothing (git commit's 1, nothing to commit, and 128, refused before it wrote a commit): its failure then says so, instead of 'may have landed'.",
     }),
-  label: label.optional(),
+  label: labelSchema.optional(),
   credential_output_unlabeled: z
     .string({ error: 'expected a reason (a string) why this output reveals no credential' })
     .trim()
@@ -479,7 +482,7 @@ const command = strict({
         "Opt-out, with the reason: the output of a command whose pack's env holds a credential carries the atom credential:<name> for each; with this key it does not, and `packs check` warns. Redaction removes only a credential's literal value.",
     }),
   scopes: z.array(scopeSchema).optional().meta({ description: 'Scopes a caller must hold (noun:verb).' }),
-  sandbox: sandbox.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
+  sandbox: sandboxSchema.optional().meta({ description: "Overrides the pack's sandbox, field by field." }),
   plan_inputs: planInputs.optional(),
 }).superRefine((value, ctx) => {
   if (value.argv === undefined && value.variants === undefined) {
@@ -553,7 +556,7 @@ const packShape = {
       description:
         "Per command and input: narrow an input's enum, replace its description or default. Never widens what the command accepts.",
     }),
-  max_output: size.optional().meta({ description: 'Ceiling on stdout + stderr. Default 10MiB.' }),
+  max_output: sizeSchema.optional().meta({ description: 'Ceiling on stdout + stderr. Default 10MiB.' }),
   requires: z.array(requirement).optional(),
   cwd: z.string().optional().meta({ description: 'Working directory, relative to the workspace file.' }),
   env: z
@@ -568,10 +571,10 @@ const packShape = {
       error: 'expected a credential name or a list of them',
     })
     .optional(),
-  label: label.optional(),
+  label: labelSchema.optional(),
   optional: z.boolean({ error: 'expected true or false' }).optional(),
   scopes: z.array(scopeSchema).optional().meta({ description: 'Scopes every command of the pack requires.' }),
-  sandbox: sandbox.optional(),
+  sandbox: sandboxSchema.optional(),
   plan_inputs: planInputs.optional().meta({
     description:
       "Project files every command of the pack runs as code; a command's own plan_inputs add to these.",

@@ -34,6 +34,8 @@ export function resolveAgents(
     readonly unavailable: readonly UnavailablePack[];
     /** Packs whose requirement failed (each already a load error). */
     readonly failed?: readonly UnavailablePack[];
+    /** The MCP servers the workspace declares: `server:<id>` and `<server>.<tool>` grants name them. */
+    readonly servers?: readonly { readonly id: string }[];
   },
   ctx: CheckContext,
   issues: PacksIssue[],
@@ -81,6 +83,7 @@ export function resolveAgents(
         scopes: Object.freeze([...(a.scopes ?? [])]),
         grants: Object.freeze([...grants]),
         commands: Object.freeze([...r.commands]),
+        servers: Object.freeze([...r.servers]),
         builtins: a.builtins ?? true,
       }),
     );

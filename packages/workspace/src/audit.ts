@@ -9,15 +9,16 @@ import {
   type Tier,
 } from '@harness/packs';
 import type { Decision, DecisionCode, DecisionOutcome } from './governance';
-import { actionLabel } from './governance';
+import { actionLabel, gatedOf } from './governance';
 import type { Workspace } from './types';
 
 /** The structured part of an audit event; queries read these fields, never the action string (CP-26). */
 export interface AuditPayload {
-  readonly provider: 'command';
-  /** Pack id. */
+  /** `command` for a pack command, `mcp` for a server tool (CP-24, CP-25). */
+  readonly provider: 'command' | 'mcp';
+  /** Pack id, or server id. */
   readonly container: string;
-  /** Command id inside the pack. */
+  /** Command id inside the pack, or the tool's upstream name. */
   readonly member: string;
   readonly effects: Effects;
   readonly tier: Tier;
@@ -40,6 +41,18 @@ export interface AuditPayload {
     /** Whether and how it was confined; when not, why not. */
     readonly confinement: AuditConfinement;
   };
+  /** A server tool's call, when one went upstream: how it ended. No arguments, no result. */
+  readonly upstream?: ServerCallRecord;
+}
+
+/** How one upstream tool call ended, as its audit event records it. */
+export interface ServerCallRecord {
+  readonly status: 'ok' | 'tool_error' | 'timeout' | 'cancelled' | 'died' | 'failed' | 'too_large';
+  readonly durationMs: number;
+  readonly mayHaveLanded?: boolean | 'unknown';
+  readonly outputExceeded?: boolean;
+  /** The server's transport (`stdio` confined or not, `http` and its origin). */
+  readonly transport: string;
 }
 
 /** The confinement of an audited run: the sandbox it ran in, or why it ran without one. */
@@ -60,6 +73,10 @@ export interface AuditInput {
   readonly outcome?: PackRunOutcome;
   /** When given, every credential value is swept out of the event once more (belt and braces). */
   readonly credentials?: CredentialSource;
+  /** A server tool's upstream name (its manifest id's member may be mapped, SV-08). */
+  readonly upstream?: string;
+  /** A server tool call that went upstream. */
+  readonly serverCall?: ServerCallRecord;
 }
 
 function auditConfinement(workspace: Workspace, command: PackCommand, ran: Confinement): AuditConfinement {
@@ -91,7 +108,7 @@ export function auditEvent(
   input: AuditInput = {},
 ): AuditEvent | undefined {
   const command = getCommand(workspace, commandId);
-  if (!command) return undefined;
+  if (!command) return serverAuditEvent(workspace, commandId, input);
   const { decision, outcome } = input;
   const payload: AuditPayload = {
     provider: 'command',
@@ -100,16 +117,7 @@ export function auditEvent(
     effects: command.effects,
     tier: command.tier,
     ...(input.agent === undefined ? {} : { agent: input.agent }),
-    ...(decision
-      ? {
-          decision: decision.outcome,
-          code: decision.code,
-          reason: decision.reason,
-          scopesRequired: decision.scopesRequired,
-          scopesDenied: decision.scopesDenied,
-          ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
-        }
-      : {}),
+    ...decisionFields(decision),
     ...(outcome
       ? {
           run: {
@@ -128,8 +136,52 @@ export function auditEvent(
   const event: AuditEvent = { action: actionLabel('command', command.pack, command.id), payload };
   if (!input.credentials) return event;
   const pack = workspace.packs.find((p) => p.id === command.pack);
-  const secrets = (pack?.credentials ?? [])
-    .map((n) => input.credentials?.get(n))
-    .filter((v): v is string => typeof v === 'string' && v !== '');
-  return redactDeep(event, secrets);
+  return redactDeep(event, secretsOf(pack?.credentials ?? [], input.credentials));
+}
+
+/** The secrets among `names` that the source has a value for. */
+function secretsOf(names: readonly string[], credentials: CredentialSource): string[] {
+  return names.map((n) => credentials.get(n)).filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+/** The decision's fields of an audit payload. */
+function decisionFields(decision: Decision | undefined): Partial<AuditPayload> {
+  return decision
+    ? {
+        decision: decision.outcome,
+        code: decision.code,
+        reason: decision.reason,
+        scopesRequired: decision.scopesRequired,
+        scopesDenied: decision.scopesDenied,
+        ...(decision.approvalId === undefined ? {} : { approvalId: decision.approvalId }),
+      }
+    : {};
+}
+
+/**
+ * The audit event of a server tool call (CP-25): `mcp:call:<server>:<tool>`, provider `mcp`, the
+ * server as container, the upstream tool name as member, the effects the owner declared
+ * (undeclared: write). `undefined` when `commandId` names no server of the workspace.
+ */
+function serverAuditEvent(
+  workspace: Workspace,
+  commandId: string,
+  input: AuditInput,
+): AuditEvent | undefined {
+  const gated = gatedOf(workspace, commandId, input.upstream);
+  if (gated?.kind !== 'server') return undefined;
+  const payload: AuditPayload = {
+    provider: 'mcp',
+    container: gated.container,
+    member: gated.member,
+    effects: gated.effects,
+    tier: gated.tier,
+    ...(input.agent === undefined ? {} : { agent: input.agent }),
+    ...decisionFields(input.decision),
+    ...(input.serverCall === undefined ? {} : { upstream: input.serverCall }),
+  };
+  const event: AuditEvent = { action: actionLabel('mcp', gated.container, gated.member), payload };
+  const server = workspace.servers.find((s) => s.id === gated.container);
+  if (!input.credentials || !server) return event;
+  return redactDeep(event, secretsOf(server.credentials, input.credentials));
 }

@@ -15,6 +15,7 @@ import {
 import { checkAgentIds, resolveAgents } from './agents';
 import { buildNotify } from './notify';
 import type { WorkspaceFile } from './schema';
+import { applyServerSandboxMode, buildServers } from './servers';
 import type { LoadResult, Workspace } from './types';
 
 /** Builds the workspace from a file the schema accepted; every issue found, sorted into file order. */
@@ -31,12 +32,19 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
       : { approvalTimeoutMs: parseDuration(raw.approval_timeout)! }),
   };
   const built = buildPackList(raw.command_packs ?? [], dir, packCtx, issues, warnings);
+  const servers = buildServers(
+    raw.mcp_servers ?? [],
+    built.map((b) => b.pack.id),
+    ctx,
+    issues,
+  );
   checkAgentIds(raw.agents ?? [], ctx, issues);
   const notify = buildNotify(raw.notify, ctx, issues, warnings);
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 
   const offered = await offerPacks(built, raw.sandbox_mode ?? 'preferred', ctx, issues, warnings);
-  const agents = resolveAgents(raw.agents ?? [], offered, ctx, issues, warnings);
+  const served = applyServerSandboxMode(servers, raw.sandbox_mode ?? 'preferred', ctx, warnings);
+  const agents = resolveAgents(raw.agents ?? [], { ...offered, servers: served }, ctx, issues, warnings);
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues) };
 
   const sortedWarnings = sortIssues(warnings);
@@ -46,6 +54,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
     packs: Object.freeze(offered.packs),
     unavailable: Object.freeze(offered.unavailable),
     agents: Object.freeze(agents),
+    servers: Object.freeze(served),
     warnings: Object.freeze(sortedWarnings),
     sandbox: Object.freeze(offered.sandbox),
     ...(notify === undefined ? {} : { notify }),

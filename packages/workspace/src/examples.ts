@@ -27,4 +27,23 @@ export const WORKSPACE_EXAMPLES: Readonly<Record<string, string>> = {
   'targets.url_env': 'url_env: SLACK_WEBHOOK_URL',
   'targets.include_args': 'include_args: false',
   ...PACK_EXAMPLES,
+  mcp_servers:
+    'mcp_servers: [{ id: github, transport: { command: [npx, -y, "@modelcontextprotocol/server-github"] } }]',
+  'mcp_servers.id': 'id: github',
+  'mcp_servers.transport':
+    'transport: { command: [node, server.js], env: { TOKEN: "{{credential.gh_token}}" } }',
+  'transport.command': 'command: [npx, -y, "@modelcontextprotocol/server-github"]',
+  'transport.env': 'env: { GITHUB_PERSONAL_ACCESS_TOKEN: "{{credential.gh_token}}" }',
+  'transport.cwd': 'cwd: .',
+  'transport.url': 'url: https://mcp.example.com/mcp',
+  'transport.headers': 'headers: { Authorization: "Bearer {{credential.docs}}" }',
+  'mcp_servers.permission_overrides': 'permission_overrides: { merge_pull_request: strict }',
+  'mcp_servers.tools': 'tools: { get_issue: { effects: read } }',
+  'tools.effects': 'effects: read',
+  'mcp_servers.timeout': 'timeout: 60s',
+  start_timeout: 'start_timeout: 30s',
+  'mcp_servers.max_output': 'max_output: 1MiB',
+  trust_annotations: 'trust_annotations: false',
+  'mcp_servers.sandbox': 'sandbox: { network: host }',
+  'mcp_servers.credentials_ref': 'credentials_ref: gh_token',
 };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type Effects, getCommand, type PackCommand, type Tier, unavailableFor } from '@harness/packs';
+import { type Effects, getCommand, type Tier, unavailableFor } from '@harness/packs';
 import { unknownCommandMessage } from '@harness/packs/loader';
+import { serverToolEffects, serverToolTier } from './servers';
 import type { Workspace } from './types';
 
 /** The four tiers, in the order the docs list them. */
@@ -8,8 +9,7 @@ export const TIERS: readonly Tier[] = ['open', 'cautious', 'strict', 'readonly']
 
 /**
  * The action label of a call: `command:call:<pack>:<command>` for a pack command (CP-20), and
- * `mcp:call:<server>:<tool>` for a server tool (kept for symmetry, CP-21; this project has no MCP
- * servers yet). A label is for people and the audit log: nothing matches on it, and it never
+ * `mcp:call:<server>:<tool>` for a server tool (CP-21: neither is generalised). A label is for people and the audit log: nothing matches on it, and it never
  * changes a decision (CP-18).
  */
 export function actionLabel(provider: 'command' | 'mcp', container: string, member: string): string {
@@ -167,12 +167,19 @@ export type Caller =
       readonly scopes: readonly string[];
       /** Manifest ids the caller is granted; when given, a command outside it is denied `not_granted`. */
       readonly commands?: readonly string[];
+      /** Servers the caller is granted whole (`server:<id>`), beside `commands`. */
+      readonly servers?: readonly string[];
     };
 
 /** Input of {@link decide}. */
 export interface DecideInput {
-  /** Manifest id `<pack>.<command>`. */
+  /** Manifest id `<pack>.<command>`, or `<server>.<tool>` for a server tool. */
   readonly commandId: string;
+  /**
+   * A server tool's upstream name, as its server lists it (its manifest id's member may be mapped,
+   * SV-08): what its `tools` and `permission_overrides` keys name. Default: the id's member.
+   */
+  readonly upstream?: string;
   readonly caller: Caller;
   /** The call's arguments (only hashed, into the approval key). Default `{}`. */
   readonly args?: Readonly<Record<string, unknown>>;
@@ -205,24 +212,77 @@ export interface DecideInput {
  */
 export function decide(workspace: Workspace, input: DecideInput): Decision {
   const { commandId } = input;
-  const command = getCommand(workspace, commandId);
+  const gated = gatedOf(workspace, commandId, input.upstream);
   const dot = commandId.indexOf('.');
-  const action = actionLabel('command', commandId.slice(0, Math.max(dot, 0)), commandId.slice(dot + 1));
-  if (!command) return unknownCommand(workspace, commandId, action);
-  const base = { commandId, action, tier: command.tier, effects: command.effects } as const;
+  const container = commandId.slice(0, Math.max(dot, 0));
+  const member = commandId.slice(dot + 1);
+  const action = actionLabel(
+    gated?.kind === 'server' ? 'mcp' : 'command',
+    container,
+    gated?.member ?? member,
+  );
+  if (!gated) return unknownCommand(workspace, commandId, action);
+  const base = { commandId, action, tier: gated.tier, effects: gated.effects } as const;
   const caller = input.caller;
   const resolved = resolveCaller(workspace, caller);
   // Only an agent id, a string, can name no one.
-  if (resolved === undefined) return unknownAgent(base, command, caller as string);
-  const scopesGranted = command.scopes.filter((s) => resolved.allowed.includes(s));
-  const scopesDenied = command.scopes.filter((s) => !resolved.allowed.includes(s));
+  if (resolved === undefined) return unknownAgent(base, gated, caller as string);
+  const scopesGranted = gated.scopes.filter((s) => resolved.allowed.includes(s));
+  const scopesDenied = gated.scopes.filter((s) => !resolved.allowed.includes(s));
   const call: GateCall = {
-    command,
+    command: gated,
     caller: resolved,
-    scoped: { ...base, scopesRequired: command.scopes, scopesGranted, scopesDenied },
-    tierText: `tier ${command.tier}, effects ${command.effects}`,
+    scoped: { ...base, scopesRequired: gated.scopes, scopesGranted, scopesDenied },
+    tierText: `tier ${gated.tier}, effects ${gated.effects}`,
   };
   return refused(call) ?? allowedOutright(call, input.governance) ?? approvalStep(call, input);
+}
+
+/**
+ * What the gate reads of a pack command or a server tool: where it comes from, its tier, its
+ * effects as declared, the scopes it requires and whether it may run unattended.
+ */
+export interface Gated {
+  readonly kind: 'pack' | 'server';
+  /** The pack or server id. */
+  readonly container: string;
+  /** The command id, or the tool's upstream name. */
+  readonly member: string;
+  readonly tier: Tier;
+  readonly effects: Effects;
+  readonly effectsDeclared: boolean;
+  readonly scopes: readonly string[];
+  readonly unattended?: true;
+}
+
+/** The pack command or server tool `commandId` names, as the gate reads it; undefined when none. */
+export function gatedOf(workspace: Workspace, commandId: string, upstream?: string): Gated | undefined {
+  const command = getCommand(workspace, commandId);
+  if (command) {
+    return {
+      kind: 'pack',
+      container: command.pack,
+      member: command.id,
+      tier: command.tier,
+      effects: command.effects,
+      effectsDeclared: command.effectsDeclared,
+      scopes: command.scopes,
+      ...(command.unattended ? { unattended: true } : {}),
+    };
+  }
+  const dot = commandId.indexOf('.');
+  const server = dot > 0 ? workspace.servers.find((s) => s.id === commandId.slice(0, dot)) : undefined;
+  if (!server) return undefined;
+  const name = upstream ?? commandId.slice(dot + 1);
+  return {
+    kind: 'server',
+    container: server.id,
+    member: name,
+    tier: serverToolTier(server, name),
+    effects: serverToolEffects(server, name),
+    effectsDeclared: server.tools[name] !== undefined,
+    scopes: server.scopes,
+  };
 }
 
 // What a decision says of the call once its command is known: every field but the verdict.
@@ -237,11 +297,13 @@ interface ResolvedCaller {
   readonly id: string;
   readonly allowed: readonly string[];
   readonly granted: readonly string[] | undefined;
+  /** Servers granted whole (`server:<id>`, CP-69). */
+  readonly servers: readonly string[];
 }
 
 // One call past the lookups: what the policy, tier and approval steps read.
 interface GateCall {
-  readonly command: PackCommand;
+  readonly command: Gated;
   readonly caller: ResolvedCaller;
   readonly scoped: ScopedFields;
   readonly tierText: string;
@@ -268,15 +330,20 @@ function resolveCaller(workspace: Workspace, caller: Caller): ResolvedCaller | u
   if (typeof caller === 'string') {
     const agent = workspace.agents.find((a) => a.id === caller);
     if (!agent) return undefined;
-    return { id: agent.id, allowed: agent.scopes, granted: agent.commands };
+    return { id: agent.id, allowed: agent.scopes, granted: agent.commands, servers: agent.servers };
   }
-  return { id: caller.id ?? 'anonymous', allowed: caller.scopes, granted: caller.commands };
+  return {
+    id: caller.id ?? 'anonymous',
+    allowed: caller.scopes,
+    granted: caller.commands,
+    servers: caller.servers ?? [],
+  };
 }
 
 /** Step 2: deny an agent id the workspace does not declare. */
 function unknownAgent(
   base: Pick<Decision, 'commandId' | 'action' | 'tier' | 'effects'>,
-  command: PackCommand,
+  command: Gated,
   caller: string,
 ): Decision {
   const none: readonly string[] = [];
@@ -294,7 +361,11 @@ function unknownAgent(
 /** Steps 2 to 4: a command outside the grants, a write under `readonly`, or missing scopes; else `undefined`. */
 function refused({ command, caller, scoped, tierText }: GateCall): Decision | undefined {
   const { commandId, action, scopesDenied } = scoped;
-  if (caller.granted !== undefined && !caller.granted.includes(commandId)) {
+  const held =
+    caller.granted === undefined ||
+    caller.granted.includes(commandId) ||
+    (command.kind === 'server' && caller.servers.includes(command.container));
+  if (!held) {
     return {
       ...scoped,
       outcome: 'deny',
@@ -307,7 +378,7 @@ function refused({ command, caller, scoped, tierText }: GateCall): Decision | un
       ...scoped,
       outcome: 'deny',
       code: 'readonly_tier',
-      reason: `${action} denied: pack "${command.pack}" is readonly and ${commandId} declares effects write${command.effectsDeclared ? '' : ' (undeclared effects mean write)'}`,
+      reason: `${action} denied: ${command.kind} "${command.container}" is readonly and ${commandId} declares effects write${command.effectsDeclared ? '' : ' (undeclared effects mean write)'}`,
     };
   }
   if (scopesDenied.length > 0) {

@@ -16,8 +16,10 @@ import type { Workspace } from './types';
 export type GrantResult =
   | {
       readonly ok: true;
-      /** Manifest ids the grants carry, sorted, without duplicates. */
+      /** Manifest ids the grants carry, sorted, without duplicates (a `<server>.<tool>` grant as written). */
       readonly commands: readonly string[];
+      /** Servers granted whole (`server:<id>`), sorted: every tool they list (CP-69). */
+      readonly servers: readonly string[];
       /** Grants naming a pack left out of this machine's workspace (optional, requirement unmet). */
       readonly warnings: readonly PacksIssue[];
     }
@@ -29,19 +31,24 @@ export type GrantResult =
  *   write (undeclared effects are writes); a pack with no read command is an error (it would grant
  *   nothing; CP-75), naming its writes to grant one by one;
  * - `<pack>.<command>` carries that one command, read or write;
- * - `server:<id>` is reserved and refused (no servers exist in this project);
+ * - `server:<id>` carries every tool of that MCP server, with no effect filter (CP-69: an honest
+ *   asymmetry with `pack:`, since only the listing says which tools exist);
+ * - `<server>.<tool>` carries that one tool; the tool is checked against the server's listing when
+ *   it is read (the listing is the server's, at run time);
  * - anything else, `pack:` without an id, or a name that matches nothing is an error listing what
  *   exists (an agent silently granted nothing looks like a model that chose not to act).
  * A grant naming a pack that was left out (optional, binary missing) is a warning, not an error.
  */
 export function resolveGrantList(
-  scope: PackScope,
+  scope: PackScope & { readonly servers?: readonly { readonly id: string }[] },
   grants: readonly string[],
   at: (index: number) => IssuePlace & { readonly path?: IssuePath } = () => ({}),
 ): GrantResult {
   const issues: PacksIssue[] = [];
   const warnings: PacksIssue[] = [];
   const out = new Set<string>();
+  const wholeServers = new Set<string>();
+  const serverIds = (scope.servers ?? []).map((s) => s.id);
   const packIds = scope.packs.map((p) => p.id);
   const all = allCommandIds(scope);
   grants.forEach((grant, index) => {
@@ -62,11 +69,15 @@ export function resolveGrantList(
         ),
       );
     if (grant.startsWith('server:')) {
-      fail(
-        PacksErrorCode.grant_reserved,
-        `grant "${grant}": server:<id> grants are reserved and refused until MCP servers exist in this project; grant pack:<id> or <pack>.<command> instead`,
-        { grant },
-      );
+      const id = grant.slice('server:'.length);
+      if (serverIds.includes(id)) wholeServers.add(id);
+      else {
+        fail(
+          PacksErrorCode.grant_unknown,
+          `grant "${grant}" matches no MCP server${id === '' ? '' : nearestOf(id, serverIds, 'server:')}; ${serversForMessage(serverIds)}`,
+          { grant, expected: serverIds },
+        );
+      }
       return;
     }
     if (grant.startsWith('pack:')) {
@@ -107,6 +118,10 @@ export function resolveGrantList(
       return;
     }
     const dot = grant.indexOf('.');
+    if (dot > 0 && serverIds.includes(grant.slice(0, dot)) && grant.length > dot + 1) {
+      out.add(grant);
+      return;
+    }
     if (dot > 0) {
       if (all.includes(grant)) {
         out.add(grant);
@@ -140,12 +155,12 @@ export function resolveGrantList(
     }
     fail(
       PacksErrorCode.grant_unknown,
-      `grant "${grant}" is not a grant: expected pack:<id> or <pack>.<command>; ${packsForMessage(packIds, scope.unavailable)}`,
+      `grant "${grant}" is not a grant: expected pack:<id>, <pack>.<command>, server:<id> or <server>.<tool>; ${packsForMessage(packIds, scope.unavailable)}`,
       { grant, expected: packIds },
     );
   });
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, commands: [...out].sort(), warnings };
+  return { ok: true, commands: [...out].sort(), servers: [...wholeServers].sort(), warnings };
 }
 
 /** The packs a grant could name, for a message: `packs: a, b`, or how to declare one when there is none. */
@@ -183,6 +198,18 @@ export function resolveGrants(workspace: Workspace, agentOrGrants: string | read
 
 /** ` (did you mean "pack:<id>"?)` for the one pack id within two edits of `id`, else nothing. */
 function nearest(id: string, packIds: readonly string[]): string {
-  const near = packIds.filter((p) => editDistance(id, p) <= 2);
-  return near.length === 1 ? ` (did you mean "pack:${near[0]}"?)` : '';
+  return nearestOf(id, packIds, 'pack:');
+}
+
+/** ` (did you mean "<prefix><id>"?)` for the one id within two edits of `id`, else nothing. */
+function nearestOf(id: string, ids: readonly string[], prefix: string): string {
+  const near = ids.filter((p) => editDistance(id, p) <= 2);
+  return near.length === 1 ? ` (did you mean "${prefix}${near[0]}"?)` : '';
+}
+
+/** The servers a `server:` grant could name, for a message. */
+function serversForMessage(ids: readonly string[]): string {
+  return ids.length > 0
+    ? `servers: ${listForMessage(ids)}`
+    : 'the workspace declares no MCP server; declare one under mcp_servers (docs/servers.md)';
 }

@@ -13,6 +13,7 @@ import {
 } from '@harness/packs/loader';
 import { z } from 'zod';
 import { notifySchema } from './notify';
+import { serversSchema } from './servers';
 
 const agent = strict({
   id: idOf('agent', ID_PATTERN),
@@ -20,7 +21,10 @@ const agent = strict({
   grants: z
     .array(z.string({ error: 'expected a grant (a string)' }))
     .optional()
-    .meta({ description: 'pack:<id> (its read commands) or <pack>.<command>.' }),
+    .meta({
+      description:
+        'pack:<id> (its read commands), <pack>.<command>, server:<id> (every tool of an MCP server) or <server>.<tool>.',
+    }),
   builtins: z.boolean({ error: 'expected builtins: true or false' }).optional().meta({
     description:
       "false: the host's loom.* built-ins (composing and inspecting a shared Loom document) are not offered to this agent, a coding agent's catalog being its packs alone; default true.",
@@ -51,16 +55,18 @@ const settings = {
 
 /**
  * The lists of entries a workspace declares, each in its own language, as the loader checks them:
- * `command_packs` (each `standard:` entry already merged into its pack). Another kind of entry is
+ * `command_packs` (each `standard:` entry already merged into its pack) and `mcp_servers`. Another kind of entry is
  * one more key here, and one more in {@link entriesAsWritten}.
  */
 const entries = {
   command_packs: commandPacksSchema.optional(),
+  mcp_servers: serversSchema.optional(),
 };
 
 /** The same lists as a person writes them, for editors: a pack entry is a pack or a `standard:` entry. */
 const entriesAsWritten = {
   command_packs: z.array(z.union([packSchema, standardEntrySchema])).optional(),
+  mcp_servers: serversSchema.optional(),
 };
 
 /** Who may call what: each agent's scopes and grants over the entries above. */
@@ -70,7 +76,7 @@ const grantees = {
 
 const META = {
   title: 'harness-commands workspace',
-  description: 'Command packs and the agents granted them.',
+  description: 'Command packs, MCP servers and the agents granted them.',
 };
 
 /**

@@ -1,13 +1,16 @@
 import type { PackSet, PacksIssue } from '@harness/packs';
 import type { NotifyConfig } from './notify';
+import type { McpServer } from './servers';
 
 /** An agent declared in the workspace: the scopes it holds and its grants as written. */
 export interface Agent {
   readonly id: string;
   readonly scopes: readonly string[];
   readonly grants: readonly string[];
-  /** Manifest ids its grants resolve to (unavailable packs contribute nothing). */
+  /** Manifest ids its grants resolve to (unavailable packs contribute nothing); `<server>.<tool>` grants as written. */
   readonly commands: readonly string[];
+  /** Servers it is granted whole (`server:<id>`): every tool they list, whatever its effects (CP-69). */
+  readonly servers: readonly string[];
   /** Whether the host's `loom.*` built-ins are offered to it (`builtins`, default `true`). */
   readonly builtins: boolean;
 }
@@ -20,6 +23,8 @@ export interface Agent {
  */
 export interface Workspace extends PackSet {
   readonly agents: readonly Agent[];
+  /** The upstream MCP servers it governs (`mcp_servers`, docs/servers.md), in file order. */
+  readonly servers: readonly McpServer[];
   /** The `notify` block: who is told of approvals waiting for a person (docs/notify.md); absent: nobody. */
   readonly notify?: NotifyConfig;
 }

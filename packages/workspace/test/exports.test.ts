@@ -12,8 +12,13 @@ describe('public API', () => {
       'auditEvent',
       'createMemoryApprovalStore',
       'decide',
+      'gatedOf',
       'loadWorkspace',
+      'mapToolIds',
       'resolveGrants',
+      'serverToolEffects',
+      'serverToolTier',
+      'toolMemberId',
       'workspaceJsonSchema',
       'workspaceSchema',
     ]);

@@ -63,7 +63,7 @@ describe('grants', () => {
         "workspace.yaml:13:25: agent "a": grant "pack:" names no pack: expected pack:<id>; packs: json-tools, writers",
         "workspace.yaml:13:34: agent "a": grant "json-tools.nope" names no command of pack "json-tools"; its commands: json-tools.query, json-tools.keys, json-tools.edit, json-tools.undeclared",
         "workspace.yaml:13:51: agent "a": grant "nope.x" names no command; commands: json-tools.query, json-tools.keys, json-tools.edit, json-tools.undeclared, writers.rm",
-        "workspace.yaml:13:59: agent "a": grant "json-tools" is not a grant: expected pack:<id> or <pack>.<command>; packs: json-tools, writers",
+        "workspace.yaml:13:59: agent "a": grant "json-tools" is not a grant: expected pack:<id>, <pack>.<command>, server:<id> or <server>.<tool>; packs: json-tools, writers",
       ]
     `);
   });
@@ -78,17 +78,17 @@ describe('grants', () => {
     `);
   });
 
-  it('server:<id> is reserved and refused (no MCP servers in this project) [CP-69]', () => {
-    return loadOk(packs).then((ws) => {
-      const r = resolveGrants(ws, ['server:filesystem']);
-      expect(r.ok).toBe(false);
-      if (!r.ok)
-        expect(r.issues.map(formatIssue)).toMatchInlineSnapshot(`
-        [
-          "grant "server:filesystem": server:<id> grants are reserved and refused until MCP servers exist in this project; grant pack:<id> or <pack>.<command> instead",
-        ]
-      `);
-    });
+  it('server:<id> naming no declared server is an error listing the servers, with the near one [CP-69, CP-70]', async () => {
+    const servers = `mcp_servers:\n  - { id: github, transport: { url: "https://mcp.example.com/mcp" } }\n`;
+    const ws = await loadOk(`${packs}${servers}`);
+    const r = resolveGrants(ws, ['server:githb']);
+    expect(!r.ok && r.issues.map(formatIssue)).toEqual([
+      'grant "server:githb" matches no MCP server (did you mean "server:github"?); servers: github',
+    ]);
+    const none = resolveGrants(await loadOk(packs), ['server:filesystem']);
+    expect(!none.ok && none.issues.map(formatIssue)).toEqual([
+      'grant "server:filesystem" matches no MCP server; the workspace declares no MCP server; declare one under mcp_servers (docs/servers.md)',
+    ]);
   });
 
   it('a granted pack command is an ordinary manifest row (id, title, help, inputs, effect, timeoutMs) [CP-72]', async () => {

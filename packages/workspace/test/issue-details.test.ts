@@ -143,7 +143,7 @@ describe('load issues carry typed details', () => {
     ).toEqual([
       ['grant_unknown', { grant: 'pack:nope', expected: ['r', 'w'] }],
       ['grant_empty', { grant: 'pack:w', pack: 'w', writes: ['w.rm'] }],
-      ['grant_reserved', { grant: 'server:x' }],
+      ['grant_unknown', { grant: 'server:x', expected: [] }],
       ['grant_unknown', { grant: 'r.nope', expected: ['r.look'] }],
     ]);
     const ws = await loadOk(packs);
