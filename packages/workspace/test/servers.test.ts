@@ -218,7 +218,7 @@ describe('server grants and the gate', () => {
 
   it('reads tier and effects by the upstream name when the member id was mapped [SV-08]', async () => {
     const ws = await loadOk(
-      `${github.replace('get_issue: { effects: read }', 'getIssue: { effects: read }')}${agents.replace('github.get_issue', 'github.get_issue')}`,
+      `${packs}${github.replace('get_issue: { effects: read }', 'getIssue: { effects: read }')}${agents}`,
     );
     const d = decide(ws, { commandId: 'github.get_issue', upstream: 'getIssue', caller: 'whole' });
     expect([d.outcome, d.effects, d.action]).toEqual(['allow', 'read', 'mcp:call:github:getIssue']);
