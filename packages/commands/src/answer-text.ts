@@ -68,6 +68,13 @@ export function answerReply(entry: AdmittedEntry): AnswerReply {
         : { message: entry.value.message };
     case 'failed':
       return entry.value === undefined ? { output: entry.value } : { message: entry.value.message };
+    case 'tool_result': {
+      // An MCP server's tool: its text, else its structured content, else the host's words.
+      const body = entry.value;
+      if (body === undefined) return { output: body };
+      const output = body.text !== '' ? body.text : body.structured;
+      return defined({ output, message: output === undefined ? body.message : undefined });
+    }
     default:
       return { output: entry.value };
   }
@@ -112,6 +119,12 @@ interface SpawnFacts {
 
 /** The facts of an admitted answer: a spawn's exit status and how it ended; none for any other kind. */
 function spawnFacts(entry: AdmittedEntry | undefined): SpawnFacts {
+  if (entry?.kind === 'tool_result' && entry.value !== undefined)
+    return {
+      exitCode: undefined,
+      timedOut: entry.value.status === 'timeout',
+      outputExceeded: entry.value.outputExceeded,
+    };
   if (entry?.kind !== 'ran' || entry.value === undefined)
     return { exitCode: undefined, timedOut: false, outputExceeded: false };
   const body = entry.value;

@@ -158,6 +158,7 @@ export const AdmittedEntry = z.discriminatedUnion('kind', [
   admitted('version_conflict'),
   admitted('request_conflict'),
   admitted('not_found'),
+  admitted('tool_result'),
   admitted('result'),
 ]);
 

@@ -3,9 +3,8 @@
 // them, and a client reads them with parseAnswer (parse.ts), which checks the body against its kind.
 //
 // A new kind of answer is one more variant here: its body schema, its entry in ANSWER_KINDS
-// (codes.ts) and in `bodies` below. An upstream MCP tool's result, for one, would be
-// `{ kind: "tool_result", body: { content, structuredContent?, isError } }`: the content blocks, the
-// structured value and the error flag as the upstream server sent them.
+// (codes.ts) and in `bodies` below. An upstream MCP tool's result is one: `tool_result`, its text
+// content joined, its structured content kept, other content kinds summarised, and how it ended.
 import { z } from 'zod';
 import { ANSWER_CODES, HELD_REASONS, SPAWN_STATUSES } from './codes';
 import { jsonValue, label } from './fields';
@@ -153,6 +152,26 @@ const requestConflictBody = z.object({ request_id: z.string(), guidance: z.strin
 /** `not_found`: no loom has the id. */
 const notFoundBody = z.object({ loom_id: z.string(), message: z.string() });
 
+/** How an upstream MCP tool's call ended (docs/servers.md, "Answers"). */
+export const TOOL_STATUSES = ['ok', 'tool_error', 'timeout', 'cancelled', 'died', 'failed', 'too_large'] as const;
+
+/**
+ * `tool_result`: an upstream MCP server's tool result. `text` is its text content joined by newlines,
+ * with other content kinds summarised by kind and size (`[image image/png, 1234 bytes]`);
+ * `structured` its `structuredContent`; a status other than `ok` says how it ended (`tool_error`:
+ * the server answered `isError: true`), and `message` says so in words.
+ */
+const toolResultBody = z.object({
+  server: z.string(),
+  tool: z.string(),
+  status: z.enum(TOOL_STATUSES),
+  text: z.string(),
+  structured: jsonValue.exactOptional(),
+  message: z.string().exactOptional(),
+  outputExceeded: z.boolean(),
+  durationMs: int(),
+});
+
 /** The body of each kind, by kind: the one place that pairs them. */
 export const answerBodies = {
   ran: ranBody,
@@ -166,6 +185,7 @@ export const answerBodies = {
   version_conflict: versionConflictBody,
   request_conflict: requestConflictBody,
   not_found: notFoundBody,
+  tool_result: toolResultBody,
   /** A command's own JSON (another host's command that is neither a pack command nor a built-in). */
   result: jsonValue,
 } as const;
@@ -187,6 +207,7 @@ export const answerPayload = z.discriminatedUnion('kind', [
   payload('version_conflict'),
   payload('request_conflict'),
   payload('not_found'),
+  payload('tool_result'),
   payload('result'),
 ]);
 
@@ -302,6 +323,15 @@ export const commandAnswer = z.discriminatedUnion('kind', [
     reason: noReason,
     kind: z.literal('not_found'),
     body: notFoundBody,
+  }),
+  z.object({
+    ...envelope,
+    ok: z.boolean(),
+    code: z.enum(['ok', 'failed']),
+    /** The status when the call did not end well. */
+    reason: z.enum(TOOL_STATUSES).exclude(['ok']).exactOptional(),
+    kind: z.literal('tool_result'),
+    body: toolResultBody,
   }),
   z.object({
     ...envelope,

@@ -38,6 +38,7 @@ export const ANSWER_KINDS = [
   'version_conflict',
   'request_conflict',
   'not_found',
+  'tool_result',
   'result',
 ] as const;
 

@@ -143,7 +143,7 @@ describe('parseAnswer', () => {
 
   it('reads a kind it does not know as a result, its body the JSON it is', () => {
     const body = { content: [{ type: 'text', text: 'hi' }], isError: false };
-    const parsed = parseAnswer({ ok: true, id: 'a.b', code: 'ok', kind: 'tool_result', body });
+    const parsed = parseAnswer({ ok: true, id: 'a.b', code: 'ok', kind: 'image_result', body });
     expect(parsed).toMatchObject({ ok: true, answer: { kind: 'result', body } });
   });
 
