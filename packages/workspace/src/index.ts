@@ -26,6 +26,6 @@ export type { WorkspaceFile } from './schema';
 export { workspaceJsonSchema, workspaceSchema } from './schema';
 export type { ToolIdMap } from './server-tool-ids';
 export { mapToolIds, toolMemberId } from './server-tool-ids';
-export type { McpServer, ServerTransport } from './servers';
-export { serverToolEffects, serverToolTier } from './servers';
+export type { McpServer, ServerSecrets, ServerTransport } from './servers';
+export { renderServerSecrets, serverToolEffects, serverToolTier } from './servers';
 export type { Agent, LoadResult, Workspace } from './types';

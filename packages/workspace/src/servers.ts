@@ -6,7 +6,13 @@ import { dirname, resolve } from 'node:path';
 import { ID_PATTERN, parseByteSize, parseDuration } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
 import { detectSandbox, type SandboxPolicy } from '@harness/exec';
-import { PacksErrorCode as Code, type Effects, type PacksIssue, type Tier } from '@harness/packs';
+import {
+  PacksErrorCode as Code,
+  type CredentialSource,
+  type Effects,
+  type PacksIssue,
+  type Tier,
+} from '@harness/packs';
 import {
   type BuildContext,
   checkPackEnv,
@@ -22,6 +28,7 @@ import {
   sizeSchema,
   tierSchema,
 } from '@harness/packs/loader';
+import { render, TmplError } from '@harness/tmpl';
 import { z } from 'zod';
 
 const credentialName = z
@@ -96,11 +103,9 @@ export const serverSchema = strict({
       'Where a stdio server runs: by default the filesystem read-only minus the deny list, no network, no Unix socket, a private /tmp. Widen what it needs; false: unconfined.',
   }),
   timeout: durationSchema.optional().meta({ description: 'How long one tool call may take. Default 60s.' }),
-  start_timeout: durationSchema
-    .optional()
-    .meta({
-      description: 'How long the server may take to answer initialize and its first tools/list. Default 30s.',
-    }),
+  start_timeout: durationSchema.optional().meta({
+    description: 'How long the server may take to answer initialize and its first tools/list. Default 30s.',
+  }),
   max_output: sizeSchema.optional().meta({ description: 'Ceiling on one call’s answer. Default 1MiB.' }),
   tools: z
     .record(z.string(), toolDeclaration)
@@ -281,9 +286,9 @@ function buildTransport(
   const before = issues.length;
   const t = rs.transport;
   if ('command' in t) {
-    t.command.forEach((element, ei) =>
-      noCredential(element, [...at, 'transport', 'command', ei], 'its argv', rs.id, ctx, issues),
-    );
+    t.command.forEach((element, ei) => {
+      noCredential(element, [...at, 'transport', 'command', ei], 'its argv', rs.id, ctx, issues);
+    });
     const env = t.env ?? {};
     checkPackEnv(env, credentials, rs.id, [...at, 'transport'], ctx, issues);
     if (issues.length > before) return undefined;
@@ -404,4 +409,53 @@ export function applyServerSandboxMode(
   );
   if (mode === 'preferred') return servers.map((s) => without(s, `no sandbox works here: ${found.reason}`));
   return servers.filter((s) => s.sandbox === null);
+}
+
+/** A server's env (stdio) or headers (HTTP) with credentials filled in, and the secrets they hold. */
+export type ServerSecrets =
+  | {
+      readonly ok: true;
+      readonly values: Readonly<Record<string, string>>;
+      readonly secrets: readonly string[];
+    }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Renders a server's `env` or `headers` with the credentials it names (SV-11). A credential with no
+ * value is an error naming it, never an empty string; values are never part of a message.
+ */
+export function renderServerSecrets(
+  server: McpServer,
+  credentials: CredentialSource | undefined,
+): ServerSecrets {
+  const t = server.transport;
+  const templates = t.kind === 'stdio' ? t.env : t.headers;
+  const values: Record<string, string> = {};
+  const secrets: string[] = [];
+  const missing: string[] = [];
+  const getter = {
+    get(path: string): unknown {
+      const name = path.slice('credential.'.length);
+      const value = credentials?.get(name);
+      if (typeof value !== 'string' || value === '') {
+        missing.push(name);
+        return undefined;
+      }
+      secrets.push(value);
+      return value;
+    },
+  };
+  for (const [key, template] of Object.entries(templates)) {
+    try {
+      values[key] = render(template, getter);
+    } catch (error) {
+      if (!(error instanceof TmplError)) throw error;
+    }
+  }
+  if (missing.length > 0)
+    return {
+      ok: false,
+      message: `MCP server "${server.id}" needs credential(s) ${[...new Set(missing)].join(', ')}, which the instance's credentials.json does not hold; add them (docs/servers.md, "Credentials")`,
+    };
+  return { ok: true, values, secrets };
 }

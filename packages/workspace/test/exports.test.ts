@@ -15,6 +15,7 @@ describe('public API', () => {
       'gatedOf',
       'loadWorkspace',
       'mapToolIds',
+      'renderServerSecrets',
       'resolveGrants',
       'serverToolEffects',
       'serverToolTier',

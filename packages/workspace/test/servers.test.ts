@@ -109,7 +109,7 @@ describe('mcp_servers at load', () => {
     // The home is hidden but for the toolchains and the server's cwd: ~/.ssh is never among them.
     expect(policy?.home?.dir).toBe(homedir());
     expect(policy?.home?.visible).not.toContain(join(homedir(), '.ssh'));
-    expect(policy?.deny.length).toBeGreaterThan(0);
+    expect(policy?.deny?.length).toBeGreaterThan(0);
     expect(policy?.unixSockets).toBeUndefined();
     const widened = await loadOk(
       `${github.replace('    tools:\n      get_issue', '    sandbox: { network: host }\n    tools:\n      get_issue')}`,
