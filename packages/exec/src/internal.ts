@@ -6,3 +6,6 @@ export { groupAlive } from './group';
 export { procStatFields } from './proc';
 export { hashProgram, programHashReads } from './program';
 export { FALLBACK_PATH } from './resolve';
+// A long-lived confined process (an MCP server @harness/servers keeps running) is started by its
+// owner, not by run(): it needs the plan itself, the argv and the seccomp program for fd 3.
+export { planSandbox, type SandboxLaunch, SECCOMP_FD } from './sandbox/plan';

@@ -1,0 +1,48 @@
+// A bounded ring of the last bytes a server wrote to stderr (or, for HTTP, the connection's errors):
+// enough to say why a server failed, never an unbounded buffer a chatty server can grow.
+
+/** The last `capacity` bytes written to it. */
+export class LogRing {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  /** Appends bytes (or a line of text), dropping the oldest past the capacity. */
+  write(data: Buffer | string): void {
+    const chunk = typeof data === 'string' ? Buffer.from(data.endsWith('\n') ? data : `${data}\n`) : data;
+    if (this.capacity <= 0 || chunk.length === 0) return;
+    this.chunks.push(chunk.length > this.capacity ? chunk.subarray(chunk.length - this.capacity) : chunk);
+    this.size += Math.min(chunk.length, this.capacity);
+    while (this.size > this.capacity) {
+      const first = this.chunks[0] as Buffer;
+      const over = this.size - this.capacity;
+      if (first.length <= over) {
+        this.chunks.shift();
+        this.size -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(over);
+        this.size -= over;
+      }
+    }
+  }
+
+  /** The kept bytes as text, starting at a whole character. */
+  text(): string {
+    const bytes = Buffer.concat(this.chunks);
+    let start = 0;
+    // A cut inside a multi-byte character leaves continuation bytes (10xxxxxx) at the front.
+    while (start < bytes.length && start < 4 && ((bytes[start] as number) & 0xc0) === 0x80) start++;
+    return bytes.subarray(start).toString('utf8');
+  }
+
+  /** The last `count` non-empty lines, joined with " | ", for a one-line message. */
+  tail(count = 3): string {
+    return this.text()
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .slice(-count)
+      .join(' | ');
+  }
+}

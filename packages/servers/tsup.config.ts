@@ -1,0 +1,3 @@
+import { libraryConfig } from '@harness/tsup-config';
+
+export default libraryConfig(['src/index.ts']);
