@@ -478,6 +478,7 @@ function directScope(options: DirectOptions): ResolvedScope {
     run: options.runId,
     agent: options.actor.slice('agent:'.length),
     actor: options.actor,
+    servers: new Set(),
     commands: new Set(),
     builtins: new Set(BUILTIN_IDS),
     readOnly: 'reads',

@@ -95,10 +95,13 @@ function listingCache(
 async function answerList(
   scope: CommandHostOptions['scope'],
   current: ReturnType<typeof listingCache>,
+  packs: PackBackend | undefined,
   audit: ReturnType<typeof auditRecorder>,
   request: Parameters<CommandHost['list']>[0],
 ): ReturnType<CommandHost['list']> {
   const job = jobRefusal(scope, request.jobId);
+  // MCP servers start on first need: a listing is one.
+  if (!job) await packs?.ready?.();
   const listing = current();
   // A client that revalidates the listing it holds before each call (the harness does) would
   // write a listing row per call. An unchanged answer is not recorded: every run row carries
@@ -135,10 +138,12 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
 
   return {
     scope,
-    list: (request) => answerList(scope, current, audit, request),
+    list: (request) => answerList(scope, current, packs, audit, request),
 
     async run(request, control = {}) {
       const id = request.command;
+      // A call is a first need too: a server tool's row exists once its server has listed it.
+      if (!isBuiltin(id)) await packs?.ready?.();
       const row = isBuiltin(id) ? BUILTIN_ROWS[id] : packRows().get(id);
       const base = callAuditBase(id, row, packs, request.args, transport);
       const callId = newId('call');
@@ -181,7 +186,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
           payload: { ...base.payload, ...readOnly, call_id: callId },
         });
       };
-      const admitted = admitCall(scope, transport, request, row);
+      const admitted = admitCall(scope, transport, request, row, packs?.unknown?.(id));
       if ('refused' in admitted) return done(admitted.refused);
       const checked = checkArguments(admitted.row, request);
       if ('refused' in checked) return done(checked.refused);

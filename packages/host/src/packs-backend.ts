@@ -20,6 +20,7 @@ import { knownInstances, recordInstance } from './instance-registry';
 import { type PackBackendState, runPackCall } from './pack-call';
 import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
+import { ServerBackend, ServerPool } from './servers/backend';
 import { StartingSpawns } from './starting-spawns';
 
 /**
@@ -97,6 +98,8 @@ export interface PackRuntime {
   readonly sessions: Set<number>;
   /** The commands being started whose session is not on `sessions` yet. */
   readonly starting: StartingSpawns;
+  /** The clients of the workspace's MCP servers, kept across reloads (docs/servers.md). */
+  readonly servers: ServerPool;
 }
 
 /** A workspace loaded for the host. */
@@ -108,6 +111,8 @@ export interface LoadedPackBackend {
   digest: string;
   /** What the backend runs commands through: a reload of the workspace borrows it. */
   runtime: PackRuntime;
+  /** The workspace's MCP servers, when it declares any. */
+  servers: ServerBackend | undefined;
 }
 
 /** Options of {@link loadPackBackend}. */
@@ -181,13 +186,18 @@ export async function readPackBackend(
     starting,
     instanceDir,
   };
-  const backend: PackBackend = {
+  const servers =
+    workspace.servers.length === 0
+      ? undefined
+      : new ServerBackend(workspace, credentials, instanceDir, runtime.servers);
+  const packs: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
     async close() {
       if (!owned) return;
       running?.close();
       await spawner?.close();
+      await runtime.servers.close();
     },
     action(id) {
       return auditEvent(workspace, id)?.action ?? `command:call:${id.replace('.', ':')}`;
@@ -200,6 +210,7 @@ export async function readPackBackend(
       return runPackCall(state, id, args, ctx);
     },
   };
+  const backend = servers === undefined ? packs : withServers(packs, servers);
   return {
     ok: true,
     workspace,
@@ -208,6 +219,36 @@ export async function readPackBackend(
     // Without `bytes` the first read failed and the loader's own read did not: read what it read.
     digest: workspaceDigest(bytes ?? (await readFile(workspaceFile))),
     runtime,
+    servers,
+  };
+}
+
+/**
+ * The packs' backend with the MCP servers' tools beside them: one backend the command layer sees,
+ * each call routed by its id's container (a server id is never a pack id, SV-01).
+ */
+function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
+  let joined:
+    | { packs: readonly ManifestRow[]; servers: readonly ManifestRow[]; rows: ManifestRow[] }
+    | undefined;
+  return {
+    rows() {
+      const p = packs.rows();
+      const s = servers.rows();
+      // The same array until either side changes: the host's listing (and its etag) is cached on it.
+      if (joined?.packs !== p || joined.servers !== s) joined = { packs: p, servers: s, rows: [...p, ...s] };
+      return joined.rows;
+    },
+    runningSessions: () => packs.runningSessions?.() ?? new Set(),
+    ready: () => servers.ready(),
+    unknown: (id) => (servers.owns(id) ? servers.unavailable(id) : undefined),
+    action: (id) => (servers.owns(id) ? servers.action(id) : packs.action(id)),
+    auditPayload: (id) => (servers.owns(id) ? servers.auditPayload(id) : packs.auditPayload(id)),
+    run: (id, args, ctx) => (servers.owns(id) ? servers.run(id, args, ctx) : packs.run(id, args, ctx)),
+    async close() {
+      servers.flushLogs();
+      await packs.close?.();
+    },
   };
 }
 
@@ -220,6 +261,7 @@ function openRuntime(instanceDir: string | undefined): PackRuntime {
     spawner: instanceDir ? createSpawner() : undefined,
     sessions: new Set<number>(),
     starting: new StartingSpawns(),
+    servers: new ServerPool(),
   };
 }
 
@@ -279,12 +321,13 @@ function manifestRows(workspace: Workspace): ManifestRow[] {
 function scopeWorkspaceOf(workspace: Workspace, byId: ReadonlyMap<string, ManifestRow>): ScopeWorkspace {
   return {
     agentCommands: (agent) => workspace.agents.find((a) => a.id === agent)?.commands,
+    agentServers: (agent) => workspace.agents.find((a) => a.id === agent)?.servers ?? [],
     agentBuiltins: (agent) => workspace.agents.find((a) => a.id === agent)?.builtins ?? true,
     agentIds: () => workspace.agents.map((a) => a.id),
     resolveGrants(grants) {
       const r = resolveGrants(workspace, grants);
       return r.ok
-        ? { ok: true, commands: r.commands }
+        ? { ok: true, commands: r.commands, servers: r.servers }
         : { ok: false, message: r.issues.map((i) => i.message).join('; ') };
     },
     effectOf: (id) => byId.get(id)?.effect,

@@ -23,6 +23,8 @@ export interface ScopeFile {
 export interface ScopeWorkspace {
   /** The agent's resolved manifest ids, or undefined when no agent has that id. */
   agentCommands(agent: string): readonly string[] | undefined;
+  /** The MCP servers the agent is granted whole (`server:<id>`); default none. */
+  agentServers?(agent: string): readonly string[];
   /** Every declared agent id (for messages). */
   agentIds(): readonly string[];
   /** Whether the workspace offers the agent the host's built-ins (its `builtins`); default true. */
@@ -30,7 +32,7 @@ export interface ScopeWorkspace {
   /** Resolves grant strings to manifest ids, or explains why one does not resolve. */
   resolveGrants(
     grants: readonly string[],
-  ): { ok: true; commands: readonly string[] } | { ok: false; message: string };
+  ): { ok: true; commands: readonly string[]; servers?: readonly string[] } | { ok: false; message: string };
   /** A command's current declared effect, or undefined when the workspace has no such command. */
   effectOf(id: string): 'read' | 'write' | undefined;
 }
@@ -42,8 +44,10 @@ export interface ResolvedScope {
   /** The actor every call is stamped with: `agent:<agent>`. */
   actor: string;
   job?: string;
-  /** Admitted pack command ids. */
+  /** Admitted pack command ids (and `<server>.<tool>` ids granted one by one). */
   commands: ReadonlySet<string>;
+  /** MCP servers admitted whole: every tool they list (`server:<id>`, CP-69). */
+  servers: ReadonlySet<string>;
   /** Admitted built-ins. */
   builtins: ReadonlySet<BuiltinId>;
   /** `'reads'`: every admitted command whose current effect is read; or an explicit set; or none. */
@@ -147,13 +151,26 @@ export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file?:
     );
   }
   const heldSet = new Set(held);
+  const heldServers = new Set(workspace.agentServers?.(scope.agent) ?? []);
   let commands = new Set(held);
+  let servers = new Set(heldServers);
+  // A tool id is held when it is granted by name or its server is granted whole.
+  const holds = (c: string) => heldSet.has(c) || heldServers.has(c.slice(0, Math.max(0, c.indexOf('.'))));
   if (scope.grants !== undefined) {
     commands = new Set();
+    servers = new Set();
     for (const grant of scope.grants) {
       const r = workspace.resolveGrants([grant]);
       if (!r.ok) throw bad(file, `grant "${grant}" does not resolve: ${r.message}`);
-      const wider = r.commands.filter((c) => !heldSet.has(c));
+      const widerServers = (r.servers ?? []).filter((s) => !heldServers.has(s));
+      if (widerServers.length > 0) {
+        throw bad(
+          file,
+          `grant "${grant}" widens agent "${scope.agent}"'s grants (it reaches server ${widerServers.join(', ')}, which the agent does not hold whole); a scope may only narrow them`,
+        );
+      }
+      for (const s of r.servers ?? []) servers.add(s);
+      const wider = r.commands.filter((c) => !holds(c));
       if (wider.length > 0) {
         throw bad(
           file,
@@ -185,7 +202,12 @@ export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file?:
   else if (scope.readOnly === false) readOnly = new Set();
   else {
     for (const id of scope.readOnly) {
-      if (!commands.has(id) && !builtins.has(id as BuiltinId)) {
+      const dot = id.indexOf('.');
+      if (
+        !commands.has(id) &&
+        !servers.has(id.slice(0, Math.max(0, dot))) &&
+        !builtins.has(id as BuiltinId)
+      ) {
         throw bad(file, `\`readOnly\` names "${id}", which this scope does not grant`);
       }
     }
@@ -196,6 +218,7 @@ export function resolveScope(scope: ScopeFile, workspace: ScopeWorkspace, file?:
     agent: scope.agent,
     actor: `agent:${scope.agent}`,
     commands,
+    servers,
     builtins,
     readOnly,
   };

@@ -3,7 +3,7 @@
 // @harness/packs), its agents and their grants — and the governance gate (tier × effects × grants ×
 // scopes → a decision), the approvals interface and audit events of a pack-command call, and the
 // MCP servers it governs (`mcp_servers`). Seed 003; docs/packs.md, docs/notify.md, docs/servers.md.
-export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload } from './audit';
+export type { AuditConfinement, AuditEvent, AuditInput, AuditPayload, ServerCallRecord } from './audit';
 export { auditEvent } from './audit';
 export type {
   ApprovalKey,

@@ -8,6 +8,11 @@ import type { Transport } from './types';
 
 export const isBuiltin = (id: string): id is BuiltinId => (BUILTIN_IDS as readonly string[]).includes(id);
 
+/** Whether the scope admits a pack command or a server tool: granted by name, or its server whole. */
+export const inScope = (scope: ResolvedScope, id: string): boolean =>
+  scope.commands.has(id) ||
+  (scope.servers.size > 0 && scope.servers.has(id.slice(0, Math.max(0, id.indexOf('.')))));
+
 /** Whether the scope grants read-only execution of a row (the broker's `readOnlyGranted` stamp). */
 export const readOnlyGranted = (scope: ResolvedScope, row: ManifestRow): boolean =>
   row.effect === 'read' && (scope.readOnly === 'reads' || scope.readOnly.has(row.id));
@@ -21,7 +26,7 @@ export function admittedRows(
   const rows: ManifestRow[] = [];
   for (const id of BUILTIN_IDS) if (scope.builtins.has(id)) rows.push(BUILTIN_ROWS[id]);
   if (transport === 'broker') {
-    for (const [id, row] of packRows) if (scope.commands.has(id)) rows.push(row);
+    for (const [id, row] of packRows) if (inScope(scope, id)) rows.push(row);
   }
   return rows.map((row) => ({ ...row, readOnlyGranted: readOnlyGranted(scope, row) }));
 }
@@ -46,6 +51,8 @@ export function admitCall(
   transport: Transport,
   request: Pick<RunRequest, 'command' | 'jobId' | 'readOnly'>,
   row: ManifestRow | undefined,
+  /** Why the row is missing, when its backend knows (an MCP server that does not start). */
+  missing?: string,
 ): { row: ManifestRow } | { refused: CommandAnswer } {
   const id = request.command;
   const builtin = isBuiltin(id);
@@ -75,13 +82,14 @@ export function admitCall(
       refused: refusedAnswer(
         id,
         'unknown_command',
-        'unknown_command',
-        `no command has the id ${JSON.stringify(id)}; list the commands with \`loom command list --json\``,
+        missing === undefined ? 'unknown_command' : 'server_unavailable',
+        missing ??
+          `no command has the id ${JSON.stringify(id)}; list the commands with \`loom command list --json\``,
       ),
     };
   }
-  const inScope = builtin ? scope.builtins.has(id) : scope.commands.has(id);
-  if (!inScope) {
+  const admitted = builtin ? scope.builtins.has(id) : inScope(scope, id);
+  if (!admitted) {
     return {
       refused: refusedAnswer(
         id,

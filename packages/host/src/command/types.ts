@@ -88,6 +88,13 @@ export interface PackBackend {
   close?(): Promise<void>;
   /** Session ids (= pids) of the commands it is running now: a broker refuses their connections. */
   runningSessions?(): ReadonlySet<number>;
+  /**
+   * Starts what its rows need before they can be listed (its MCP servers, read once): the host
+   * awaits it before a listing and before looking up a call's row.
+   */
+  ready?(): Promise<void>;
+  /** Why `id` has no row now, in words naming what failed (an MCP server that does not start), if it knows. */
+  unknown?(id: string): string | undefined;
 }
 
 /** Which transport a call came through; direct transport runs built-ins only. */

@@ -1,0 +1,85 @@
+// A server's listing as manifest rows: each tool one row `<server>.<tool>` (SV-08), its inputs the
+// tool's own inputSchema (the broker checks arguments against it before anything is sent, SV-13),
+// its effect as the owner declared it (SV-05), its help the server's words, bounded and marked as
+// the server's, never as ours.
+import type { ManifestRow } from '@harness/protocol';
+import type { UpstreamTool } from '@harness/servers';
+import { gatedOf, type McpServer, mapToolIds, type Workspace } from '@harness/workspace';
+
+/** Most characters of a server's description shown to the model. */
+export const SERVER_HELP_MAX = 1000;
+
+/** One tool of one server, as the broker serves it. */
+export interface ServedTool {
+  readonly server: McpServer;
+  /** The manifest id, `<server>.<member>`. */
+  readonly id: string;
+  /** The name the server lists it under: what goes upstream. */
+  readonly upstream: string;
+  /** The definition as listed (for the plan an approval binds). */
+  readonly definition: UpstreamTool;
+  readonly row: ManifestRow;
+}
+
+/** A listing turned into tools, or the reason it cannot be served (two names on one id, SV-08). */
+export type ServedListing =
+  | { readonly ok: true; readonly tools: readonly ServedTool[] }
+  | { readonly ok: false; readonly message: string };
+
+/** Control characters other than newline and tab, which a description never needs. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove them.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The server's description as the model is shown it: control characters gone, bounded, marked. */
+export function serverHelp(server: string, tool: UpstreamTool): string {
+  const raw = (tool.description ?? '').replace(CONTROL, '').trim();
+  const cut = raw.length > SERVER_HELP_MAX ? `${raw.slice(0, SERVER_HELP_MAX)}…` : raw;
+  return cut === '' ? `(MCP server "${server}" gives no description)` : `MCP server "${server}" says: ${cut}`;
+}
+
+/** The rows of one server's listing. */
+export function servedTools(
+  workspace: Workspace,
+  server: McpServer,
+  tools: readonly UpstreamTool[],
+): ServedListing {
+  const mapped = mapToolIds(tools.map((t) => t.name));
+  if (!mapped.ok) {
+    const pairs = mapped.collisions.map(([id, a, b]) => `"${a}" and "${b}" both map to ${server.id}.${id}`);
+    return {
+      ok: false,
+      message: `MCP server "${server.id}" lists tool names that collide once mapped to ids: ${pairs.join('; ')}; none of its tools is served (docs/servers.md, "Tool ids")`,
+    };
+  }
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const out: ServedTool[] = [];
+  for (const [member, upstream] of mapped.byMember) {
+    const tool = byName.get(upstream)!;
+    const id = `${server.id}.${member}`;
+    const gated = gatedOf(workspace, id, upstream)!;
+    const row: ManifestRow = {
+      id,
+      title: (tool.title ?? upstream).replace(CONTROL, '').slice(0, 200),
+      help: serverHelp(server.id, tool),
+      inputs: tool.inputSchema,
+      effect: gated.effects,
+      scope: 'global',
+      timeoutMs: server.timeoutMs,
+      ...(server.label ? { ifc: server.label as ManifestRow['ifc'] & object } : {}),
+    };
+    out.push({ server, id, upstream, definition: tool, row });
+  }
+  return { ok: true, tools: out };
+}
+
+/**
+ * The names a server's `tools` and `permission_overrides` keys give that its listing lacks: a
+ * warning naming what the server offers (item 1 of docs/servers.md, "Load").
+ */
+export function unknownToolKeys(server: McpServer, tools: readonly UpstreamTool[]): string | undefined {
+  const listed = new Set(tools.map((t) => t.name));
+  const keys = [...new Set([...Object.keys(server.tools), ...Object.keys(server.overrides)])];
+  const unknown = keys.filter((k) => !listed.has(k));
+  if (unknown.length === 0) return undefined;
+  return `MCP server "${server.id}": tools/permission_overrides name ${unknown.map((k) => `"${k}"`).join(', ')}, which it does not list; it offers: ${[...listed].join(', ') || '(no tool)'}`;
+}
