@@ -20,8 +20,8 @@ function greeter(): Server {
   return createServer((socket) => socket.end('hello from the host'));
 }
 
-const text = (o: CallOutcome) =>
-  o.status === 'ok' || o.status === 'tool_error' ? `${o.status}: ${o.text}` : `${o.status}: ${o.message}`;
+const text = (o: CallOutcome) => ('text' in o ? `${o.status}: ${o.text}` : `${o.status}: ${o.message}`);
+
 needs(LINUX, sandboxMechanism(detectSandbox())).describe('a confined stdio server', () => {
   // Outside /tmp (a confined run's /tmp is its own), so only the policy's rules stand in the way.
   let scratch: string;
