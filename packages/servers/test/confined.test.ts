@@ -124,8 +124,8 @@ needs(LINUX, sandboxMechanism(detectSandbox())).describe('a confined stdio serve
   });
 });
 
-describe('a sandbox harness cannot start', () => {
-  it('runs a server with sandbox null unconfined and says why', () => {
+describe('a server whose spec asks no sandbox', () => {
+  it('is reported unconfined, saying why, before it starts', () => {
     const client = createServerClient(fixtureSpec('plain', 'probe-server.mjs'));
     expect(client.state().confinement).toEqual({
       confined: false,
