@@ -145,26 +145,14 @@ class UpstreamClient implements ServerClient {
     };
     opts.signal?.addEventListener('abort', onCancel, { once: true });
     const onProgress = opts.onProgress;
+    const watch = onProgress === undefined ? undefined : session.watchProgress(onProgress);
     try {
-      const result = await session.client.request(
-        { method: 'tools/call', params: { name, arguments: args } },
-        CallToolResultSchema,
-        {
-          signal: abort.signal,
-          // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
-          timeout: timerMs(opts.timeoutMs + 60_000),
-          ...(onProgress === undefined
-            ? {}
-            : {
-                onprogress: (p) =>
-                  onProgress({
-                    progress: p.progress,
-                    ...(p.total === undefined ? {} : { total: p.total }),
-                    ...(p.message === undefined ? {} : { message: p.message }),
-                  }),
-              }),
-        },
-      );
+      const params = { name, arguments: args, ...(watch ? { _meta: { progressToken: watch.token } } : {}) };
+      const result = await session.client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+        signal: abort.signal,
+        // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
+        timeout: timerMs(opts.timeoutMs + 60_000),
+      });
       const { text, structured, exceeded } = resultText(result, opts.maxOutputBytes);
       return {
         status: result.isError === true ? 'tool_error' : 'ok',
@@ -177,6 +165,7 @@ class UpstreamClient implements ServerClient {
       return this.callFailure(name, error, why, session, opts.timeoutMs, durationMs());
     } finally {
       clearTimeout(timer);
+      watch?.stop();
       opts.signal?.removeEventListener('abort', onCancel);
     }
   }

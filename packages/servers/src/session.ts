@@ -3,12 +3,19 @@
 // makes of harness (sampling, elicitation, roots), and knowing whether it died or was closed.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  type MessageExtraInfo,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ListingRefused, readListing } from './listing';
 import type { LogRing } from './logs';
 import { spawnServer } from './spawn';
 import { ProcessTransport, TransportFault } from './stdio-transport';
-import type { ServerSpec, ServerState, UpstreamTool } from './types';
+import type { CallProgress, ServerSpec, ServerState, UpstreamTool } from './types';
 
 /** How harness names itself to an upstream server. */
 const CLIENT_INFO = { name: 'harness', version: '0.1.0' };
@@ -36,6 +43,9 @@ export class Session {
   /** The transport's fault (a non-JSON-RPC line, a message too large), if one came. */
   fault: TransportFault | undefined;
   private closing = false;
+  /** Progress listeners of the calls in flight, by the token harness sent with each. */
+  private readonly progress = new Map<string, (p: CallProgress) => void>();
+  private tokens = 0;
   /** During the start: fails it at once (a fault, the process gone) rather than at its bound. */
   private failStart: ((message: string) => void) | undefined;
 
@@ -124,6 +134,7 @@ export class Session {
     const options = { signal: abort.signal, timeout: Math.min(startTimeoutMs + 60_000, 2 ** 31 - 1) };
     try {
       await this.client.connect(this.transport, options);
+      this.routeProgress();
       this.tools = await readListing(this.client, id, listingBound(this.spec), options);
     } catch (error) {
       await this.close();
@@ -139,6 +150,38 @@ export class Session {
     }
   }
 
+  /**
+   * Listens to the progress of one call: answers the token to send in its `_meta.progressToken`,
+   * and `stop` to drop the listener once the call is over.
+   */
+  watchProgress(listener: (p: CallProgress) => void): { readonly token: string; stop(): void } {
+    const token = `harness-${++this.tokens}`;
+    this.progress.set(token, listener);
+    return { token, stop: () => this.progress.delete(token) };
+  }
+
+  /**
+   * Hands progress notifications to their call's listener as each message is read. The SDK runs
+   * notification handlers a microtask later than responses, so its own routing loses a last
+   * progress that arrives right before the result; here the order on the wire is kept.
+   */
+  private routeProgress(): void {
+    const inner = this.transport.onmessage;
+    const route = (message: JSONRPCMessage, extra?: MessageExtraInfo): void => {
+      if ('method' in message && message.method === 'notifications/progress' && !('id' in message)) {
+        const params = (message.params ?? {}) as Record<string, unknown>;
+        const token = String(params.progressToken);
+        if (token.startsWith('harness-')) {
+          // A late one, for a call already over, is dropped.
+          if (typeof params.progress === 'number') this.progress.get(token)?.(progressOf(params));
+          return;
+        }
+      }
+      inner?.(message, extra);
+    };
+    this.transport.onmessage = route as NonNullable<Transport['onmessage']>;
+  }
+
   /** Closes the connection; a stdio server's process group ends. */
   async close(): Promise<void> {
     this.closing = true;
@@ -146,6 +189,14 @@ export class Session {
     // A client never connected (spawn failed) has no transport to close through it.
     await this.transport.close().catch(() => {});
   }
+}
+
+function progressOf(params: Record<string, unknown>): CallProgress {
+  return {
+    progress: params.progress as number,
+    ...(typeof params.total === 'number' ? { total: params.total } : {}),
+    ...(typeof params.message === 'string' ? { message: params.message } : {}),
+  };
 }
 
 /** The listing bound of a spec: 4 MiB unless it says. */

@@ -25,9 +25,9 @@ export class TransportFault extends Error {
 
 /** A {@link Transport} over one spawned server process. */
 export class ProcessTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onmessage?: Transport['onmessage'];
 
   private server: SpawnedServer | undefined;
   private readonly buffer: ReadBuffer;

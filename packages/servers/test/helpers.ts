@@ -49,7 +49,9 @@ export function gone(pid: number): boolean {
 }
 
 /** A pinned server installed (or found in the cache), as a requirement `needs` reads. */
-export async function installed(pkg: PinnedServer): Promise<{ server: InstalledServer; requirement: Requirement }> {
+export async function installed(
+  pkg: PinnedServer,
+): Promise<{ server: InstalledServer; requirement: Requirement }> {
   const server = await installServer(pkg);
   return {
     server,

@@ -1,6 +1,6 @@
 // The client against a real SDK server (test/fixtures/probe-server.mjs), unconfined: content
 // kinds, errors, refused requests, cancellation upstream, a changing listing, death and close.
-import { LINUX, needs, until } from '@harness/test-utils';
+import { LINUX, needs, processesWith, until } from '@harness/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerClient, type ServerClient } from '../src/index';
 import { fixtureSpec, gone } from './helpers';
@@ -19,18 +19,29 @@ describe('a stdio server harness starts itself', () => {
     const listing = await client.tools();
     expect(listing.ok).toBe(true);
     if (!listing.ok) return;
-    expect(listing.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['read-file', 'rich', 'ask', 'wait']));
+    expect(listing.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['read-file', 'rich', 'ask', 'wait']),
+    );
     const readFile = listing.tools.find((t) => t.name === 'read-file');
     expect(readFile?.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
     const state = client.state();
-    expect(state).toMatchObject({ id: 'probe', state: 'ready', restarts: 0, toolCount: listing.tools.length });
+    expect(state).toMatchObject({
+      id: 'probe',
+      state: 'ready',
+      restarts: 0,
+      toolCount: listing.tools.length,
+    });
     expect(state.confinement).toEqual({ confined: false, reason: 'the server spec asks for no sandbox' });
     expect(state.pid).toBeGreaterThan(0);
   });
 
   it('joins text contents and summarises images, audio, resources and links, with the structured content [SV-15]', async () => {
     const outcome = await client.call('rich', {}, bounds);
-    expect(outcome).toMatchObject({ status: 'ok', outputExceeded: false, structured: { n: 1, word: 'structured' } });
+    expect(outcome).toMatchObject({
+      status: 'ok',
+      outputExceeded: false,
+      structured: { n: 1, word: 'structured' },
+    });
     if (outcome.status !== 'ok') return;
     expect(outcome.text.split('\n')).toEqual([
       'first',
@@ -44,7 +55,10 @@ describe('a stdio server harness starts itself', () => {
   });
 
   it('answers a result the tool marked isError as status tool_error with its text [SV-15]', async () => {
-    expect(await client.call('fail', {}, bounds)).toMatchObject({ status: 'tool_error', text: 'the tool says no' });
+    expect(await client.call('fail', {}, bounds)).toMatchObject({
+      status: 'tool_error',
+      text: 'the tool says no',
+    });
   });
 
   it('cuts text over maxOutputBytes at a character boundary and leaves out structured content over it [SV-15]', async () => {
@@ -61,24 +75,26 @@ describe('a stdio server harness starts itself', () => {
     expect(outcome).toMatchObject({ status: 'tool_error', text: expect.stringContaining('not found') });
   });
 
-  it.each([
-    'sampling/createMessage',
-    'elicitation/create',
-    'roots/list',
-  ])('refuses a %s request from the server at once, telling the server why [SV-16]', async (method) => {
-    const outcome = await client.call('ask', { method }, { ...bounds, timeoutMs: 5_000 });
-    expect(outcome.status).toBe('ok');
-    if (outcome.status !== 'ok') return;
-    expect(outcome.text).toContain('refused:');
-    expect(outcome.text).toContain('harness does not forward sampling, elicitation or roots requests');
-    expect(client.logs()).toContain(`refused ${method} from server probe`);
-  });
+  it.each(['sampling/createMessage', 'elicitation/create', 'roots/list'])(
+    'refuses a %s request from the server at once, telling the server why [SV-16]',
+    async (method) => {
+      const outcome = await client.call('ask', { method }, { ...bounds, timeoutMs: 5_000 });
+      expect(outcome.status).toBe('ok');
+      if (outcome.status !== 'ok') return;
+      expect(outcome.text).toContain('refused:');
+      expect(outcome.text).toContain('harness does not forward sampling, elicitation or roots requests');
+      expect(client.logs()).toContain(`refused ${method} from server probe`);
+    },
+  );
 
   it('cancels a call upstream past its timeout, may-have-landed unknown, and the server stays usable [SV-14]', async () => {
     const outcome = await client.call('wait', {}, { ...bounds, timeoutMs: 300 });
     expect(outcome).toMatchObject({ status: 'timeout', mayHaveLanded: 'unknown' });
     if (outcome.status === 'timeout') expect(outcome.message).toContain('probe');
-    await until(() => client.logs().includes('cancelled upstream'), 'the server to log the cancellation it received');
+    await until(
+      () => client.logs().includes('cancelled upstream'),
+      'the server to log the cancellation it received',
+    );
     expect(await client.call('fail', {}, bounds)).toMatchObject({ status: 'tool_error' });
   });
 
@@ -90,7 +106,10 @@ describe('a stdio server harness starts itself', () => {
     await until(() => client.logs().split('waiting').length > waiting, 'the server to receive the call');
     controller.abort();
     expect(await pending).toMatchObject({ status: 'cancelled', mayHaveLanded: 'unknown' });
-    await until(() => client.logs().split('cancelled upstream').length > before, 'the second cancellation upstream');
+    await until(
+      () => client.logs().split('cancelled upstream').length > before,
+      'the second cancellation upstream',
+    );
     const already = await client.call('fail', {}, { ...bounds, signal: controller.signal });
     expect(already).toMatchObject({ status: 'cancelled', mayHaveLanded: false });
   });
@@ -138,13 +157,12 @@ needs(LINUX).describe('a server that dies or is closed', () => {
     const client = createServerClient(fixtureSpec('tree', 'probe-server.mjs'));
     expect((await client.tools()).ok).toBe(true);
     const pid = client.state().pid as number;
-    const spawned = await client.call('spawn-child', {}, bounds);
-    expect(spawned.status).toBe('ok');
-    const child = Number(spawned.status === 'ok' ? spawned.text : Number.NaN);
-    expect(gone(child)).toBe(false);
+    const tag = `harness-servers-tree-child-${process.pid}`;
+    expect(await client.call('spawn-child', { tag }, bounds)).toMatchObject({ status: 'ok' });
+    expect(processesWith(tag)).toHaveLength(1);
     await client.close();
     expect(client.state().state).toBe('closed');
-    await until(() => gone(pid) && gone(child), 'the server and its child to be gone');
+    await until(() => gone(pid) && processesWith(tag).length === 0, 'the server and its child to be gone');
     expect(await client.tools()).toEqual({ ok: false, message: 'server tree is closed' });
   });
 });
