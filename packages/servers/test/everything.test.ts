@@ -5,11 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LINUX, needs, until } from '@harness/test-utils';
+import { EVERYTHING, FILESYSTEM, LINUX, needs, until } from '@harness/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CallProgress, createServerClient, type ServerClient } from '../src/index';
 import { installed, serverEnv } from './helpers';
-import { EVERYTHING, FILESYSTEM } from './install-servers';
 
 const everything = await installed(EVERYTHING);
 const filesystem = await installed(FILESYSTEM);

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SandboxPolicy } from '@harness/exec';
 import type { Requirement } from '@harness/test-utils';
+import { type InstalledServer, installServer, type PinnedServer } from '@harness/test-utils';
 import type { ServerSpec } from '../src/index';
-import { type InstalledServer, installServer, type PinnedServer } from './install-servers';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 

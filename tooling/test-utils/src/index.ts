@@ -6,6 +6,17 @@ export { buildBinIfStale } from './bins';
 export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
 export { replaceFile, tempDir } from './files';
 export { Lines } from './lines';
+export {
+  EVERYTHING,
+  FILESYSTEM,
+  type InstalledServer,
+  installServer,
+  MEMORY,
+  type PinnedServer,
+  PLAYWRIGHT_MCP,
+  POSTGRES_SERVER,
+  serversCache,
+} from './mcp-servers';
 export { binary, LINUX, type Need, needs, type Requirement, ROOT, sandboxMechanism, working } from './needs';
 export { fixturesDir, repoRoot } from './paths';
 export { type UntilOptions, until } from './until';

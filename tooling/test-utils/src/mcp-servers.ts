@@ -26,6 +26,24 @@ export const FILESYSTEM: PinnedServer = {
   entry: 'dist/index.js',
 };
 
+export const MEMORY: PinnedServer = {
+  name: '@modelcontextprotocol/server-memory',
+  version: '2026.8.31',
+  entry: 'dist/index.js',
+};
+
+export const POSTGRES_SERVER: PinnedServer = {
+  name: '@modelcontextprotocol/server-postgres',
+  version: '0.6.2',
+  entry: 'dist/index.js',
+};
+
+export const PLAYWRIGHT_MCP: PinnedServer = {
+  name: '@playwright/mcp',
+  version: '0.0.83',
+  entry: 'cli.js',
+};
+
 /** The entry file's absolute path, or why there is none. */
 export type InstalledServer = { ok: true; entry: string } | { ok: false; reason: string };
 
