@@ -160,7 +160,7 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
         path: join(box.home, 'x.txt'),
         content: 'x',
       });
-      expect(refused).toMatchObject({ status: 'unknown_command', landed: 'no' });
+      expect(refused).toMatchObject({ status: 'unknown_command' });
       expect(existsSync(join(box.home, 'x.txt'))).toBe(false);
       const other = await connectStdio(
         ['--workspace', workspace, '--instance', box.instance, '--agent', 'other'],
