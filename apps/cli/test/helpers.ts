@@ -113,7 +113,14 @@ export async function connectStdio(
     for (const look of waiters) look();
   });
   const client = new Client({ name: 'harness-cli-test', version: '0.0.0' });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    // What serve said before it closed is why.
+    throw new Error(`harness serve closed before it answered: ${log.trim() || (error as Error).message}`, {
+      cause: error,
+    });
+  }
   const stderrWith = (text: string, timeoutMs = 20_000): Promise<string> =>
     new Promise((resolve) => {
       if (log.includes(text)) return resolve(log);

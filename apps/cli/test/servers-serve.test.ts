@@ -163,7 +163,7 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
       expect(refused).toMatchObject({ status: 'unknown_command' });
       expect(existsSync(join(box.home, 'x.txt'))).toBe(false);
       const other = await connectStdio(
-        ['--workspace', workspace, '--instance', box.instance, '--agent', 'other'],
+        ['--workspace', workspace, '--instance', join(box.root, 'instance-other'), '--agent', 'other'],
         box.home,
       );
       try {
