@@ -71,9 +71,10 @@ describe('audit events', () => {
   });
 });
 
-describe('MCP servers (not in this project)', () => {
-  it('with no MCP servers, every audit payload is provider "command"; server grants are refused (see CP-69) [CP-25]', async () => {
-    const ws = await loadOk(text);
+describe('pack commands beside MCP servers', () => {
+  it('a pack command audits as provider "command" whatever servers the workspace declares [CP-24, CP-25]', async () => {
+    const ws = await loadOk(`${text}mcp_servers:\n  - { id: docs, transport: { url: "https://x.example/mcp" } }\n`);
     expect(auditEvent(ws, 'gh.whoami')?.payload.provider).toBe('command');
+    expect(auditEvent(ws, 'docs.search')?.payload).toMatchObject({ provider: 'mcp', container: 'docs', member: 'search' });
   });
 });
