@@ -68,18 +68,7 @@ export function resolveGrantList(
           place,
         ),
       );
-    if (grant.startsWith('server:')) {
-      const id = grant.slice('server:'.length);
-      if (serverIds.includes(id)) wholeServers.add(id);
-      else {
-        fail(
-          PacksErrorCode.grant_unknown,
-          `grant "${grant}" matches no MCP server${id === '' ? '' : nearestOf(id, serverIds, 'server:')}; ${serversForMessage(serverIds)}`,
-          { grant, expected: serverIds },
-        );
-      }
-      return;
-    }
+    if (serverGrant(grant, serverIds, out, wholeServers, fail)) return;
     if (grant.startsWith('pack:')) {
       const id = grant.slice('pack:'.length);
       if (id === '') {
@@ -118,10 +107,6 @@ export function resolveGrantList(
       return;
     }
     const dot = grant.indexOf('.');
-    if (dot > 0 && serverIds.includes(grant.slice(0, dot)) && grant.length > dot + 1) {
-      out.add(grant);
-      return;
-    }
     if (dot > 0) {
       if (all.includes(grant)) {
         out.add(grant);
@@ -161,6 +146,41 @@ export function resolveGrantList(
   });
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, commands: [...out].sort(), servers: [...wholeServers].sort(), warnings };
+}
+
+/**
+ * A grant naming an MCP server: `server:<id>` (the server whole, into `whole`) or `<server>.<tool>`
+ * (that tool, into `out`; the listing says later whether it exists). True when `grant` is one, its
+ * issue pushed through `fail` when it names no declared server.
+ */
+function serverGrant(
+  grant: string,
+  serverIds: readonly string[],
+  out: Set<string>,
+  whole: Set<string>,
+  fail: (
+    code: typeof PacksErrorCode.grant_unknown,
+    message: string,
+    details: { grant: string; expected: readonly string[] },
+  ) => void,
+): boolean {
+  if (grant.startsWith('server:')) {
+    const id = grant.slice('server:'.length);
+    if (serverIds.includes(id)) whole.add(id);
+    else
+      fail(
+        PacksErrorCode.grant_unknown,
+        `grant "${grant}" matches no MCP server${id === '' ? '' : nearestOf(id, serverIds, 'server:')}; ${serversForMessage(serverIds)}`,
+        { grant, expected: serverIds },
+      );
+    return true;
+  }
+  const dot = grant.indexOf('.');
+  if (dot > 0 && grant.length > dot + 1 && serverIds.includes(grant.slice(0, dot))) {
+    out.add(grant);
+    return true;
+  }
+  return false;
 }
 
 /** The packs a grant could name, for a message: `packs: a, b`, or how to declare one when there is none. */

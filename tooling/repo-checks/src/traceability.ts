@@ -13,7 +13,7 @@ export interface Rule {
 }
 
 /** A rule id as tests tag it: the prefixes of rules.tsv, a dash, a number. */
-export const RULE_TAG = /\b(?:HC|LA|CP|TM)-\d+\b/g;
+export const RULE_TAG = /\b(?:HC|LA|CP|TM|SV)-\d+\b/g;
 
 /** The page's path in the repository. */
 export const TRACEABILITY_DOC = 'docs/traceability.md';
