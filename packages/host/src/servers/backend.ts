@@ -65,6 +65,8 @@ interface Entry {
   tools: readonly ServedTool[];
   error?: string;
   warning?: string;
+  /** The last reason told on stderr, so a server that keeps failing the same way is told once. */
+  told?: string;
   reading?: Promise<void>;
 }
 
@@ -140,6 +142,15 @@ export class ServerBackend {
     }
     this.#rebuild();
     this.#keepLog(entry);
+    this.#tell(entry);
+  }
+
+  /** Tells the person (the broker's stderr) once of each new reason a server's tools are not served. */
+  #tell(entry: Entry): void {
+    const said = entry.error ?? entry.warning;
+    if (said === undefined || said === entry.told) return;
+    entry.told = said;
+    process.stderr.write(`harness: ${said}\n`);
   }
 
   #rebuild(): void {
