@@ -11,6 +11,8 @@ const subcommands = {
   capabilities: 'List the parent tools this CLI can serve and which are available with this configuration',
   packs:
     'Check a workspace file (packs check), show the catalog a model sees (packs list) or the argv a call would run (packs render)',
+  servers:
+    "List the upstream MCP servers a workspace governs, their state, confinement and tools (servers list), or show one's log (servers logs)",
   tmpl: "Check a runner's event or run template, or render it against a webhook delivery (not pack argv)",
   doctor: 'Check configuration, binaries, broker, socket permissions and store health',
   demo: 'Start serve on the embedded default, drive it with a real MCP client, print a transcript',
@@ -48,6 +50,8 @@ async function load(name: Subcommand): Promise<(argv: string[]) => Promise<numbe
       return (await import('./commands/capabilities')).capabilitiesCommand;
     case 'packs':
       return (await import('./commands/packs')).packsCommand;
+    case 'servers':
+      return (await import('./commands/servers')).serversCommand;
     case 'tmpl':
       return (await import('./commands/tmpl')).tmplCommand;
     case 'doctor':

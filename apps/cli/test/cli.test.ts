@@ -57,7 +57,7 @@ describe('errors and exit codes', () => {
     const r = await run(['frobnicate']);
     expect(r.code).toBe(exitCodes.usage);
     expect(r.stderr).toBe(
-      "harness: unknown command 'frobnicate'; expected one of init, serve, call, capabilities, packs, tmpl, doctor, demo, runner, runs, trigger, console, approvals, workspace\n",
+      "harness: unknown command 'frobnicate'; expected one of init, serve, call, capabilities, packs, servers, tmpl, doctor, demo, runner, runs, trigger, console, approvals, workspace\n",
     );
   });
 

@@ -25,7 +25,9 @@ instance's audit key (mode 0600) and its public key, and that key as recorded ou
 (in $XDG_CONFIG_HOME/harness/audit-keys, what loom audit verify checks against); the host CLI and
 the binaries the example packs use, with versions; the git identity the git pack commits as
 (user.name and user.email of your global git configuration); confinement (bubblewrap or sandbox-exec, under
-the workspace's sandbox_mode); the broker socket (reachable, mode 0600). Exit 1 when any check
+the workspace's sandbox_mode); each MCP server the workspace declares (started and closed again:
+it answers tools/list with N tools, confined or not and why; one that fails to start fails); the
+broker socket (reachable, mode 0600). Exit 1 when any check
 fails; a warning (an optional binary missing, no broker running yet) does not fail.
 
 --runner-config <file> adds the runner's rows: the file loads, each source's secret variable is
@@ -89,6 +91,11 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   }
   const sandbox = await sandboxCheck(found.workspaceFile);
   add('sandbox', sandbox.status, sandbox.detail);
+  if (found.workspaceFile !== undefined) {
+    const { serverChecks } = await import('./doctor-servers');
+    for (const c of await serverChecks(found.workspaceFile, found.instanceDir))
+      add(c.name, c.status, c.detail);
+  }
   if (found.socketPath !== undefined) await checkBrokerSocket(found.socketPath, found, add);
   if (found.instanceDir !== undefined && !found.storeChecked) await checkStore(found.instanceDir, add);
   if (found.instanceDir !== undefined && existsSync(join(found.instanceDir, 'loom.db'))) {

@@ -113,6 +113,9 @@ async function check(argv: string[]): Promise<number> {
             packs: result.workspace.packs.map((p) => p.id),
             unavailable: result.workspace.unavailable,
             agents: result.workspace.agents.map((a) => ({ id: a.id, commands: a.commands })),
+            ...(result.workspace.servers.length > 0
+              ? { servers: result.workspace.servers.map((s) => s.id) }
+              : {}),
             warnings: result.warnings.map(formatIssue),
           }
         : { ok: false, file, issues: result.issues.map((i) => ({ ...i, text: formatIssue(i) })) },
@@ -127,8 +130,13 @@ async function check(argv: string[]): Promise<number> {
   const ws = result.workspace;
   for (const warning of result.warnings) out(`warning: ${formatIssue(warning)}`);
   for (const pack of ws.unavailable) out(`left out: pack ${pack.id}: ${pack.reason}`);
-  out(`ok: ${file}: ${ws.packs.length} pack(s), ${ws.agents.length} agent(s)`);
-  for (const agent of ws.agents) out(`  agent ${agent.id}: ${agent.commands.join(', ') || '(no commands)'}`);
+  out(
+    `ok: ${file}: ${ws.packs.length} pack(s), ${ws.agents.length} agent(s)${ws.servers.length > 0 ? `, ${ws.servers.length} server(s)` : ''}`,
+  );
+  for (const agent of ws.agents) {
+    const held = [...agent.commands, ...agent.servers.map((s) => `server:${s}`)];
+    out(`  agent ${agent.id}: ${held.join(', ') || '(no commands)'}`);
+  }
   return 0;
 }
 

@@ -1,0 +1,34 @@
+// `harness doctor`'s rows of the workspace's MCP servers: one per server, started as the broker
+// starts it and closed again: it answers tools/list with N tools, confined or not and why; a
+// server that fails is a failing row naming its error.
+import { confinementLine, readServers } from '../servers-report';
+
+type Status = 'ok' | 'warn' | 'fail';
+
+/** One row per MCP server of `workspaceFile` (none when it declares none, or does not load: its own row says so). */
+export async function serverChecks(
+  workspaceFile: string,
+  instanceDir: string | undefined,
+): Promise<{ name: string; status: Status; detail: string }[]> {
+  const { loadWorkspace } = await import('@harness/workspace');
+  const loaded = await loadWorkspace({ file: workspaceFile }, { probe: false });
+  if (!loaded.ok || loaded.workspace.servers.length === 0) return [];
+  let report: Awaited<ReturnType<typeof readServers>>;
+  try {
+    report = await readServers(workspaceFile, instanceDir);
+  } catch (error) {
+    return [{ name: 'mcp servers', status: 'fail', detail: (error as Error).message.split('\n')[0] ?? '' }];
+  }
+  return report.servers.map((s) => {
+    const confinement = confinementLine(s.confinement);
+    if (s.state === 'failed') {
+      return { name: `server ${s.id}`, status: 'fail', detail: `does not start: ${s.error}; ${confinement}` };
+    }
+    const warning = s.warning === undefined ? '' : `; warning: ${s.warning}`;
+    return {
+      name: `server ${s.id}`,
+      status: s.warning === undefined ? 'ok' : 'warn',
+      detail: `starts and answers tools/list with ${s.tools.length} tool(s); ${confinement}${warning}`,
+    };
+  });
+}
