@@ -45,6 +45,7 @@ describe('public API', () => {
         'readScopeFile',
         'resolveScope',
         'serveBroker',
+        'serverLogFile',
       ].sort(),
     );
   });
