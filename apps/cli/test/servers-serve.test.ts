@@ -109,8 +109,8 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
         mode: 0o600,
       });
       writeFileSync(secret, 'PRIVATE KEY\n');
-    mkdirSync(join(box.home, 'docs'), { recursive: true });
-    writeFileSync(join(box.home, 'docs', 'readme.txt'), 'shared notes\n');
+      mkdirSync(join(box.home, 'docs'), { recursive: true });
+      writeFileSync(join(box.home, 'docs', 'readme.txt'), 'shared notes\n');
       writeFileSync(join(project, 'notes.txt'), 'a note\n');
       writeFileSync(workspace, workspaceText());
       session = await connectStdio(
@@ -228,9 +228,11 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
 
     it("a confined server cannot read the person's keys that its own check allows; unconfined, the same server does [SV-12]", async () => {
       // What the owner lets it see, it reads; the key beside it is not there for it.
-    const shared = await call('run_read_command', 'files.read_text_file', { path: join(box.home, 'docs', 'readme.txt') });
-    expect(get(shared, 'entry', 'value', 'text')).toBe('shared notes\n');
-    const confined = await call('run_read_command', 'files.read_text_file', { path: secret });
+      const shared = await call('run_read_command', 'files.read_text_file', {
+        path: join(box.home, 'docs', 'readme.txt'),
+      });
+      expect(get(shared, 'entry', 'value', 'text')).toBe('shared notes\n');
+      const confined = await call('run_read_command', 'files.read_text_file', { path: secret });
       expect(get(confined, 'entry', 'value', 'status')).toBe('tool_error');
       expect(get(confined, 'entry', 'value', 'text')).toContain('ENOENT');
       // The attack without the wall: the same server, unconfined, reads the key.

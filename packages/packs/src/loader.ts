@@ -10,12 +10,12 @@ export { buildPackList, offerPacks } from './load/build';
 export { PACK_EXAMPLES } from './load/examples';
 export { sortIssues } from './load/issues';
 export type { BuiltPack } from './load/packs';
-export type { ParsedSource, Read } from './load/source';
-export { checkSource, readSource } from './load/source';
-export type { BuildContext, CheckContext, Path, PositionedIssue, RawPack } from './load/types';
 export type { LoadWalls } from './load/sandbox';
 export { loadWalls, resolveSandbox } from './load/sandbox';
+export type { ParsedSource, Read } from './load/source';
+export { checkSource, readSource } from './load/source';
 export { checkPackEnv } from './load/templates';
+export type { BuildContext, CheckContext, Path, PositionedIssue, RawPack } from './load/types';
 export { listForMessage, unknownCommandMessage } from './lookup';
 export {
   approvalWaitMs,

@@ -153,7 +153,15 @@ const requestConflictBody = z.object({ request_id: z.string(), guidance: z.strin
 const notFoundBody = z.object({ loom_id: z.string(), message: z.string() });
 
 /** How an upstream MCP tool's call ended (docs/servers.md, "Answers"). */
-export const TOOL_STATUSES = ['ok', 'tool_error', 'timeout', 'cancelled', 'died', 'failed', 'too_large'] as const;
+export const TOOL_STATUSES = [
+  'ok',
+  'tool_error',
+  'timeout',
+  'cancelled',
+  'died',
+  'failed',
+  'too_large',
+] as const;
 
 /**
  * `tool_result`: an upstream MCP server's tool result. `text` is its text content joined by newlines,

@@ -73,8 +73,14 @@ describe('audit events', () => {
 
 describe('pack commands beside MCP servers', () => {
   it('a pack command audits as provider "command" whatever servers the workspace declares [CP-24, CP-25]', async () => {
-    const ws = await loadOk(`${text}mcp_servers:\n  - { id: docs, transport: { url: "https://x.example/mcp" } }\n`);
+    const ws = await loadOk(
+      `${text}mcp_servers:\n  - { id: docs, transport: { url: "https://x.example/mcp" } }\n`,
+    );
     expect(auditEvent(ws, 'gh.whoami')?.payload.provider).toBe('command');
-    expect(auditEvent(ws, 'docs.search')?.payload).toMatchObject({ provider: 'mcp', container: 'docs', member: 'search' });
+    expect(auditEvent(ws, 'docs.search')?.payload).toMatchObject({
+      provider: 'mcp',
+      container: 'docs',
+      member: 'search',
+    });
   });
 });

@@ -27,7 +27,6 @@ export type ServedListing =
   | { readonly ok: false; readonly message: string };
 
 /** Control characters other than newline and tab, which a description never needs. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove them.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** The server's description as the model is shown it: control characters gone, bounded, marked. */
