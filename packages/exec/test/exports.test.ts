@@ -24,8 +24,10 @@ describe('public API', () => {
   it('keeps what other packages of the repository share under ./internal, an unstable entry', async () => {
     expect(Object.keys(await import('../src/internal')).sort()).toEqual([
       'FALLBACK_PATH',
+      'SECCOMP_FD',
       'groupAlive',
       'hashProgram',
+      'planSandbox',
       'procStatFields',
       'programHashReads',
     ]);
