@@ -137,12 +137,17 @@ export async function serveHttp(
 }
 
 /** The real SDK client connected over stdio to a plain SDK server (`server`: {@link plainServer}). */
-export async function plainStdio(server = plainServer): Promise<Client> {
+export function plainStdio(server = plainServer): Promise<Client> {
+  return plainStdioArgs(server, []);
+}
+
+/** The real SDK client connected over stdio to `node <file> <args…>`. */
+export async function plainStdioArgs(file: string, args: readonly string[]): Promise<Client> {
   const client = new Client({ name: 'harness-bench', version: '0.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [server],
+      args: [file, ...args],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'ignore',
     }),

@@ -135,8 +135,10 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
       expect(echo).toMatchObject({
         signature: 'everything.echo(message: string)  [read, global]',
         readOnlyGranted: true,
-        description: 'MCP server "everything" says: Echoes back the input string',
+        description: 'MCP server says: Echoes back the input string',
       });
+      // The server's title is more of its words, unmarked: not listed.
+      expect(echo).not.toHaveProperty('title');
       expect(entries.find((e) => e.name === 'everything.get-sum')?.signature).toMatch(
         /^everything\.get-sum\(a: number, b: number\)\s+\[write, global\]$/,
       );

@@ -1,7 +1,7 @@
 // A server's listing as manifest rows: each tool one row `<server>.<tool>` (SV-08), its inputs the
 // tool's own inputSchema (the broker checks arguments against it before anything is sent, SV-13),
-// its effect as the owner declared it (SV-05), its help the server's words, bounded and marked as
-// the server's, never as ours.
+// its outputs the properties of its outputSchema, its effect as the owner declared it (SV-05), its
+// help the server's words, bounded and marked as the server's, never as ours.
 import type { ManifestRow } from '@harness/protocol';
 import type { UpstreamTool } from '@harness/servers';
 import { gatedOf, type McpServer, mapToolIds, type Workspace } from '@harness/workspace';
@@ -29,11 +29,26 @@ export type ServedListing =
 /** Control characters other than newline and tab, which a description never needs. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+/**
+ * What starts every description of a server's tool: the words after it are the server's, never ours.
+ * Which server says them, the tool's id names (`<server>.<tool>`); saying it again would cost every
+ * entry of a listing tokens and tell the model nothing more.
+ */
+export const SERVER_WORDS = 'MCP server says: ';
+
 /** The server's description as the model is shown it: control characters gone, bounded, marked. */
-export function serverHelp(server: string, tool: UpstreamTool): string {
+export function serverHelp(tool: UpstreamTool): string {
   const raw = (tool.description ?? '').replace(CONTROL, '').trim();
   const cut = raw.length > SERVER_HELP_MAX ? `${raw.slice(0, SERVER_HELP_MAX)}…` : raw;
-  return cut === '' ? `(MCP server "${server}" gives no description)` : `MCP server "${server}" says: ${cut}`;
+  return cut === '' ? '(the MCP server gives no description)' : `${SERVER_WORDS}${cut}`;
+}
+
+/** The top-level properties an output schema declares: the fields the signature's `->` names. */
+function outputFields(tool: UpstreamTool): string[] | undefined {
+  const properties = tool.outputSchema?.properties;
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return undefined;
+  const names = Object.keys(properties);
+  return names.length === 0 ? undefined : names;
 }
 
 /** The rows of one server's listing. */
@@ -56,11 +71,15 @@ export function servedTools(
     const tool = byName.get(upstream)!;
     const id = `${server.id}.${member}`;
     const gated = gatedOf(workspace, id, upstream)!;
+    const outputs = outputFields(tool);
+    // No title: a server's title is more of its words, unmarked, and the id and the description
+    // already say what the tool is (an empty title is not listed).
     const row: ManifestRow = {
       id,
-      title: (tool.title ?? upstream).replace(CONTROL, '').slice(0, 200),
-      help: serverHelp(server.id, tool),
+      title: '',
+      help: serverHelp(tool),
       inputs: tool.inputSchema,
+      ...(outputs ? { outputs } : {}),
       effect: gated.effects,
       scope: 'global',
       timeoutMs: server.timeoutMs,
