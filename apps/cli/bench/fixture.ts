@@ -53,12 +53,17 @@ agents:
     grants: [pack:bench, pack:confined]
 `;
 
-/** A temp directory holding the benchmark workspace, a HOME and an instance directory. */
-export function benchDir(): { root: string; workspace: string; instance: string; cleanup(): void } {
+/** A temp directory holding `text` (default: the benchmark workspace), a HOME and an instance directory. */
+export function benchDir(text: string = workspace): {
+  root: string;
+  workspace: string;
+  instance: string;
+  cleanup(): void;
+} {
   const root = mkdtempSync(join(tmpdir(), 'harness-bench-'));
   mkdirSync(join(root, 'home'));
   const file = join(root, 'workspace.yaml');
-  writeFileSync(file, workspace);
+  writeFileSync(file, text);
   return {
     root,
     workspace: file,

@@ -3,20 +3,20 @@
 // connection, beside the floor: a plain SDK server that forwards the call to its own persistent
 // client of the same upstream (proxy-server.mjs). Any gateway pays the floor's second hop; what
 // serve costs above it is the harness's own work. Interleaved in one run.
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Stats, sampleEach, writeResult } from '@harness/bench-utils';
 import { resultOutcome } from '@harness/commands/mcp';
 import { EVERYTHING } from '@harness/test-utils';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { plainStdio, plainStdioArgs, requireBin, serveStdio } from './fixture';
-import { requireServers, serversDir, serversWorkspace } from './servers-fixture';
+import { benchDir, plainStdio, plainStdioArgs, requireBin, serveStdio } from './fixture';
+import { requireServers, serversWorkspace } from './servers-fixture';
 
 requireBin('server-call');
 const [everything] = (await requireServers('server-call', [EVERYTHING])) as [string];
-const proxyServer = join(import.meta.dirname, 'proxy-server.mjs');
+const proxyServer = fileURLToPath(new URL('./proxy-server.mjs', import.meta.url));
 
 // The server runs as a user gets it by default: confined (bubblewrap where it works), echo declared read.
-const dir = serversDir(
+const dir = benchDir(
   serversWorkspace([
     { id: 'everything', args: [everything], extra: '    tools: { echo: { effects: read } }\n' },
   ]),

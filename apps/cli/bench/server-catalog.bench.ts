@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { summarize, writeResult } from '@harness/bench-utils';
 import { EVERYTHING, FILESYSTEM, MEMORY, PLAYWRIGHT_MCP, serversCache } from '@harness/test-utils';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { plainStdioArgs, requireBin, serveStdio } from './fixture';
-import { type BenchServer, requireServers, serversDir, serversWorkspace } from './servers-fixture';
+import { benchDir, plainStdioArgs, requireBin, serveStdio } from './fixture';
+import { type BenchServer, requireServers, serversWorkspace } from './servers-fixture';
 
 const TARGET = 0.25;
 requireBin('server-catalog');
@@ -26,7 +26,7 @@ const servers: BenchServer[] = [
   { id: 'playwright', args: [entries[3] as string, '--headless'], extra: '    sandbox: false\n' },
 ];
 const tokens = (text: string) => encode(text).length;
-const dir = serversDir(serversWorkspace(servers));
+const dir = benchDir(serversWorkspace(servers));
 const serve = await serveStdio(dir);
 
 /** Each server's tools/list, straight from the server (the same argv, unconfined). */

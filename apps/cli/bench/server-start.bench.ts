@@ -8,7 +8,8 @@ import { formatIssue } from '@harness/packs';
 import { createServerClient } from '@harness/servers';
 import { EVERYTHING } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
-import { requireServers, serversDir, serversWorkspace } from './servers-fixture';
+import { benchDir } from './fixture';
+import { requireServers, serversWorkspace } from './servers-fixture';
 
 const [everything] = (await requireServers('server-start', [EVERYTHING])) as [string];
 const detection = detectSandbox();
@@ -16,7 +17,7 @@ if (!detection.available) {
   process.stdout.write(`server-start skipped: no sandbox here (${detection.reason})\n`);
   process.exit(0);
 }
-const dir = serversDir(serversWorkspace([{ id: 'everything', args: [everything] }]));
+const dir = benchDir(serversWorkspace([{ id: 'everything', args: [everything] }]));
 const loaded = await loadWorkspace({ file: dir.workspace }, { probe: false });
 if (!loaded.ok) throw new Error(loaded.issues.map(formatIssue).join('\n'));
 const server = loaded.workspace.servers[0];

@@ -1,10 +1,6 @@
 // Shared by the server benchmarks: the pinned real MCP servers from npm (installed once into the
 // cache the tests use, never a dependency), a workspace that governs them, and `harness serve` on it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { installServer, type PinnedServer } from '@harness/test-utils';
-import type { benchDir } from './fixture';
 
 /** The entry file of each pin, or exits the benchmark (status 0) with a note when one cannot be installed. */
 export async function requireServers(name: string, pins: readonly PinnedServer[]): Promise<string[]> {
@@ -42,18 +38,4 @@ ${entries.join('')}agents:
     scopes: []
     grants: [${servers.map((s) => `server:${s.id}`).join(', ')}]
 `;
-}
-
-/** A temp directory holding `workspace` as the benchmark workspace, a HOME and an instance directory. */
-export function serversDir(workspace: string): ReturnType<typeof benchDir> {
-  const root = mkdtempSync(join(tmpdir(), 'harness-bench-servers-'));
-  mkdirSync(join(root, 'home'));
-  const file = join(root, 'workspace.yaml');
-  writeFileSync(file, workspace);
-  return {
-    root,
-    workspace: file,
-    instance: join(root, 'instance'),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
-  };
 }
