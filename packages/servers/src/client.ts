@@ -227,6 +227,10 @@ class UpstreamClient implements ServerClient {
     return this.ring.text();
   }
 
+  logVersion(): number {
+    return this.ring.version;
+  }
+
   onToolsChanged(listener: () => void): () => void {
     const own = () => listener();
     this.listeners.add(own);

@@ -5,6 +5,8 @@
 export class LogRing {
   private chunks: Buffer[] = [];
   private size = 0;
+  /** How many writes it has taken: a reader that kept a copy knows from it whether to copy again. */
+  version = 0;
 
   constructor(private readonly capacity: number) {}
 
@@ -12,6 +14,7 @@ export class LogRing {
   write(data: Buffer | string): void {
     const chunk = typeof data === 'string' ? Buffer.from(data.endsWith('\n') ? data : `${data}\n`) : data;
     if (this.capacity <= 0 || chunk.length === 0) return;
+    this.version++;
     this.chunks.push(chunk.length > this.capacity ? chunk.subarray(chunk.length - this.capacity) : chunk);
     this.size += Math.min(chunk.length, this.capacity);
     while (this.size > this.capacity) {

@@ -112,6 +112,8 @@ export interface ServerClient {
   state(): ServerState;
   /** The server's stderr, its last `logBytes` bytes (stdio); HTTP: the connection's errors. */
   logs(): string;
+  /** Grows with every write to {@link logs}: equal to a value read before, the logs are unchanged. */
+  logVersion(): number;
   /** Called after notifications/tools/list_changed was received and the listing re-read. */
   onToolsChanged(listener: () => void): () => void;
   /** Closes the client; a stdio server's whole process tree ends. */

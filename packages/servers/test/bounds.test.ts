@@ -19,6 +19,16 @@ describe('the bounds of a server client', () => {
     expect(small.tail(1)).toBe('line');
   });
 
+  it('counts the writes it takes, so a reader that kept a copy knows whether the logs changed', () => {
+    const ring = new LogRing(10);
+    expect(ring.version).toBe(0);
+    ring.write(Buffer.from('one'));
+    ring.write(Buffer.alloc(0));
+    expect(ring.version).toBe(1);
+    ring.write('two');
+    expect(ring.version).toBe(2);
+  });
+
   it('cuts text at a byte bound without splitting a character [SV-15]', () => {
     expect(cutUtf8('aé', 2)).toEqual({ text: 'a', cut: true });
     expect(cutUtf8('aé', 3)).toEqual({ text: 'aé', cut: false });

@@ -68,6 +68,8 @@ interface Entry {
   /** The last reason told on stderr, so a server that keeps failing the same way is told once. */
   told?: string;
   reading?: Promise<void>;
+  /** The log version last written to the instance (absent: none written yet). */
+  logged?: number;
 }
 
 /** The servers of one workspace behind a broker. */
@@ -159,13 +161,19 @@ export class ServerBackend {
     this.#rows = tools.map((t) => t.row);
   }
 
-  /** Writes a server's stderr ring where `harness servers logs` reads it (0600, replaced whole). */
+  /**
+   * Writes a server's stderr ring where `harness servers logs` reads it (0600, replaced whole), when
+   * it changed since the last write: a call that left the log as it was writes nothing.
+   */
   #keepLog(entry: Entry): void {
     if (this.#instanceDir === undefined || entry.client === undefined) return;
+    const version = entry.client.logVersion();
+    if (entry.logged === version) return;
     const file = serverLogFile(this.#instanceDir, entry.server.id);
     try {
       mkdirSync(join(this.#instanceDir, 'servers'), { recursive: true, mode: 0o700 });
       writeFileSync(file, entry.client.logs(), { mode: 0o600 });
+      entry.logged = version;
     } catch {
       // A log that cannot be written never fails a call.
     }
