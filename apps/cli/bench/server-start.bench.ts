@@ -2,6 +2,7 @@
 // server by default: read-only filesystem minus the deny list, no network, no Unix sockets, a private
 // /tmp) from its start to its first tools/list, against the same server started unconfined. Each
 // sample starts a fresh client, reads the listing and closes the server (its whole process tree).
+import { join } from 'node:path';
 import { compare } from '@harness/bench-utils';
 import { detectSandbox, type SandboxPolicy } from '@harness/exec';
 import { formatIssue } from '@harness/packs';
@@ -18,6 +19,9 @@ if (!detection.available) {
   process.exit(0);
 }
 const dir = benchDir(serversWorkspace([{ id: 'everything', args: [everything] }]));
+// The home a confined server hides is the broker's; the servers' install lives in this user's cache,
+// so the bench runs with a home of its own, as `harness serve` does in the other server benchmarks.
+process.env.HOME = join(dir.root, 'home');
 const loaded = await loadWorkspace({ file: dir.workspace }, { probe: false });
 if (!loaded.ok) throw new Error(loaded.issues.map(formatIssue).join('\n'));
 const server = loaded.workspace.servers[0];
