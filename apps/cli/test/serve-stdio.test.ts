@@ -303,9 +303,13 @@ describe('harness serve over stdio when its client goes', () => {
       expect(await exited).toBe(0);
       // The sandbox around the command (bwrap) ends when the command does, a moment after serve has
       // exited: every process of the call is gone within the same 5 s, long before the 19 s it asked.
-      await until(() => running().length === 0, () => `every process of the call to end: ${running()}`, {
-        timeoutMs: Math.max(0, 5_000 - (Date.now() - closedAt)),
-      });
+      await until(
+        () => running().length === 0,
+        () => `every process of the call to end: ${running()}`,
+        {
+          timeoutMs: Math.max(0, 5_000 - (Date.now() - closedAt)),
+        },
+      );
       expect(Date.now() - closedAt).toBeLessThan(5_000);
     } finally {
       own.cleanup();
