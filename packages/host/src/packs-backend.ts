@@ -241,6 +241,7 @@ function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
     },
     runningSessions: () => packs.runningSessions?.() ?? new Set(),
     ready: () => servers.ready(),
+    quarantined: () => servers.quarantined(),
     unknown: (id) => (servers.owns(id) ? servers.unavailable(id) : undefined),
     action: (id) => (servers.owns(id) ? servers.action(id) : packs.action(id)),
     auditPayload: (id) => (servers.owns(id) ? servers.auditPayload(id) : packs.auditPayload(id)),
