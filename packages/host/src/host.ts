@@ -7,7 +7,14 @@ import { createHash } from 'node:crypto';
 import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
 import { type AuditEventInput, newId, type Store } from '@harness/store';
 import { BUILTIN_ROWS } from './builtins';
-import { admitCall, admittedRows, inScope, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
+import {
+  admitCall,
+  admittedRows,
+  inScope,
+  isBuiltin,
+  jobRefusal,
+  listRefusalMessage,
+} from './command/admission';
 import { checkArguments } from './command/arguments';
 import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/audit';
 import { dispatch } from './command/dispatch';
@@ -88,8 +95,7 @@ function listingCache(
     if (built === undefined || built.source !== source || built.held !== held) {
       const byId = new Map((source ?? []).map((r) => [r.id, r]));
       const admitted = admittedRows(scope, transport, byId);
-      const quarantined =
-        transport === 'broker' ? (held ?? []).filter((id) => inScope(scope, id)).length : 0;
+      const quarantined = transport === 'broker' ? (held ?? []).filter((id) => inScope(scope, id)).length : 0;
       // The count is part of the listing: a client holding the old one reads the new count.
       const etag = createHash('sha256')
         .update(JSON.stringify([admitted, quarantined]))

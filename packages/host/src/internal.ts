@@ -18,6 +18,6 @@ export { createCommandHost } from './host';
 export { loadPackBackend } from './packs-backend';
 export type { ScopeWorkspace } from './scope';
 export { parseScope, readScopeFile, resolveScope } from './scope';
-export type { ServerReport } from './servers/backend';
+export type { PinStore, ServerReport } from './servers/backend';
 export { serverLogFile } from './servers/backend';
-export type { ServedTool } from './servers/rows';
+export type { QuarantinedTool, ServedTool } from './servers/rows';

@@ -24,5 +24,10 @@ export function toolDefinition(tool: UpstreamTool): UpstreamTool {
 
 /** The definition hash of a listed tool: lowercase hex SHA-256 of its RFC 8785 JSON (SV-17). */
 export function definitionHash(tool: UpstreamTool): string {
-  return createHash('sha256').update(canonicalJson(toolDefinition(tool))).digest('hex');
+  return createHash('sha256').update(definitionJson(tool)).digest('hex');
+}
+
+/** The RFC 8785 JSON text a definition hash is over: what a pin keeps, to diff a later definition against. */
+export function definitionJson(tool: UpstreamTool): string {
+  return canonicalJson(toolDefinition(tool));
 }

@@ -397,6 +397,8 @@ export interface ToolPin {
   tool: string;
   /** The definition hash accepted (SV-17): lowercase hex SHA-256. */
   hash: string;
+  /** The definition accepted, as the RFC 8785 JSON text its hash is over: what a review diffs against. */
+  definition: string;
   accepted_at: string;
   accepted_by: string;
   via: DecisionVia;
@@ -420,6 +422,8 @@ export interface ToolDecision {
   server: string;
   tool: string;
   hash: string;
+  /** The definition decided on, as the RFC 8785 JSON text `hash` is over (kept with an accepted one). */
+  definition: string;
   decision: 'accepted' | 'rejected';
   by: string;
   via: DecisionVia;

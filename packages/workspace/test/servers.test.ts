@@ -109,7 +109,10 @@ describe('mcp_servers at load', () => {
 
   it('warns at load of a server that turns pinning off, saying what it leaves unreviewed [SV-18]', async () => {
     const r = await loadWorkspace(
-      { text: `mcp_servers:\n  - { id: a, pin: false, transport: { url: "https://x.example/mcp" } }\n`, file: 'workspace.yaml' },
+      {
+        text: `mcp_servers:\n  - { id: a, pin: false, transport: { url: "https://x.example/mcp" } }\n`,
+        file: 'workspace.yaml',
+      },
       { probe: false },
     );
     if (!r.ok) throw new Error('expected the load to succeed');

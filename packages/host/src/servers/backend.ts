@@ -182,8 +182,8 @@ export class ServerBackend {
     this.#acceptedKey = key;
     const accepted = new Map<string, Map<string, string>>();
     for (const p of pins) {
-      let of = accepted.get(p.server);
-      if (of === undefined) accepted.set(p.server, (of = new Map()));
+      const of = accepted.get(p.server) ?? new Map<string, string>();
+      accepted.set(p.server, of);
       of.set(p.tool, p.hash);
     }
     this.#accepted = accepted;
@@ -325,7 +325,8 @@ export class ServerBackend {
    */
   unavailable(id: string): Unavailable | undefined {
     const held = this.#quarantinedById.get(id);
-    if (held !== undefined) return { reason: 'quarantined', message: quarantineMessage(held, this.#instanceDir) };
+    if (held !== undefined)
+      return { reason: 'quarantined', message: quarantineMessage(held, this.#instanceDir) };
     const error = this.#entries.get(id.slice(0, id.indexOf('.')))?.error;
     return error === undefined ? undefined : { reason: 'server_unavailable', message: error };
   }

@@ -9,7 +9,7 @@ import { lockKey, type PgDb, type Tx } from './client';
 
 type PinPart = Pick<Store, 'listToolPins' | 'sightTool' | 'listToolSightings' | 'decideTool'>;
 
-const PIN_COLUMNS = 'server, tool, hash, accepted_at, accepted_by, via';
+const PIN_COLUMNS = 'server, tool, hash, definition, accepted_at, accepted_by, via';
 const SIGHTING_COLUMNS = 'server, tool, hash, first_seen, rejected_at, rejected_by';
 
 async function decide(tx: Tx, setup: ChainSetup, d: ToolDecision): Promise<void> {
@@ -20,10 +20,10 @@ async function decide(tx: Tx, setup: ChainSetup, d: ToolDecision): Promise<void>
   );
   if (d.decision === 'accepted') {
     await tx.query(
-      `INSERT INTO tool_pins (${PIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (server, tool) DO UPDATE SET hash = EXCLUDED.hash, accepted_at = EXCLUDED.accepted_at,
+      `INSERT INTO tool_pins (${PIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (server, tool) DO UPDATE SET hash = EXCLUDED.hash, definition = EXCLUDED.definition, accepted_at = EXCLUDED.accepted_at,
          accepted_by = EXCLUDED.accepted_by, via = EXCLUDED.via`,
-      [d.server, d.tool, d.hash, at, d.by, d.via],
+      [d.server, d.tool, d.hash, d.definition, at, d.by, d.via],
     );
   } else {
     await tx.query(

@@ -88,7 +88,7 @@ const MIGRATIONS: readonly string[] = [
   // 5: pinned definitions of MCP server tools (docs/servers.md, "Pinned definitions"): the hash a
   // person accepted per (server, tool), and when each definition no person accepted first appeared.
   `CREATE TABLE tool_pins (
-     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, accepted_at TEXT NOT NULL,
+     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL, accepted_at TEXT NOT NULL,
      accepted_by TEXT NOT NULL, via TEXT NOT NULL, PRIMARY KEY (server, tool)
    );
    CREATE TABLE tool_sightings (

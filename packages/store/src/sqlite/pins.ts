@@ -9,7 +9,7 @@ import type { Sync } from './sync';
 
 type PinPart = Sync<Pick<Store, 'listToolPins' | 'sightTool' | 'listToolSightings' | 'decideTool'>>;
 
-const PIN_COLUMNS = 'server, tool, hash, accepted_at, accepted_by, via';
+const PIN_COLUMNS = 'server, tool, hash, definition, accepted_at, accepted_by, via';
 const SIGHTING_COLUMNS = 'server, tool, hash, first_seen, rejected_at, rejected_by';
 
 /** The pins part of the SQLite store. */
@@ -23,8 +23,8 @@ export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
     `SELECT ${PIN_COLUMNS} FROM tool_pins WHERE server = ? AND tool = ?`,
   );
   const pin = db.prepare(
-    `INSERT INTO tool_pins (${PIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (server, tool) DO UPDATE SET hash = excluded.hash, accepted_at = excluded.accepted_at,
+    `INSERT INTO tool_pins (${PIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (server, tool) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, accepted_at = excluded.accepted_at,
        accepted_by = excluded.accepted_by, via = excluded.via`,
   );
   const sight = db.prepare(
@@ -50,7 +50,7 @@ export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
   const decideTx = db.transaction((d: ToolDecision) => {
     const at = (d.now ?? new Date()).toISOString();
     const previous = pinOf.get(d.server, d.tool)?.hash;
-    if (d.decision === 'accepted') pin.run(d.server, d.tool, d.hash, at, d.by, d.via);
+    if (d.decision === 'accepted') pin.run(d.server, d.tool, d.hash, d.definition, at, d.by, d.via);
     else reject.run(d.server, d.tool, d.hash, at, at, d.by);
     insertAudit(pinEvent(d, previous));
   });
