@@ -42,9 +42,17 @@ function description(text: string): { shown: string; flags: string[] } {
   return { shown: shownValue(text, DESCRIPTION_SHOWN), flags };
 }
 
-/** A JSON value as shown: its JSON text, escaped and cut. */
+/** A JSON value as shown: a string quoted, anything else its JSON text; hidden characters escaped, cut. */
 function value(v: unknown): string {
-  return typeof v === 'string' ? description(v).shown : shownValue(JSON.stringify(v) ?? 'null', VALUE_SHOWN);
+  if (typeof v === 'string') return description(v).shown;
+  const text = (JSON.stringify(v) ?? 'null').replace(
+    new RegExp(HIDDEN.source, 'g'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const chars = [...text];
+  return chars.length > VALUE_SHOWN
+    ? `${chars.slice(0, VALUE_SHOWN).join('')}…(+${chars.length - VALUE_SHOWN} chars)`
+    : text;
 }
 
 /** One member's line, or none when it is unchanged. */

@@ -3,7 +3,7 @@
 // granted them, then closed), and the stderr the broker kept of one.
 import { readFileSync } from 'node:fs';
 import { parse } from '../args';
-import { planEmbedded } from '../embedded';
+import { openOrCreate, planEmbedded } from '../embedded';
 import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
 import { projectFor, projectLine } from '../project';
@@ -48,7 +48,8 @@ review  starts the servers as list does and prints each tool held back from agen
 accept  records the definition listed now as accepted, in the instance's store and audit chain;
       --hash must be its hash as review printed it, else nothing is accepted (exit 1: it changed
       since, review again). --all accepts every quarantined tool of the server as listed now,
-      printing each hash. A running broker serves it at its next listing or call.
+      printing each hash. A running broker serves it at its next listing or call. Like serve, these
+      three create the instance on first use.
 reject  records the definition as rejected (audited); the tool stays quarantined.
 
 The workspace and instance are chosen as serve chooses them: --workspace, --instance or
@@ -64,9 +65,9 @@ export async function serversCommand(argv: string[]): Promise<number> {
   }
   if (verb === 'list') return list(rest);
   if (verb === 'logs') return logs(rest);
-  if (verb === 'review') return review(rest, locate);
-  if (verb === 'accept') return decide(rest, locate, 'accepted');
-  if (verb === 'reject') return decide(rest, locate, 'rejected');
+  if (verb === 'review') return review(rest, locateCreating);
+  if (verb === 'accept') return decide(rest, locateCreating, 'accepted');
+  if (verb === 'reject') return decide(rest, locateCreating, 'rejected');
   throw new CliError(
     'usage',
     `unknown servers command '${verb}'; expected list, logs, review, accept or reject`,
@@ -82,6 +83,20 @@ async function locate(flags: {
   if (project !== undefined) err(projectLine(project));
   const options = { instance: flags.instance, workspace: flags.workspace, project };
   const plan = await planEmbedded(options);
+  return { workspaceFile: plan.workspaceFile, instanceDir: plan.location.instanceDir };
+}
+
+/**
+ * {@link locate}, creating the instance when it does not exist yet, as serve does on first use: the
+ * definitions a person accepts are kept in its store.
+ */
+async function locateCreating(flags: {
+  workspace?: string | undefined;
+  instance?: string | undefined;
+}): Promise<{ workspaceFile: string; instanceDir: string }> {
+  const project = projectFor(flags);
+  if (project !== undefined) err(projectLine(project));
+  const { plan } = await openOrCreate({ instance: flags.instance, workspace: flags.workspace, project });
   return { workspaceFile: plan.workspaceFile, instanceDir: plan.location.instanceDir };
 }
 
