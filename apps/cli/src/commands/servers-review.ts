@@ -15,6 +15,7 @@ import { instanceExists, openInstanceStore, readReports } from '../servers-repor
 export type Locate = (flags: {
   workspace?: string | undefined;
   instance?: string | undefined;
+  agent?: string | undefined;
 }) => Promise<{ workspaceFile: string; instanceDir: string }>;
 
 /** One tool held for review, as `review` prints it. */
@@ -39,7 +40,10 @@ interface Read {
 }
 
 /** Opens the instance's store and reads every server's listing under its pins; the caller closes the store. */
-async function readWithPins(locate: Locate, flags: { workspace?: string; instance?: string }): Promise<Read> {
+async function readWithPins(
+  locate: Locate,
+  flags: { workspace?: string; instance?: string; agent?: string },
+): Promise<Read> {
   const { workspaceFile, instanceDir } = await locate(flags);
   if (!instanceExists(instanceDir)) {
     throw new CliError(
@@ -124,6 +128,7 @@ export async function review(argv: string[], locate: Locate): Promise<number> {
   const { values, positionals } = parse(argv, {
     workspace: { type: 'string' },
     instance: { type: 'string' },
+    agent: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (positionals.length > 1) throw new CliError('usage', 'servers review takes at most one server id');
@@ -190,6 +195,7 @@ export async function decide(
   const { values, positionals } = parse(argv, {
     workspace: { type: 'string' },
     instance: { type: 'string' },
+    agent: { type: 'string' },
     hash: { type: 'string' },
     all: { type: 'boolean' },
     by: { type: 'string' },

@@ -20,7 +20,7 @@ import { decide, review } from './servers-review';
 const help = `Usage:
   harness servers list [--workspace <file>] [--instance <dir>] [--agent <id>] [--json]
   harness servers logs <server id> [--workspace <file>] [--instance <dir>]
-  harness servers review [<server id>] [--workspace <file>] [--instance <dir>] [--json]
+  harness servers review [<server id>] [--workspace <file>] [--instance <dir>] [--agent <id>] [--json]
   harness servers accept <server id>.<tool> --hash <hex> [--by <name>] [--workspace …] [--instance …] [--json]
   harness servers accept <server id> --all [--by <name>] [--workspace …] [--instance …] [--json]
   harness servers reject <server id>.<tool> --hash <hex> [--by <name>] [--workspace …] [--instance …] [--json]
@@ -49,7 +49,7 @@ accept  records the definition listed now as accepted, in the instance's store a
       --hash must be its hash as review printed it, else nothing is accepted (exit 1: it changed
       since, review again). --all accepts every quarantined tool of the server as listed now,
       printing each hash. A running broker serves it at its next listing or call. Like serve, these
-      three create the instance on first use.
+      three create the instance on first use (--agent <id>: the agent it serves, as serve's).
 reject  records the definition as rejected (audited); the tool stays quarantined.
 
 The workspace and instance are chosen as serve chooses them: --workspace, --instance or
@@ -93,10 +93,16 @@ async function locate(flags: {
 async function locateCreating(flags: {
   workspace?: string | undefined;
   instance?: string | undefined;
+  agent?: string | undefined;
 }): Promise<{ workspaceFile: string; instanceDir: string }> {
   const project = projectFor(flags);
   if (project !== undefined) err(projectLine(project));
-  const { plan } = await openOrCreate({ instance: flags.instance, workspace: flags.workspace, project });
+  const { plan } = await openOrCreate({
+    instance: flags.instance,
+    workspace: flags.workspace,
+    agent: flags.agent,
+    project,
+  });
   return { workspaceFile: plan.workspaceFile, instanceDir: plan.location.instanceDir };
 }
 
