@@ -134,7 +134,12 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox()), POSTGRES).describe(
       mkdirSync(memoryDir, { recursive: true });
       symlinkSync(dirname(dirname(JSON.parse(entry(0)) as string)), marker);
       writeFileSync(workspace, text());
-      await acceptServers(['fs', 'memory', 'postgres'], workspace, box.instance, box.home);
+      await acceptServers(
+        ['everything', 'victim', 'fs', 'memory', 'postgres'],
+        workspace,
+        box.instance,
+        box.home,
+      );
       session = await connectStdio(
         ['--workspace', workspace, '--instance', box.instance, '--agent', 'coder'],
         box.home,
