@@ -62,7 +62,7 @@ describe('pinned tool definitions through harness serve', () => {
       (s) => s.id === 'rug',
     );
     expect(rug?.tools.map((t) => t.upstream)).toEqual(['send', 'delete_branch', 'release']);
-    const { definitionHash } = await import('@harness/servers');
+    const { definitionHash } = await import('@harness/host/internal');
     acceptedSend = definitionHash({
       name: 'send',
       description: 'Sends a message.',

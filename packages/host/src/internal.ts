@@ -20,4 +20,5 @@ export type { ScopeWorkspace } from './scope';
 export { parseScope, readScopeFile, resolveScope } from './scope';
 export type { PinStore, ServerReport } from './servers/backend';
 export { serverLogFile } from './servers/backend';
+export { definitionHash, definitionJson } from './servers/definition';
 export type { QuarantinedTool, ServedTool } from './servers/rows';

@@ -2,7 +2,6 @@
 // It takes a resolved spec (transport, confinement, bounds) and gives listings and calls; it knows
 // nothing of workspaces, grants or tiers.
 export { BACKOFF_FIRST_MS, BACKOFF_MAX_MS, backoffMs, createServerClient } from './client';
-export { DEFINITION_MEMBERS, definitionHash, definitionJson, toolDefinition } from './definition';
 export { refusal } from './session';
 export type {
   CallOptions,

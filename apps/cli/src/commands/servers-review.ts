@@ -217,7 +217,7 @@ export async function decide(
       `servers ${verb} ${target} needs --hash <hex>: the hash harness servers review ${target.split('.')[0]} printed`,
     );
   const { personName } = await import('@harness/host/operator');
-  const { definitionHash, definitionJson } = await import('@harness/servers');
+  const { definitionHash, definitionJson } = await import('@harness/host/internal');
   const by = values.by ?? personName();
   const read = await readWithPins(locate, values);
   try {

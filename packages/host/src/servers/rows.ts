@@ -3,8 +3,9 @@
 // its outputs the properties of its outputSchema, its effect as the owner declared it (SV-05), its
 // help the server's words, bounded and marked as the server's, never as ours.
 import type { ManifestRow } from '@harness/protocol';
-import { definitionHash, type UpstreamTool } from '@harness/servers';
+import type { UpstreamTool } from '@harness/servers';
 import { gatedOf, type McpServer, mapToolIds, type Workspace } from '@harness/workspace';
+import { definitionHash } from './definition';
 
 /** Most characters of a server's description shown to the model. */
 export const SERVER_HELP_MAX = 1000;

@@ -2,8 +2,8 @@
 // approval of one of its calls is bound to (SV-20). SHA-256 over the RFC 8785 encoding of exactly
 // the members a server lists and an agent would read: anything else it lists is not hashed.
 import { createHash } from 'node:crypto';
+import type { UpstreamTool } from '@harness/servers';
 import { canonicalJson } from '@harness/store';
-import type { UpstreamTool } from './types';
 
 /** The members of a listed tool its definition hash covers, in no particular order. */
 export const DEFINITION_MEMBERS = [

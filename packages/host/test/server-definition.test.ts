@@ -1,8 +1,9 @@
 // A tool's definition hash (SV-17): SHA-256 of the RFC 8785 JSON of the members a server lists and
 // an agent reads, absent ones left out, nothing else counted.
 import { createHash } from 'node:crypto';
+import type { UpstreamTool } from '@harness/servers';
 import { describe, expect, it } from 'vitest';
-import { definitionHash, definitionJson, type UpstreamTool } from '../src/index';
+import { definitionHash, definitionJson } from '../src/servers/definition';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
