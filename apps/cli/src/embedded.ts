@@ -238,7 +238,9 @@ export function startFailureLines(error: unknown, debug: boolean): string[] {
  * `harness serve` started beside this `harness call`) that created it first wins: it is opened as any
  * existing instance is, its record checked against these flags.
  */
-async function openOrCreate(options: EmbeddedOptions): Promise<{ plan: EmbeddedPlan; created: boolean }> {
+export async function openOrCreate(
+  options: EmbeddedOptions,
+): Promise<{ plan: EmbeddedPlan; created: boolean }> {
   const { HostError, initInstance } = await import('@harness/host');
   const plan = await planEmbedded(options);
   if (plan.exists) return { plan, created: false };

@@ -5,8 +5,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
-import type { ServerReport } from '@harness/host/internal';
-import type { Agent, McpServer } from '@harness/workspace';
+import type { PinStore, ServerReport } from '@harness/host/internal';
+import type { Store } from '@harness/store';
+import type { Agent, McpServer, Workspace } from '@harness/workspace';
 import { CliError } from './errors';
 
 /** How the broker reaches a server, without a header's or an env variable's value. */
@@ -52,6 +53,18 @@ export interface ServerView {
   readonly tools: readonly ToolView[];
   /** Keys of `tools` / `permission_overrides` that name no tool the server lists. */
   readonly warning?: string;
+  /** Whether a person must accept each definition (`pin`, default true). */
+  readonly pinned: boolean;
+  /** Listed tools held back until a person accepts their definitions (SV-18). */
+  readonly quarantined: readonly QuarantineView[];
+}
+
+/** A listed tool held for review: its id, its upstream name, its hash, and whether it is new or changed. */
+export interface QuarantineView {
+  readonly id: string;
+  readonly upstream: string;
+  readonly hash: string;
+  readonly change: 'new' | 'changed';
 }
 
 /** The servers of one workspace, read once. */
@@ -76,28 +89,19 @@ export async function readServers(
   workspaceFile: string,
   instanceDir: string | undefined,
 ): Promise<ServersReport> {
-  const { loadPackBackend } = await import('@harness/host/internal');
   const { renderSignature } = await import('@harness/signature');
   const { serverToolTier } = await import('@harness/workspace');
   const instance = instanceDir !== undefined && instanceExists(instanceDir) ? instanceDir : undefined;
-  let loaded: Awaited<ReturnType<typeof loadPackBackend>>;
+  const { openStore } = await import('@harness/host');
+  // The instance's accepted definitions decide what is served; without an instance none is accepted.
+  const store = instance === undefined ? undefined : await openInstanceStore(openStore, instance);
+  let read: Awaited<ReturnType<typeof readReports>>;
   try {
-    loaded = await loadPackBackend(workspaceFile, instance);
-  } catch (error) {
-    throw new CliError('config', (error as Error).message, { cause: error });
-  }
-  const { workspace, servers, backend } = loaded;
-  let reports: ServerReport[] = [];
-  try {
-    if (servers !== undefined) {
-      await servers.ready();
-      reports = servers.reports();
-    }
+    read = await readReports(workspaceFile, instance, store);
   } finally {
-    // Flushes each server's log and closes every client: no server process is left behind.
-    await backend.close?.();
-    await loaded.runtime.servers.close();
+    await store?.close();
   }
+  const { workspace, reports } = read;
   const byId = new Map(workspace.servers.map((s) => [s.id, s]));
   return {
     workspaceFile,
@@ -128,9 +132,59 @@ export async function readServers(
           agents: grantedTo(workspace.agents, server.id, t.id),
         })),
         ...(report.warning === undefined ? {} : { warning: report.warning }),
+        pinned: server.pin,
+        quarantined: report.quarantined.map((q) => ({
+          id: q.id,
+          upstream: q.upstream,
+          hash: q.hash,
+          change: q.accepted === undefined ? 'new' : 'changed',
+        })),
       } satisfies ServerView;
     }),
   };
+}
+
+/** The instance's store, its failure to open a `config` error naming why. */
+export async function openInstanceStore(
+  openStore: (dir: string) => Promise<Store>,
+  instanceDir: string,
+): Promise<Store> {
+  try {
+    return await openStore(instanceDir);
+  } catch (error) {
+    throw new CliError('config', (error as Error).message, { cause: error });
+  }
+}
+
+/**
+ * Loads `workspaceFile` as a broker does, with the accepted definitions of `pins`, starts each MCP
+ * server and reads its listing, then closes every server (and flushes its log) before answering.
+ */
+export async function readReports(
+  workspaceFile: string,
+  instance: string | undefined,
+  pins: PinStore | undefined,
+): Promise<{ workspace: Workspace; reports: ServerReport[] }> {
+  const { loadPackBackend } = await import('@harness/host/internal');
+  let loaded: Awaited<ReturnType<typeof loadPackBackend>>;
+  try {
+    loaded = await loadPackBackend(workspaceFile, instance, pins === undefined ? {} : { pins });
+  } catch (error) {
+    throw new CliError('config', (error as Error).message, { cause: error });
+  }
+  const { workspace, servers, backend } = loaded;
+  let reports: ServerReport[] = [];
+  try {
+    if (servers !== undefined) {
+      await servers.ready();
+      reports = servers.reports();
+    }
+  } finally {
+    // Flushes each server's log and closes every client: no server process is left behind.
+    await backend.close?.();
+    await loaded.runtime.servers.close();
+  }
+  return { workspace, reports };
 }
 
 /** The agents holding a tool: granted its whole server, or the tool by id. */

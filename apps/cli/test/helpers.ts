@@ -269,3 +269,24 @@ export function get(value: unknown, ...path: (string | number)[]): unknown {
     v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
   return v;
 }
+
+/**
+ * Accepts every tool each of `servers` lists now, as a person does before serving them
+ * (`harness servers accept <id> --all`): the instance is created by the first accept when absent,
+ * serving `agent`.
+ */
+export async function acceptServers(
+  servers: readonly string[],
+  workspace: string,
+  instance: string,
+  home: string,
+  agent = 'coder',
+): Promise<void> {
+  for (const id of servers) {
+    const r = await runCli(
+      ['servers', 'accept', id, '--all', '--workspace', workspace, '--instance', instance, '--agent', agent],
+      { home },
+    );
+    if (r.code !== 0) throw new Error(`harness servers accept ${id} --all exited ${r.code}: ${r.stderr}`);
+  }
+}

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { EVERYTHING, installServer, LINUX, needs, processesWith } from '@harness/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { appDir, runCli, sandbox } from './helpers';
+import { acceptServers, appDir, runCli, sandbox } from './helpers';
 
 const installed = await installServer(EVERYTHING);
 const everything = needs(LINUX, {
@@ -56,7 +56,7 @@ function workspace(name: string, servers: string): string {
 
 let healthy: string;
 let mixed: string;
-beforeAll(() => {
+beforeAll(async () => {
   healthy = workspace('healthy', everythingEntry);
   mixed = workspace(
     'mixed',
@@ -67,7 +67,15 @@ beforeAll(() => {
     transport: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer header-value-never-shown" } }
 `,
   );
-});
+  // The instances whose listings these tests read in full: a person accepted the server's tools.
+  for (const [file, name] of [
+    [healthy, 'i1'],
+    [mixed, 'i3'],
+    [healthy, 'i4'],
+    [mixed, 'i6'],
+  ] as const)
+    await acceptServers(['everything'], file, join(box.root, name), box.home);
+}, 60_000);
 
 const run = (args: string[]) => runCli(args, { home: box.home });
 const argv = `${process.execPath} ${entry} stdio ${marker}`;
@@ -187,7 +195,7 @@ everything.describe('harness servers list', () => {
     expect(r.code, r.stderr).toBe(1);
     const json = JSON.parse(r.stdout);
     expect(json).toMatchObject({ ok: false, workspace: mixed });
-    expect(json.instance).toBeUndefined();
+    expect(json.instance).toBe(join(box.root, 'i6'));
     const [ev, broken, remote] = json.servers;
     expect(ev).toMatchObject({
       id: 'everything',

@@ -20,7 +20,7 @@ import {
 } from '@harness/test-utils';
 import { PG_TEST_ENV, POSTGRES } from '@harness/test-utils/pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectStdio, get, loomBin, runCli, sandbox, structured } from './helpers';
+import { acceptServers, connectStdio, get, loomBin, runCli, sandbox, structured } from './helpers';
 
 const pins = [EVERYTHING, FILESYSTEM, MEMORY, POSTGRES_SERVER];
 const entries = await Promise.all(pins.map((p) => installServer(p)));
@@ -134,6 +134,12 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox()), POSTGRES).describe(
       mkdirSync(memoryDir, { recursive: true });
       symlinkSync(dirname(dirname(JSON.parse(entry(0)) as string)), marker);
       writeFileSync(workspace, text());
+      await acceptServers(
+        ['everything', 'victim', 'fs', 'memory', 'postgres'],
+        workspace,
+        box.instance,
+        box.home,
+      );
       session = await connectStdio(
         ['--workspace', workspace, '--instance', box.instance, '--agent', 'coder'],
         box.home,

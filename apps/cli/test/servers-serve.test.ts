@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { EVERYTHING, FILESYSTEM, installServer, LINUX, needs, sandboxMechanism } from '@harness/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectStdio, get, loomBin, runCli, sandbox, structured } from './helpers';
+import { acceptServers, connectStdio, get, loomBin, runCli, sandbox, structured } from './helpers';
 
 const everything = await installServer(EVERYTHING);
 const filesystem = await installServer(FILESYSTEM);
@@ -113,6 +113,7 @@ needs(installed, LINUX, sandboxMechanism(detectSandbox())).describe(
       writeFileSync(join(box.home, 'docs', 'readme.txt'), 'shared notes\n');
       writeFileSync(join(project, 'notes.txt'), 'a note\n');
       writeFileSync(workspace, workspaceText());
+      await acceptServers(['everything', 'slow', 'files', 'openfiles'], workspace, box.instance, box.home);
       session = await connectStdio(
         ['--workspace', workspace, '--instance', box.instance, '--agent', 'coder'],
         box.home,

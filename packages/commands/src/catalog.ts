@@ -41,6 +41,8 @@ export interface Catalog {
   readonly hidden: number;
   /** Rows that could not be read, repeated a name, or fell past the catalog limit. */
   readonly omitted: number;
+  /** Tools the host holds back until a person accepts their definitions (the listing's `quarantined`). */
+  readonly quarantined: number;
 }
 
 function strings(v: unknown): string[] | undefined {
@@ -159,7 +161,9 @@ export function readCatalog(
     rows.push(row);
     byName.set(row.name, row);
   }
-  return { ok: true, catalog: { rows, byName, hidden, omitted } };
+  const held = listing.quarantined;
+  const quarantined = typeof held === 'number' && Number.isSafeInteger(held) && held > 0 ? held : 0;
+  return { ok: true, catalog: { rows, byName, hidden, omitted, quarantined } };
 }
 
 /**

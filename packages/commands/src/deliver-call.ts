@@ -35,6 +35,16 @@ export type Settlement =
     };
 
 const UNKNOWN_HINT = 'Call list_commands.';
+
+/**
+ * The hint of an unknown name while the host holds tools back for review: the name may be one of
+ * them, and only a person can make it callable. Counts only: the host never names a held tool here.
+ */
+function unknownHint(catalog: Catalog): string {
+  const n = catalog.quarantined;
+  if (n === 0) return UNKNOWN_HINT;
+  return `${UNKNOWN_HINT} ${n} more tool${n === 1 ? ' is' : 's are'} quarantined pending a person's review of ${n === 1 ? 'its definition' : 'their definitions'} and cannot be called until accepted; if this is one of them, tell the person (they review with \`harness servers review\`).`;
+}
 const READ_NOT_GRANTED_HINT =
   'run_read_command runs only commands whose effect is "read" and that carry readOnlyGranted: true in a fresh list_commands. Do not retry it here; use run_command if the task allows a write, or offer the command to the person.';
 const LOST_HINT =
@@ -86,7 +96,7 @@ export async function deliverCall(
       status: OutcomeStatus.unknown_command,
       command: cutId(call.command),
       suggestions: suggest(catalog, call.command),
-      hint: UNKNOWN_HINT,
+      hint: unknownHint(catalog),
     });
   if (readOnly && (row.effect !== 'read' || !row.readOnlyGranted))
     return final({

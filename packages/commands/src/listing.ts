@@ -11,6 +11,14 @@ import { jsonBytes } from './shape';
 export const LIST_NOTICE =
   "A command's effect is shown only where the host declares it, in the bracket that ends its signature; assume a command whose effect is not shown may change the person's data. The bracket reads [effect, target]: [read, global] is a read (it changes nothing) that acts on no particular loom; a write changes data; a loom target acts on one loom, named by the call's loomId. readOnlyGranted: true marks the commands run_read_command may run; every other command needs run_command. A description ending in \" …\" continues in list_commands({ detail: [name] }).";
 
+/**
+ * The sentence a listing's notice gains when the host holds tools back for review: counts only,
+ * never a server's words.
+ */
+export function quarantineNotice(n: number): string {
+  return `${n} more tool${n === 1 ? ' is' : 's are'} quarantined: an MCP server lists ${n === 1 ? 'it' : 'them'}, but no person has accepted ${n === 1 ? 'its definition' : 'their definitions'} (new, or changed since accepted), so ${n === 1 ? 'it is' : 'they are'} neither listed nor callable until a person reviews ${n === 1 ? 'it' : 'them'}; tell the person if you need one.`;
+}
+
 /** The notice of a listing: {@link LIST_NOTICE}, then each of `extra` (what this host adds). */
 export function listNotice(extra: readonly string[] = []): string {
   return extra.length === 0 ? LIST_NOTICE : [LIST_NOTICE, ...extra].join(' ');
@@ -55,6 +63,8 @@ export function renderListing(
 ): ListingOutcome {
   const wanted = new Set(detail);
   const rows = catalog.rows;
+  const held = catalog.quarantined > 0 ? { quarantined: catalog.quarantined } : {};
+  if (catalog.quarantined > 0) notice = `${notice} ${quarantineNotice(catalog.quarantined)}`;
   const n = rows.length;
   const entries = new Array<ListEntry>(n);
   const compactSize = new Array<number>(n);
@@ -77,6 +87,7 @@ export function renderListing(
     hidden: catalog.hidden,
     omitted: catalog.omitted,
     compacted: n,
+    ...held,
   };
   // Room for the real output id, longer than the placeholder above.
   let used = jsonBytes(head) + 32;
@@ -112,5 +123,6 @@ export function renderListing(
     hidden: catalog.hidden,
     omitted: catalog.omitted,
     compacted,
+    ...held,
   };
 }

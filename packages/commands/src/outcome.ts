@@ -226,6 +226,8 @@ export const ListingOutcome = z.strictObject({
   hidden: count(),
   omitted: count(),
   compacted: count(),
+  /** Tools held back until a person accepts their definitions; absent when none. */
+  quarantined: count().optional(),
 });
 
 // Loom tools -------------------------------------------------------------------------------------

@@ -360,7 +360,11 @@ async function prepareBroker(
     const bytes = readWorkspaceBytes(instance.workspaceFile);
     const loaded = await step(
       'workspace',
-      () => loadPackBackend(instance.workspaceFile, instance.dir, bytes === undefined ? {} : { bytes }),
+      () =>
+        loadPackBackend(instance.workspaceFile, instance.dir, {
+          pins: store,
+          ...(bytes === undefined ? {} : { bytes }),
+        }),
       () => instance.workspaceFile,
     );
     const scopeName = typeof options.scope === 'string' ? options.scope : undefined;

@@ -7,7 +7,14 @@ import { createHash } from 'node:crypto';
 import type { CommandAnswer, ListResult, ManifestRow, RunRequest } from '@harness/protocol';
 import { type AuditEventInput, newId, type Store } from '@harness/store';
 import { BUILTIN_ROWS } from './builtins';
-import { admitCall, admittedRows, isBuiltin, jobRefusal, listRefusalMessage } from './command/admission';
+import {
+  admitCall,
+  admittedRows,
+  inScope,
+  isBuiltin,
+  jobRefusal,
+  listRefusalMessage,
+} from './command/admission';
 import { checkArguments } from './command/arguments';
 import { auditRecorder, callAuditBase, outcomeOf, recordEvent } from './command/audit';
 import { dispatch } from './command/dispatch';
@@ -64,8 +71,11 @@ export interface CommandHost {
 /** What a host lists: the pack rows by id, the rows its scope admits, and that listing's etag. */
 interface Listing {
   source: readonly ManifestRow[] | undefined;
+  held: readonly string[] | undefined;
   byId: Map<string, ManifestRow>;
   admitted: ManifestRow[];
+  /** How many tools granted to this scope are held back for a person's review (SV-18). */
+  quarantined: number;
   etag: string;
 }
 
@@ -81,11 +91,17 @@ function listingCache(
   let built: Listing | undefined;
   return () => {
     const source = packs?.rows();
-    if (built === undefined || built.source !== source) {
+    const held = packs?.quarantined?.();
+    if (built === undefined || built.source !== source || built.held !== held) {
       const byId = new Map((source ?? []).map((r) => [r.id, r]));
       const admitted = admittedRows(scope, transport, byId);
-      const etag = createHash('sha256').update(JSON.stringify(admitted)).digest('base64url').slice(0, 22);
-      built = { source, byId, admitted, etag };
+      const quarantined = transport === 'broker' ? (held ?? []).filter((id) => inScope(scope, id)).length : 0;
+      // The count is part of the listing: a client holding the old one reads the new count.
+      const etag = createHash('sha256')
+        .update(JSON.stringify([admitted, quarantined]))
+        .digest('base64url')
+        .slice(0, 22);
+      built = { source, held, byId, admitted, quarantined, etag };
     }
     return built;
   };
@@ -117,13 +133,20 @@ async function answerList(
       outcome: job ? 'refused' : 'listed',
       code: job ? 'forbidden' : 'ok',
       reason: job ?? null,
-      payload: job ? {} : { count: listing.admitted.length, listing: listing.etag },
+      payload: job
+        ? {}
+        : {
+            count: listing.admitted.length,
+            listing: listing.etag,
+            ...(listing.quarantined > 0 ? { quarantined: listing.quarantined } : {}),
+          },
     },
     request.jobId,
   );
   if (job) return { forbidden: listRefusalMessage(scope, job) };
-  if (request.ifNoneMatch === undefined) return { commands };
-  return { commands, etag: listing.etag };
+  const held = listing.quarantined > 0 ? { quarantined: listing.quarantined } : {};
+  if (request.ifNoneMatch === undefined) return { commands, ...held };
+  return { commands, etag: listing.etag, ...held };
 }
 
 /** Builds the command layer for one scope. */

@@ -20,7 +20,7 @@ import { knownInstances, recordInstance } from './instance-registry';
 import { type PackBackendState, runPackCall } from './pack-call';
 import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
-import { ServerBackend, ServerPool } from './servers/backend';
+import { type PinStore, ServerBackend, ServerPool } from './servers/backend';
 import { StartingSpawns } from './starting-spawns';
 
 /**
@@ -100,6 +100,8 @@ export interface PackRuntime {
   readonly starting: StartingSpawns;
   /** The clients of the workspace's MCP servers, kept across reloads (docs/servers.md). */
   readonly servers: ServerPool;
+  /** Where the servers' accepted definitions are read (the instance's store); none: nothing is accepted. */
+  readonly pins: PinStore | undefined;
 }
 
 /** A workspace loaded for the host. */
@@ -124,6 +126,11 @@ export interface LoadPackOptions {
    * then leaves it open (its owner closes it once no call is in flight on any of them).
    */
   readonly runtime?: PackRuntime;
+  /**
+   * The store a new runtime reads the accepted definitions of server tools from (the instance's);
+   * a borrowed runtime keeps its own. Without one every pinned server's tools stay quarantined.
+   */
+  readonly pins?: PinStore;
 }
 
 /** A workspace that loads for the host, or every issue that stops it, first first. */
@@ -174,7 +181,7 @@ export async function readPackBackend(
   const rows = manifestRows(workspace);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const owned = options.runtime === undefined;
-  const runtime = options.runtime ?? openRuntime(instanceDir);
+  const runtime = options.runtime ?? openRuntime(instanceDir, options.pins);
   const { running, spawner, sessions, starting } = runtime;
   const state: PackBackendState = {
     workspace,
@@ -189,7 +196,7 @@ export async function readPackBackend(
   const servers =
     workspace.servers.length === 0
       ? undefined
-      : new ServerBackend(workspace, credentials, instanceDir, runtime.servers);
+      : new ServerBackend(workspace, credentials, instanceDir, runtime.servers, runtime.pins);
   const packs: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
@@ -241,6 +248,7 @@ function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
     },
     runningSessions: () => packs.runningSessions?.() ?? new Set(),
     ready: () => servers.ready(),
+    quarantined: () => servers.quarantined(),
     unknown: (id) => (servers.owns(id) ? servers.unavailable(id) : undefined),
     action: (id) => (servers.owns(id) ? servers.action(id) : packs.action(id)),
     auditPayload: (id) => (servers.owns(id) ? servers.auditPayload(id) : packs.auditPayload(id)),
@@ -253,7 +261,7 @@ function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
 }
 
 /** A new runtime: with an instance (a broker's backend), a running log and a spawner. */
-function openRuntime(instanceDir: string | undefined): PackRuntime {
+function openRuntime(instanceDir: string | undefined, pins: PinStore | undefined): PackRuntime {
   return {
     running: instanceDir ? openRunningLog(instanceDir) : undefined,
     // A broker's backend starts its commands through a spawner, so the broker itself never forks
@@ -262,6 +270,7 @@ function openRuntime(instanceDir: string | undefined): PackRuntime {
     sessions: new Set<number>(),
     starting: new StartingSpawns(),
     servers: new ServerPool(),
+    pins,
   };
 }
 

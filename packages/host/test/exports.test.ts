@@ -40,6 +40,8 @@ describe('public API', () => {
     expect(Object.keys(await import('../src/internal')).sort()).toEqual(
       [
         'createCommandHost',
+        'definitionHash',
+        'definitionJson',
         'loadPackBackend',
         'parseScope',
         'readScopeFile',

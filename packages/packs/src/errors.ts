@@ -49,8 +49,10 @@ export const PacksErrorCode = defineCodes({
   grant_empty: 'grant_empty',
   /** A grant uses a reserved form that this project refuses. */
   grant_reserved: 'grant_reserved',
-  /** An `mcp_servers` entry asks for what this release does not do (`trust_annotations` before definitions are pinned). */
+  /** An `mcp_servers` entry asks for what cannot hold (`trust_annotations` with `pin: false`: nothing pinned to trust). */
   server_unsupported: 'server_unsupported',
+  /** A warning: an `mcp_servers` entry says `pin: false`, so its tools are served as listed, with no review. */
+  server_unpinned: 'server_unpinned',
   /** A command id is not in the workspace (or its pack was left out). */
   unknown_command: 'unknown_command',
   /** Call arguments do not match the command's inputs. */
@@ -206,8 +208,10 @@ export interface PacksIssueDetails {
   readonly grant_empty: { readonly grant: string; readonly pack: string; readonly writes: readonly string[] };
   /** The reserved grant as written. */
   readonly grant_reserved: { readonly grant: string };
-  /** The server and the key it set that this release refuses. */
+  /** The server and the key it set that cannot hold with the rest of its entry. */
   readonly server_unsupported: { readonly server: string; readonly key: string };
+  /** The server whose tools are not pinned. */
+  readonly server_unpinned: { readonly server: string };
   /**
    * The command id asked for, the ids it could have been (the pack's commands, or every command),
    * and the pack it belongs to when that pack was left out on this machine.

@@ -123,6 +123,11 @@ export const listResult = z.object({
   etag: z.string().exactOptional(),
   /** The listing equals the one the request's `ifNoneMatch` names; `commands` is then empty. */
   unchanged: z.literal(true).exactOptional(),
+  /**
+   * How many tools granted to the agent an MCP server lists but the broker holds back until a person
+   * accepts their definitions (docs/servers.md, "Pinned definitions"); absent when none.
+   */
+  quarantined: z.number().int().positive().exactOptional(),
 });
 
 /** The result of a `cancel` request. */

@@ -19,7 +19,7 @@ export function chainSetup(options: StoreOpenOptions): ChainSetup {
 }
 
 /** The store methods that may append an audit event. */
-const APPENDING = ['appendAudit', 'compose', 'decideApproval'] as const;
+const APPENDING = ['appendAudit', 'compose', 'decideApproval', 'decideTool'] as const;
 
 /**
  * The store with its chain's checkpoints kept: after a method that may append, a checkpoint is due

@@ -86,5 +86,8 @@ export type {
   StoreFactory,
   StoreOpenOptions,
   StoreTarget,
+  ToolDecision,
+  ToolPin,
+  ToolSighting,
 } from './types';
 export { AUDIT_PAGE_MAX, STAGE_CAPACITY } from './types';

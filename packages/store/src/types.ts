@@ -99,8 +99,9 @@ export interface AuditEvent {
    * `run`: a call's answer. `approval`: a person approved or denied a call (`decideApproval`).
    * `reap`: the next broker found a running record a crashed broker left (docs/host.md, "Audit").
    * `workspace`: a running broker switched to its edited workspace file, or kept the old one.
+   * `pin`: a person accepted or rejected an MCP server tool's definition (`decideTool`).
    */
-  phase: 'list' | 'start' | 'run' | 'approval' | 'reap' | 'workspace';
+  phase: 'list' | 'start' | 'run' | 'approval' | 'reap' | 'workspace' | 'pin';
   outcome: string;
   code: string;
   reason: string | null;
@@ -386,6 +387,49 @@ export interface NoticeUpdate {
   now?: Date;
 }
 
+/**
+ * The definition of one MCP server tool a person accepted (docs/servers.md, "Pinned definitions"):
+ * per workspace server id and upstream tool name, one hash at a time.
+ */
+export interface ToolPin {
+  server: string;
+  /** The name the server lists the tool under. */
+  tool: string;
+  /** The definition hash accepted (SV-17): lowercase hex SHA-256. */
+  hash: string;
+  /** The definition accepted, as the RFC 8785 JSON text its hash is over: what a review diffs against. */
+  definition: string;
+  accepted_at: string;
+  accepted_by: string;
+  via: DecisionVia;
+}
+
+/**
+ * A definition of a server tool that was listed without being accepted: when it first appeared,
+ * and whether a person rejected it since.
+ */
+export interface ToolSighting {
+  server: string;
+  tool: string;
+  hash: string;
+  first_seen: string;
+  rejected_at: string | null;
+  rejected_by: string | null;
+}
+
+/** A person's decision on one listed definition of a server tool (SV-19). */
+export interface ToolDecision {
+  server: string;
+  tool: string;
+  hash: string;
+  /** The definition decided on, as the RFC 8785 JSON text `hash` is over (kept with an accepted one). */
+  definition: string;
+  decision: 'accepted' | 'rejected';
+  by: string;
+  via: DecisionVia;
+  now?: Date;
+}
+
 /** What {@link Store.prune} removed. */
 export interface PruneResult {
   audit: number;
@@ -467,6 +511,21 @@ export interface Store {
   recordNotice(update: NoticeUpdate): Promise<void>;
   /** The delivery log of one approval, oldest first. */
   listNotices(approval: string): Promise<ApprovalNotice[]>;
+  /** The accepted definitions of server tools, by server and tool; of one server when `server` is given. */
+  listToolPins(server?: string): Promise<ToolPin[]>;
+  /**
+   * Records that a definition no person accepted was listed, once per (server, tool, hash): the
+   * sighting as stored, its `first_seen` the first time it was recorded.
+   */
+  sightTool(sighting: { server: string; tool: string; hash: string; now?: Date }): Promise<ToolSighting>;
+  /** The recorded sightings, by server, tool and first seen; of one server when `server` is given. */
+  listToolSightings(server?: string): Promise<ToolSighting[]>;
+  /**
+   * Accepts a definition (it becomes the tool's pin, replacing any earlier one) or rejects it (its
+   * sighting is marked rejected; the tool's pin, if any, stays). Its audit event (phase `pin`,
+   * actor `by`) commits with it.
+   */
+  decideTool(decision: ToolDecision): Promise<void>;
   /** Writes a `shutdown` checkpoint when this store appended since the last one, then releases the store's file or connections. */
   close(): Promise<void>;
 }

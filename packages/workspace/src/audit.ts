@@ -75,6 +75,8 @@ export interface AuditInput {
   readonly credentials?: CredentialSource;
   /** A server tool's upstream name (its manifest id's member may be mapped, SV-08). */
   readonly upstream?: string;
+  /** See `DecideInput.pinnedReadOnly`. */
+  readonly pinnedReadOnly?: boolean;
   /** A server tool call that went upstream. */
   readonly serverCall?: ServerCallRecord;
 }
@@ -168,7 +170,7 @@ function serverAuditEvent(
   commandId: string,
   input: AuditInput,
 ): AuditEvent | undefined {
-  const gated = gatedOf(workspace, commandId, input.upstream);
+  const gated = gatedOf(workspace, commandId, input.upstream, input.pinnedReadOnly);
   if (gated?.kind !== 'server') return undefined;
   const payload: AuditPayload = {
     provider: 'mcp',

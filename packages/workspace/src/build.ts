@@ -37,6 +37,7 @@ export async function build(raw: WorkspaceFile, ctx: BuildContext): Promise<Load
     built.map((b) => b.pack.id),
     ctx,
     issues,
+    warnings,
   );
   checkAgentIds(raw.agents ?? [], ctx, issues);
   const notify = buildNotify(raw.notify, ctx, issues, warnings);

@@ -43,7 +43,8 @@ export const WORKSPACE_EXAMPLES: Readonly<Record<string, string>> = {
   'mcp_servers.timeout': 'timeout: 60s',
   start_timeout: 'start_timeout: 30s',
   'mcp_servers.max_output': 'max_output: 1MiB',
-  trust_annotations: 'trust_annotations: false',
+  trust_annotations: 'trust_annotations: true',
+  'mcp_servers.pin': 'pin: true',
   'mcp_servers.sandbox': 'sandbox: { network: host }',
   'mcp_servers.credentials_ref': 'credentials_ref: gh_token',
 };

@@ -180,6 +180,11 @@ export interface DecideInput {
    * SV-08): what its `tools` and `permission_overrides` keys name. Default: the id's member.
    */
   readonly upstream?: string;
+  /**
+   * A server tool's definition a person accepted says `annotations.readOnlyHint: true`: with the
+   * server's `trust_annotations`, an undeclared tool is then a read (SV-07).
+   */
+  readonly pinnedReadOnly?: boolean;
   readonly caller: Caller;
   /** The call's arguments (only hashed, into the approval key). Default `{}`. */
   readonly args?: Readonly<Record<string, unknown>>;
@@ -212,7 +217,7 @@ export interface DecideInput {
  */
 export function decide(workspace: Workspace, input: DecideInput): Decision {
   const { commandId } = input;
-  const gated = gatedOf(workspace, commandId, input.upstream);
+  const gated = gatedOf(workspace, commandId, input.upstream, input.pinnedReadOnly);
   const dot = commandId.indexOf('.');
   const container = commandId.slice(0, Math.max(dot, 0));
   const member = commandId.slice(dot + 1);
@@ -255,8 +260,16 @@ export interface Gated {
   readonly unattended?: true;
 }
 
-/** The pack command or server tool `commandId` names, as the gate reads it; undefined when none. */
-export function gatedOf(workspace: Workspace, commandId: string, upstream?: string): Gated | undefined {
+/**
+ * The pack command or server tool `commandId` names, as the gate reads it; undefined when none.
+ * `pinnedReadOnly`: see {@link DecideInput.pinnedReadOnly}.
+ */
+export function gatedOf(
+  workspace: Workspace,
+  commandId: string,
+  upstream?: string,
+  pinnedReadOnly?: boolean,
+): Gated | undefined {
   const command = getCommand(workspace, commandId);
   if (command) {
     return {
@@ -279,7 +292,7 @@ export function gatedOf(workspace: Workspace, commandId: string, upstream?: stri
     container: server.id,
     member: name,
     tier: serverToolTier(server, name),
-    effects: serverToolEffects(server, name),
+    effects: serverToolEffects(server, name, pinnedReadOnly === true),
     effectsDeclared: server.tools[name] !== undefined,
     scopes: server.scopes,
   };

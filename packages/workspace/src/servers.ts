@@ -111,9 +111,13 @@ export const serverSchema = strict({
     .record(z.string(), toolDeclaration)
     .optional()
     .meta({ description: 'The owner’s declarations, per upstream tool name: its effects.' }),
+  pin: z.boolean().optional().meta({
+    description:
+      'Whether a person must accept each tool definition (its hash) before an agent sees or calls it. Default true; false serves every listed tool as listed, with a load warning.',
+  }),
   trust_annotations: z.boolean().optional().meta({
     description:
-      'Refused in this release: a server’s readOnlyHint may count only once its definition is pinned (a later release).',
+      'Lets an accepted (pinned) definition’s annotations.readOnlyHint: true count as a read, unless tools declares the tool’s effects. Not with pin: false.',
   }),
   scopes: z
     .array(scopeSchema)
@@ -155,6 +159,10 @@ export interface McpServer {
   readonly maxOutputBytes: number;
   /** Declared effects per upstream tool name; a tool not here is a write (SV-05). */
   readonly tools: Readonly<Record<string, Effects>>;
+  /** Whether each tool definition must be accepted by a person before it is served (SV-18); default true. */
+  readonly pin: boolean;
+  /** Whether an accepted definition's `readOnlyHint: true` counts as a read for an undeclared tool (SV-07). */
+  readonly trustAnnotations: boolean;
   readonly scopes: readonly string[];
   readonly label?: Readonly<Record<string, unknown>>;
 }
@@ -168,9 +176,13 @@ export function serverToolTier(server: McpServer, upstream: string): Tier {
   return server.overrides[upstream] ?? server.tier;
 }
 
-/** A tool's effects as declared; undeclared is `write` (SV-05). Upstream annotations never count (SV-07). */
-export function serverToolEffects(server: McpServer, upstream: string): Effects {
-  return server.tools[upstream] ?? 'write';
+/**
+ * A tool's effects as declared; undeclared is `write` (SV-05). A server's annotations count only
+ * where its entry says `trust_annotations` and the definition a person accepted says
+ * `readOnlyHint: true` (`pinnedReadOnly`), and never over a declaration (SV-07).
+ */
+export function serverToolEffects(server: McpServer, upstream: string, pinnedReadOnly = false): Effects {
+  return server.tools[upstream] ?? (server.trustAnnotations && pinnedReadOnly ? 'read' : 'write');
 }
 
 /**
@@ -182,6 +194,7 @@ export function buildServers(
   packIds: readonly string[],
   ctx: BuildContext,
   issues: PacksIssue[],
+  warnings: PacksIssue[],
 ): McpServer[] {
   const dir = dirname(resolve(ctx.file));
   const seen = new Map<string, number>();
@@ -193,17 +206,7 @@ export function buildServers(
     checkId(rs.id, i, seen, packIds, ctx, issues);
     const credentials = rs.credentials_ref === undefined ? [] : [rs.credentials_ref].flat();
     const transport = buildTransport(rs, dir, at, credentials, ctx, issues);
-    if (rs.trust_annotations !== undefined) {
-      issues.push(
-        ctx.issue(
-          Code.server_unsupported,
-          [...at, 'trust_annotations'],
-          `server "${rs.id}": trust_annotations is refused in this release: a server's readOnlyHint may count as read only once a person has accepted its pinned definition, which a later release adds; declare the tool's effects under tools: { <name>: { effects: read } } instead`,
-          { server: rs.id, key: 'trust_annotations' },
-          true,
-        ),
-      );
-    }
+    checkPinning(rs, at, ctx, issues, warnings);
     let sandbox: SandboxPolicy | null = null;
     if (transport?.kind === 'stdio' && rs.sandbox !== false) {
       walls ??= loadWalls(ctx.options);
@@ -231,12 +234,50 @@ export function buildServers(
         tools: Object.freeze(
           Object.fromEntries(Object.entries(rs.tools ?? {}).map(([k, v]) => [k, v.effects])),
         ),
+        pin: rs.pin !== false,
+        trustAnnotations: rs.trust_annotations === true,
         scopes: Object.freeze([...(rs.scopes ?? [])]),
         ...(rs.label === undefined ? {} : { label: rs.label as Record<string, unknown> }),
       }),
     );
   });
   return out;
+}
+
+/**
+ * `pin: false` is a warning (its tools reach agents as listed, changed or not); `trust_annotations`
+ * with it is an error: with nothing pinned, a server's annotations would decide an effect on its
+ * word alone (SV-07).
+ */
+function checkPinning(
+  rs: RawServer,
+  at: Path,
+  ctx: BuildContext,
+  issues: PacksIssue[],
+  warnings: PacksIssue[],
+): void {
+  if (rs.pin !== false) return;
+  if (rs.trust_annotations === true) {
+    issues.push(
+      ctx.issue(
+        Code.server_unsupported,
+        [...at, 'trust_annotations'],
+        `server "${rs.id}": trust_annotations needs pinned definitions, and its entry says pin: false, so there is no accepted definition to trust; remove pin: false, or declare the tool's effects under tools: { <name>: { effects: read } } instead`,
+        { server: rs.id, key: 'trust_annotations' },
+        true,
+      ),
+    );
+    return;
+  }
+  warnings.push(
+    ctx.issue(
+      Code.server_unpinned,
+      [...at, 'pin'],
+      `server "${rs.id}": pin: false, so its tools reach agents as it lists them, and a definition it changes (a description, a schema) is served without a person's review; remove pin: false to review each definition (harness servers review ${rs.id})`,
+      { server: rs.id },
+      true,
+    ),
+  );
 }
 
 /** A server id declared twice, or one a pack already uses (a grant could not tell them apart). */

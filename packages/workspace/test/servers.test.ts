@@ -1,11 +1,13 @@
 // mcp_servers as the workspace loads them, grants them and the gate decides their tools' calls.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { formatIssue } from '@harness/packs';
 import { describe, expect, it } from 'vitest';
 import {
   auditEvent,
   createMemoryApprovalStore,
   decide,
+  loadWorkspace,
   mapToolIds,
   resolveGrants,
   toolMemberId,
@@ -94,11 +96,37 @@ describe('mcp_servers at load', () => {
     ).resolves.toBeDefined();
   });
 
-  it('refuses trust_annotations until definitions are pinned, saying what to declare instead [SV-07]', async () => {
-    const [error] = await loadErrors(
-      `mcp_servers:\n  - { id: a, trust_annotations: true, transport: { url: "https://x.example/mcp" } }\n`,
+  it('pins by default and takes trust_annotations with pinning, a pinned readOnlyHint being trusted only then [SV-07, SV-18]', async () => {
+    const ws = await loadOk(
+      `mcp_servers:\n  - { id: a, transport: { url: "https://x.example/mcp" } }\n  - { id: b, trust_annotations: true, transport: { url: "https://y.example/mcp" } }\n`,
     );
-    expect(error).toContain('trust_annotations is refused in this release');
+    expect(ws.servers.map((s) => [s.id, s.pin, s.trustAnnotations])).toEqual([
+      ['a', true, false],
+      ['b', true, true],
+    ]);
+    expect(ws.warnings).toEqual([]);
+  });
+
+  it('warns at load of a server that turns pinning off, saying what it leaves unreviewed [SV-18]', async () => {
+    const r = await loadWorkspace(
+      {
+        text: `mcp_servers:\n  - { id: a, pin: false, transport: { url: "https://x.example/mcp" } }\n`,
+        file: 'workspace.yaml',
+      },
+      { probe: false },
+    );
+    if (!r.ok) throw new Error('expected the load to succeed');
+    expect(r.workspace.servers[0]?.pin).toBe(false);
+    expect(r.warnings.map(formatIssue)).toEqual([
+      'workspace.yaml:2:14: server "a": pin: false, so its tools reach agents as it lists them, and a definition it changes (a description, a schema) is served without a person\'s review; remove pin: false to review each definition (harness servers review a)',
+    ]);
+  });
+
+  it('refuses trust_annotations with pin: false, there being no accepted definition to trust [SV-07]', async () => {
+    const [error] = await loadErrors(
+      `mcp_servers:\n  - { id: a, pin: false, trust_annotations: true, transport: { url: "https://x.example/mcp" } }\n`,
+    );
+    expect(error).toContain('trust_annotations needs pinned definitions, and its entry says pin: false');
     expect(error).toContain('tools: { <name>: { effects: read } }');
   });
 

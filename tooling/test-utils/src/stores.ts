@@ -57,7 +57,7 @@ export const PG_SERVER: PgTestTarget = {
 /** Empties every table of a store's schema and restarts its sequences: a store as new, in the same schema. */
 export async function resetSchema(schema: string): Promise<void> {
   await pgQuery(
-    "TRUNCATE looms, components, operations, receipts, audit, approvals, approval_notices RESTART IDENTITY CASCADE; UPDATE audit_clock SET at = ''",
+    "TRUNCATE looms, components, operations, receipts, audit, approvals, approval_notices, tool_pins, tool_sightings RESTART IDENTITY CASCADE; UPDATE audit_clock SET at = ''",
     [],
     schema,
   );

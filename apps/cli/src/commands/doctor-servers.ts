@@ -24,11 +24,17 @@ export async function serverChecks(
     if (s.state === 'failed') {
       return { name: `server ${s.id}`, status: 'fail', detail: `does not start: ${s.error}; ${confinement}` };
     }
+    const held =
+      s.quarantined.length === 0
+        ? ''
+        : `; ${s.quarantined.length} quarantined until a person accepts them (harness servers review ${s.id})`;
+    const unpinned = s.pinned ? '' : '; warning: pin: false, its tools are served as listed, with no review';
     const warning = s.warning === undefined ? '' : `; warning: ${s.warning}`;
+    const quiet = s.warning === undefined && s.pinned && s.quarantined.length === 0;
     return {
       name: `server ${s.id}`,
-      status: s.warning === undefined ? 'ok' : 'warn',
-      detail: `starts and answers tools/list with ${s.tools.length} tool(s); ${confinement}${warning}`,
+      status: quiet ? 'ok' : 'warn',
+      detail: `starts and answers tools/list with ${s.tools.length + s.quarantined.length} tool(s); ${confinement}${held}${unpinned}${warning}`,
     };
   });
 }

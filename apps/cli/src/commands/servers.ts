@@ -3,7 +3,7 @@
 // granted them, then closed), and the stderr the broker kept of one.
 import { readFileSync } from 'node:fs';
 import { parse } from '../args';
-import { planEmbedded } from '../embedded';
+import { openOrCreate, planEmbedded } from '../embedded';
 import { CliError } from '../errors';
 import { err, out, printJson } from '../output';
 import { projectFor, projectLine } from '../project';
@@ -15,10 +15,15 @@ import {
   type ServerView,
   transportLine,
 } from '../servers-report';
+import { decide, review } from './servers-review';
 
 const help = `Usage:
   harness servers list [--workspace <file>] [--instance <dir>] [--agent <id>] [--json]
   harness servers logs <server id> [--workspace <file>] [--instance <dir>]
+  harness servers review [<server id>] [--workspace <file>] [--instance <dir>] [--agent <id>] [--json]
+  harness servers accept <server id>.<tool> --hash <hex> [--by <name>] [--workspace …] [--instance …] [--json]
+  harness servers accept <server id> --all [--by <name>] [--workspace …] [--instance …] [--json]
+  harness servers reject <server id>.<tool> --hash <hex> [--by <name>] [--workspace …] [--instance …] [--json]
 
 list  starts each MCP server the workspace declares (mcp_servers) as the broker does, reads its
       tools, closes it again, and prints per server its transport (a stdio server's argv, an HTTP
@@ -34,6 +39,18 @@ list  starts each MCP server the workspace declares (mcp_servers) as the broker 
 logs  prints <instance>/servers/<id>.log: the last stderr of that server, which the broker (and
       servers list) rewrites after each listing and call and at close. Exit 2 for an id the
       workspace does not declare.
+review  starts the servers as list does and prints each tool held back from agents until a person
+      accepts its definition (quarantined: new, or changed since accepted): its id, its definition
+      hash, when it was first seen, and what changed against the accepted definition (description,
+      each inputSchema/outputSchema keyword, each annotation; a new tool shows all of it), every
+      text quoted, escaped and cut, and flagged when long, hiding characters, or addressed to the
+      model. Exit 0.
+accept  records the definition listed now as accepted, in the instance's store and audit chain;
+      --hash must be its hash as review printed it, else nothing is accepted (exit 1: it changed
+      since, review again). --all accepts every quarantined tool of the server as listed now,
+      printing each hash. A running broker serves it at its next listing or call. Like serve, these
+      three create the instance on first use (--agent <id>: the agent it serves, as serve's).
+reject  records the definition as rejected (audited); the tool stays quarantined.
 
 The workspace and instance are chosen as serve chooses them: --workspace, --instance or
 HARNESS_HOME; else, run inside a project harness init set up, that project's; else the default
@@ -48,7 +65,13 @@ export async function serversCommand(argv: string[]): Promise<number> {
   }
   if (verb === 'list') return list(rest);
   if (verb === 'logs') return logs(rest);
-  throw new CliError('usage', `unknown servers command '${verb}'; expected list or logs`);
+  if (verb === 'review') return review(rest, locateCreating);
+  if (verb === 'accept') return decide(rest, locateCreating, 'accepted');
+  if (verb === 'reject') return decide(rest, locateCreating, 'rejected');
+  throw new CliError(
+    'usage',
+    `unknown servers command '${verb}'; expected list, logs, review, accept or reject`,
+  );
 }
 
 /** The workspace file and instance directory a servers command reads, chosen as serve chooses them. */
@@ -60,6 +83,26 @@ async function locate(flags: {
   if (project !== undefined) err(projectLine(project));
   const options = { instance: flags.instance, workspace: flags.workspace, project };
   const plan = await planEmbedded(options);
+  return { workspaceFile: plan.workspaceFile, instanceDir: plan.location.instanceDir };
+}
+
+/**
+ * {@link locate}, creating the instance when it does not exist yet, as serve does on first use: the
+ * definitions a person accepts are kept in its store.
+ */
+async function locateCreating(flags: {
+  workspace?: string | undefined;
+  instance?: string | undefined;
+  agent?: string | undefined;
+}): Promise<{ workspaceFile: string; instanceDir: string }> {
+  const project = projectFor(flags);
+  if (project !== undefined) err(projectLine(project));
+  const { plan } = await openOrCreate({
+    instance: flags.instance,
+    workspace: flags.workspace,
+    agent: flags.agent,
+    project,
+  });
   return { workspaceFile: plan.workspaceFile, instanceDir: plan.location.instanceDir };
 }
 
@@ -131,6 +174,11 @@ function printServer(server: ServerView, agent: string | undefined): void {
     out(`  ${tool.signature}  effect ${tool.effect}, tier ${tool.tier}, ${agents}`);
   }
   if (server.warning !== undefined) out(`  warning: ${server.warning}`);
+  if (!server.pinned) out('  warning: pin: false: its tools are served as listed, with no review');
+  if (server.quarantined.length > 0) {
+    const ids = server.quarantined.map((q) => `${q.id} (${q.change})`).join(', ');
+    out(`  quarantined until a person accepts them: ${ids}; review: harness servers review ${server.id}`);
+  }
 }
 
 async function logs(argv: string[]): Promise<number> {

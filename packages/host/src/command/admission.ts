@@ -4,7 +4,7 @@ import type { CommandAnswer, ManifestRow, RunRequest } from '@harness/protocol';
 import { BUILTIN_IDS, BUILTIN_ROWS, type BuiltinId } from '../builtins';
 import type { ResolvedScope } from '../scope';
 import { refusedAnswer } from './answers';
-import type { Transport } from './types';
+import type { Transport, Unavailable } from './types';
 
 export const isBuiltin = (id: string): id is BuiltinId => (BUILTIN_IDS as readonly string[]).includes(id);
 
@@ -51,8 +51,8 @@ export function admitCall(
   transport: Transport,
   request: Pick<RunRequest, 'command' | 'jobId' | 'readOnly'>,
   row: ManifestRow | undefined,
-  /** Why the row is missing, when its backend knows (an MCP server that does not start). */
-  missing?: string,
+  /** Why the row is missing, when its backend knows (an MCP server that does not start, a tool held for review). */
+  missing?: Unavailable,
 ): { row: ManifestRow } | { refused: CommandAnswer } {
   const id = request.command;
   const builtin = isBuiltin(id);
@@ -78,12 +78,14 @@ export function admitCall(
     };
   }
   if (!row) {
+    // A tool held for review is named only to an agent it is granted to (SV-09).
+    if (missing?.reason === 'quarantined' && !inScope(scope, id)) missing = undefined;
     return {
       refused: refusedAnswer(
         id,
         'unknown_command',
-        missing === undefined ? 'unknown_command' : 'server_unavailable',
-        missing ??
+        missing?.reason ?? 'unknown_command',
+        missing?.message ??
           `no command has the id ${JSON.stringify(id)}; list the commands with \`loom command list --json\``,
       ),
     };

@@ -93,8 +93,20 @@ export interface PackBackend {
    * awaits it before a listing and before looking up a call's row.
    */
   ready?(): Promise<void>;
-  /** Why `id` has no row now, in words naming what failed (an MCP server that does not start), if it knows. */
-  unknown?(id: string): string | undefined;
+  /** Why `id` has no row now (an MCP server that does not start, a tool held for review), if it knows. */
+  unknown?(id: string): Unavailable | undefined;
+  /**
+   * The ids of tools listed upstream but held back until a person accepts their definitions
+   * (SV-18): counted in a listing, never listed. The same array until they change.
+   */
+  quarantined?(): readonly string[];
+}
+
+/** Why a known id has no row: its server's tools are not served, or the tool is quarantined. */
+export interface Unavailable {
+  readonly reason: 'server_unavailable' | 'quarantined';
+  /** Names ids, hashes and what to do; never a server's own words. */
+  readonly message: string;
 }
 
 /** Which transport a call came through; direct transport runs built-ins only. */

@@ -6,13 +6,34 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { commandLine, instanceArgs } from '@harness/config/instance';
 import type { CredentialSource } from '@harness/packs';
 import type { ManifestRow } from '@harness/protocol';
-import { createServerClient, type ServerClient, type ServerSpec, type ServerState } from '@harness/servers';
+import {
+  createServerClient,
+  type ServerClient,
+  type ServerSpec,
+  type ServerState,
+  type UpstreamTool,
+} from '@harness/servers';
+import type { Store } from '@harness/store';
 import { auditEvent, type McpServer, renderServerSecrets, type Workspace } from '@harness/workspace';
-import type { PackCallContext, PackOutcome } from '../command/types';
+import type { PackCallContext, PackOutcome, Unavailable } from '../command/types';
 import { runServerCall } from './call';
-import { type ServedTool, servedTools, unknownToolKeys } from './rows';
+import {
+  type AcceptedHashes,
+  pinnedReadOnly,
+  type QuarantinedTool,
+  type ServedTool,
+  servedTools,
+  unknownToolKeys,
+} from './rows';
+
+/**
+ * Where a backend reads the definitions a person accepted and records those awaiting review: the
+ * instance's store (docs/servers.md, "Pinned definitions").
+ */
+export type PinStore = Pick<Store, 'listToolPins' | 'sightTool'>;
 
 /** What a server is doing, for `harness servers list` and `doctor`. */
 export interface ServerReport {
@@ -23,6 +44,10 @@ export interface ServerReport {
   /** Keys of its `tools` / `permission_overrides` that name no listed tool. */
   readonly warning?: string;
   readonly tools: readonly ServedTool[];
+  /** Its listed tools whose definition no person accepted (SV-18). */
+  readonly quarantined: readonly QuarantinedTool[];
+  /** Its last listing as read, every tool (quarantined ones too); undefined before one was read. */
+  readonly listing?: readonly UpstreamTool[];
 }
 
 /** Where a server's stderr is kept for `harness servers logs <id>`: `<instance>/servers/<id>.log`. */
@@ -63,6 +88,9 @@ interface Entry {
   /** Why no client could be made (a credential missing). */
   readonly unusable?: string;
   tools: readonly ServedTool[];
+  quarantined: readonly QuarantinedTool[];
+  /** The last listing read, every tool. */
+  listing?: readonly UpstreamTool[];
   error?: string;
   warning?: string;
   /** The last reason told on stderr, so a server that keeps failing the same way is told once. */
@@ -79,8 +107,16 @@ export class ServerBackend {
   readonly #instanceDir: string | undefined;
   readonly #pool: ServerPool;
   readonly #entries: Map<string, Entry>;
+  readonly #pins: PinStore | undefined;
   #rows: readonly ManifestRow[] = [];
   #byId = new Map<string, ServedTool>();
+  #quarantined: readonly QuarantinedTool[] = [];
+  #quarantinedById = new Map<string, QuarantinedTool>();
+  /** The accepted hashes by server, as last read from the store, and that read's fingerprint. */
+  #accepted = new Map<string, AcceptedHashes>();
+  #acceptedKey: string | undefined;
+  /** The (server, tool, hash) sightings already recorded by this backend. */
+  readonly #sighted = new Set<string>();
   #started: Promise<void> | undefined;
 
   constructor(
@@ -88,20 +124,29 @@ export class ServerBackend {
     credentials: CredentialSource | undefined,
     instanceDir: string | undefined,
     pool: ServerPool,
+    pins?: PinStore,
   ) {
     this.#workspace = workspace;
     this.#credentials = credentials;
     this.#instanceDir = instanceDir;
     this.#pool = pool;
+    this.#pins = pins;
     this.#entries = new Map(workspace.servers.map((s) => [s.id, this.#entry(s)]));
   }
 
   #entry(server: McpServer): Entry {
     const secrets = renderServerSecrets(server, this.#credentials);
     if (!secrets.ok)
-      return { server, client: undefined, unusable: secrets.message, tools: [], error: secrets.message };
+      return {
+        server,
+        client: undefined,
+        unusable: secrets.message,
+        tools: [],
+        quarantined: [],
+        error: secrets.message,
+      };
     const client = this.#pool.client(specOf(server, secrets.values));
-    const entry: Entry = { server, client, tools: [] };
+    const entry: Entry = { server, client, tools: [], quarantined: [] };
     client.onToolsChanged(() => {
       entry.reading = this.#read(entry);
     });
@@ -114,12 +159,37 @@ export class ServerBackend {
     return dot > 0 && this.#entries.has(id.slice(0, dot));
   }
 
-  /** Starts every server and reads its listing, once; later calls wait for the same start. */
-  ready(): Promise<void> {
-    this.#started ??= Promise.all([...this.#entries.values()].map((e) => this.#read(e))).then(
-      () => undefined,
+  /**
+   * Starts every server and reads its listing, once; later calls wait for the same start. Each call
+   * then reads the accepted definitions again, so a person's accept or reject reaches a running
+   * broker at its next listing or call, with no restart (docs/servers.md, "Review").
+   */
+  async ready(): Promise<void> {
+    this.#started ??= this.#syncPins().then(() =>
+      Promise.all([...this.#entries.values()].map((e) => this.#read(e))).then(() => undefined),
     );
-    return this.#started;
+    await this.#started;
+    if (await this.#syncPins()) {
+      for (const entry of this.#entries.values()) this.#apply(entry);
+      this.#rebuild();
+    }
+  }
+
+  /** Reads the accepted hashes from the store; whether they changed since the last read. */
+  async #syncPins(): Promise<boolean> {
+    if (this.#pins === undefined) return false;
+    const pins = await this.#pins.listToolPins();
+    const key = pins.map((p) => `${p.server}\n${p.tool}\n${p.hash}`).join('\n');
+    if (key === this.#acceptedKey) return false;
+    this.#acceptedKey = key;
+    const accepted = new Map<string, Map<string, string>>();
+    for (const p of pins) {
+      const of = accepted.get(p.server) ?? new Map<string, string>();
+      accepted.set(p.server, of);
+      of.set(p.tool, p.hash);
+    }
+    this.#accepted = accepted;
+    return true;
   }
 
   /** Re-reads a listing that failed (a server that died restarts on the next need, with backoff). */
@@ -131,20 +201,47 @@ export class ServerBackend {
     if (entry.client === undefined) return;
     const listing = await entry.client.tools();
     if (!listing.ok) {
+      delete entry.listing;
       entry.tools = [];
+      entry.quarantined = [];
       entry.error = listing.message;
     } else {
-      const served = servedTools(this.#workspace, entry.server, listing.tools);
-      entry.tools = served.ok ? served.tools : [];
-      if (served.ok) delete entry.error;
-      else entry.error = served.message;
+      entry.listing = listing.tools;
+      this.#apply(entry);
       const warning = unknownToolKeys(entry.server, listing.tools);
       if (warning === undefined) delete entry.warning;
       else entry.warning = warning;
+      await this.#sight(entry.quarantined);
     }
     this.#rebuild();
     this.#keepLog(entry);
     this.#tell(entry);
+  }
+
+  /** Serves an entry's last listing under the accepted hashes: each tool served or quarantined. */
+  #apply(entry: Entry): void {
+    if (entry.listing === undefined) return;
+    const accepted = this.#accepted.get(entry.server.id) ?? new Map<string, string>();
+    const served = servedTools(this.#workspace, entry.server, entry.listing, accepted);
+    entry.tools = served.ok ? served.tools : [];
+    entry.quarantined = served.ok ? served.quarantined : [];
+    if (served.ok) delete entry.error;
+    else entry.error = served.message;
+  }
+
+  /** Records when each quarantined definition was first listed, for review; once per hash. */
+  async #sight(quarantined: readonly QuarantinedTool[]): Promise<void> {
+    if (this.#pins === undefined) return;
+    for (const q of quarantined) {
+      const key = `${q.server.id}\n${q.upstream}\n${q.hash}`;
+      if (this.#sighted.has(key)) continue;
+      try {
+        await this.#pins.sightTool({ server: q.server.id, tool: q.upstream, hash: q.hash });
+        this.#sighted.add(key);
+      } catch {
+        // When it appeared is for the review; a store that fails here fails no listing.
+      }
+    }
   }
 
   /** Tells the person (the broker's stderr) once of each new reason a server's tools are not served. */
@@ -156,9 +253,16 @@ export class ServerBackend {
   }
 
   #rebuild(): void {
-    const tools = [...this.#entries.values()].flatMap((e) => e.tools);
+    const entries = [...this.#entries.values()];
+    const tools = entries.flatMap((e) => e.tools);
+    const quarantined = entries.flatMap((e) => e.quarantined);
     this.#byId = new Map(tools.map((t) => [t.id, t]));
-    this.#rows = tools.map((t) => t.row);
+    const rows = tools.map((t) => t.row);
+    // The same arrays while nothing changed: the host's listing (and its etag) is cached on them.
+    if (!sameRows(rows, this.#rows)) this.#rows = rows;
+    const ids = quarantined.map((q) => q.id);
+    if (ids.join('\n') !== this.#quarantined.map((q) => q.id).join('\n')) this.#quarantined = quarantined;
+    this.#quarantinedById = new Map(quarantined.map((q) => [q.id, q]));
   }
 
   /**
@@ -184,6 +288,18 @@ export class ServerBackend {
     return this.#rows;
   }
 
+  /** The ids of the listed tools held back for a person's review: the same array until they change. */
+  quarantined(): readonly string[] {
+    return this.#quarantinedIds();
+  }
+
+  #idsCache: { of: readonly QuarantinedTool[]; ids: readonly string[] } | undefined;
+  #quarantinedIds(): readonly string[] {
+    if (this.#idsCache?.of !== this.#quarantined)
+      this.#idsCache = { of: this.#quarantined, ids: this.#quarantined.map((q) => q.id) };
+    return this.#idsCache.ids;
+  }
+
   /** Every server's state, listing error and tools. */
   reports(): ServerReport[] {
     return [...this.#entries.values()].map((e) => ({
@@ -198,6 +314,8 @@ export class ServerBackend {
       ...(e.error === undefined ? {} : { error: e.error }),
       ...(e.warning === undefined ? {} : { warning: e.warning }),
       tools: e.tools,
+      quarantined: e.quarantined,
+      ...(e.listing === undefined ? {} : { listing: e.listing }),
     }));
   }
 
@@ -209,15 +327,24 @@ export class ServerBackend {
     return this.#byId.get(id);
   }
 
-  /** Why a server's tools are not served now, naming the server; undefined when they are. */
-  unavailable(id: string): string | undefined {
-    return this.#entries.get(id.slice(0, id.indexOf('.')))?.error;
+  /**
+   * Why `id` is not served now: its tool is quarantined (naming only ids and hashes, never the
+   * server's words), or its server's tools are not served; undefined when it is served.
+   */
+  unavailable(id: string): Unavailable | undefined {
+    const held = this.#quarantinedById.get(id);
+    if (held !== undefined)
+      return { reason: 'quarantined', message: quarantineMessage(held, this.#instanceDir) };
+    const error = this.#entries.get(id.slice(0, id.indexOf('.')))?.error;
+    return error === undefined ? undefined : { reason: 'server_unavailable', message: error };
   }
 
   /** The audit input naming a served tool's upstream name (its id's member may be mapped). */
-  #named(id: string): { upstream?: string } {
-    const upstream = this.#byId.get(id)?.upstream;
-    return upstream === undefined ? {} : { upstream };
+  #named(id: string): { upstream?: string; pinnedReadOnly?: boolean } {
+    const tool = this.#byId.get(id);
+    return tool === undefined
+      ? {}
+      : { upstream: tool.upstream, pinnedReadOnly: pinnedReadOnly(tool.server, tool.definition) };
   }
 
   action(id: string): string {
@@ -249,6 +376,21 @@ export class ServerBackend {
   flushLogs(): void {
     for (const e of this.#entries.values()) this.#keepLog(e);
   }
+}
+
+/** Whether two row lists hold the same rows (the rows of a tool are rebuilt on each apply). */
+function sameRows(a: readonly ManifestRow[], b: readonly ManifestRow[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** What a call of a quarantined tool answers: what holds it, and the command a person reviews it with. */
+export function quarantineMessage(q: QuarantinedTool, instanceDir: string | undefined): string {
+  const review = commandLine(['harness', 'servers', 'review', q.server.id, ...instanceArgs(instanceDir)]);
+  const why =
+    q.accepted === undefined
+      ? 'no person has accepted its definition yet'
+      : `its definition changed since a person accepted it (accepted sha256 ${q.accepted.slice(0, 12)}, listed now ${q.hash.slice(0, 12)})`;
+  return `${q.id} is quarantined pending a person's review: ${why}, so it is not served and nothing was sent to the server. Tell the person; they review it with \`${review}\``;
 }
 
 /**

@@ -18,8 +18,8 @@ import {
 import { planHash } from '../approvals/preview';
 import { decideWithApprovals } from '../approvals/request';
 import { heldAnswer, refusedAnswer } from '../command/answers';
-import type { PackCallContext, PackOutcome } from '../command/types';
-import type { ServedTool } from './rows';
+import type { PackCallContext, PackOutcome, Unavailable } from '../command/types';
+import { pinnedReadOnly, type ServedTool } from './rows';
 
 /** What every call of one server backend shares. */
 export interface ServerCallState {
@@ -45,12 +45,17 @@ export function transportPlan(server: McpServer): Record<string, unknown> {
     : { kind: 'http', url: t.url, headers: Object.keys(t.headers).sort() };
 }
 
-/** The plan an approval of a server tool call binds (SV-20). */
+/**
+ * The plan an approval of a server tool call binds (SV-20): the transport, the upstream name, the
+ * definition hash (the accepted one, when the server pins its tools) with the definition it hashes,
+ * and the arguments. A definition accepted anew between approval and call changes the plan.
+ */
 export function serverPlan(tool: ServedTool, args: Record<string, unknown>): Record<string, unknown> {
   return {
     server: tool.server.id,
     transport: transportPlan(tool.server),
     tool: tool.upstream,
+    definitionHash: tool.hash,
     definition: tool.definition,
     args,
   };
@@ -62,17 +67,19 @@ export async function runServerCall(
   id: string,
   tool: ServedTool | undefined,
   client: ServerClient | undefined,
-  unavailable: string | undefined,
+  unavailable: Unavailable | undefined,
   args: Record<string, unknown>,
   ctx: PackCallContext,
 ): Promise<PackOutcome> {
   if (tool === undefined || client === undefined) {
-    const message = unavailable ?? `${id} is not a tool its MCP server lists now`;
-    return { answer: refusedAnswer(id, 'unknown_command', 'server_unavailable', message), audit: {} };
+    const reason = unavailable?.reason ?? 'server_unavailable';
+    const message = unavailable?.message ?? `${id} is not a tool its MCP server lists now`;
+    return { answer: refusedAnswer(id, 'unknown_command', reason, message), audit: {} };
   }
+  const trusted = pinnedReadOnly(tool.server, tool.definition);
   const decision = await decideWithApprovals(
     state.workspace,
-    { commandId: id, caller: ctx.agent, args, upstream: tool.upstream },
+    { commandId: id, caller: ctx.agent, args, upstream: tool.upstream, pinnedReadOnly: trusted },
     ctx,
     () => ({ args: { ...args }, display: null, argv: null, planHash: planHash(serverPlan(tool, args)) }),
   );
@@ -85,6 +92,7 @@ export async function runServerCall(
       agent: ctx.actor,
       decision,
       upstream: tool.upstream,
+      pinnedReadOnly: trusted,
       ...(serverCall ? { serverCall } : {}),
       ...(state.credentials ? { credentials: state.credentials } : {}),
     })?.payload ?? {}),

@@ -5,6 +5,7 @@
 import type { ManifestRow } from '@harness/protocol';
 import type { UpstreamTool } from '@harness/servers';
 import { gatedOf, type McpServer, mapToolIds, type Workspace } from '@harness/workspace';
+import { definitionHash } from './definition';
 
 /** Most characters of a server's description shown to the model. */
 export const SERVER_HELP_MAX = 1000;
@@ -18,13 +19,34 @@ export interface ServedTool {
   readonly upstream: string;
   /** The definition as listed (for the plan an approval binds). */
   readonly definition: UpstreamTool;
+  /** Its definition hash (SV-17): the accepted one, when the server pins its tools. */
+  readonly hash: string;
   readonly row: ManifestRow;
+}
+
+/** A listed tool held back from agents until a person accepts its definition (SV-18). */
+export interface QuarantinedTool {
+  readonly server: McpServer;
+  /** The manifest id it would have, `<server>.<member>`. */
+  readonly id: string;
+  readonly upstream: string;
+  /** The hash of the definition listed now. */
+  readonly hash: string;
+  /** The hash a person accepted before, when one did: the definition changed since. */
+  readonly accepted?: string;
 }
 
 /** A listing turned into tools, or the reason it cannot be served (two names on one id, SV-08). */
 export type ServedListing =
-  | { readonly ok: true; readonly tools: readonly ServedTool[] }
+  | {
+      readonly ok: true;
+      readonly tools: readonly ServedTool[];
+      readonly quarantined: readonly QuarantinedTool[];
+    }
   | { readonly ok: false; readonly message: string };
+
+/** The accepted definition hash of each tool of one server, by upstream name. */
+export type AcceptedHashes = ReadonlyMap<string, string>;
 
 /** Control characters other than newline and tab, which a description never needs. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -51,11 +73,16 @@ function outputFields(tool: UpstreamTool): string[] | undefined {
   return names.length === 0 ? undefined : names;
 }
 
-/** The rows of one server's listing. */
+/**
+ * The rows of one server's listing. With `server.pin`, a tool whose definition hash is not the one
+ * in `accepted` is quarantined instead (SV-18): ids are still mapped over the whole listing, so a
+ * quarantined tool never frees its id for another.
+ */
 export function servedTools(
   workspace: Workspace,
   server: McpServer,
   tools: readonly UpstreamTool[],
+  accepted: AcceptedHashes,
 ): ServedListing {
   const mapped = mapToolIds(tools.map((t) => t.name));
   if (!mapped.ok) {
@@ -67,10 +94,17 @@ export function servedTools(
   }
   const byName = new Map(tools.map((t) => [t.name, t]));
   const out: ServedTool[] = [];
+  const quarantined: QuarantinedTool[] = [];
   for (const [member, upstream] of mapped.byMember) {
     const tool = byName.get(upstream)!;
     const id = `${server.id}.${member}`;
-    const gated = gatedOf(workspace, id, upstream)!;
+    const hash = definitionHash(tool);
+    const pinned = accepted.get(upstream);
+    if (server.pin && pinned !== hash) {
+      quarantined.push({ server, id, upstream, hash, ...(pinned === undefined ? {} : { accepted: pinned }) });
+      continue;
+    }
+    const gated = gatedOf(workspace, id, upstream, pinnedReadOnly(server, tool))!;
     const outputs = outputFields(tool);
     // No title: a server's title is more of its words, unmarked, and the id and the description
     // already say what the tool is (an empty title is not listed).
@@ -85,9 +119,17 @@ export function servedTools(
       timeoutMs: server.timeoutMs,
       ...(server.label ? { ifc: server.label as ManifestRow['ifc'] & object } : {}),
     };
-    out.push({ server, id, upstream, definition: tool, row });
+    out.push({ server, id, upstream, definition: tool, hash, row });
   }
-  return { ok: true, tools: out };
+  return { ok: true, tools: out, quarantined };
+}
+
+/**
+ * Whether a served tool's definition says `readOnlyHint: true` and was accepted by a person: only
+ * then may `trust_annotations` make it a read (SV-07). An unpinned server's annotations never count.
+ */
+export function pinnedReadOnly(server: McpServer, tool: UpstreamTool): boolean {
+  return server.pin && tool.annotations?.readOnlyHint === true;
 }
 
 /**

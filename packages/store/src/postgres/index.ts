@@ -7,6 +7,7 @@ import { pgAudit } from './audit';
 import { connectPostgres, type PgOptions } from './client';
 import { pgLooms } from './looms';
 import { pgNotices } from './notices';
+import { pgPins } from './pins';
 import { checkPostgresSchema, migratePostgres, PG_SCHEMA_VERSION } from './schema';
 
 export type { PgOptions };
@@ -35,6 +36,7 @@ export async function openPostgresStore(
       ...pgAudit(db, setup),
       ...pgApprovals(db, setup),
       ...pgNotices(db),
+      ...pgPins(db, setup),
       close: () => db.close(),
     },
     options,

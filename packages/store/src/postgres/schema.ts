@@ -85,6 +85,16 @@ const MIGRATIONS: readonly string[] = [
   // 4: an approval keeps what a person judges it by: the command's display line with the call's
   // values, and what its preview (a read command run confined) showed.
   `ALTER TABLE approvals ADD COLUMN display TEXT, ADD COLUMN preview TEXT;`,
+  // 5: pinned definitions of MCP server tools (docs/servers.md, "Pinned definitions"): the hash a
+  // person accepted per (server, tool), and when each definition no person accepted first appeared.
+  `CREATE TABLE tool_pins (
+     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL, accepted_at TEXT NOT NULL,
+     accepted_by TEXT NOT NULL, via TEXT NOT NULL, PRIMARY KEY (server, tool)
+   );
+   CREATE TABLE tool_sightings (
+     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, first_seen TEXT NOT NULL,
+     rejected_at TEXT, rejected_by TEXT, PRIMARY KEY (server, tool, hash)
+   );`,
 ];
 
 /** The schema version this code reads and writes. */

@@ -7,6 +7,7 @@ import { sqliteApprovals } from './approvals';
 import { sqliteAudit } from './audit';
 import { sqliteLooms } from './looms';
 import { sqliteNotices } from './notices';
+import { sqlitePins } from './pins';
 import { openDatabase } from './schema';
 import type { SyncStore } from './sync';
 
@@ -37,6 +38,10 @@ function guarded(store: SyncStore): Omit<Store, 'close'> {
     claimNotice: 'claim an approval notice',
     recordNotice: 'record an approval notice',
     listNotices: "read an approval's notices",
+    listToolPins: "read the servers' pinned tools",
+    sightTool: 'record a tool definition awaiting review',
+    listToolSightings: 'read the tool definitions awaiting review',
+    decideTool: "decide on a server tool's definition",
   };
   const out = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(store) as [keyof typeof what, (...a: unknown[]) => unknown][]) {
@@ -76,6 +81,7 @@ export function openSqliteStore(
         ...sqliteAudit(db, setup),
         ...sqliteApprovals(db, setup),
         ...sqliteNotices(db),
+        ...sqlitePins(db, setup),
       }),
       close: async () => {
         db.close();

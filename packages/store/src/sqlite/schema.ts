@@ -88,6 +88,16 @@ const MIGRATIONS: readonly string[] = [
   // values, and what its preview (a read command run confined) showed.
   `ALTER TABLE approvals ADD COLUMN display TEXT;
    ALTER TABLE approvals ADD COLUMN preview TEXT;`,
+  // 6: pinned definitions of MCP server tools (docs/servers.md, "Pinned definitions"): the hash a
+  // person accepted per (server, tool), and when each definition no person accepted first appeared.
+  `CREATE TABLE IF NOT EXISTS tool_pins (
+     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL, accepted_at TEXT NOT NULL,
+     accepted_by TEXT NOT NULL, via TEXT NOT NULL, PRIMARY KEY (server, tool)
+   );
+   CREATE TABLE IF NOT EXISTS tool_sightings (
+     server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, first_seen TEXT NOT NULL,
+     rejected_at TEXT, rejected_by TEXT, PRIMARY KEY (server, tool, hash)
+   );`,
 ];
 
 /** The schema version this code writes into `meta`. */

@@ -1,0 +1,91 @@
+// Pinned definitions of MCP server tools in PostgreSQL (docs/servers.md, "Pinned definitions"),
+// shared by every host of the database: the hash a person accepted per (server, tool), and when each
+// unaccepted definition first appeared.
+import type { ChainSetup } from '../chained';
+import { pinEvent } from '../pin-audit';
+import type { Store, ToolDecision, ToolPin, ToolSighting } from '../types';
+import { insertAudit } from './audit';
+import { lockKey, type PgDb, type Tx } from './client';
+
+type PinPart = Pick<Store, 'listToolPins' | 'sightTool' | 'listToolSightings' | 'decideTool'>;
+
+const PIN_COLUMNS = 'server, tool, hash, definition, accepted_at, accepted_by, via';
+const SIGHTING_COLUMNS = 'server, tool, hash, first_seen, rejected_at, rejected_by';
+
+async function decide(tx: Tx, setup: ChainSetup, d: ToolDecision): Promise<void> {
+  const at = (d.now ?? new Date()).toISOString();
+  const [was] = await tx.query<{ hash: string }>(
+    'SELECT hash FROM tool_pins WHERE server = $1 AND tool = $2 FOR UPDATE',
+    [d.server, d.tool],
+  );
+  if (d.decision === 'accepted') {
+    await tx.query(
+      `INSERT INTO tool_pins (${PIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (server, tool) DO UPDATE SET hash = EXCLUDED.hash, definition = EXCLUDED.definition, accepted_at = EXCLUDED.accepted_at,
+         accepted_by = EXCLUDED.accepted_by, via = EXCLUDED.via`,
+      [d.server, d.tool, d.hash, d.definition, at, d.by, d.via],
+    );
+  } else {
+    await tx.query(
+      `INSERT INTO tool_sightings (${SIGHTING_COLUMNS}) VALUES ($1, $2, $3, $4, $4, $5)
+       ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = EXCLUDED.rejected_at, rejected_by = EXCLUDED.rejected_by`,
+      [d.server, d.tool, d.hash, at, d.by],
+    );
+  }
+  // Last before COMMIT: the decision and its audit row commit together.
+  await insertAudit(tx, pinEvent(d, was?.hash), setup);
+}
+
+/** The pins part of the PostgreSQL store. */
+export function pgPins(db: PgDb, setup: ChainSetup): PinPart {
+  return {
+    listToolPins: (server) =>
+      db.tx(
+        "read the servers' pinned tools",
+        (tx) =>
+          server === undefined
+            ? tx.query<ToolPin>(`SELECT ${PIN_COLUMNS} FROM tool_pins ORDER BY server, tool`)
+            : tx.query<ToolPin>(`SELECT ${PIN_COLUMNS} FROM tool_pins WHERE server = $1 ORDER BY tool`, [
+                server,
+              ]),
+        { idempotent: true, readOnly: true },
+      ),
+    // An insert that does nothing when the row is there, then the row: running it again is harmless.
+    sightTool: (s) =>
+      db.tx(
+        'record a tool definition awaiting review',
+        async (tx) => {
+          await tx.query(
+            'INSERT INTO tool_sightings (server, tool, hash, first_seen) VALUES ($1, $2, $3, $4) ON CONFLICT (server, tool, hash) DO NOTHING',
+            [s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString()],
+          );
+          const [row] = await tx.query<ToolSighting>(
+            `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings WHERE server = $1 AND tool = $2 AND hash = $3`,
+            [s.server, s.tool, s.hash],
+          );
+          return row as ToolSighting;
+        },
+        { idempotent: true },
+      ),
+    listToolSightings: (server) =>
+      db.tx(
+        'read the tool definitions awaiting review',
+        (tx) =>
+          server === undefined
+            ? tx.query<ToolSighting>(
+                `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings ORDER BY server, tool, first_seen`,
+              )
+            : tx.query<ToolSighting>(
+                `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings WHERE server = $1 ORDER BY tool, first_seen`,
+                [server],
+              ),
+        { idempotent: true, readOnly: true },
+      ),
+    decideTool: (d) =>
+      db.tx("decide on a server tool's definition", (tx) => decide(tx, setup, d), {
+        idempotent: false,
+        lock: lockKey(`pin:${d.server}\n${d.tool}`),
+        unknownHint: 'see whether it was recorded with `harness servers review`',
+      }),
+  };
+}
