@@ -9,7 +9,7 @@ import { resultOutcome } from '@harness/commands/mcp';
 import { EVERYTHING } from '@harness/test-utils';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { benchDir, plainStdio, plainStdioArgs, requireBin, serveStdio } from './fixture';
-import { requireServers, serversWorkspace } from './servers-fixture';
+import { acceptServers, requireServers, serversWorkspace } from './servers-fixture';
 
 requireBin('server-call');
 const [everything] = (await requireServers('server-call', [EVERYTHING])) as [string];
@@ -21,6 +21,7 @@ const dir = benchDir(
     { id: 'everything', args: [everything], extra: '    tools: { echo: { effects: read } }\n' },
   ]),
 );
+acceptServers(dir, [{ id: 'everything' }]);
 const serve = await serveStdio(dir);
 const direct = await plainStdio(everything);
 // The proxy takes its upstream's argv after its own file.

@@ -10,7 +10,7 @@ import { summarize, writeResult } from '@harness/bench-utils';
 import { EVERYTHING, FILESYSTEM, MEMORY, PLAYWRIGHT_MCP, serversCache } from '@harness/test-utils';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { benchDir, plainStdioArgs, requireBin, serveStdio } from './fixture';
-import { type BenchServer, requireServers, serversWorkspace } from './servers-fixture';
+import { acceptServers, type BenchServer, requireServers, serversWorkspace } from './servers-fixture';
 
 const TARGET = 0.25;
 requireBin('server-catalog');
@@ -27,6 +27,7 @@ const servers: BenchServer[] = [
 ];
 const tokens = (text: string) => encode(text).length;
 const dir = benchDir(serversWorkspace(servers));
+acceptServers(dir, servers);
 const serve = await serveStdio(dir);
 
 /** Each server's tools/list, straight from the server (the same argv, unconfined). */

@@ -1,6 +1,9 @@
 // Shared by the server benchmarks: the pinned real MCP servers from npm (installed once into the
 // cache the tests use, never a dependency), a workspace that governs them, and `harness serve` on it.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { installServer, type PinnedServer } from '@harness/test-utils';
+import { bin } from './fixture';
 
 /** The entry file of each pin, or exits the benchmark (status 0) with a note when one cannot be installed. */
 export async function requireServers(name: string, pins: readonly PinnedServer[]): Promise<string[]> {
@@ -38,4 +41,33 @@ ${entries.join('')}agents:
     scopes: []
     grants: [${servers.map((s) => `server:${s.id}`).join(', ')}]
 `;
+}
+
+/**
+ * Accepts every tool each server lists, as a person does before its tools are served
+ * (`harness servers accept <id> --all`; docs/servers.md, "Review").
+ */
+export function acceptServers(
+  dir: { root: string; workspace: string; instance: string },
+  servers: readonly { readonly id: string }[],
+): void {
+  for (const s of servers) {
+    execFileSync(
+      process.execPath,
+      [
+        bin,
+        'servers',
+        'accept',
+        s.id,
+        '--all',
+        '--workspace',
+        dir.workspace,
+        '--instance',
+        dir.instance,
+        '--agent',
+        'demo',
+      ],
+      { env: { PATH: process.env.PATH ?? '', HOME: join(dir.root, 'home'), NO_COLOR: '1' }, stdio: 'ignore' },
+    );
+  }
 }

@@ -166,7 +166,7 @@ export function createCommandHost(options: CommandHostOptions): CommandHost {
     async run(request, control = {}) {
       const id = request.command;
       // A call is a first need too: a server tool's row exists once its server has listed it.
-      if (!isBuiltin(id)) await packs?.ready?.();
+      if (!isBuiltin(id)) await packs?.ready?.(id);
       const row = isBuiltin(id) ? BUILTIN_ROWS[id] : packRows().get(id);
       const base = callAuditBase(id, row, packs, request.args, transport);
       const callId = newId('call');

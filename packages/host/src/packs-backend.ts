@@ -247,7 +247,7 @@ function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
       return joined.rows;
     },
     runningSessions: () => packs.runningSessions?.() ?? new Set(),
-    ready: () => servers.ready(),
+    ready: (id) => servers.ready(id),
     quarantined: () => servers.quarantined(),
     unknown: (id) => (servers.owns(id) ? servers.unavailable(id) : undefined),
     action: (id) => (servers.owns(id) ? servers.action(id) : packs.action(id)),

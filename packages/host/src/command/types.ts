@@ -90,9 +90,9 @@ export interface PackBackend {
   runningSessions?(): ReadonlySet<number>;
   /**
    * Starts what its rows need before they can be listed (its MCP servers, read once): the host
-   * awaits it before a listing and before looking up a call's row.
+   * awaits it before a listing and, with the call's id, before looking up a call's row.
    */
-  ready?(): Promise<void>;
+  ready?(id?: string): Promise<void>;
   /** Why `id` has no row now (an MCP server that does not start, a tool held for review), if it knows. */
   unknown?(id: string): Unavailable | undefined;
   /**

@@ -160,15 +160,18 @@ export class ServerBackend {
   }
 
   /**
-   * Starts every server and reads its listing, once; later calls wait for the same start. Each call
-   * then reads the accepted definitions again, so a person's accept or reject reaches a running
-   * broker at its next listing or call, with no restart (docs/servers.md, "Review").
+   * Starts every server and reads its listing, once; later calls wait for the same start. Then it
+   * reads the accepted definitions again, so a person's accept or reject reaches a running broker at
+   * its next listing, or its next call of a tool not served now, with no restart (docs/servers.md,
+   * "Review"). A call of a tool served now (`id`) reads nothing: its listed hash was accepted, and an
+   * accept of another hash for it is seen by the listing the client revalidates before each call.
    */
-  async ready(): Promise<void> {
+  async ready(id?: string): Promise<void> {
     this.#started ??= this.#syncPins().then(() =>
       Promise.all([...this.#entries.values()].map((e) => this.#read(e))).then(() => undefined),
     );
     await this.#started;
+    if (id !== undefined && this.#byId.has(id)) return;
     if (await this.#syncPins()) {
       for (const entry of this.#entries.values()) this.#apply(entry);
       this.#rebuild();
@@ -321,7 +324,7 @@ export class ServerBackend {
 
   /** The served tool of `id`, reading its server's listing again when it failed last time. */
   async tool(id: string): Promise<ServedTool | undefined> {
-    await this.ready();
+    await this.ready(id);
     const entry = this.#entries.get(id.slice(0, id.indexOf('.')));
     if (entry && !this.#byId.has(id)) await this.#refresh(entry);
     return this.#byId.get(id);
