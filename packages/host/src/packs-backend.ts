@@ -17,10 +17,10 @@ import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import type { PackBackend } from './host';
 import { knownInstances, recordInstance } from './instance-registry';
+import type { ToolNotices } from './notify/tools';
 import { type PackBackendState, runPackCall } from './pack-call';
 import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
-import type { ToolNotices } from './notify/tools';
 import { type PinStore, ServerBackend, ServerPool } from './servers/backend';
 import { StartingSpawns } from './starting-spawns';
 
@@ -201,7 +201,14 @@ export async function readPackBackend(
   const servers =
     workspace.servers.length === 0
       ? undefined
-      : new ServerBackend(workspace, credentials, instanceDir, runtime.servers, runtime.pins, runtime.toolNotices);
+      : new ServerBackend(
+          workspace,
+          credentials,
+          instanceDir,
+          runtime.servers,
+          runtime.pins,
+          runtime.toolNotices,
+        );
   const packs: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,

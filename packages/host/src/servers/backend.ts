@@ -263,7 +263,7 @@ export class ServerBackend {
           hash: q.hash,
           ...(q.accepted === undefined ? {} : { accepted: q.accepted }),
           firstSeen: sighting.first_seen,
-          review: commandLine(['harness', 'servers', 'review', q.server.id, ...instanceArgs(this.#instanceDir)]),
+          review: reviewCommand(q.server.id, this.#instanceDir),
         },
         this.#workspace.notify,
       );
@@ -409,9 +409,14 @@ function sameRows(a: readonly ManifestRow[], b: readonly ManifestRow[]): boolean
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** The command a person reviews a server's quarantined tools with. */
+function reviewCommand(server: string, instanceDir: string | undefined): string {
+  return commandLine(['harness', 'servers', 'review', server, ...instanceArgs(instanceDir)]);
+}
+
 /** What a call of a quarantined tool answers: what holds it, and the command a person reviews it with. */
 export function quarantineMessage(q: QuarantinedTool, instanceDir: string | undefined): string {
-  const review = commandLine(['harness', 'servers', 'review', q.server.id, ...instanceArgs(instanceDir)]);
+  const review = reviewCommand(q.server.id, instanceDir);
   const why =
     q.accepted === undefined
       ? 'no person has accepted its definition yet'
