@@ -27,6 +27,7 @@ import { HostError, HostErrorCode } from './errors';
 import { type CommandHost, createCommandHost, type PackBackend } from './host';
 import { openStore, readInstance } from './instance';
 import { createApprovalNotifier } from './notify/notifier';
+import { createToolNotifier, type ToolNotices } from './notify/tools';
 import {
   CREDENTIALS_FILE,
   type LoadedPackBackend,
@@ -144,7 +145,15 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       `retentionMs must be a whole number of ms above 0, found ${retentionMs}; e.g. 30 days = ${30 * 86_400_000}`,
     );
   }
-  const prepared = await prepareBroker(options, { reap: true });
+  // Told of each server tool definition first quarantined here (docs/notify.md, "Server tools").
+  const toolNotices = createToolNotifier({ log: (line) => process.stderr.write(`${line}\n`) });
+  let prepared: Awaited<ReturnType<typeof prepareBroker>>;
+  try {
+    prepared = await prepareBroker(options, { reap: true, toolNotices });
+  } catch (error) {
+    await toolNotices.close();
+    throw error;
+  }
   // One command host per content of the workspace the broker serves; each is told to end its
   // waits for people at close, since a call may still wait on a host an edit replaced.
   const hosts = new Set<CommandHost>();
@@ -215,6 +224,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         for (const host of hosts) host.endWaits();
         await server.close();
         await notices.close();
+        await toolNotices.close();
         await retention?.idle();
         // The backend loaded at start owns the runtime every later one borrowed.
         await prepared.backend.close?.();
@@ -224,6 +234,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   } catch (error) {
     await workspace?.close();
     await notices.close();
+    await toolNotices.close();
     await prepared.backend.close?.();
     await prepared.store.close();
     throw error;
@@ -316,7 +327,7 @@ export async function checkBroker(
 /** Opens the store, (optionally) reaps, loads the workspace and resolves the scope: a broker's start. */
 async function prepareBroker(
   options: Pick<StartBrokerOptions, 'instanceDir' | 'scope' | 'openStore'>,
-  how: { reap: boolean; report?: (check: BrokerCheck) => void },
+  how: { reap: boolean; report?: (check: BrokerCheck) => void; toolNotices?: ToolNotices },
 ) {
   const step = async <T>(
     name: BrokerCheck['name'],
@@ -363,6 +374,7 @@ async function prepareBroker(
       () =>
         loadPackBackend(instance.workspaceFile, instance.dir, {
           pins: store,
+          ...(how.toolNotices === undefined ? {} : { toolNotices: how.toolNotices }),
           ...(bytes === undefined ? {} : { bytes }),
         }),
       () => instance.workspaceFile,

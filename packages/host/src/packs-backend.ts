@@ -17,6 +17,7 @@ import { BUILTIN_IDS } from './builtins';
 import { HostError, HostErrorCode } from './errors';
 import type { PackBackend } from './host';
 import { knownInstances, recordInstance } from './instance-registry';
+import type { ToolNotices } from './notify/tools';
 import { type PackBackendState, runPackCall } from './pack-call';
 import { openRunningLog, type RunningLog } from './running';
 import type { ScopeWorkspace } from './scope';
@@ -102,6 +103,8 @@ export interface PackRuntime {
   readonly servers: ServerPool;
   /** Where the servers' accepted definitions are read (the instance's store); none: nothing is accepted. */
   readonly pins: PinStore | undefined;
+  /** Told of each server tool definition this broker first records as quarantined (docs/notify.md). */
+  readonly toolNotices: ToolNotices | undefined;
 }
 
 /** A workspace loaded for the host. */
@@ -131,6 +134,8 @@ export interface LoadPackOptions {
    * a borrowed runtime keeps its own. Without one every pinned server's tools stay quarantined.
    */
   readonly pins?: PinStore;
+  /** Told of each definition a new runtime first records as quarantined; a borrowed runtime keeps its own. */
+  readonly toolNotices?: ToolNotices;
 }
 
 /** A workspace that loads for the host, or every issue that stops it, first first. */
@@ -181,7 +186,7 @@ export async function readPackBackend(
   const rows = manifestRows(workspace);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const owned = options.runtime === undefined;
-  const runtime = options.runtime ?? openRuntime(instanceDir, options.pins);
+  const runtime = options.runtime ?? openRuntime(instanceDir, options.pins, options.toolNotices);
   const { running, spawner, sessions, starting } = runtime;
   const state: PackBackendState = {
     workspace,
@@ -196,7 +201,14 @@ export async function readPackBackend(
   const servers =
     workspace.servers.length === 0
       ? undefined
-      : new ServerBackend(workspace, credentials, instanceDir, runtime.servers, runtime.pins);
+      : new ServerBackend(
+          workspace,
+          credentials,
+          instanceDir,
+          runtime.servers,
+          runtime.pins,
+          runtime.toolNotices,
+        );
   const packs: PackBackend = {
     rows: () => rows,
     runningSessions: () => sessions,
@@ -261,7 +273,11 @@ function withServers(packs: PackBackend, servers: ServerBackend): PackBackend {
 }
 
 /** A new runtime: with an instance (a broker's backend), a running log and a spawner. */
-function openRuntime(instanceDir: string | undefined, pins: PinStore | undefined): PackRuntime {
+function openRuntime(
+  instanceDir: string | undefined,
+  pins: PinStore | undefined,
+  toolNotices: ToolNotices | undefined,
+): PackRuntime {
   return {
     running: instanceDir ? openRunningLog(instanceDir) : undefined,
     // A broker's backend starts its commands through a spawner, so the broker itself never forks
@@ -271,6 +287,7 @@ function openRuntime(instanceDir: string | undefined, pins: PinStore | undefined
     starting: new StartingSpawns(),
     servers: new ServerPool(),
     pins,
+    toolNotices,
   };
 }
 

@@ -515,9 +515,16 @@ export interface Store {
   listToolPins(server?: string): Promise<ToolPin[]>;
   /**
    * Records that a definition no person accepted was listed, once per (server, tool, hash): the
-   * sighting as stored, its `first_seen` the first time it was recorded.
+   * sighting as stored, its `first_seen` the first time it was recorded, and `inserted` true for the
+   * one call that recorded it (across restarts and every host of a shared store): the claim to
+   * announce it (docs/notify.md, "Server tools").
    */
-  sightTool(sighting: { server: string; tool: string; hash: string; now?: Date }): Promise<ToolSighting>;
+  sightTool(sighting: {
+    server: string;
+    tool: string;
+    hash: string;
+    now?: Date;
+  }): Promise<ToolSighting & { inserted: boolean }>;
   /** The recorded sightings, by server, tool and first seen; of one server when `server` is given. */
   listToolSightings(server?: string): Promise<ToolSighting[]>;
   /**

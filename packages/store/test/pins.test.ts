@@ -77,7 +77,7 @@ describeStores('pinned tool definitions', (kind) => {
     expect(await other.listToolPins('elsewhere')).toEqual([]);
   });
 
-  it('records when an unaccepted definition first appeared, once per hash [SV-18]', async () => {
+  it('records when an unaccepted definition first appeared, once per hash, and says which call recorded it [SV-18]', async () => {
     const first = new Date('2026-01-01T00:00:00.000Z');
     const later = new Date('2026-02-01T00:00:00.000Z');
     const seen = await store.sightTool({ server, tool: 'get', hash: hash('a'), now: first });
@@ -88,13 +88,25 @@ describeStores('pinned tool definitions', (kind) => {
       first_seen: first.toISOString(),
       rejected_at: null,
       rejected_by: null,
+      inserted: true,
     });
-    expect(await other.sightTool({ server, tool: 'get', hash: hash('a'), now: later })).toEqual(seen);
+    expect(await other.sightTool({ server, tool: 'get', hash: hash('a'), now: later })).toEqual({
+      ...seen,
+      inserted: false,
+    });
+    expect((await store.sightTool({ server, tool: 'get', hash: hash('a') })).inserted).toBe(false);
     await store.sightTool({ server, tool: 'get', hash: hash('b'), now: later });
     expect((await other.listToolSightings(server)).map((s) => [s.hash, s.first_seen])).toEqual([
       [hash('a'), first.toISOString()],
       [hash('b'), later.toISOString()],
     ]);
+  });
+
+  it('lets exactly one of several racing calls record a sighting, on one store or two [SV-18]', async () => {
+    const sightings = await Promise.all(
+      [store, other, store, other].map((s) => s.sightTool({ server, tool: 'put', hash: hash('c') })),
+    );
+    expect(sightings.filter((s) => s.inserted)).toHaveLength(1);
   });
 
   it('marks a rejected definition and leaves the pin as it was [SV-19]', async () => {

@@ -43,30 +43,56 @@ export async function deliver(d: Delivery): Promise<DeliveryEnd> {
   const key = { approval: d.record.id, target: d.target.name, event: d.event };
   if (!(await d.store.claimNotice(key))) return { status: 'skipped' };
   const request = noticeRequest(d.target, d.event, d.record, d.link, d.env);
-  let attempts = 0;
+  const end = request.ok
+    ? await send(request, d.attempts, d.timeoutMs, d.closing, (attempts, last) =>
+        d.store.recordNotice({
+          ...key,
+          status: 'sending',
+          attempts,
+          httpStatus: last.status,
+          error: last.error,
+        }),
+      )
+    : { ok: false as const, attempts: 0, status: null, error: request.error };
+  const status: NoticeStatus = end.ok ? 'delivered' : 'failed';
+  const error = end.ok ? null : end.error;
+  await d.store.recordNotice({ ...key, status, attempts: end.attempts, httpStatus: end.status, error });
+  return { status, attempts: end.attempts, error };
+}
+
+/** How a request's attempts ended: delivered, or failed with the last failure's few words. */
+export type SendEnd =
+  | { ok: true; attempts: number; status: number }
+  | { ok: false; attempts: number; status: number | null; error: string };
+
+/**
+ * Sends one request: up to `attempts` POSTs (a webhook's signed anew at each), with back-off between
+ * them; `failed` is told of each failed attempt a later one follows. A closing host cuts it short.
+ */
+export async function send(
+  request: Extract<NoticeRequest, { ok: true }>,
+  attempts: number,
+  timeoutMs: number,
+  closing: AbortSignal,
+  failed?: (attempts: number, last: { status: number | null; error: string }) => Promise<void>,
+): Promise<SendEnd> {
+  let made = 0;
   let last: Attempt = { ok: false, status: null, error: 'not sent' };
-  if (!request.ok) last = { ok: false, status: null, error: request.error };
-  while (request.ok && attempts < d.attempts && !d.closing.aborted) {
-    if (attempts > 0)
-      await backOff(Math.min(MAX_BACKOFF_MS, NOTIFY_BACKOFF_MS * 2 ** (attempts - 1)), d.closing);
-    if (d.closing.aborted) break;
-    attempts += 1;
-    last = await attempt(request, d.timeoutMs, d.closing);
+  while (made < attempts && !closing.aborted) {
+    if (made > 0) await backOff(Math.min(MAX_BACKOFF_MS, NOTIFY_BACKOFF_MS * 2 ** (made - 1)), closing);
+    if (closing.aborted) break;
+    made += 1;
+    last = await attempt(request, timeoutMs, closing);
     if (last.ok) break;
-    if (attempts < d.attempts && !d.closing.aborted) {
-      await d.store.recordNotice({
-        ...key,
-        status: 'sending',
-        attempts,
-        httpStatus: last.status,
-        error: last.error,
-      });
-    }
+    if (made < attempts && !closing.aborted) await failed?.(made, last);
   }
-  const status: NoticeStatus = last.ok ? 'delivered' : 'failed';
-  const error = last.ok ? null : endWords(last.error, d.closing.aborted && attempts < d.attempts);
-  await d.store.recordNotice({ ...key, status, attempts, httpStatus: last.status, error });
-  return { status, attempts, error };
+  if (last.ok) return { ok: true, attempts: made, status: last.status };
+  return {
+    ok: false,
+    attempts: made,
+    status: last.status,
+    error: endWords(last.error, closing.aborted && made < attempts),
+  };
 }
 
 /** A failed delivery's reason; one cut short between attempts also says why no further one was made. */

@@ -19,6 +19,7 @@ import {
 import type { Store } from '@harness/store';
 import { auditEvent, type McpServer, renderServerSecrets, type Workspace } from '@harness/workspace';
 import type { PackCallContext, PackOutcome, Unavailable } from '../command/types';
+import type { ToolNotices } from '../notify/tools';
 import { runServerCall } from './call';
 import {
   type AcceptedHashes,
@@ -108,6 +109,7 @@ export class ServerBackend {
   readonly #pool: ServerPool;
   readonly #entries: Map<string, Entry>;
   readonly #pins: PinStore | undefined;
+  readonly #notices: ToolNotices | undefined;
   #rows: readonly ManifestRow[] = [];
   #byId = new Map<string, ServedTool>();
   #quarantined: readonly QuarantinedTool[] = [];
@@ -125,12 +127,14 @@ export class ServerBackend {
     instanceDir: string | undefined,
     pool: ServerPool,
     pins?: PinStore,
+    notices?: ToolNotices,
   ) {
     this.#workspace = workspace;
     this.#credentials = credentials;
     this.#instanceDir = instanceDir;
     this.#pool = pool;
     this.#pins = pins;
+    this.#notices = notices;
     this.#entries = new Map(workspace.servers.map((s) => [s.id, this.#entry(s)]));
   }
 
@@ -232,18 +236,37 @@ export class ServerBackend {
     else entry.error = served.message;
   }
 
-  /** Records when each quarantined definition was first listed, for review; once per hash. */
+  /**
+   * Records when each quarantined definition was first listed, for review; once per hash. The one
+   * call that records it anywhere (across restarts and hosts sharing the store) announces it to the
+   * workspace's `notify` targets (docs/notify.md, "Server tools").
+   */
   async #sight(quarantined: readonly QuarantinedTool[]): Promise<void> {
     if (this.#pins === undefined) return;
     for (const q of quarantined) {
       const key = `${q.server.id}\n${q.upstream}\n${q.hash}`;
       if (this.#sighted.has(key)) continue;
+      let sighting: Awaited<ReturnType<PinStore['sightTool']>>;
       try {
-        await this.#pins.sightTool({ server: q.server.id, tool: q.upstream, hash: q.hash });
+        sighting = await this.#pins.sightTool({ server: q.server.id, tool: q.upstream, hash: q.hash });
         this.#sighted.add(key);
       } catch {
         // When it appeared is for the review; a store that fails here fails no listing.
+        continue;
       }
+      if (!sighting.inserted) continue;
+      this.#notices?.sighted(
+        {
+          server: q.server.id,
+          id: q.id,
+          upstream: q.upstream,
+          hash: q.hash,
+          ...(q.accepted === undefined ? {} : { accepted: q.accepted }),
+          firstSeen: sighting.first_seen,
+          review: reviewCommand(q.server.id, this.#instanceDir),
+        },
+        this.#workspace.notify,
+      );
     }
   }
 
@@ -386,9 +409,14 @@ function sameRows(a: readonly ManifestRow[], b: readonly ManifestRow[]): boolean
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** The command a person reviews a server's quarantined tools with. */
+function reviewCommand(server: string, instanceDir: string | undefined): string {
+  return commandLine(['harness', 'servers', 'review', server, ...instanceArgs(instanceDir)]);
+}
+
 /** What a call of a quarantined tool answers: what holds it, and the command a person reviews it with. */
 export function quarantineMessage(q: QuarantinedTool, instanceDir: string | undefined): string {
-  const review = commandLine(['harness', 'servers', 'review', q.server.id, ...instanceArgs(instanceDir)]);
+  const review = reviewCommand(q.server.id, instanceDir);
   const why =
     q.accepted === undefined
       ? 'no person has accepted its definition yet'

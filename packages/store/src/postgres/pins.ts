@@ -51,22 +51,29 @@ export function pgPins(db: PgDb, setup: ChainSetup): PinPart {
         { idempotent: true, readOnly: true },
       ),
     // An insert that does nothing when the row is there, then the row: running it again is harmless.
-    sightTool: (s) =>
-      db.tx(
+    // `inserted` is whether the transaction whose INSERT wrote the row is this call's: run again
+    // after a lost COMMIT, the call finds its own row (the xmin its first INSERT reported) and still
+    // holds the claim; a row another call wrote is that call's (as claimNotice does).
+    sightTool: (s) => {
+      let wrote: string | undefined;
+      return db.tx(
         'record a tool definition awaiting review',
         async (tx) => {
-          await tx.query(
-            'INSERT INTO tool_sightings (server, tool, hash, first_seen) VALUES ($1, $2, $3, $4) ON CONFLICT (server, tool, hash) DO NOTHING',
+          const [mine] = await tx.query<{ xmin: string }>(
+            'INSERT INTO tool_sightings (server, tool, hash, first_seen) VALUES ($1, $2, $3, $4) ON CONFLICT (server, tool, hash) DO NOTHING RETURNING xmin::text AS xmin',
             [s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString()],
           );
-          const [row] = await tx.query<ToolSighting>(
-            `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings WHERE server = $1 AND tool = $2 AND hash = $3`,
+          if (mine !== undefined) wrote = mine.xmin;
+          const [row] = await tx.query<ToolSighting & { xmin: string }>(
+            `SELECT ${SIGHTING_COLUMNS}, xmin::text AS xmin FROM tool_sightings WHERE server = $1 AND tool = $2 AND hash = $3`,
             [s.server, s.tool, s.hash],
           );
-          return row as ToolSighting;
+          const { xmin, ...sighting } = row as ToolSighting & { xmin: string };
+          return { ...sighting, inserted: wrote !== undefined && xmin === wrote };
         },
         { idempotent: true },
-      ),
+      );
+    },
     listToolSightings: (server) =>
       db.tx(
         'read the tool definitions awaiting review',

@@ -44,8 +44,8 @@ export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
      ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = excluded.rejected_at, rejected_by = excluded.rejected_by`,
   );
   const sightTx = db.transaction((s: { server: string; tool: string; hash: string; now?: Date }) => {
-    sight.run(s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString());
-    return sighting.get(s.server, s.tool, s.hash) as ToolSighting;
+    const inserted = sight.run(s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString()).changes === 1;
+    return { ...(sighting.get(s.server, s.tool, s.hash) as ToolSighting), inserted };
   });
   const decideTx = db.transaction((d: ToolDecision) => {
     const at = (d.now ?? new Date()).toISOString();
