@@ -134,29 +134,37 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string): string | { error: string
   return value === undefined || value === '' ? { error: `${name} is not set` } : value;
 }
 
-/** The request that tells `target` of `event`; `env` holds the secrets the target names. */
-export function noticeRequest(
+/** What one notice says, in the form each kind of target takes it. */
+export interface NoticeContent {
+  /** The event, sent as the webhook's `x-harness-event` header. */
+  readonly event: string;
+  /** The webhook's JSON body. */
+  readonly webhookBody: unknown;
+  /** ntfy's title (kept to printable ASCII here), tags and priority. */
+  readonly title: string;
+  readonly tags: string;
+  readonly priority: 'high' | 'default';
+  /** The lines a person reads: ntfy's message, Slack's text. */
+  readonly lines: readonly string[];
+  /** Where ntfy's notice leads when tapped. */
+  readonly link?: string;
+}
+
+/** The request that tells `target` of `content`; `env` holds the secrets the target names. */
+export function targetRequest(
   target: NotifyTarget,
-  event: NoticeEvent,
-  record: ApprovalRecord,
-  linkBase: string | undefined,
+  content: NoticeContent,
   env: NodeJS.ProcessEnv,
 ): NoticeRequest {
-  const link = approvalLink(linkBase, record.id);
   switch (target.kind) {
     case 'webhook': {
       const secret = fromEnv(env, target.secretEnv);
       if (typeof secret !== 'string') return { ok: false, ...secret };
-      const body: WebhookNotice = {
-        event,
-        approval: noticeApproval(record, target.includeArgs),
-        ...(link === undefined ? {} : { link }),
-      };
       return {
         ok: true,
         url: target.url,
-        headers: { 'content-type': 'application/json', 'x-harness-event': event },
-        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', 'x-harness-event': content.event },
+        body: JSON.stringify(content.webhookBody),
         secret,
       };
     }
@@ -169,20 +177,20 @@ export function noticeRequest(
         headers: {
           'content-type': 'text/plain; charset=utf-8',
           // ntfy reads header values as Latin-1 unless RFC 2047-encoded: keep the title ASCII.
-          Title: asciiOnly(headline(event, record)),
-          Tags: event === 'approval.pending' ? 'lock' : event.slice('approval.'.length),
-          Priority: event === 'approval.pending' ? 'high' : 'default',
-          ...(link === undefined ? {} : { Click: link }),
+          Title: asciiOnly(content.title),
+          Tags: content.tags,
+          Priority: content.priority,
+          ...(content.link === undefined ? {} : { Click: content.link }),
           ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
         },
-        body: textLines(event, record, target.includeArgs).join('\n'),
+        body: content.lines.join('\n'),
       };
     }
     case 'slack': {
       const url = fromEnv(env, target.urlEnv);
       if (typeof url !== 'string') return { ok: false, ...url };
       // Slack reads &, < and > as markup in text.
-      const text = textLines(event, record, target.includeArgs, link)
+      const text = content.lines
         .join('\n')
         .replace(/&/g, '&amp;')
         .replace(/</g, '&lt;')
@@ -195,6 +203,36 @@ export function noticeRequest(
       };
     }
   }
+}
+
+/** The request that tells `target` of `event`; `env` holds the secrets the target names. */
+export function noticeRequest(
+  target: NotifyTarget,
+  event: NoticeEvent,
+  record: ApprovalRecord,
+  linkBase: string | undefined,
+  env: NodeJS.ProcessEnv,
+): NoticeRequest {
+  const link = approvalLink(linkBase, record.id);
+  const webhookBody: WebhookNotice = {
+    event,
+    approval: noticeApproval(record, target.includeArgs),
+    ...(link === undefined ? {} : { link }),
+  };
+  return targetRequest(
+    target,
+    {
+      event,
+      webhookBody,
+      title: headline(event, record),
+      tags: event === 'approval.pending' ? 'lock' : event.slice('approval.'.length),
+      priority: event === 'approval.pending' ? 'high' : 'default',
+      // ntfy's tap opens the link; Slack's text carries it as a line.
+      lines: textLines(event, record, target.includeArgs, target.kind === 'slack' ? link : undefined),
+      ...(link === undefined || target.kind !== 'ntfy' ? {} : { link }),
+    },
+    env,
+  );
 }
 
 /** `text` with every character outside printable ASCII replaced by `?`. */

@@ -8,7 +8,7 @@
 import type { NotifyConfig, NotifyTarget } from '@harness/workspace';
 import { shownLine } from '../show';
 import { send } from './deliver';
-import type { NoticeRequest } from './messages';
+import { type NoticeRequest, targetRequest } from './messages';
 
 /** What a server tool's notice announces. */
 export type ToolNoticeEvent = 'server.tool_added' | 'server.tool_changed';
@@ -83,12 +83,6 @@ function toolLines(n: ToolNotice): string[] {
   ];
 }
 
-/** A variable's value, or the reason a target cannot be sent to (no value is ever in the reason). */
-function fromEnv(env: NodeJS.ProcessEnv, name: string): string | { error: string } {
-  const value = env[name];
-  return value === undefined || value === '' ? { error: `${name} is not set` } : value;
-}
-
 /** The request that tells `target` of a quarantined definition. */
 export function toolNoticeRequest(
   target: NotifyTarget,
@@ -96,58 +90,23 @@ export function toolNoticeRequest(
   env: NodeJS.ProcessEnv,
 ): NoticeRequest {
   const event = toolEvent(n);
-  switch (target.kind) {
-    case 'webhook': {
-      const secret = fromEnv(env, target.secretEnv);
-      if (typeof secret !== 'string') return { ok: false, ...secret };
-      const body: WebhookToolNotice = {
-        event,
-        tool: {
-          server: n.server,
-          id: n.id,
-          upstream: n.upstream,
-          hash: n.hash,
-          ...(n.accepted === undefined ? {} : { accepted_hash: n.accepted }),
-          first_seen: n.firstSeen,
-          review: n.review,
-        },
-      };
-      return {
-        ok: true,
-        url: target.url,
-        headers: { 'content-type': 'application/json', 'x-harness-event': event },
-        body: JSON.stringify(body),
-        secret,
-      };
-    }
-    case 'ntfy': {
-      const token = target.tokenEnv === undefined ? undefined : fromEnv(env, target.tokenEnv);
-      if (token !== undefined && typeof token !== 'string') return { ok: false, ...token };
-      return {
-        ok: true,
-        url: target.url,
-        headers: {
-          'content-type': 'text/plain; charset=utf-8',
-          Title: toolHeadline(n).replace(/[^\x20-\x7e]/g, '?'),
-          Tags: 'warning',
-          Priority: 'high',
-          ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
-        },
-        body: toolLines(n).join('\n'),
-      };
-    }
-    case 'slack': {
-      const url = fromEnv(env, target.urlEnv);
-      if (typeof url !== 'string') return { ok: false, ...url };
-      const text = toolLines(n).join('\n').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      return {
-        ok: true,
-        url,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }),
-      };
-    }
-  }
+  const webhookBody: WebhookToolNotice = {
+    event,
+    tool: {
+      server: n.server,
+      id: n.id,
+      upstream: n.upstream,
+      hash: n.hash,
+      ...(n.accepted === undefined ? {} : { accepted_hash: n.accepted }),
+      first_seen: n.firstSeen,
+      review: n.review,
+    },
+  };
+  return targetRequest(
+    target,
+    { event, webhookBody, title: toolHeadline(n), tags: 'warning', priority: 'high', lines: toolLines(n) },
+    env,
+  );
 }
 
 /** Options of {@link createToolNotifier}. */
