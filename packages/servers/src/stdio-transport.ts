@@ -67,7 +67,11 @@ export class ProcessTransport implements Transport {
     const child = server.child;
     child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.logs.write(chunk));
-    child.stdin?.on('error', (error) => this.onerror?.(error));
+    // EPIPE: the server closed its stdin, by exiting; its exit and its stderr say why, and the
+    // failed write rejects its own send, so the error is not written to the log ahead of its words.
+    child.stdin?.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') this.onerror?.(error);
+    });
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
