@@ -1,0 +1,198 @@
+// `harness init --import` end to end, through the real built bin: a repository whose .mcp.json holds
+// two servers (one with a token in its env), whose .cursor/mcp.json and .codex/config.toml hold one
+// each, and a HOME whose ~/.codex/config.toml holds settings and an entry it cannot map. What the
+// workspace and credentials.json hold afterwards, that no secret is anywhere else, what the clients'
+// configs keep, and that --dry-run writes nothing and --undo restores every byte.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from '@decimalturn/toml-patch';
+import { loadWorkspace } from '@harness/workspace';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, pathWithout, runCli, sandbox } from './helpers';
+
+const TOKEN = 'ghp_importTestToken0123456789';
+const API_KEY = 'key-docs-abcdef987654';
+const BEARER = 'Bearer remote-secret-555';
+
+const MCP_JSON = `{
+  // servers of this repository
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${TOKEN}" }
+    },
+    "notes-db": { "command": "node", "args": ["/opt/notes/server.mjs", "--stdio"] }
+  },
+  "enableAllProjectMcpServers": false
+}
+`;
+
+const CURSOR_JSON = `{
+  "mcpServers": {
+    "remote": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "${BEARER}" } }
+  }
+}
+`;
+
+const PROJECT_CODEX = `# this project's Codex settings
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "docs-server"
+args = ["--stdio"]
+env = { DOCS_API_KEY = "${API_KEY}" }
+`;
+
+const USER_CODEX = `# Codex configuration
+model = "o4-mini"
+
+[mcp_servers.legacy]
+command = "legacy-server --stdio"
+`;
+
+/** Every file under each of `dirs` (`.git` left out), with its bytes. */
+function snapshot(...dirs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (name === '.git') continue;
+      if (statSync(path).isDirectory()) walk(path);
+      else out[path] = readFileSync(path, 'latin1');
+    }
+  };
+  for (const dir of dirs) if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+const secrets = [TOKEN, API_KEY, BEARER, 'remote-secret-555'];
+const holdsSecret = (text: string) => secrets.some((s) => text.includes(s));
+
+describe('harness init --import in a repository whose clients already start MCP servers', () => {
+  const box = sandbox();
+  const project = join(box.root, 'project');
+  const workspace = join(project, '.harness', 'workspace.yaml');
+  const noHarness = pathWithout(join(box.root, 'path'), ['harness']);
+  const init = (...args: string[]): Promise<CliRun> =>
+    runCli(['init', project, ...args], { home: box.home, env: { PATH: noHarness } });
+  let before: Record<string, string> = {};
+  let imported: CliRun;
+
+  beforeAll(async () => {
+    mkdirSync(join(project, '.cursor'), { recursive: true });
+    mkdirSync(join(project, '.codex'), { recursive: true });
+    mkdirSync(join(box.home, '.codex'), { recursive: true });
+    execFileSync('git', ['init', '-q', '-b', 'main'], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    writeFileSync(join(project, '.mcp.json'), MCP_JSON);
+    writeFileSync(join(project, '.cursor', 'mcp.json'), CURSOR_JSON);
+    writeFileSync(join(project, '.codex', 'config.toml'), PROJECT_CODEX);
+    writeFileSync(join(box.home, '.codex', 'config.toml'), USER_CODEX);
+    before = snapshot(project, box.home);
+  });
+  afterAll(() => box.cleanup());
+
+  it('shows every diff with the secrets masked under --dry-run, and changes no byte of any file', async () => {
+    const r = await init('--import', '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(holdsSecret(r.stdout + r.stderr)).toBe(false);
+    expect(r.stdout).toContain('--- a/.mcp.json\n+++ b/.mcp.json\n');
+    expect(r.stdout).toContain('-      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "********" }');
+    expect(r.stdout).toContain('--- a/.codex/config.toml\n+++ b/.codex/config.toml\n');
+    expect(r.stdout).toContain('+  "github_github_personal_access_token": "********"');
+    expect(r.stdout).toContain('dry run: nothing written');
+    expect(snapshot(project, box.home)).toEqual(before);
+  });
+
+  it('moves the four servers into the workspace, granted to coder, their secrets into credentials.json alone', async () => {
+    imported = await init('--import');
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(holdsSecret(imported.stdout + imported.stderr)).toBe(false);
+    expect(imported.stdout).toMatch(/not imported: legacy .*command is a shell line/);
+
+    const loaded = await loadWorkspace({ file: workspace }, { probe: false });
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+    const servers = loaded.workspace.servers;
+    expect(servers.map((s) => s.id).sort()).toEqual(['docs', 'github', 'notes-db', 'remote']);
+    const github = servers.find((s) => s.id === 'github');
+    expect(github?.transport).toMatchObject({
+      kind: 'stdio',
+      command: ['npx', '-y', '@modelcontextprotocol/server-github'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: '{{credential.github_github_personal_access_token}}' },
+    });
+    expect(github?.credentials).toEqual(['github_github_personal_access_token']);
+    expect(servers.find((s) => s.id === 'remote')?.transport).toMatchObject({
+      kind: 'http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: '{{credential.remote_authorization}}' },
+    });
+    const text = readFileSync(workspace, 'utf8');
+    for (const id of ['docs', 'github', 'notes-db', 'remote'])
+      expect(text).toContain(`      - server:${id} `);
+
+    const credentialsFile = readdirSync(join(box.home, '.local', 'share', 'harness'))
+      .map((d) => join(box.home, '.local', 'share', 'harness', d, 'credentials.json'))
+      .find((f) => existsSync(f));
+    expect(credentialsFile).toBeDefined();
+    const file = credentialsFile as string;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      github_github_personal_access_token: TOKEN,
+      remote_authorization: BEARER,
+      docs_docs_api_key: API_KEY,
+    });
+
+    // Every file the run wrote or changed: none but credentials.json and the backups (0600) holds a secret.
+    const after = snapshot(project, box.home);
+    const touched = Object.keys(after).filter((path) => after[path] !== before[path]);
+    expect(touched.length).toBeGreaterThan(4);
+    for (const path of touched) {
+      if (path === file) continue;
+      if (holdsSecret(after[path] ?? '')) {
+        expect(path).toContain(join('.local', 'state', 'harness', 'init', 'undo'));
+        expect(statSync(path).mode & 0o777).toBe(0o600);
+      }
+    }
+  });
+
+  it("leaves in each client's config only harness and what else it held", () => {
+    const mcp = parseJsonc(readFileSync(join(project, '.mcp.json'), 'utf8'));
+    expect(Object.keys(mcp.mcpServers)).toEqual(['harness']);
+    expect(mcp.enableAllProjectMcpServers).toBe(false);
+    expect(readFileSync(join(project, '.mcp.json'), 'utf8')).toContain('// servers of this repository');
+    const cursor = parseJsonc(readFileSync(join(project, '.cursor', 'mcp.json'), 'utf8'));
+    expect(Object.keys(cursor.mcpServers)).toEqual(['harness']);
+    const projectCodex = parseToml(readFileSync(join(project, '.codex', 'config.toml'), 'utf8'));
+    expect(projectCodex).toEqual({ approval_policy: 'on-request', mcp_servers: {} });
+    const userCodex = parseToml(readFileSync(join(box.home, '.codex', 'config.toml'), 'utf8')) as {
+      model: string;
+      mcp_servers: Record<string, unknown>;
+    };
+    expect(userCodex.model).toBe('o4-mini');
+    expect(Object.keys(userCodex.mcp_servers).sort()).toEqual(['harness', 'legacy']);
+  });
+
+  it('changes nothing on a second run: the clients hold nothing left to import', async () => {
+    const now = snapshot(project, box.home);
+    const r = await init('--import');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('import: no MCP server to import');
+    expect(snapshot(project, box.home)).toEqual(now);
+  });
+
+  it('restores every byte of every file the import changed with --undo, and removes those it created', async () => {
+    const r = await runCli(['init', project, '--undo'], { home: box.home });
+    expect(r.code, r.stderr).toBe(0);
+    const restored = snapshot(project, box.home);
+    expect(restored).toEqual(before);
+    expect(existsSync(join(project, '.harness'))).toBe(false);
+    const again = await runCli(['init', project, '--undo'], { home: box.home });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('nothing to undo');
+  });
+});
