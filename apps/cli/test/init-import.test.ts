@@ -7,9 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
+import { tempDir } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ImportSource, planImport } from '../src/init/import';
 import { type CliRun, pathWithout, runCli, sandbox } from './helpers';
 
 const TOKEN = 'ghp_importTestToken0123456789';
@@ -194,5 +196,75 @@ describe('harness init --import in a repository whose clients already start MCP 
     const again = await runCli(['init', project, '--undo'], { home: box.home });
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('nothing to undo');
+  });
+});
+
+describe('planImport', () => {
+  const dir = tempDir('init-import-');
+  afterAll(() => dir.cleanup());
+  const source = (name: string, text: string): ImportSource => {
+    const file = join(dir.path, `${name}.json`);
+    writeFileSync(file, text);
+    return { name, format: 'json', key: 'mcpServers', file, client: 'claude-code' };
+  };
+
+  it('leaves SSE, expanded values and unknown keys where they are, each with the reason', () => {
+    const plan = planImport(
+      [
+        source(
+          'skips',
+          JSON.stringify({
+            mcpServers: {
+              old: { type: 'sse', url: 'https://x.example/sse' },
+              expands: { command: 'srv', env: { TOKEN: `\${GITHUB_TOKEN}` } },
+              placed: { command: 'srv', cwd: '/tmp' },
+              harness: { command: 'harness', args: ['serve'] },
+            },
+          }),
+        ),
+      ],
+      new Set(),
+      {},
+    );
+    expect(plan.servers).toEqual([]);
+    expect(plan.removals.size).toBe(0);
+    expect(plan.notes.map((n) => n.split(':')[1]?.trim().split(' ')[0])).toEqual([
+      'old',
+      'expands',
+      'placed',
+    ]);
+    expect(plan.notes[0]).toContain('is not streamable HTTP');
+    expect(plan.notes[1]).toContain('which the client expands and harness does not');
+    expect(plan.notes[2]).toContain('it sets cwd');
+  });
+
+  it('keeps a credential already held with another value, naming the new one beside it', () => {
+    const plan = planImport(
+      [source('held', JSON.stringify({ mcpServers: { gh: { command: 'srv', env: { TOKEN: 'new' } } } }))],
+      new Set(),
+      { gh_token: 'old' },
+    );
+    expect([...plan.credentials]).toEqual([['gh_token_2', 'new']]);
+    expect(plan.notes).toEqual([
+      'credentials.json already holds gh_token with another value, kept as it is; this one is gh_token_2',
+    ]);
+    expect(plan.notes.join('\n')).not.toContain('new');
+  });
+
+  it('takes the same server from two clients as one, and renames one whose id a pack uses', () => {
+    const entry = { command: 'srv', args: ['--stdio'], env: { API_KEY: 'k' } };
+    const plan = planImport(
+      [
+        source('a', JSON.stringify({ mcpServers: { same: entry, git: { command: 'g' } } })),
+        source('b', JSON.stringify({ mcpServers: { same: entry } })),
+      ],
+      new Set(['git']),
+      {},
+    );
+    expect(plan.servers.map((s) => [s.id, s.from.length])).toEqual([
+      ['same', 2],
+      ['git-2', 1],
+    ]);
+    expect([...plan.removals.values()].map((r) => r.names)).toEqual([['same', 'git'], ['same']]);
   });
 });

@@ -24,7 +24,7 @@ import { Backup, undoDir, undoImport } from '../init/undo';
 import { recordDir, recordFile } from '../init/written-record';
 import { err, out } from '../output';
 
-const help = `Usage: harness init [dir] [--client <name>]... [--import] [--dry-run] [--force | --keep] [--instance <dir>]
+const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>] [--import]
        harness init [dir] --undo
 
 Sets up a repository (default: the current directory) for a coding agent:
