@@ -187,6 +187,18 @@ describe('harness init --import in a repository whose clients already start MCP 
     expect(snapshot(project, box.home)).toEqual(now);
   });
 
+  it('restores nothing with --undo while a file the import wrote has changed since, naming it', async () => {
+    const mcp = join(project, '.mcp.json');
+    const written = readFileSync(mcp, 'utf8');
+    const now = snapshot(project, box.home);
+    writeFileSync(mcp, `${written}\n`);
+    const r = await runCli(['init', project, '--undo'], { home: box.home });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`nothing restored: ${mcp} changed since harness init --import wrote it`);
+    writeFileSync(mcp, written);
+    expect(snapshot(project, box.home)).toEqual(now);
+  });
+
   it('restores every byte of every file the import changed with --undo, and removes those it created', async () => {
     const r = await runCli(['init', project, '--undo'], { home: box.home });
     expect(r.code, r.stderr).toBe(0);
