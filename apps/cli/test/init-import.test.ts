@@ -250,6 +250,35 @@ describe('planImport', () => {
     expect(plan.notes[2]).toContain('it sets cwd');
   });
 
+  it('leaves an entry passing a secret in its argv or URL, or a URL harness refuses, where it is', () => {
+    const plan = planImport(
+      [
+        source(
+          'argv',
+          JSON.stringify({
+            mcpServers: {
+              flag: { command: 'srv', args: ['--api-key=abc123'] },
+              query: { url: 'https://x.example/mcp?api_key=abc123' },
+              user: { url: 'https://me:pw@x.example/mcp' },
+              plain: { url: 'http://x.example/mcp' },
+              path: { command: 'srv', args: ['--path', '/data'] },
+            },
+          }),
+        ),
+      ],
+      new Set(),
+      {},
+    );
+    expect(plan.servers.map((s) => s.id)).toEqual(['path']);
+    expect(plan.notes.join('\n')).not.toContain('abc123');
+    expect(plan.notes.map((n) => n.split(': ').slice(2).join(': '))).toEqual([
+      'argument --api-key passes a secret on the command line, where harness never puts one (pass it through env instead); it stays where it is',
+      'the url carries api_key in its query, which harness never writes into the workspace (use a header); it stays where it is',
+      'the url carries a user and password, which harness never writes into the workspace (use a header); it stays where it is',
+      'the url is http:, and harness reaches a server only over https: (or http: on loopback); it stays where it is',
+    ]);
+  });
+
   it('keeps a credential already held with another value, naming the new one beside it', () => {
     const plan = planImport(
       [source('held', JSON.stringify({ mcpServers: { gh: { command: 'srv', env: { TOKEN: 'new' } } } }))],

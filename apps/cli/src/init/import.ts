@@ -266,7 +266,13 @@ function mapEntry(entry: unknown, format: 'json' | 'toml'): Omit<Read, 'source' 
     if (!isStringRecord(env)) return 'env is not a table of strings';
     const expands = expanding(env);
     if (expands !== undefined) return expands;
-    if (args.some((a) => a.includes('${') || a.includes('{{')))
+    if (args.some((a) => a === '')) return 'an argument is empty, which harness does not pass';
+    const named = args.find(secretFlag);
+    if (named !== undefined)
+      return `argument ${named.split('=')[0]} passes a secret on the command line, where harness never puts one (pass it through env instead)`;
+    const badName = Object.keys(env).find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+    if (badName !== undefined) return `env name ${JSON.stringify(badName)} is not a variable name`;
+    if ([entry.command, ...args].some((a) => a.includes('${') || a.includes('{{')))
       return `an argument holds \${…} or {{…}}, which the client expands and harness does not`;
     return { transport: { kind: 'stdio', command: [entry.command, ...args], env: { ...env } }, ...timeouts };
   }
@@ -278,9 +284,62 @@ function mapEntry(entry: unknown, format: 'json' | 'toml'): Omit<Read, 'source' 
     const expands = expanding(headers);
     if (expands !== undefined) return expands;
     if (entry.url.includes('${')) return `the url holds \${…}, which the client expands and harness does not`;
+    const why = urlProblem(entry.url);
+    if (why !== undefined) return why;
     return { transport: { kind: 'http', url: entry.url, headers: { ...headers } }, ...timeouts };
   }
   return 'it has neither a command nor a url';
+}
+
+const SECRET_WORDS = new Set([
+  'token',
+  'key',
+  'apikey',
+  'secret',
+  'password',
+  'passwd',
+  'auth',
+  'pat',
+  'credential',
+  'credentials',
+]);
+
+/** Whether `arg` is a flag naming a secret (`--api-key`, `--token=…`): its value would be one. */
+function secretFlag(arg: string): boolean {
+  if (!arg.startsWith('-')) return false;
+  const name = arg.replace(/^-+/, '').split('=')[0] ?? '';
+  return name
+    .toLowerCase()
+    .split(/[-_.]/)
+    .some((word) => SECRET_WORDS.has(word));
+}
+
+/**
+ * Why a URL cannot go into the workspace: one harness would refuse (not https:, nor http: on
+ * loopback), or one carrying a credential (a user and password, a query value named as a secret).
+ */
+function urlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'the url is not a URL';
+  }
+  const loopback =
+    ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    return `the url is ${url.protocol}, and harness reaches a server only over https: (or http: on loopback)`;
+  if (url.username !== '' || url.password !== '')
+    return 'the url carries a user and password, which harness never writes into the workspace (use a header)';
+  const secret = [...url.searchParams.keys()].find((k) =>
+    k
+      .toLowerCase()
+      .split(/[-_.]/)
+      .some((word) => SECRET_WORDS.has(word)),
+  );
+  if (secret !== undefined)
+    return `the url carries ${secret} in its query, which harness never writes into the workspace (use a header)`;
+  return undefined;
 }
 
 /** Why values that the client expands cannot be imported as they stand. */
