@@ -11,7 +11,7 @@ import { tempDir } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ImportSource, planImport } from '../src/init/import';
+import { type ImportSource, planImport, removeJsonEntries } from '../src/init/import';
 import { type CliRun, pathWithout, runCli, sandbox } from './helpers';
 
 const TOKEN = 'ghp_importTestToken0123456789';
@@ -307,5 +307,51 @@ describe('planImport', () => {
       ['git-2', 1],
     ]);
     expect([...plan.removals.values()].map((r) => r.names)).toEqual([['same', 'git'], ['same']]);
+  });
+});
+
+describe('removeJsonEntries', () => {
+  it('takes an entry on lines of its own away whole, its end-of-line comment with it', () => {
+    const text = [
+      '// vscode',
+      '{',
+      '  "servers": {',
+      '    "fs": { "command": "fs-server" }, // goes',
+      '    // stays',
+      '    "other": { "command": "other" } // stays too',
+      '  },',
+      '  "inputs": []',
+      '}',
+      '',
+    ].join('\n');
+    expect(removeJsonEntries(text, 'servers', ['fs'])).toBe(
+      [
+        '// vscode',
+        '{',
+        '  "servers": {',
+        '    // stays',
+        '    "other": { "command": "other" } // stays too',
+        '  },',
+        '  "inputs": []',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('takes the comma before the last entry away with it, and empties an object it leaves empty', () => {
+    const text =
+      '{\n  "mcpServers": {\n    "a": {\n      "command": "a"\n    },\n    "b": { "command": "b" }\n  }\n}\n';
+    expect(removeJsonEntries(text, 'mcpServers', ['b'])).toBe(
+      '{\n  "mcpServers": {\n    "a": {\n      "command": "a"\n    }\n  }\n}\n',
+    );
+    expect(removeJsonEntries(text, 'mcpServers', ['a', 'b'])).toBe('{\n  "mcpServers": {\n  }\n}\n');
+  });
+
+  it('removes an entry sharing its line with others through the JSON edit', () => {
+    const text = '{ "mcpServers": { "a": { "command": "a" }, "b": { "command": "b" } } }\n';
+    expect(JSON.parse(removeJsonEntries(text, 'mcpServers', ['a']))).toEqual({
+      mcpServers: { b: { command: 'b' } },
+    });
   });
 });
