@@ -11,7 +11,8 @@ import { tempDir } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ImportSource, planImport, removeJsonEntries } from '../src/init/import';
+import { type ImportSource, planImport } from '../src/init/import';
+import { removeJsonEntries } from '../src/init/merge-json';
 import { type CliRun, pathWithout, runCli, sandbox } from './helpers';
 
 const TOKEN = 'ghp_importTestToken0123456789';
