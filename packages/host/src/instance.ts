@@ -59,11 +59,14 @@ export interface InstanceInfo {
 /** The agent (or scope file) an instance serves. */
 export type InstanceServes = { agent: string } | { scopeFile: string };
 
+/** The credentials file an instance directory may hold before the instance is created in it. */
+const CREDENTIALS_NAME = 'credentials.json';
+
 /**
  * Creates an instance directory (mode 0700) holding the store and a record of the workspace. The
  * workspace is loaded first, so a broken one creates nothing; the directory is assembled beside its
  * final path and renamed into place, so a failure leaves nothing half-written. `dir` may exist only
- * as an empty directory. `store` names a PostgreSQL store instead of the embedded SQLite file: its
+ * as an empty directory, or one holding only `credentials.json`. `store` names a PostgreSQL store instead of the embedded SQLite file: its
  * schema is created or migrated to this host's version first, and it is recorded without a password.
  */
 export async function initInstance(
@@ -73,8 +76,13 @@ export async function initInstance(
 ): Promise<InstanceInfo> {
   const target = resolve(dir);
   const workspace = resolve(workspaceFile);
+  // A credentials.json put there first (harness init --import) is the one thing it may hold: it
+  // moves into the new instance.
+  let credentials = false;
   try {
-    if (readdirSync(target).length > 0) {
+    const held = readdirSync(target);
+    credentials = held.length === 1 && held[0] === CREDENTIALS_NAME;
+    if (held.length > 0 && !credentials) {
       throw new HostError(
         HostErrorCode.instance_exists,
         `${target} exists and is not empty; choose a new directory for the instance`,
@@ -123,9 +131,11 @@ export async function initInstance(
     } finally {
       await begun.close();
     }
+    if (credentials) renameSync(join(target, CREDENTIALS_NAME), join(staging, CREDENTIALS_NAME));
     try {
       renameSync(staging, target);
     } catch (cause) {
+      if (credentials) renameSync(join(staging, CREDENTIALS_NAME), join(target, CREDENTIALS_NAME));
       throw new HostError(
         HostErrorCode.instance_exists,
         `could not move the new instance into ${target}: ${(cause as Error).message}`,

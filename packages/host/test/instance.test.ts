@@ -1,5 +1,13 @@
 // An instance records what it serves; checkBroker runs exactly the checks startBroker runs.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@harness/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +31,25 @@ describe('what an instance serves', () => {
     await initInstance(w.instance, w.workspace, { serves: { agent: 'reader' } });
     expect(JSON.parse(readFileSync(join(w.instance, 'instance.json'), 'utf8')).agent).toBe('reader');
     expect(readInstance(w.instance).serves).toEqual({ agent: 'reader' });
+  });
+
+  it('is created in a directory holding only credentials.json, which it keeps with its mode', async () => {
+    const w = workspace();
+    mkdirSync(w.instance, { mode: 0o700 });
+    writeFileSync(join(w.instance, 'credentials.json'), '{"token":"s3cret"}\n', { mode: 0o600 });
+    await initInstance(w.instance, w.workspace, { serves: { agent: 'reader' } });
+    expect(readInstance(w.instance).serves).toEqual({ agent: 'reader' });
+    expect(readFileSync(join(w.instance, 'credentials.json'), 'utf8')).toBe('{"token":"s3cret"}\n');
+    expect(statSync(join(w.instance, 'credentials.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a directory holding anything else, leaving it as it was', async () => {
+    const w = workspace();
+    mkdirSync(w.instance);
+    writeFileSync(join(w.instance, 'credentials.json'), '{}');
+    writeFileSync(join(w.instance, 'notes.txt'), 'mine');
+    await expect(initInstance(w.instance, w.workspace)).rejects.toThrowError('exists and is not empty');
+    expect(readdirSync(w.instance).sort()).toEqual(['credentials.json', 'notes.txt']);
   });
 
   it('refuses an agent its workspace does not declare, creating nothing', async () => {

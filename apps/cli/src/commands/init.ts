@@ -1,6 +1,9 @@
 // `harness init [dir]`: set a repository up for an agent. Reads what the project uses, writes
 // .harness/workspace.yaml from the standard packs that fit it, and registers `harness serve` in the
 // person's MCP clients, merging into their configs. Plans every write first; writes all or none.
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { applyChanges } from '../init/apply';
@@ -10,15 +13,19 @@ import {
   printChanges,
   printDiffs,
   printFound,
+  printImported,
   printNextSteps,
   printReview,
   recordWorkspace,
   writes,
 } from '../init/report';
 import { askKeepOrReplace } from '../init/review';
+import { Backup, undoDir, undoImport } from '../init/undo';
+import { recordDir, recordFile } from '../init/written-record';
 import { err, out } from '../output';
 
-const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>]
+const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>] [--import]
+       harness init [dir] --undo
 
 Sets up a repository (default: the current directory) for a coding agent:
 
@@ -50,7 +57,18 @@ path twice stops init, and nothing is written.
                       gemini          .gemini/settings.json (mcpServers)
                       claude-desktop  claude_desktop_config.json (mcpServers): ~/.config/Claude/
                                       on Linux, ~/Library/Application Support/Claude/ on macOS
-  --dry-run         print the unified diff of every file it would write, and write nothing
+  --import          also move the MCP servers of the clients' configs (.mcp.json, .cursor/mcp.json,
+                    .vscode/mcp.json, .codex/config.toml, ~/.codex/config.toml) into the workspace's
+                    mcp_servers, granted to coder: each env and header value moves into the
+                    instance's credentials.json (0600) and the entry names it as
+                    {{credential.NAME}}; each entry leaves the config it came from, whose client
+                    then reaches it through harness. An entry it cannot map stays, with a line
+                    saying why. Every file it changes is backed up first (copies readable by you
+                    alone)
+  --undo            restore every file the last --import run changed, byte for byte, and remove
+                    those it created; refused when one of them changed since
+  --dry-run         print the unified diff of every file it would write (secrets masked), and
+                    write nothing
   --force           write .harness/workspace.yaml even when it exists
   --keep            keep an existing .harness/workspace.yaml that init did not write, after you
                     have reviewed it (init records it, and asks again only when it changes)
@@ -69,6 +87,8 @@ export async function initCommand(argv: string[]): Promise<number> {
     force: { type: 'boolean' },
     keep: { type: 'boolean' },
     instance: { type: 'string' },
+    import: { type: 'boolean' },
+    undo: { type: 'boolean' },
   });
   if (values.help) {
     out(help);
@@ -84,11 +104,20 @@ export async function initCommand(argv: string[]): Promise<number> {
       'usage',
       '--force and --keep contradict each other: --force replaces the workspace, --keep keeps it',
     );
+  if (values.undo === true) {
+    const others = ['client', 'dry-run', 'force', 'keep', 'instance', 'import'].filter(
+      (k) => values[k as keyof typeof values] !== undefined,
+    );
+    if (others.length > 0)
+      throw new CliError('usage', `--undo takes no other flag, found --${others.join(', --')}`);
+    return undo(positionals[0] ?? process.cwd());
+  }
   const initial = await planInit({
     dir: positionals[0] ?? process.cwd(),
     clients: values.client === undefined ? undefined : clientIds(values.client),
     existing: values.force === true ? 'force' : values.keep === true ? 'keep' : 'ask',
     instance: values.instance,
+    import: values.import === true,
   });
   const dryRun = values['dry-run'] === true;
   printFound(initial);
@@ -101,6 +130,7 @@ export async function initCommand(argv: string[]): Promise<number> {
   }
   const plan = dryRun ? await showReview(initial) : await settleReview(initial);
   printChanges(plan, dryRun);
+  printImported(plan);
   const pending = plan.changes.filter(writes).length;
   if (dryRun) {
     printDiffs(plan);
@@ -115,9 +145,37 @@ export async function initCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (pending === 0) out('nothing to change: every file is already as harness init would write it');
-  else out(`wrote ${applyChanges(plan.changes)} file(s)`);
-  recordWorkspace(plan);
+  else if (plan.imported !== undefined) {
+    const backup = new Backup(undoDir(plan.recordDir, realpathSync(plan.projectDir)));
+    const written = plan.changes
+      .filter(writes)
+      .map((c) => (existsSync(c.path) ? realpathSync(c.path) : c.path));
+    try {
+      for (const path of [...written, recordFile(plan.recordDir, plan.workspaceTarget)]) backup.save(path);
+      out(`wrote ${applyChanges(plan.changes)} file(s)`);
+    } catch (error) {
+      backup.discard();
+      throw error;
+    }
+    recordWorkspace(plan);
+    backup.commit(realpathSync(plan.projectDir));
+    out('harness init --undo restores every file this run changed');
+  } else out(`wrote ${applyChanges(plan.changes)} file(s)`);
+  if (plan.imported === undefined || pending === 0) recordWorkspace(plan);
   printNextSteps(plan);
+  return 0;
+}
+
+/** `harness init --undo`: the last import's files, restored. */
+function undo(dir: string): number {
+  const projectDir = resolve(dir);
+  if (!existsSync(projectDir) || !statSync(projectDir).isDirectory())
+    throw new CliError('usage', `${projectDir} is not a directory; give the repository's top directory`);
+  const home = process.env.HOME || homedir();
+  const lines = undoImport(undoDir(recordDir(home, process.env), realpathSync(projectDir)));
+  out(`harness init --undo: ${projectDir}`);
+  for (const line of lines) out(line);
+  out(`restored ${lines.length} file(s) as they were before harness init --import`);
   return 0;
 }
 

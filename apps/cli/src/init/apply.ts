@@ -50,11 +50,15 @@ function stage(change: FileChange, madeDirs: string[]): Staged {
   if (away !== undefined) throw new Error(away);
   // A config that is a symlink (dotfiles kept elsewhere) is written where it points.
   const target = existsSync(change.path) ? realpathSync(change.path) : change.path;
-  const made = mkdirSync(dirname(target), { recursive: true });
+  const made = mkdirSync(dirname(target), {
+    recursive: true,
+    ...(change.mode === undefined ? {} : { mode: 0o700 }),
+  });
   if (made !== undefined) madeDirs.push(made);
   const temp = join(dirname(target), `.${basename(target)}.harness-init-${process.pid}.tmp`);
-  writeFileSync(temp, change.after, { flag: 'wx' });
+  writeFileSync(temp, change.after, { flag: 'wx', mode: change.mode ?? 0o666 });
   // The config keeps its mode (a 0600 file stays private); a new file gets the umask's.
-  if (existsSync(target)) chmodSync(temp, statSync(target).mode & 0o7777);
+  if (change.mode !== undefined) chmodSync(temp, change.mode);
+  else if (existsSync(target)) chmodSync(temp, statSync(target).mode & 0o7777);
   return { temp, target };
 }

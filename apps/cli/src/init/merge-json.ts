@@ -169,3 +169,42 @@ function position(text: string, offset: number): { line: number; column: number 
   const before = text.slice(0, offset).split('\n');
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
+
+/** `text` of a JSON source without the entries `names` under `key`; nothing else changes. */
+export function removeJsonEntries(text: string, key: string, names: readonly string[]): string {
+  let out = text;
+  for (const name of names)
+    out = removeLines(out, key, name) ?? applyEdits(out, modify(out, [key, name], undefined, {}));
+  return out;
+}
+
+/**
+ * `text` without the property `key.name` when it sits on lines of its own: those lines go whole
+ * (with a comment at the end of its last line), and when it was the last property, the comma of
+ * the one before it. `undefined` for any other layout (jsonc-parser's edit then removes it).
+ */
+function removeLines(text: string, key: string, name: string): string | undefined {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const value = tree === undefined ? undefined : findNodeAtLocation(tree, [key, name]);
+  const property = value?.parent;
+  const object = property?.parent;
+  if (property === undefined || object === undefined) return undefined;
+  const lineStart = text.lastIndexOf('\n', property.offset - 1) + 1;
+  if (text.slice(lineStart, property.offset).trim() !== '') return undefined;
+  let end = property.offset + property.length;
+  const rest = /^[ \t]*(,)?[ \t]*(\/\/[^\n]*)?(\r?\n)/.exec(text.slice(end));
+  if (rest === null) return undefined;
+  const hadComma = rest[1] !== undefined;
+  end += rest[0].length;
+  const siblings = object.children ?? [];
+  const at = siblings.indexOf(property);
+  let out = text.slice(0, lineStart) + text.slice(end);
+  // The last property leaves: the one before it loses the comma that separated them.
+  const previous = at > 0 ? siblings[at - 1] : undefined;
+  if (!hadComma && previous !== undefined) {
+    const after = previous.offset + previous.length;
+    const comma = /^[ \t]*,/.exec(out.slice(after));
+    if (comma !== null) out = out.slice(0, after) + out.slice(after + comma[0].length - 1).replace(/^,/, '');
+  }
+  return out;
+}

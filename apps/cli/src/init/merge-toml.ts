@@ -104,3 +104,27 @@ function tomlValue(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => str(String(v))).join(', ')}]`;
   throw new Error(`a TOML entry value must be a string or a list of strings, found ${typeof value}`);
 }
+
+/**
+ * `text` without the tables `[key.<name>]` of `names` (and their sub-tables); the rest of the
+ * document stays, checked by parsing the result back.
+ */
+export function removeTomlEntries(
+  text: string,
+  key: string,
+  names: readonly string[],
+): { ok: true; text: string } | { ok: false; problem: string } {
+  const parsed = parseToml(text);
+  if (!parsed.ok) return parsed;
+  const servers = parsed.doc[key];
+  if (!isTable(servers)) return { ok: true, text };
+  const wanted: Table = { ...parsed.doc, [key]: { ...servers } };
+  for (const name of names) delete (wanted[key] as Table)[name];
+  const merged = attempt(() => patch(text, wanted));
+  if (merged === undefined || !holds(merged, wanted))
+    return {
+      ok: false,
+      problem: `cannot remove ${names.join(', ')} from ${key} without changing the rest of the file`,
+    };
+  return { ok: true, text: merged };
+}

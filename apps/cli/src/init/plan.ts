@@ -7,15 +7,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { projectInstance } from '@harness/config/instance';
 import { CliError } from '../errors';
 import { choosePacks, type WorkspaceChoice } from './choose';
-import {
-  CLIENTS,
-  type ClientContext,
-  type ClientId,
-  type ClientSpec,
-  clientById,
-  SERVER_NAME,
-} from './clients';
+import { CLIENTS, type ClientContext, type ClientId, type ClientSpec, SERVER_NAME } from './clients';
 import { type Detected, detectProject } from './detect';
+import { type ImportPlan, type ImportSource, importSources, planImport, removeEntries } from './import';
 import {
   harnessOnPath,
   type Launch,
@@ -33,6 +27,9 @@ import { outsideProject, realTarget } from './where';
 import { AGENT, renderWorkspace } from './workspace-writer';
 import { readRecord, recordDir, sha256, type WorkspaceRecord } from './written-record';
 
+/** The instance's credentials file, as the host reads it. */
+export const CREDENTIALS_FILE = 'credentials.json';
+
 /** What `harness init` was asked to do. */
 export interface InitOptions {
   readonly dir: string;
@@ -45,6 +42,8 @@ export interface InitOptions {
    */
   readonly existing: 'ask' | 'force' | 'keep';
   readonly instance: string | undefined;
+  /** `--import`: the MCP servers of the clients' configs move into the workspace. */
+  readonly import?: boolean;
 }
 
 /**
@@ -65,6 +64,8 @@ export interface FileChange {
   readonly replacement?: string;
   /** The project's real path, for a file that must stay inside it (checked again as it is written). */
   readonly within?: string;
+  /** The mode it is written with, whatever it had (credentials.json: 0600); its new directories are 0700. */
+  readonly mode?: number;
 }
 
 /** Everything `harness init` would do, and what stands in its way. */
@@ -91,6 +92,10 @@ export interface InitPlan {
   /** Files that cannot take their change, each naming the file and the fix. */
   readonly problems: readonly string[];
   readonly notes: readonly string[];
+  /** With `--import`: what it takes from the clients' configs. */
+  readonly imported?: ImportPlan;
+  /** Values no output may show: every diff masks them. */
+  readonly secrets: readonly string[];
 }
 
 /** Works out the whole plan; reads files, writes none. */
@@ -111,9 +116,21 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
   const catalog = await standardCatalog();
   const choice = choosePacks(detected, catalog);
   const notes = [...choice.notes];
-  const text = renderWorkspace(choice, catalog, projectDir);
-  notes.push(...(await checkWritten(text, workspaceFile)));
   const problems: string[] = [];
+  const ctx: ClientContext = { projectDir, home, platform: process.platform, env: process.env };
+  const credentialsFile = join(instanceDir, CREDENTIALS_FILE);
+  let imported: ImportPlan | undefined;
+  let held: HeldCredentials = { values: {}, text: undefined };
+  if (options.import === true) {
+    const read = readHeldCredentials(credentialsFile);
+    if (typeof read === 'string') problems.push(read);
+    else held = read;
+    imported = planImport(importSources(ctx), new Set(catalog.keys()), held.values);
+    notes.push(...imported.notes);
+    problems.push(...imported.problems);
+  }
+  const text = renderWorkspace(choice, catalog, projectDir, imported?.servers ?? []);
+  notes.push(...(await checkWritten(text, workspaceFile)));
   const changes: FileChange[] = [];
   // A workspace reached through a symlink out of the project is neither read nor written.
   const away = outsideProject(workspaceFile, projectDir);
@@ -123,11 +140,15 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     changes.push({ ...planned, within: projectReal });
     if (planned.action === 'kept' || planned.action === 'review')
       notes.push(...(await checkKept(workspaceFile)));
+    if ((planned.action === 'kept' || planned.action === 'review') && (imported?.servers.length ?? 0) > 0)
+      problems.push(
+        `${workspaceFile}: --import adds the servers to the workspace harness init writes, and this one is kept as it stands; add them to it by hand (docs/servers.md), or run with --force to write it again`,
+      );
   }
-  const ctx: ClientContext = { projectDir, home, platform: process.platform, env: process.env };
-  const clients = (options.clients ?? CLIENTS.filter((c) => existsSync(c.file(ctx))).map((c) => c.id)).map(
-    clientById,
-  );
+  const ids = options.clients ?? CLIENTS.filter((c) => existsSync(c.file(ctx))).map((c) => c.id);
+  // A client whose servers move into the workspace reaches them through its harness entry.
+  const reaching = imported?.servers.flatMap((s) => s.from.map((f) => f.source.client)) ?? [];
+  const clients = CLIENTS.filter((c) => ids.includes(c.id) || reaching.includes(c.id));
   const onPath = harnessOnPath();
   const launch = onPath.ok ? PATH_LAUNCH : launchFor(runningEntry());
   // A client that starts its server in the project needs no path: serve finds the project from
@@ -143,9 +164,14 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     // A project's config must be the project's own: a symlink to ~/.claude.json is not.
     const away = client.scope === 'project' ? outsideProject(file, projectDir) : undefined;
     const entry = client.entry(launch.command, argsOf(client), ctx);
-    const planned = away ?? planClient(client, file, entry, workspaceFile);
+    const planned = away ?? planClient(client, file, entry, workspaceFile, imported?.removals.get(file));
     if (typeof planned === 'string') problems.push(planned);
     else changes.push(client.scope === 'project' ? { ...planned, within: projectReal } : planned);
+  }
+  if (imported !== undefined) {
+    problems.push(...removeImported(imported, changes, projectDir, projectReal));
+    const credentials = credentialsChange(credentialsFile, held, imported);
+    if (credentials !== undefined) changes.push(credentials);
   }
   problems.push(...changes.flatMap((c) => writeProblem(c)));
   return {
@@ -165,6 +191,98 @@ export async function planInit(options: InitOptions): Promise<InitPlan> {
     changes,
     problems,
     notes,
+    ...(imported === undefined ? {} : { imported }),
+    secrets: imported?.secrets ?? [],
+  };
+}
+
+/** The instance's credentials.json as it is: its values and its text. */
+interface HeldCredentials {
+  readonly values: Readonly<Record<string, string>>;
+  readonly text: string | undefined;
+}
+
+function readHeldCredentials(file: string): HeldCredentials | string {
+  if (!existsSync(file)) return { values: {}, text: undefined };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `${file}: cannot be read (${(error as Error).message}); make it readable, or run without --import`;
+  }
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch {
+    return `${file}: not valid JSON; fix it (it holds { "<name>": "<value>" }), or run without --import`;
+  }
+  if (values === null || typeof values !== 'object' || Array.isArray(values))
+    return `${file}: holds no JSON object; fix it (it holds { "<name>": "<value>" }), or run without --import`;
+  return { values: values as Record<string, string>, text };
+}
+
+/**
+ * Takes the imported servers out of the configs they came from: edits the change a client already
+ * has (its harness entry), or adds one. Everything else in the file stays as it is.
+ */
+function removeImported(
+  imported: ImportPlan,
+  changes: FileChange[],
+  projectDir: string,
+  projectReal: string,
+): string[] {
+  const problems: string[] = [];
+  for (const [file, { source, names }] of imported.removals) {
+    // A client's own file had them removed as its harness entry was merged in.
+    if (changes.some((c) => c.path === file)) continue;
+    let base: string;
+    try {
+      base = readFileSync(file, 'utf8');
+    } catch (error) {
+      problems.push(
+        `${file}: cannot be read (${(error as Error).message}); make it readable, or run without --import`,
+      );
+      continue;
+    }
+    const inProject = file.startsWith(projectDir + sep);
+    const away = inProject ? outsideProject(file, projectDir) : undefined;
+    if (away !== undefined) {
+      problems.push(away);
+      continue;
+    }
+    const removed = removeEntries(base, source, names);
+    if (!removed.ok) {
+      problems.push(`${file}: ${removed.problem}; remove them by hand, or run without --import`);
+      continue;
+    }
+    changes.push({
+      path: file,
+      before: base,
+      after: removed.text,
+      action: removed.text === base ? 'unchanged' : 'update',
+      detail: `${source.name}: ${names.join(', ')} moved into the workspace (reached through harness now)`,
+      ...(inProject ? { within: projectReal } : {}),
+    });
+  }
+  return problems;
+}
+
+/** credentials.json with the imported values beside those it held (mode 0600), when it changes. */
+function credentialsChange(
+  file: string,
+  held: HeldCredentials,
+  imported: ImportPlan,
+): FileChange | undefined {
+  const added = [...imported.credentials].filter(([name]) => held.values[name] === undefined);
+  if (added.length === 0) return undefined;
+  const after = `${JSON.stringify({ ...held.values, ...Object.fromEntries(added) }, null, 2)}\n`;
+  return {
+    path: file,
+    before: held.text,
+    after,
+    action: held.text === undefined ? 'create' : 'update',
+    detail: `credentials ${added.map(([n]) => n).join(', ')} (values not shown), readable by you alone`,
+    mode: 0o600,
   };
 }
 
@@ -259,6 +377,7 @@ function planClient(
   file: string,
   entry: Record<string, unknown>,
   workspaceFile: string,
+  removal?: { source: ImportSource; names: string[] },
 ): FileChange | string {
   let before: string | undefined;
   try {
@@ -266,8 +385,15 @@ function planClient(
   } catch (error) {
     return `${file}: cannot be read (${(error as Error).message}); make it readable, or name other clients with --client`;
   }
+  // The servers --import moves into the workspace leave first; then the harness entry goes in.
+  let base = before;
+  if (removal !== undefined && before !== undefined) {
+    const removed = removeEntries(before, removal.source, removal.names);
+    if (!removed.ok) return `${file}: ${removed.problem}; remove them by hand, or run without --import`;
+    base = removed.text;
+  }
   const merge = client.format === 'toml' ? mergeTomlEntry : mergeJsonEntry;
-  const merged = merge(before, client.key, SERVER_NAME, entry);
+  const merged = merge(base, client.key, SERVER_NAME, entry);
   if (!merged.ok)
     return `${file}${merged.where ? `:${merged.where}` : ''}: ${merged.problem}; fix the file (or move it aside) and run harness init again, or name other clients with --client`;
   const was = servedBefore(merged.previous);
@@ -278,7 +404,11 @@ function planClient(
       : '';
   const args = Array.isArray(entry.args) ? (entry.args as unknown[]) : [];
   const finds = args.includes('--workspace') ? '' : '; it names no project: serve finds the one it starts in';
-  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}${replaced}${finds}`;
+  const moved =
+    removal === undefined
+      ? ''
+      : `; ${removal.names.join(', ')} moved into the workspace (reached through harness now)`;
+  const detail = `${client.name}: ${client.key}.${SERVER_NAME}${other ? ` (it served ${was} before)` : ''}${replaced}${finds}${moved}`;
   const action: Action = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
   return { path: file, before, after: merged.text, action, detail };
 }

@@ -49,6 +49,24 @@ export function printChanges(plan: InitPlan, dryRun: boolean): void {
   for (const note of plan.notes) out(`note: ${note}`);
 }
 
+/** With --import: each server taken into the workspace, where from, and what is left to do. */
+export function printImported(plan: InitPlan): void {
+  const imported = plan.imported;
+  if (imported === undefined) return;
+  if (imported.servers.length === 0) {
+    out("import: no MCP server to import in the clients' configs");
+    return;
+  }
+  for (const s of imported.servers) {
+    const from = s.from.map((f) => `${f.name} of ${displayPath(f.source.file, plan)}`).join(', ');
+    const creds = s.credentials.length === 0 ? '' : `; credentials ${s.credentials.join(', ')}`;
+    out(`import: server ${s.id} (${s.transport.kind}) from ${from}, granted to ${AGENT}${creds}`);
+  }
+  out(
+    `import: no tool of them reaches ${AGENT} until you accept its definition: harness servers review <id>, then harness servers accept <id> --all (docs/servers.md, "Pinned definitions")`,
+  );
+}
+
 /** A workspace init did not write, shown before anything is decided: its path and what it grants. */
 export async function printReview(plan: InitPlan, change: FileChange): Promise<void> {
   const how =
@@ -88,10 +106,28 @@ export function printDiffs(plan: InitPlan): void {
     const [from, to] = inside
       ? [`a/${displayPath(c.path, plan)}`, `b/${displayPath(c.path, plan)}`]
       : [c.path, c.path];
-    out(
-      createTwoFilesPatch(c.before === undefined ? '/dev/null' : from, to, c.before ?? '', c.after).trimEnd(),
+    const diff = createTwoFilesPatch(
+      c.before === undefined ? '/dev/null' : from,
+      to,
+      c.before ?? '',
+      c.after,
     );
+    out(masked(diff, plan.secrets).trimEnd());
   }
+}
+
+/**
+ * `text` with every secret replaced by `********`, as written, JSON- and TOML-escaped: a diff of a
+ * client config or of credentials.json shows where a value is, never the value.
+ */
+export function masked(text: string, secrets: readonly string[]): string {
+  const forms = secrets
+    .flatMap((s) => [s, JSON.stringify(s).slice(1, -1)])
+    .filter((s) => s !== '')
+    .sort((a, b) => b.length - a.length);
+  let result = text;
+  for (const form of new Set(forms)) result = result.split(form).join('********');
+  return result;
 }
 
 /** The three things left to do: restart the clients, open the console, find the audit. */

@@ -1,6 +1,7 @@
 // The text of `.harness/workspace.yaml`: the chosen standard packs with their fixed sets, and one
 // agent holding their reads and their safe writes, every line with a comment saying why it is there.
 import type { OverrideChoice, PackChoice, WorkspaceChoice } from './choose';
+import type { ImportedServer } from './import';
 import { type CatalogCommand, grantKind, type StandardCatalog } from './standard';
 
 /** The agent `harness init` writes, and every client entry serves. */
@@ -24,6 +25,7 @@ export function renderWorkspace(
   choice: WorkspaceChoice,
   catalog: StandardCatalog,
   projectDir: string,
+  servers: readonly ImportedServer[] = [],
 ): string {
   const lines = [
     ...comment(
@@ -35,6 +37,7 @@ export function renderWorkspace(
   ];
   for (const pack of choice.packs) lines.push(...packEntry(pack, catalog.get(pack.id) ?? []));
   for (const gone of choice.leftOut) lines.push(...comment('  ', `${gone.id} is left out: ${gone.why}.`));
+  if (servers.length > 0) lines.push('', ...serversBlock(servers));
   lines.push(
     '',
     line('agents:', 'who may run which of those commands'),
@@ -47,7 +50,64 @@ export function renderWorkspace(
     line('    grants:', `what ${AGENT} may run`),
   );
   for (const pack of choice.packs) lines.push(...grantLines(pack, catalog.get(pack.id) ?? []));
+  for (const server of servers)
+    lines.push(
+      line(
+        `      - server:${server.id}`,
+        `its tools, each once you accept its definition (harness servers accept ${server.id} --all)`,
+      ),
+    );
   return `${lines.join('\n')}\n`;
+}
+
+/** The `mcp_servers` block of the servers `harness init --import` took from the clients' configs. */
+function serversBlock(servers: readonly ImportedServer[]): string[] {
+  const out = [line('mcp_servers:', "the MCP servers imported from your clients' configs (docs/servers.md)")];
+  for (const server of servers) {
+    const from = server.from.map((f) => `${f.name} of ${f.source.file} (${f.source.name})`).join(', ');
+    out.push(...comment('  ', `${server.id}: imported from ${from}.`));
+    out.push(
+      line(
+        `  - id: ${server.id}`,
+        'served to the agent as <id>.<tool>, each tool a write until declared a read',
+      ),
+    );
+    const t = server.transport;
+    if (t.kind === 'stdio') {
+      out.push(
+        ...comment(
+          '    ',
+          'It runs confined: the filesystem read-only, no network. Widen what it needs with a sandbox block (docs/servers.md, "Confinement and lifecycle").',
+        ),
+      );
+      out.push(line('    transport:', 'the program its client started, as an argv'));
+      out.push(line(`      command: [${t.command.map(yamlScalar).join(', ')}]`, 'never a shell line'));
+      if (Object.keys(t.env).length > 0) out.push(...valueLines('env', t.env));
+    } else {
+      out.push(line('    transport:', 'the streamable HTTP endpoint its client reached'));
+      out.push(line(`      url: ${yamlScalar(t.url)}`, 'the endpoint'));
+      if (Object.keys(t.headers).length > 0) out.push(...valueLines('headers', t.headers));
+    }
+    if (server.credentials.length > 0)
+      out.push(
+        line(
+          `    credentials_ref: [${server.credentials.join(', ')}]`,
+          "held in the instance's credentials.json, never in this file",
+        ),
+      );
+    if (server.timeout !== undefined)
+      out.push(line(`    timeout: ${server.timeout}`, 'its client’s tool timeout'));
+    if (server.startTimeout !== undefined)
+      out.push(line(`    start_timeout: ${server.startTimeout}`, 'its client’s startup timeout'));
+  }
+  return out;
+}
+
+function valueLines(key: string, values: Readonly<Record<string, string>>): string[] {
+  const out = [line(`      ${key}:`, "each value moved into the instance's credentials.json")];
+  for (const [name, value] of Object.entries(values))
+    out.push(`        ${yamlScalar(name)}: ${yamlScalar(value)}`);
+  return out;
 }
 
 function packEntry(pack: PackChoice, commands: readonly CatalogCommand[]): string[] {

@@ -30,7 +30,7 @@ export function recordDir(home: string, env: Readonly<Record<string, string | un
   return join(stateHome, 'harness', 'init');
 }
 
-const recordFile = (dir: string, workspace: string): string => join(dir, `${sha256(workspace)}.json`);
+export const recordFile = (dir: string, workspace: string): string => join(dir, `${sha256(workspace)}.json`);
 
 /** The record of the workspace at real path `workspace`; `undefined` when none (or unreadable). */
 export function readRecord(dir: string, workspace: string): WorkspaceRecord | undefined {
