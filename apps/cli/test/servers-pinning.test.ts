@@ -127,6 +127,16 @@ describe('pinned tool definitions through harness serve', () => {
     ]);
   });
 
+  it("keeps two servers' tools of one name apart: one server's rug pull holds back its own send alone [SV-08] [SV-18]", async () => {
+    const sends = (await entries()).filter((e) => e.name.endsWith('.send'));
+    expect(sends.map((e) => [e.name, e.description])).toEqual([
+      ['trusting.send', 'MCP server says: Sends a message.'],
+      ['unpinned.send', 'MCP server says: Sends a message.'],
+    ]);
+    const held = JSON.parse((await cli(['servers', 'review', 'trusting', ...flags, '--json'])).stdout);
+    expect(held.quarantined).toEqual([]);
+  });
+
   it('answers a call of a quarantined tool that a person must review it, and sends nothing upstream [SV-18]', async () => {
     const r = await call('rug.send', { text: 'hi' });
     expect(r).toMatchObject({ status: 'unknown_command' });
