@@ -39,13 +39,39 @@ export class LogRing {
     return bytes.subarray(start).toString('utf8');
   }
 
-  /** The last `count` non-empty lines, joined with " | ", for a one-line message. */
+  /**
+   * The last `count` lines that say something, joined with " | ", for a one-line message. A crash
+   * report's furniture is left out so the error itself is among them: stack frames, an object dump
+   * after the error (`{ code: …, requireStack: … }`), the echoed source line with its caret, the
+   * runtime's location and version lines.
+   */
   tail(count = 3): string {
-    return this.text()
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '')
-      .slice(-count)
-      .join(' | ');
+    return meaningfulLines(this.text()).slice(-count).join(' | ');
   }
+}
+
+/** Lines of a crash report that say nothing a person needs to see why it crashed. */
+const FURNITURE = [/^at\s/, /^Node\.js v\d/, /^node:internal\//, /^[{}[\]]+[,;]?$/];
+
+/** The non-empty lines of `text`, trimmed, without a crash report's furniture. */
+function meaningfulLines(text: string): string[] {
+  const lines = text.split('\n').map((line) => line.trim());
+  const kept: string[] = [];
+  let inDump = false;
+  for (const line of lines) {
+    if (inDump) {
+      inDump = line !== '}';
+      continue;
+    }
+    // An error's property dump opens at the end of its last stack frame: `    at … {`.
+    if (/^at\s.*\{$/.test(line)) inDump = true;
+    if (line === '' || FURNITURE.some((pattern) => pattern.test(line))) continue;
+    // A caret marks a column of the source line the runtime echoed just above it.
+    if (/^\^+$/.test(line)) {
+      kept.pop();
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept;
 }

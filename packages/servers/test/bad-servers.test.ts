@@ -3,7 +3,7 @@
 import { LINUX, needs, until } from '@harness/test-utils';
 import { expect } from 'vitest';
 import { createServerClient, type ServerSpec } from '../src/index';
-import { fixtureSpec, gone } from './helpers';
+import { FIXTURES, fixtureSpec, gone } from './helpers';
 
 /** Starts `spec`, answers its listing outcome and the pid it had, and closes the client. */
 async function start(spec: ServerSpec) {
@@ -66,6 +66,26 @@ needs(LINUX).describe('a server that cannot start', () => {
       );
       expect(logs).not.toContain('EPIPE');
       expect(listing.message).not.toContain(SECRET);
+    },
+  );
+
+  needs(LINUX).it(
+    "names Node's own error when a server's program is not there, not the crash report's last lines",
+    async () => {
+      const spec = fixtureSpec('missing', 'exit-server.mjs');
+      const missing = `${FIXTURES}no-such-server.mjs`;
+      if (spec.transport.kind !== 'stdio') throw new Error('a stdio fixture');
+      const { listing, logs } = await start({
+        ...spec,
+        transport: { ...spec.transport, command: [process.execPath, missing] },
+      });
+      // What the log holds ends in the dump, the blank line and the version line.
+      expect(logs.trimEnd().split('\n').at(-1)).toMatch(/^Node\.js v\d/);
+      expect(listing.ok).toBe(false);
+      if (listing.ok) return;
+      expect(listing.message).toBe(
+        `server missing exited with code 1; last stderr: Error: Cannot find module '${missing}' before it was ready`,
+      );
     },
   );
 
