@@ -53,6 +53,8 @@ export const PacksErrorCode = defineCodes({
   server_unsupported: 'server_unsupported',
   /** A warning: an `mcp_servers` entry says `pin: false`, so its tools are served as listed, with no review. */
   server_unpinned: 'server_unpinned',
+  /** A warning: a confined server's argv names a file its sandbox hides (under the home, or denied). */
+  server_program_hidden: 'server_program_hidden',
   /** A command id is not in the workspace (or its pack was left out). */
   unknown_command: 'unknown_command',
   /** Call arguments do not match the command's inputs. */
@@ -212,6 +214,8 @@ export interface PacksIssueDetails {
   readonly server_unsupported: { readonly server: string; readonly key: string };
   /** The server whose tools are not pinned. */
   readonly server_unpinned: { readonly server: string };
+  /** The server, the path its argv names, and the directory to show it with. */
+  readonly server_program_hidden: { readonly server: string; readonly path: string; readonly show: string };
   /**
    * The command id asked for, the ids it could have been (the pack's commands, or every command),
    * and the pack it belongs to when that pack was left out on this machine.

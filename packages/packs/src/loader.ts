@@ -12,6 +12,7 @@ export { sortIssues } from './load/issues';
 export type { BuiltPack } from './load/packs';
 export type { LoadWalls } from './load/sandbox';
 export { loadWalls, resolveSandbox } from './load/sandbox';
+export { within } from './load/sandbox-walls';
 export type { ParsedSource, Read } from './load/source';
 export { checkSource, readSource } from './load/source';
 export { checkPackEnv } from './load/templates';

@@ -59,6 +59,7 @@ describe('public API', () => {
       'standardEntrySchema',
       'tierSchema',
       'unknownCommandMessage',
+      'within',
     ]);
   });
 

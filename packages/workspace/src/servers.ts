@@ -2,7 +2,7 @@
 // 003, decision 4; docs/servers.md). Each is checked at load: an id of a pack id's pattern that no
 // pack uses, a transport (a stdio argv, never a shell, or a streamable HTTP URL), credentials only in
 // the stdio `env` or the HTTP `headers`, a tier, and, for stdio, the sandbox it runs in.
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ID_PATTERN, parseByteSize, parseDuration } from '@harness/config';
 import { id as idOf, strict } from '@harness/config/zod';
 import { detectSandbox, type SandboxPolicy } from '@harness/exec';
@@ -27,6 +27,7 @@ import {
   scopeSchema,
   sizeSchema,
   tierSchema,
+  within,
 } from '@harness/packs/loader';
 import { render, TmplError } from '@harness/tmpl';
 import { z } from 'zod';
@@ -213,6 +214,7 @@ export function buildServers(
       // A server is confined as a read command of a pack is: nothing writable unless it says so.
       const asPack = { id: rs.id, sandbox: rs.sandbox, commands: [{ id: 'server' }] } as unknown as RawPack;
       sandbox = resolveSandbox(asPack, 0, 'read', transport.cwd, at, { ...ctx, walls }, issues);
+      if (sandbox !== null) warnHiddenProgram(rs.id, transport.command, sandbox, at, ctx, warnings);
     }
     if (issues.length > before || transport === undefined) return;
     out.push(
@@ -242,6 +244,44 @@ export function buildServers(
     );
   });
   return out;
+}
+
+/**
+ * A warning for each absolute path of a confined server's argv that its sandbox hides: under the
+ * home (which a confined run sees only where its toolchains and `filesystem.home` entries are), or
+ * denied. Such a server fails at start with "cannot find module" or "no such file"; the warning
+ * says so at load, with the entry that shows the file.
+ */
+function warnHiddenProgram(
+  server: string,
+  command: readonly string[],
+  sandbox: SandboxPolicy,
+  at: Path,
+  ctx: BuildContext,
+  warnings: PacksIssue[],
+): void {
+  command.forEach((element, ei) => {
+    if (!isAbsolute(element)) return;
+    const home = sandbox.home;
+    const denied = within(element, sandbox.deny ?? []);
+    const hidden =
+      home !== undefined &&
+      within(element, [home.dir]) &&
+      !within(element, [...home.visible, ...(sandbox.write ?? [])]);
+    if (!denied && !hidden) return;
+    const show = dirname(element);
+    const fix = denied
+      ? 'it is on the deny list of secrets no confined run may read; install the server elsewhere, or set sandbox: false'
+      : `show its folder with sandbox: { filesystem: { home: [${JSON.stringify(show)}] } } (read-only), install it outside the home, or set sandbox: false`;
+    warnings.push(
+      ctx.issue(
+        Code.server_program_hidden,
+        [...at, 'transport', 'command', ei],
+        `server "${server}": ${element} is hidden from the server by its sandbox, so it will not start; ${fix}`,
+        { server, path: element, show },
+      ),
+    );
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 // mcp_servers as the workspace loads them, grants them and the gate decides their tools' calls.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { detectSandbox } from '@harness/exec';
 import { formatIssue } from '@harness/packs';
 import { needs, sandboxMechanism } from '@harness/test-utils';
@@ -153,6 +154,35 @@ describe('mcp_servers at load', () => {
       expect(widened.servers[0]?.sandbox?.network).toBe('host');
       const off = await loadOk(`sandbox_mode: 'off'\n${github}`);
       expect(off.servers[0]).toMatchObject({ sandbox: null, unconfined: 'sandbox_mode is off' });
+    },
+  );
+
+  withSandbox(
+    'warns at load of a confined server whose program lies where its sandbox hides it, naming the entry that shows it [SV-12]',
+    async () => {
+      mkdirSync(join(homedir(), '.cache'), { recursive: true });
+      const dir = mkdtempSync(join(homedir(), '.cache', 'harness-hidden-server-'));
+      try {
+        const program = join(dir, 'dist', 'index.js');
+        mkdirSync(dirname(program));
+        writeFileSync(program, '');
+        const entry = (extra: string) =>
+          `mcp_servers:\n  - id: local\n    transport: { command: [node, ${JSON.stringify(program)}] }\n${extra}`;
+        const load = async (text: string) => {
+          const r = await loadWorkspace({ text, file: 'workspace.yaml' }, { probe: false });
+          if (!r.ok) throw new Error(r.issues.map(formatIssue).join('\n'));
+          return r.warnings.map(formatIssue);
+        };
+        expect(await load(entry(''))).toEqual([
+          `workspace.yaml:3:34: server "local": ${program} is hidden from the server by its sandbox, so it will not start; show its folder with sandbox: { filesystem: { home: [${JSON.stringify(dirname(program))}] } } (read-only), install it outside the home, or set sandbox: false`,
+        ]);
+        expect(
+          await load(entry(`    sandbox: { filesystem: { home: [${JSON.stringify(dir)}] } }\n`)),
+        ).toEqual([]);
+        expect(await load(entry('    sandbox: false\n'))).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   );
 });
