@@ -50,7 +50,7 @@ export function printChanges(plan: InitPlan, dryRun: boolean): void {
 }
 
 /** With --import: each server taken into the workspace, where from, and what is left to do. */
-export function printImported(plan: InitPlan): void {
+export function printImported(plan: InitPlan, dryRun = false): void {
   const imported = plan.imported;
   if (imported === undefined) return;
   if (imported.servers.length === 0) {
@@ -63,7 +63,9 @@ export function printImported(plan: InitPlan): void {
     out(`import: server ${s.id} (${s.transport.kind}) from ${from}, granted to ${AGENT}${creds}`);
   }
   out(
-    `import: no tool of them reaches ${AGENT} until you accept its definition: harness servers review <id>, then harness servers accept <id> --all (docs/servers.md, "Pinned definitions")`,
+    dryRun
+      ? `import: a run then starts each server once, lists its tools, writes { effects: read } for those you confirm only read (--yes: those whose readOnlyHint is true) and accepts the listed definitions; under --dry-run no server is started`
+      : `import: no tool of them reaches ${AGENT} until its definition is accepted: this run accepts what each server lists now; one that does not start waits for harness servers review <id>, then harness servers accept <id> --all (docs/servers.md, "Pinned definitions")`,
   );
 }
 
