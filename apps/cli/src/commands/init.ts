@@ -267,7 +267,11 @@ async function pinImported(plan: InitPlan, confirm: Confirm): Promise<InitPlan> 
   const update: FileChange = { ...change, before: now, after: text, action: 'update' };
   applyChanges([update]);
   const reads = settled.reduce((n, s) => n + (s.reads?.length ?? 0), 0);
-  out(`import: wrote ${reads} read(s) under tools: in ${plan.workspaceFile}`);
+  out(
+    reads === 0
+      ? `import: ${plan.workspaceFile} declares no tool of them a read: each call of one waits for your approval`
+      : `import: ${plan.workspaceFile} declares ${reads} tool(s) a read under tools:, each with who confirmed it`,
+  );
   return { ...plan, changes: plan.changes.map((c) => (c === change ? { ...change, after: text } : c)) };
 }
 

@@ -171,7 +171,7 @@ async function decideRead(
     name: l.tool.name,
     note: hint
       ? 'readOnlyHint from the server, confirmed by you at harness init'
-      : 'confirmed by you at harness init (the server gives no readOnlyHint)',
+      : 'confirmed by you at harness init; the server does not claim readOnlyHint',
   };
 }
 
