@@ -4,13 +4,13 @@
 // saying so), every listed definition accepted as pinned in the instance's store (an audit event
 // each), and the agent granted the server. Against a server written with the SDK
 // (fixtures/servers/notes-server.mjs), the real server-memory from npm, and one that cannot start.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { installServer, MEMORY, needs } from '@harness/test-utils';
+import { installServer, LINUX, MEMORY, needs } from '@harness/test-utils';
 import { loadWorkspace } from '@harness/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appDir, type CliRun, loomBin, pathWithout, runCli, sandbox } from './helpers';
+import { appDir, baseEnv, bin, type CliRun, loomBin, pathWithout, runCli, sandbox } from './helpers';
 
 const fixture = join(appDir, 'test', 'fixtures', 'servers', 'notes-server.mjs');
 
@@ -215,6 +215,62 @@ describe('harness init --import with no terminal and no --yes', () => {
     const notes = (await listed(p)).find((s) => s.id === 'notes');
     expect(notes?.quarantined).toEqual([]);
     expect(notes?.tools.map((t) => t.effect)).toEqual(['write', 'write', 'write']);
+  });
+});
+
+/** A word of a shell line, quoted. */
+const quoted = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `harness init …args` on a terminal (util-linux `script` gives it one), answering each question
+ * the moment it is asked: `answers` maps a text of the question to what is typed. Resolves with
+ * everything the terminal showed once init exits, and the questions asked.
+ */
+function onTerminal(
+  p: Project,
+  args: string[],
+  answers: Record<string, string>,
+): Promise<{ code: number | null; shown: string; asked: string[] }> {
+  const line = [process.execPath, bin, 'init', p.dir, '--instance', p.box.instance, ...args].map(quoted);
+  const child = spawn('script', ['-qec', line.join(' '), '/dev/null'], {
+    env: baseEnv(p.box.home),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let shown = '';
+  const asked: string[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    shown += chunk.toString('utf8');
+    for (const [question, answer] of Object.entries(answers)) {
+      if (asked.includes(question) || !shown.includes(question)) continue;
+      asked.push(question);
+      child.stdin.write(`${answer}\r`);
+    }
+  });
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      child.stdin.destroy();
+      resolve({ code, shown, asked });
+    }),
+  );
+}
+
+needs('script', LINUX).describe('harness init --import on a terminal', () => {
+  const p = project({ notes: NOTES });
+  afterAll(() => p.box.cleanup());
+
+  it('asks per tool and declares a read only the tool the person says only reads, default no [SV-05]', async () => {
+    const r = await onTerminal(p, ['--import'], {
+      'does notes.lookup only read?': 'y',
+      'does notes.save only read?': 'n',
+      'does notes.tidy only read?': '',
+    });
+    expect(r.code, r.shown).toBe(0);
+    expect(r.asked).toHaveLength(3);
+    expect((await declared(p)).tools.notes).toEqual({ lookup: 'read' });
+    expect(readFileSync(p.workspace, 'utf8')).toMatch(
+      /\n {6}lookup: \{ effects: read \} +# readOnlyHint from the server, confirmed by you at harness init\n/,
+    );
+    expect((await listed(p)).find((s) => s.id === 'notes')?.quarantined).toEqual([]);
   });
 });
 
