@@ -39,6 +39,8 @@ interface Project {
   readonly dir: string;
   readonly workspace: string;
   readonly init: (...args: string[]) => Promise<CliRun>;
+  /** A PATH without harness, which init's entries then name by this checkout's path. */
+  readonly path: string;
   readonly cli: (...args: string[]) => Promise<CliRun>;
 }
 
@@ -55,6 +57,7 @@ function project(servers: Record<string, unknown>): Project {
     box,
     dir,
     workspace,
+    path: noHarness,
     init: (...args) =>
       runCli(['init', dir, '--instance', box.instance, ...args], {
         home: box.home,
@@ -215,6 +218,33 @@ describe('harness init --import with no terminal and no --yes', () => {
     const notes = (await listed(p)).find((s) => s.id === 'notes');
     expect(notes?.quarantined).toEqual([]);
     expect(notes?.tools.map((t) => t.effect)).toEqual(['write', 'write', 'write']);
+  });
+});
+
+describe('harness init --import with an instance that serves another workspace', () => {
+  const first = project({ notes: NOTES });
+  const second = project({ notes: NOTES });
+  beforeAll(async () => {
+    const r = await first.init('--import', '--yes');
+    expect(r.code, r.stderr).toBe(0);
+  });
+  afterAll(() => {
+    first.box.cleanup();
+    second.box.cleanup();
+  });
+
+  it('writes the entry, starts nothing, accepts nothing in that instance, and says why', async () => {
+    const r = await runCli(['init', second.dir, '--instance', first.box.instance, '--import', '--yes'], {
+      home: second.box.home,
+      env: { PATH: second.path },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`the instance ${first.box.instance} cannot keep the accepted definitions`);
+    expect(r.stdout).toContain(
+      'import: server notes did not list its tools (it was not started: the instance cannot be opened)',
+    );
+    expect((await declared(second)).tools.notes).toEqual({});
+    expect(auditRows(first).filter((e) => e.phase === 'pin')).toHaveLength(3);
   });
 });
 

@@ -176,7 +176,14 @@ export async function initCommand(argv: string[]): Promise<number> {
       throw error;
     }
     // The files are written whatever the servers do next: the backup names what is written now.
-    const settled = await pinImported(plan, confirmOf(values.yes === true));
+    let settled = plan;
+    try {
+      settled = await pinImported(plan, confirmOf(values.yes === true));
+    } catch (error) {
+      importProblem(
+        `the imported servers' tools were not settled (${(error as Error).message}); the files stay as written: harness servers review <id>, then harness servers accept <id> --all`,
+      );
+    }
     recordWorkspace(settled);
     backup.commit(realpathSync(plan.projectDir));
     out('harness init --undo restores every file this run changed');
@@ -238,14 +245,23 @@ async function pinImported(plan: InitPlan, confirm: Confirm): Promise<InitPlan> 
     for (const s of servers) out(notListedLine(s.id, 'it was not started: the instance cannot be opened'));
     return plan;
   }
-  const store = await openInstanceStore(openStore, instanceDir);
+  let store: Awaited<ReturnType<typeof openInstanceStore>>;
+  try {
+    store = await openInstanceStore(openStore, instanceDir);
+  } catch (error) {
+    importProblem(`the store of ${instanceDir} cannot be opened: ${(error as Error).message}`);
+    for (const s of servers) out(notListedLine(s.id, 'it was not started: the store cannot be opened'));
+    return plan;
+  }
   let outcomes: Awaited<ReturnType<typeof settleTools>>;
   try {
     const { reports } = await readReports(plan.workspaceFile, instanceDir, store);
     outcomes = await settleTools(servers, reports, store, confirm, personName());
   } catch (error) {
-    importProblem(`the imported servers could not be listed: ${(error as Error).message}`);
-    for (const s of servers) out(notListedLine(s.id, 'it could not be started'));
+    importProblem(
+      `listing the imported servers, or accepting their definitions, failed: ${(error as Error).message}`,
+    );
+    for (const s of servers) out(notListedLine(s.id, 'see above'));
     return plan;
   } finally {
     await store.close();
