@@ -1,6 +1,6 @@
 // What `harness init` tells a person: what it found, each file and what became of it (or, with
 // --dry-run, the diff of each), what this machine leaves out, and the three next steps.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { bundledLoomCli } from '../embedded';
@@ -151,9 +151,11 @@ export function printNextSteps(plan: InitPlan): void {
   const console_ = plan.ownInstance
     ? `${self} console, in the project (or any directory below it)`
     : `${self} console --instance ${shellWord(plan.instanceDir)}`;
-  out(
-    `  2. Open the console to approve the writes the agent asks for (once the client has started the server, which creates the instance): ${console_}`,
-  );
+  // An import that accepted definitions created the instance already.
+  const when = existsSync(join(plan.instanceDir, 'instance.json'))
+    ? ''
+    : ' (once the client has started the server, which creates the instance)';
+  out(`  2. Open the console to approve the writes the agent asks for${when}: ${console_}`);
   out(
     `  3. Every call is audited in ${shellWord(plan.instanceDir)} (loom.db): read it in the console's Audit view, or with ${loom} audit tail --follow --instance ${shellWord(plan.instanceDir)}`,
   );
