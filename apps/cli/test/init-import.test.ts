@@ -117,6 +117,12 @@ describe('harness init --import in a repository whose clients already start MCP 
     expect(imported.code, imported.stderr).toBe(0);
     expect(holdsSecret(imported.stdout + imported.stderr)).toBe(false);
     expect(imported.stdout).toMatch(/not imported: legacy .*command is a shell line/);
+    // None of the four starts here (no npx, node on PATH, no such program, no network): each stays,
+    // nothing of it accepted, with the way to do it later.
+    for (const id of ['docs', 'github', 'notes-db', 'remote'])
+      expect(imported.stdout).toContain(
+        `its entry stays in the workspace, and nothing of it is accepted: see why with harness servers logs ${id}, then, once it starts, harness servers review ${id} and harness servers accept ${id} --all`,
+      );
 
     const loaded = await loadWorkspace({ file: workspace }, { probe: false });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
@@ -203,8 +209,22 @@ describe('harness init --import in a repository whose clients already start MCP 
   it('restores every byte of every file the import changed with --undo, and removes those it created', async () => {
     const r = await runCli(['init', project, '--undo'], { home: box.home });
     expect(r.code, r.stderr).toBe(0);
-    const restored = snapshot(project, box.home);
+    // The instance the import created to keep the accepted definitions stays (its store and audit
+    // chain, the record of its key): every other file is as it was, and credentials.json is gone.
+    const store = [
+      join(box.home, '.local', 'share', 'harness'),
+      join(box.home, '.config', 'harness', 'audit-keys'),
+      join(box.home, '.local', 'state', 'harness', 'instances'),
+    ];
+    const restored = Object.fromEntries(
+      Object.entries(snapshot(project, box.home)).filter(
+        ([path]) => path in before || !store.some((dir) => path.startsWith(dir)),
+      ),
+    );
     expect(restored).toEqual(before);
+    expect(Object.keys(snapshot(store[0] as string)).filter((f) => f.endsWith('credentials.json'))).toEqual(
+      [],
+    );
     expect(existsSync(join(project, '.harness'))).toBe(false);
     const again = await runCli(['init', project, '--undo'], { home: box.home });
     expect(again.code).not.toBe(0);

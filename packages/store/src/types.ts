@@ -212,8 +212,11 @@ export interface AuditPage {
 /** The states of an approval (docs/host.md, "Approvals"). */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
 
-/** Where a person gave a decision: `harness`/`loom approvals` (`cli`), the console, or their MCP client (`elicitation`). */
-export type DecisionVia = 'cli' | 'console' | 'elicitation';
+/**
+ * Where a person gave a decision: `harness`/`loom approvals` (`cli`), the console, their MCP client
+ * (`elicitation`), or `harness init --import` accepting the definitions it listed (`init`).
+ */
+export type DecisionVia = 'cli' | 'console' | 'elicitation' | 'init';
 
 /**
  * A person's passkey (WebAuthn) assertion over one decision. Its challenge is

@@ -1,13 +1,14 @@
 // `harness init [dir]`: set a repository up for an agent. Reads what the project uses, writes
 // .harness/workspace.yaml from the standard packs that fit it, and registers `harness serve` in the
 // person's MCP clients, merging into their configs. Plans every write first; writes all or none.
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { applyChanges } from '../init/apply';
 import { CLIENT_IDS, type ClientId } from '../init/clients';
+import { type Confirm, importProblem, notListedLine, settleTools } from '../init/import-tools';
 import { type FileChange, type InitPlan, planInit } from '../init/plan';
 import {
   printChanges,
@@ -20,11 +21,13 @@ import {
   writes,
 } from '../init/report';
 import { askKeepOrReplace } from '../init/review';
+import { standardCatalog } from '../init/standard';
 import { Backup, undoDir, undoImport } from '../init/undo';
+import { AGENT, renderWorkspace } from '../init/workspace-writer';
 import { recordDir, recordFile } from '../init/written-record';
 import { err, out } from '../output';
 
-const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>] [--import]
+const help = `Usage: harness init [dir] [--client <name>]... [--dry-run] [--force | --keep] [--instance <dir>] [--import [--yes]]
        harness init [dir] --undo
 
 Sets up a repository (default: the current directory) for a coding agent:
@@ -64,9 +67,18 @@ path twice stops init, and nothing is written.
                     {{credential.NAME}}; each entry leaves the config it came from, whose client
                     then reaches it through harness. An entry it cannot map stays, with a line
                     saying why. Every file it changes is backed up first (copies readable by you
-                    alone)
+                    alone). Then it starts each server once (confined as its entry says), shows
+                    each tool (signature, the server's annotations), writes { effects: read } under
+                    the entry's tools: for those you confirm only read (asked on a terminal; none
+                    elsewhere), and accepts every listed definition as pinned, in the instance (it
+                    creates the instance when there is none). A server that does not start keeps
+                    its entry, with nothing accepted, and a line saying how to do it later
+  --yes             with --import: confirm as reads exactly the tools whose readOnlyHint is true,
+                    without asking (a comment beside each says so)
   --undo            restore every file the last --import run changed, byte for byte, and remove
-                    those it created; refused when one of them changed since
+                    those it created; refused when one of them changed since. The definitions it
+                    accepted stay in the instance's store and audit chain (they serve nothing once
+                    their entries are gone)
   --dry-run         print the unified diff of every file it would write (secrets masked), and
                     write nothing
   --force           write .harness/workspace.yaml even when it exists
@@ -88,6 +100,7 @@ export async function initCommand(argv: string[]): Promise<number> {
     keep: { type: 'boolean' },
     instance: { type: 'string' },
     import: { type: 'boolean' },
+    yes: { type: 'boolean' },
     undo: { type: 'boolean' },
   });
   if (values.help) {
@@ -104,8 +117,13 @@ export async function initCommand(argv: string[]): Promise<number> {
       'usage',
       '--force and --keep contradict each other: --force replaces the workspace, --keep keeps it',
     );
+  if (values.yes === true && values.import !== true)
+    throw new CliError(
+      'usage',
+      '--yes confirms the tools of the servers --import brings in; it takes --import',
+    );
   if (values.undo === true) {
-    const others = ['client', 'dry-run', 'force', 'keep', 'instance', 'import'].filter(
+    const others = ['client', 'dry-run', 'force', 'keep', 'instance', 'import', 'yes'].filter(
       (k) => values[k as keyof typeof values] !== undefined,
     );
     if (others.length > 0)
@@ -130,7 +148,7 @@ export async function initCommand(argv: string[]): Promise<number> {
   }
   const plan = dryRun ? await showReview(initial) : await settleReview(initial);
   printChanges(plan, dryRun);
-  printImported(plan);
+  printImported(plan, dryRun);
   const pending = plan.changes.filter(writes).length;
   if (dryRun) {
     printDiffs(plan);
@@ -157,7 +175,16 @@ export async function initCommand(argv: string[]): Promise<number> {
       backup.discard();
       throw error;
     }
-    recordWorkspace(plan);
+    // The files are written whatever the servers do next: the backup names what is written now.
+    let settled = plan;
+    try {
+      settled = await pinImported(plan, confirmOf(values.yes === true));
+    } catch (error) {
+      importProblem(
+        `the imported servers' tools were not settled (${(error as Error).message}); the files stay as written: harness servers review <id>, then harness servers accept <id> --all`,
+      );
+    }
+    recordWorkspace(settled);
     backup.commit(realpathSync(plan.projectDir));
     out('harness init --undo restores every file this run changed');
   } else out(`wrote ${applyChanges(plan.changes)} file(s)`);
@@ -176,7 +203,92 @@ function undo(dir: string): number {
   out(`harness init --undo: ${projectDir}`);
   for (const line of lines) out(line);
   out(`restored ${lines.length} file(s) as they were before harness init --import`);
+  out(
+    "the tool definitions it accepted stay in the instance's store, as its audit chain records them: with their servers gone from the workspace they serve nothing",
+  );
   return 0;
+}
+
+/** How the tools of imported servers are confirmed: --yes, a terminal's answers, or none. */
+function confirmOf(yes: boolean): Confirm {
+  if (yes) return 'yes';
+  return process.stdin.isTTY === true && process.stdout.isTTY === true ? 'ask' : 'none';
+}
+
+/**
+ * With the workspace and credentials.json written: starts each imported server once, shows its
+ * tools, writes the confirmed reads into the workspace and accepts every listed definition in the
+ * instance (created when there is none). Returns the plan as written now (the workspace's text).
+ * Nothing here fails the run: a step that cannot be done says so, and the files stay as written.
+ */
+async function pinImported(plan: InitPlan, confirm: Confirm): Promise<InitPlan> {
+  const servers = plan.imported?.servers ?? [];
+  const change = plan.changes.find((c) => c.path === plan.workspaceFile);
+  if (servers.length === 0 || change === undefined || !writes(change)) return plan;
+  out(`import: starting each of the ${servers.length} imported server(s) once to list its tools`);
+  const { openOrCreate } = await import('../embedded');
+  const { openStore } = await import('@harness/host');
+  const { personName } = await import('@harness/host/operator');
+  const { openInstanceStore, readReports } = await import('../servers-report');
+  let instanceDir: string;
+  try {
+    const { plan: embedded } = await openOrCreate({
+      instance: plan.instanceDir,
+      workspace: plan.workspaceFile,
+      agent: AGENT,
+    });
+    instanceDir = embedded.location.instanceDir;
+  } catch (error) {
+    importProblem(
+      `the instance ${plan.instanceDir} cannot keep the accepted definitions: ${(error as Error).message}`,
+    );
+    for (const s of servers) out(notListedLine(s.id, 'it was not started: the instance cannot be opened'));
+    return plan;
+  }
+  let store: Awaited<ReturnType<typeof openInstanceStore>>;
+  try {
+    store = await openInstanceStore(openStore, instanceDir);
+  } catch (error) {
+    importProblem(`the store of ${instanceDir} cannot be opened: ${(error as Error).message}`);
+    for (const s of servers) out(notListedLine(s.id, 'it was not started: the store cannot be opened'));
+    return plan;
+  }
+  let outcomes: Awaited<ReturnType<typeof settleTools>>;
+  try {
+    const { reports } = await readReports(plan.workspaceFile, instanceDir, store);
+    outcomes = await settleTools(servers, reports, store, confirm, personName());
+  } catch (error) {
+    importProblem(
+      `listing the imported servers, or accepting their definitions, failed: ${(error as Error).message}`,
+    );
+    for (const s of servers) out(notListedLine(s.id, 'see above'));
+    return plan;
+  } finally {
+    await store.close();
+  }
+  const settled = servers.map((s) => {
+    const o = outcomes.find((x) => x.id === s.id);
+    return o?.ok === true ? { ...s, pinned: true, reads: o.reads } : s;
+  });
+  const text = renderWorkspace(plan.choice, await standardCatalog(), plan.projectDir, settled);
+  if (text === change.after) return plan;
+  // The workspace is written again only as init wrote it a moment ago: an edit since is kept.
+  const now = existsSync(plan.workspaceFile) ? readFileSync(plan.workspaceFile, 'utf8') : undefined;
+  if (now !== change.after) {
+    importProblem(
+      `${plan.workspaceFile} changed since harness init wrote it, so the tools you confirmed are not written into it`,
+    );
+    return plan;
+  }
+  const update: FileChange = { ...change, before: now, after: text, action: 'update' };
+  applyChanges([update]);
+  const reads = settled.reduce((n, s) => n + (s.reads?.length ?? 0), 0);
+  out(
+    reads === 0
+      ? `import: ${plan.workspaceFile} declares no tool of them a read: each call of one waits for your approval`
+      : `import: ${plan.workspaceFile} declares ${reads} tool(s) a read under tools:, each with who confirmed it`,
+  );
+  return { ...plan, changes: plan.changes.map((c) => (c === change ? { ...change, after: text } : c)) };
 }
 
 /** Under --dry-run: the workspace to review is shown, and stays as it is (`would ask`). */

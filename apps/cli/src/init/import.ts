@@ -76,6 +76,17 @@ export interface ImportedServer {
   readonly credentials: readonly string[];
   readonly timeout?: string;
   readonly startTimeout?: string;
+  /** The tools a person confirmed only read (after the server listed them): `effects: read` each. */
+  readonly reads?: readonly ImportRead[];
+  /** Whether init accepted the definitions the server listed (after it listed them). */
+  readonly pinned?: boolean;
+}
+
+/** A tool of an imported server declared a read, and who confirmed it (the comment beside it). */
+export interface ImportRead {
+  /** The name the server lists it under: the key of `tools:`. */
+  readonly name: string;
+  readonly note: string;
 }
 
 /** What the import found: the servers, the credentials they need, and what it left where it was. */

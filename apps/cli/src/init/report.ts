@@ -1,6 +1,6 @@
 // What `harness init` tells a person: what it found, each file and what became of it (or, with
 // --dry-run, the diff of each), what this machine leaves out, and the three next steps.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { bundledLoomCli } from '../embedded';
@@ -50,7 +50,7 @@ export function printChanges(plan: InitPlan, dryRun: boolean): void {
 }
 
 /** With --import: each server taken into the workspace, where from, and what is left to do. */
-export function printImported(plan: InitPlan): void {
+export function printImported(plan: InitPlan, dryRun = false): void {
   const imported = plan.imported;
   if (imported === undefined) return;
   if (imported.servers.length === 0) {
@@ -63,7 +63,9 @@ export function printImported(plan: InitPlan): void {
     out(`import: server ${s.id} (${s.transport.kind}) from ${from}, granted to ${AGENT}${creds}`);
   }
   out(
-    `import: no tool of them reaches ${AGENT} until you accept its definition: harness servers review <id>, then harness servers accept <id> --all (docs/servers.md, "Pinned definitions")`,
+    dryRun
+      ? `import: a run then starts each server once, lists its tools, writes { effects: read } for those you confirm only read (--yes: those whose readOnlyHint is true) and accepts the listed definitions; under --dry-run no server is started`
+      : `import: no tool of them reaches ${AGENT} until its definition is accepted: this run accepts what each server lists now; one that does not start waits for harness servers review <id>, then harness servers accept <id> --all (docs/servers.md, "Pinned definitions")`,
   );
 }
 
@@ -149,9 +151,11 @@ export function printNextSteps(plan: InitPlan): void {
   const console_ = plan.ownInstance
     ? `${self} console, in the project (or any directory below it)`
     : `${self} console --instance ${shellWord(plan.instanceDir)}`;
-  out(
-    `  2. Open the console to approve the writes the agent asks for (once the client has started the server, which creates the instance): ${console_}`,
-  );
+  // An import that accepted definitions created the instance already.
+  const when = existsSync(join(plan.instanceDir, 'instance.json'))
+    ? ''
+    : ' (once the client has started the server, which creates the instance)';
+  out(`  2. Open the console to approve the writes the agent asks for${when}: ${console_}`);
   out(
     `  3. Every call is audited in ${shellWord(plan.instanceDir)} (loom.db): read it in the console's Audit view, or with ${loom} audit tail --follow --instance ${shellWord(plan.instanceDir)}`,
   );

@@ -54,7 +54,9 @@ export function renderWorkspace(
     lines.push(
       line(
         `      - server:${server.id}`,
-        `its tools, each once you accept its definition (harness servers accept ${server.id} --all)`,
+        server.pinned === true
+          ? `its tools as harness init accepted them; a changed or new one waits for harness servers review ${server.id}`
+          : `its tools, each once you accept its definition (harness servers accept ${server.id} --all)`,
       ),
     );
   return `${lines.join('\n')}\n`;
@@ -99,6 +101,11 @@ function serversBlock(servers: readonly ImportedServer[]): string[] {
       out.push(line(`    timeout: ${server.timeout}`, 'its client’s tool timeout'));
     if (server.startTimeout !== undefined)
       out.push(line(`    start_timeout: ${server.startTimeout}`, 'its client’s startup timeout'));
+    if (server.reads !== undefined && server.reads.length > 0) {
+      out.push(line('    tools:', 'the tools confirmed to only read; every other tool is a write'));
+      for (const read of server.reads)
+        out.push(line(`      ${yamlScalar(read.name)}: { effects: read }`, read.note));
+    }
   }
   return out;
 }
