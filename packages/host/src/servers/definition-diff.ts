@@ -1,8 +1,8 @@
-// What `harness servers review` shows of a tool definition held for review: the changes against the
-// definition a person accepted (the description, each keyword of each schema, each annotation), or
-// the whole definition of a new tool. Every text is the server's: shown quoted, escaped and cut, and
+// What a review shows of a tool definition held for it (`harness servers review`, the console's
+// Servers view): the changes against the definition a person accepted (the description, each
+// keyword of each schema, each annotation), or the whole definition of a new tool. Every text is the server's: shown quoted, escaped and cut, and
 // flagged where a person should read twice (long, hidden characters, words addressed to a model).
-import { shownValue } from '@harness/host/operator';
+import { shownValue } from '../show';
 
 /** Characters of a description shown before it is cut (what a model is shown of it, too). */
 export const DESCRIPTION_SHOWN = 1000;
