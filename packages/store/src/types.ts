@@ -232,7 +232,10 @@ export interface DecisionAssertion {
   signature: string;
   /** The server's single-use nonce the challenge binds. */
   nonce: string;
-  /** The approval's plan hash the challenge binds (`''` for an approval recorded without one). */
+  /**
+   * The approval's plan hash the challenge binds (`''` for an approval recorded without one); for a
+   * decision on a server tool's definition, the definition hash.
+   */
   planHash: string;
 }
 
@@ -434,6 +437,8 @@ export interface ToolDecision {
   decision: 'accepted' | 'rejected';
   by: string;
   via: DecisionVia;
+  /** The person's passkey assertion over the decision (the console's), kept in its audit event. */
+  assertion?: DecisionAssertion;
   now?: Date;
 }
 
