@@ -103,7 +103,7 @@ function Diff({ lines }: { lines: readonly ServerDiffLine[] }) {
             </dd>
           )}
           {l.flags.map((f) => (
-            <dd key={f} class="flag" role="note">
+            <dd key={f} class="flag">
               {`! ${f}`}
             </dd>
           ))}
