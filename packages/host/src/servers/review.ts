@@ -60,9 +60,11 @@ export function latestSightings(sightings: readonly ToolSighting[]): Map<string,
   for (const s of sightings) {
     const key = keyOf(s.server, s.tool);
     const was = latest.get(key);
-    const seen = s.last_seen ?? s.first_seen;
-    const wasSeen = was === undefined ? '' : (was.last_seen ?? was.first_seen);
-    if (was === undefined || seen > wasSeen || (seen === wasSeen && s.first_seen > was.first_seen))
+    if (
+      was === undefined ||
+      s.last_seen > was.last_seen ||
+      (s.last_seen === was.last_seen && s.first_seen > was.first_seen)
+    )
       latest.set(key, s);
   }
   return latest;
@@ -84,15 +86,14 @@ export function heldTools(pins: readonly ToolPin[], sightings: readonly ToolSigh
       definition: s.definition,
       change: pin === undefined ? 'new' : 'changed',
       firstSeen: s.first_seen,
-      lastSeen: s.last_seen ?? s.first_seen,
+      lastSeen: s.last_seen,
       accepted:
         pin === undefined ? null : { hash: pin.hash, at: pin.accepted_at, by: pin.accepted_by, via: pin.via },
       diff: listed === undefined ? [] : definitionDiff(parsed(pin?.definition), listed),
     });
   }
-  return held.sort((a, b) =>
-    a.server === b.server ? (a.upstream < b.upstream ? -1 : 1) : a.server < b.server ? -1 : 1,
-  );
+  const order = (h: HeldTool) => `${h.server}\n${h.upstream}`;
+  return held.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
 /**
