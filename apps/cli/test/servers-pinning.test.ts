@@ -143,7 +143,7 @@ describe('pinned tool definitions through harness serve', () => {
       expect(held.map((h) => h.id)).toEqual(['rug.added', 'rug.send']);
       const send = held.find((h) => h.id === 'rug.send');
       expect(definitionTextHash(send?.definition ?? '')).toBe(send?.hash);
-      expect(send?.lastSeen >= (send?.firstSeen ?? '')).toBe(true);
+      expect(String(send?.lastSeen) >= String(send?.firstSeen)).toBe(true);
     } finally {
       await store.close();
     }
