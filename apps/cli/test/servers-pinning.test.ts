@@ -137,6 +137,28 @@ describe('pinned tool definitions through harness serve', () => {
     expect(held.quarantined).toEqual([]);
   });
 
+  it('records each held definition with its text, so a review from the store alone (the console) shows what the CLI shows [SV-18]', async () => {
+    await until(async () => (await entryOf('rug.send')) === undefined, 'rug.send to be quarantined');
+    const review = JSON.parse((await cli(['servers', 'review', 'rug', ...flags, '--json'])).stdout)
+      .quarantined as { id: string; hash: string; diff: unknown[] }[];
+    const { openStore } = await import('@harness/host');
+    const { definitionTextHash, heldTools } = await import('@harness/host/internal');
+    const store = await openStore(box.instance);
+    try {
+      const held = heldTools(await store.listToolPins('rug'), await store.listToolSightings('rug'));
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+      expect(held.map((h) => [h.id, h.hash, h.diff])).toEqual(
+        [...review].sort(byId).map((r) => [r.id, r.hash, r.diff]),
+      );
+      expect(held.map((h) => h.id)).toEqual(['rug.added', 'rug.send']);
+      const send = held.find((h) => h.id === 'rug.send');
+      expect(definitionTextHash(send?.definition ?? '')).toBe(send?.hash);
+      expect(String(send?.lastSeen) >= String(send?.firstSeen)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers a call of a quarantined tool that a person must review it, and sends nothing upstream [SV-18]', async () => {
     const r = await call('rug.send', { text: 'hi' });
     expect(r).toMatchObject({ status: 'unknown_command' });

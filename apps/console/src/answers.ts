@@ -269,3 +269,57 @@ export type { ApprovalNotice };
 export interface ApprovalNoticesAnswer {
   notices: ApprovalNotice[];
 }
+
+/** One line of a held definition's review: a member as accepted (`before`) and as listed (`after`). */
+export interface ServerDiffLine {
+  /** `description`, `inputSchema.properties`, `annotations.readOnlyHint`, … */
+  member: string;
+  /** As accepted, shown quoted and escaped; absent for a member that is new. */
+  before?: string;
+  /** As listed now; absent for a member removed. */
+  after?: string;
+  /** Why a person should read it twice: long, hidden characters, fence markers, words addressed to a model. */
+  flags: readonly string[];
+}
+
+/** One server tool definition held for a person's review (`GET /api/servers`). */
+export interface HeldToolAnswer {
+  server: string;
+  /** `<server>.<member>`: the tool's id once accepted. */
+  id: string;
+  /** The name the server lists it under: what a decision names. */
+  upstream: string;
+  /** The definition hash (SV-17) a decision must name. */
+  hash: string;
+  change: 'new' | 'changed';
+  firstSeen: string;
+  lastSeen: string;
+  accepted: { hash: string; at: string; by: string; via: string } | null;
+  diff: ServerDiffLine[];
+  /** False when the store has no definition text for it (recorded by an older host): decide it with the CLI. */
+  decidable: boolean;
+}
+
+/** The definitions accepted for one server's tools. */
+export interface ServerPinsAnswer {
+  server: string;
+  tools: { tool: string; hash: string; acceptedAt: string; acceptedBy: string; via: string }[];
+}
+
+/** `GET /api/servers`: the held definitions and the accepted ones, by server. */
+export interface ServersAnswer {
+  held: HeldToolAnswer[];
+  servers: ServerPinsAnswer[];
+}
+
+/** `POST /api/servers/decision`: the decision recorded. */
+export interface ToolDecisionAnswer {
+  decided: {
+    server: string;
+    tool: string;
+    hash: string;
+    decision: 'accepted' | 'rejected';
+    by: string;
+    via: 'console';
+  };
+}

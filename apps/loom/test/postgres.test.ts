@@ -79,7 +79,7 @@ describePg('an instance on PostgreSQL', () => {
     }
     expect(readdirSync(join(t.path, 'a'))).not.toContain('loom.db');
     expect(await pgQuery("SELECT value FROM meta WHERE key = 'schema'", [], schema)).toEqual([
-      { value: '5' },
+      { value: '6' },
     ]);
   });
 
@@ -116,9 +116,9 @@ describePg('an instance on PostgreSQL', () => {
     const current = await loom(['migrate', '--instance', join(t.path, 'a')], { env });
     expect([current.code, current.stdout]).toEqual([
       0,
-      `${describeStore}: schema version 5, nothing to migrate\n`,
+      `${describeStore}: schema version 6, nothing to migrate\n`,
     ]);
-    await pgQuery("UPDATE meta SET value = '6' WHERE key = 'schema'", [], schema);
+    await pgQuery("UPDATE meta SET value = '7' WHERE key = 'schema'", [], schema);
     try {
       const refused = await startBrokerProcess(
         join(t.path, 'a'),
@@ -127,13 +127,13 @@ describePg('an instance on PostgreSQL', () => {
       ).catch((error: Error) => error);
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toContain(
-        `loom broker: the store ${describeStore} has schema version 6, and this host needs version 5; a newer host migrated it: upgrade this host`,
+        `loom broker: the store ${describeStore} has schema version 7, and this host needs version 6; a newer host migrated it: upgrade this host`,
       );
       const migrate = await loom(['migrate', '--instance', join(t.path, 'a')], { env });
       expect(migrate.code).toBe(1);
-      expect(migrate.stderr).toContain('has schema version 6, and this host needs version 5');
+      expect(migrate.stderr).toContain('has schema version 7, and this host needs version 6');
     } finally {
-      await pgQuery("UPDATE meta SET value = '5' WHERE key = 'schema'", [], schema);
+      await pgQuery("UPDATE meta SET value = '6' WHERE key = 'schema'", [], schema);
     }
   });
 
@@ -148,12 +148,12 @@ describePg('an instance on PostgreSQL', () => {
         join(t.path, 'scope.yaml'),
       ).catch((error: Error) => error);
       expect((refused as Error).message).toContain(
-        'has schema version 0, and this host needs version 5; migrate it with `loom migrate --instance <dir>`',
+        'has schema version 0, and this host needs version 6; migrate it with `loom migrate --instance <dir>`',
       );
       const migrate = await loom(['migrate', '--instance', join(t.path, 'c')], { env });
       expect([migrate.code, migrate.stdout]).toEqual([
         0,
-        `${describeStore.replace(schema, other)}: migrated from schema version 0 to 5\n`,
+        `${describeStore.replace(schema, other)}: migrated from schema version 0 to 6\n`,
       ]);
       brokers.push(
         await startBrokerProcess(join(t.path, 'c'), join(t.path, 'c.sock'), join(t.path, 'scope.yaml')),

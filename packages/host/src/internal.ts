@@ -21,4 +21,8 @@ export { parseScope, readScopeFile, resolveScope } from './scope';
 export type { PinStore, ServerReport } from './servers/backend';
 export { serverLogFile } from './servers/backend';
 export { definitionHash, definitionJson } from './servers/definition';
+export type { DiffLine } from './servers/definition-diff';
+export { definitionDiff } from './servers/definition-diff';
+export type { HeldTool } from './servers/review';
+export { definitionTextHash, heldFor, heldTools } from './servers/review';
 export type { QuarantinedTool, ServedTool } from './servers/rows';

@@ -40,7 +40,11 @@ describe('public API', () => {
     expect(Object.keys(await import('../src/internal')).sort()).toEqual(
       [
         'createCommandHost',
+        'definitionDiff',
         'definitionHash',
+        'definitionTextHash',
+        'heldFor',
+        'heldTools',
         'definitionJson',
         'loadPackBackend',
         'parseScope',

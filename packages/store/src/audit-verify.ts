@@ -3,7 +3,7 @@
 // cut. One pass, constant memory per chain, so a store or an export of millions of events streams.
 import { checkpointText, eventHash, GENESIS, type HashedEvent } from './audit-chain';
 import { chainOf, verifySignature } from './audit-key';
-import { verifyDecisionAssertion } from './decision-audit';
+import { verifyDecisionAssertion, verifyToolDecisionAssertion } from './decision-audit';
 import type { AuditCheckpoint, ChainedAuditEvent, DecisionAssertion } from './types';
 
 /** What kind of tampering the first problem is. */
@@ -176,6 +176,7 @@ export class AuditVerifier {
     this.events++;
     // Only a decision carrying an assertion costs a signature check; every other event costs nothing here.
     if (e.phase === 'approval' && e.payload.assertion !== undefined && !this.decisionSigned(e)) return false;
+    if (e.phase === 'pin' && e.payload.assertion !== undefined && !this.toolDecisionSigned(e)) return false;
     if (e.chain === null || e.n === null || e.prev === null || e.hash === null) {
       if (this.events - 1 > this.unchained) {
         return this.fail(
@@ -242,6 +243,22 @@ export class AuditVerifier {
       e.chain,
       e.seq,
       `event ${e.seq}, the decision ${e.outcome} on approval ${String(e.payload.approvalId)}, carries a passkey assertion that does not sign it: ${check.reason}`,
+    );
+  }
+
+  /** Checks the passkey assertion a decision on a server tool's definition carries (its hash the one decided). */
+  private toolDecisionSigned(e: ChainedAuditEvent): boolean {
+    const assertion = e.payload.assertion as DecisionAssertion;
+    const check =
+      assertion.planHash === e.payload.hash
+        ? verifyToolDecisionAssertion(String(e.payload.server), String(e.payload.tool), e.outcome, assertion)
+        : { ok: false as const, reason: `it binds hash ${assertion.planHash}, not the one decided` };
+    if (check.ok) return true;
+    return this.fail(
+      'forged_decision',
+      e.chain,
+      e.seq,
+      `event ${e.seq}, the decision ${e.outcome} on ${String(e.payload.server)}'s tool ${String(e.payload.tool)} (sha256 ${String(e.payload.hash)}), carries a passkey assertion that does not sign it: ${check.reason}`,
     );
   }
 

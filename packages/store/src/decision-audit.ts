@@ -49,6 +49,26 @@ export function decisionChallenge(
     .digest();
 }
 
+/** The first line of every challenge of a decision on a server tool's definition (SV-19). */
+export const TOOL_DECISION_CHALLENGE_CONTEXT = 'harness-tool-decision-v1';
+
+/**
+ * The WebAuthn challenge of a decision on a server tool's definition: SHA-256 of the context line,
+ * the server id, the tool's upstream name, the decision, the definition hash and the server's nonce,
+ * one a line. A signature over it accepts (or rejects) exactly that definition, once.
+ */
+export function toolDecisionChallenge(
+  server: string,
+  tool: string,
+  decision: string,
+  hash: string,
+  nonce: string,
+): Buffer {
+  return createHash('sha256')
+    .update([TOOL_DECISION_CHALLENGE_CONTEXT, server, tool, decision, hash, nonce].join('\n'))
+    .digest();
+}
+
 /** Whether an assertion signs a decision, or why not. */
 export type AssertionCheck = { ok: true } | { ok: false; reason: string };
 
@@ -66,6 +86,31 @@ export function verifyDecisionAssertion(
   decision: string,
   assertion: DecisionAssertion,
 ): AssertionCheck {
+  return verifySigned(
+    decisionChallenge(approvalId, decision, assertion.planHash, assertion.nonce).toString('base64url'),
+    `approval ${approvalId}, ${decision}, its plan hash and nonce`,
+    assertion,
+  );
+}
+
+/**
+ * Checks the assertion of a decision on a server tool's definition offline, as
+ * {@link verifyDecisionAssertion} does one on an approval; its `planHash` is the definition hash.
+ */
+export function verifyToolDecisionAssertion(
+  server: string,
+  tool: string,
+  decision: string,
+  assertion: DecisionAssertion,
+): AssertionCheck {
+  return verifySigned(
+    toolDecisionChallenge(server, tool, decision, assertion.planHash, assertion.nonce).toString('base64url'),
+    `${decision} on ${server}'s tool ${tool}, its definition hash and nonce`,
+    assertion,
+  );
+}
+
+function verifySigned(expected: string, what: string, assertion: DecisionAssertion): AssertionCheck {
   try {
     const clientData = Buffer.from(assertion.clientDataJSON, 'base64url');
     const parsed = JSON.parse(clientData.toString('utf8')) as {
@@ -75,14 +120,8 @@ export function verifyDecisionAssertion(
     };
     if (parsed.type !== 'webauthn.get')
       return { ok: false, reason: `its type is ${String(parsed.type)}, not webauthn.get` };
-    const expected = decisionChallenge(approvalId, decision, assertion.planHash, assertion.nonce).toString(
-      'base64url',
-    );
     if (parsed.challenge !== expected) {
-      return {
-        ok: false,
-        reason: `it signs another challenge than approval ${approvalId}, ${decision}, its plan hash and nonce`,
-      };
+      return { ok: false, reason: `it signs another challenge than ${what}` };
     }
     const authData = Buffer.from(assertion.authenticatorData, 'base64url');
     const rpId = new URL(String(parsed.origin)).hostname;

@@ -41,7 +41,14 @@ export type {
   AuditVerification,
 } from './audit-verify';
 export type { AssertionCheck } from './decision-audit';
-export { DECISION_CHALLENGE_CONTEXT, decisionChallenge, verifyDecisionAssertion } from './decision-audit';
+export {
+  DECISION_CHALLENGE_CONTEXT,
+  decisionChallenge,
+  TOOL_DECISION_CHALLENGE_CONTEXT,
+  toolDecisionChallenge,
+  verifyDecisionAssertion,
+  verifyToolDecisionAssertion,
+} from './decision-audit';
 export { StoreError, StoreErrorCode } from './errors';
 export { newId } from './ids';
 export {

@@ -27,6 +27,7 @@ export function pinEvent(decision: ToolDecision, previous: string | undefined): 
       hash: decision.hash,
       via: decision.via,
       ...(previous === undefined ? {} : { previous }),
+      ...(decision.assertion === undefined ? {} : { assertion: decision.assertion }),
     },
   };
 }

@@ -235,7 +235,10 @@ export interface DecisionAssertion {
   signature: string;
   /** The server's single-use nonce the challenge binds. */
   nonce: string;
-  /** The approval's plan hash the challenge binds (`''` for an approval recorded without one). */
+  /**
+   * The approval's plan hash the challenge binds (`''` for an approval recorded without one); for a
+   * decision on a server tool's definition, the definition hash.
+   */
   planHash: string;
 }
 
@@ -415,7 +418,14 @@ export interface ToolSighting {
   server: string;
   tool: string;
   hash: string;
+  /**
+   * The definition listed, as the RFC 8785 JSON text `hash` is over: what a review shows and diffs.
+   * `null` for a sighting recorded before the store kept it (schema 7 on SQLite, 6 on PostgreSQL).
+   */
+  definition: string | null;
   first_seen: string;
+  /** When a listing last showed it: the latest sighting of a tool is the definition listed now. */
+  last_seen: string;
   rejected_at: string | null;
   rejected_by: string | null;
 }
@@ -430,6 +440,8 @@ export interface ToolDecision {
   decision: 'accepted' | 'rejected';
   by: string;
   via: DecisionVia;
+  /** The person's passkey assertion over the decision (the console's), kept in its audit event. */
+  assertion?: DecisionAssertion;
   now?: Date;
 }
 
@@ -520,12 +532,15 @@ export interface Store {
    * Records that a definition no person accepted was listed, once per (server, tool, hash): the
    * sighting as stored, its `first_seen` the first time it was recorded, and `inserted` true for the
    * one call that recorded it (across restarts and every host of a shared store): the claim to
-   * announce it (docs/notify.md, "Server tools").
+   * announce it (docs/notify.md, "Server tools"). Every call moves its `last_seen` to `now` (never
+   * back), and keeps `definition` when the sighting had none.
    */
   sightTool(sighting: {
     server: string;
     tool: string;
     hash: string;
+    /** The definition listed, as the RFC 8785 JSON text `hash` is over. */
+    definition: string;
     now?: Date;
   }): Promise<ToolSighting & { inserted: boolean }>;
   /** The recorded sightings, by server, tool and first seen; of one server when `server` is given. */

@@ -80,31 +80,61 @@ describeStores('pinned tool definitions', (kind) => {
   it('records when an unaccepted definition first appeared, once per hash, and says which call recorded it [SV-18]', async () => {
     const first = new Date('2026-01-01T00:00:00.000Z');
     const later = new Date('2026-02-01T00:00:00.000Z');
-    const seen = await store.sightTool({ server, tool: 'get', hash: hash('a'), now: first });
+    const seen = await store.sightTool({
+      server,
+      tool: 'get',
+      hash: hash('a'),
+      definition: '{"a":1}',
+      now: first,
+    });
     expect(seen).toEqual({
       server,
       tool: 'get',
       hash: hash('a'),
+      definition: '{"a":1}',
       first_seen: first.toISOString(),
+      last_seen: first.toISOString(),
       rejected_at: null,
       rejected_by: null,
       inserted: true,
     });
-    expect(await other.sightTool({ server, tool: 'get', hash: hash('a'), now: later })).toEqual({
+    expect(
+      await other.sightTool({ server, tool: 'get', hash: hash('a'), definition: '{"a":1}', now: later }),
+    ).toEqual({
       ...seen,
+      last_seen: later.toISOString(),
       inserted: false,
     });
-    expect((await store.sightTool({ server, tool: 'get', hash: hash('a') })).inserted).toBe(false);
-    await store.sightTool({ server, tool: 'get', hash: hash('b'), now: later });
-    expect((await other.listToolSightings(server)).map((s) => [s.hash, s.first_seen])).toEqual([
-      [hash('a'), first.toISOString()],
-      [hash('b'), later.toISOString()],
+    expect(
+      (await store.sightTool({ server, tool: 'get', hash: hash('a'), definition: '{"a":1}', now: first }))
+        .inserted,
+    ).toBe(false);
+    await store.sightTool({ server, tool: 'get', hash: hash('b'), definition: '{"b":1}', now: later });
+    expect((await other.listToolSightings(server)).map((s) => [s.hash, s.first_seen, s.last_seen])).toEqual([
+      // last_seen never moves back: the call at `first` after the one at `later` left it.
+      [hash('a'), first.toISOString(), later.toISOString()],
+      [hash('b'), later.toISOString(), later.toISOString()],
+    ]);
+  });
+
+  it('keeps the definition listed with its sighting, and when it was last listed, for a review from the store alone [SV-18]', async () => {
+    const t = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m));
+    await store.sightTool({ server, tool: 'get', hash: hash('a'), definition: '{"v":"a"}', now: t(1) });
+    await store.sightTool({ server, tool: 'get', hash: hash('b'), definition: '{"v":"b"}', now: t(2) });
+    // The server went back to the first definition: it is the latest listed again.
+    await other.sightTool({ server, tool: 'get', hash: hash('a'), definition: '{"v":"a"}', now: t(3) });
+    const rows = await other.listToolSightings(server);
+    expect(rows.map((r) => [r.hash, r.definition, r.first_seen, r.last_seen])).toEqual([
+      [hash('a'), '{"v":"a"}', t(1).toISOString(), t(3).toISOString()],
+      [hash('b'), '{"v":"b"}', t(2).toISOString(), t(2).toISOString()],
     ]);
   });
 
   it('lets exactly one of several racing calls record a sighting, on one store or two [SV-18]', async () => {
     const sightings = await Promise.all(
-      [store, other, store, other].map((s) => s.sightTool({ server, tool: 'put', hash: hash('c') })),
+      [store, other, store, other].map((s) =>
+        s.sightTool({ server, tool: 'put', hash: hash('c'), definition: '{}' }),
+      ),
     );
     expect(sightings.filter((s) => s.inserted)).toHaveLength(1);
   });
@@ -119,7 +149,7 @@ describeStores('pinned tool definitions', (kind) => {
       by: 'person:ann',
       via: 'cli',
     });
-    await store.sightTool({ server, tool: 'get', hash: hash('b') });
+    await store.sightTool({ server, tool: 'get', hash: hash('b'), definition: '{"b":1}' });
     const at = new Date('2026-05-05T00:00:00.000Z');
     await store.decideTool({
       server,
@@ -133,7 +163,12 @@ describeStores('pinned tool definitions', (kind) => {
     });
     expect((await other.listToolPins(server)).map((p) => p.hash)).toEqual([hash('a')]);
     expect(await other.listToolSightings(server)).toEqual([
-      expect.objectContaining({ hash: hash('b'), rejected_at: at.toISOString(), rejected_by: 'person:ann' }),
+      expect.objectContaining({
+        hash: hash('b'),
+        definition: '{"b":1}',
+        rejected_at: at.toISOString(),
+        rejected_by: 'person:ann',
+      }),
     ]);
   });
 

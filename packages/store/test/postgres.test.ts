@@ -115,6 +115,36 @@ describePg('schema versions', () => {
     }
   });
 
+  it('brings a version 5 schema to 6: its sightings keep their rows, without a definition, last seen when first seen [SV-18]', async () => {
+    const admin = await adminClient(schema.target.schema);
+    try {
+      await admin.query(`ALTER TABLE tool_sightings DROP COLUMN definition, DROP COLUMN last_seen;
+        INSERT INTO tool_sightings VALUES ('gh', 'get', '${'a'.repeat(64)}', '2026-01-01T00:00:00.000Z', NULL, NULL)`);
+    } finally {
+      await admin.end();
+    }
+    await setVersion('5');
+    expect(await migrateStoreTarget(schema.target)).toEqual({ from: 5, to: 6 });
+    expect(PG_SCHEMA_VERSION).toBe(6);
+    const store = await openStoreTarget(schema.target);
+    try {
+      expect(await store.listToolSightings('gh')).toEqual([
+        {
+          server: 'gh',
+          tool: 'get',
+          hash: 'a'.repeat(64),
+          definition: null,
+          first_seen: '2026-01-01T00:00:00.000Z',
+          last_seen: '2026-01-01T00:00:00.000Z',
+          rejected_at: null,
+          rejected_by: null,
+        },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses to open a schema a newer host migrated, naming the version found and the one needed', async () => {
     await setVersion('7');
     try {

@@ -318,6 +318,52 @@ describe('migration of a SQLite store written by an older version', () => {
     await again.close();
   });
 
+  it('brings a version 6 file to 7: its sightings keep their rows, without a definition, last seen when first seen [SV-18]', async () => {
+    const file = join(dir.path, 'loom.db');
+    await openSqliteStore(file).close();
+    // The file as version 6 left it: tool_sightings without definition and last_seen, one row.
+    const old = new Database(file);
+    old.exec(`DROP TABLE tool_sightings;
+      CREATE TABLE tool_sightings (
+        server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, first_seen TEXT NOT NULL,
+        rejected_at TEXT, rejected_by TEXT, PRIMARY KEY (server, tool, hash)
+      );
+      INSERT INTO tool_sightings VALUES ('gh', 'get', '${'a'.repeat(64)}', '2026-01-01T00:00:00.000Z', NULL, NULL);
+      UPDATE meta SET value = '6' WHERE key = 'schema';`);
+    old.close();
+    const store = openSqliteStore(file);
+    try {
+      expect(await store.listToolSightings('gh')).toEqual([
+        {
+          server: 'gh',
+          tool: 'get',
+          hash: 'a'.repeat(64),
+          definition: null,
+          first_seen: '2026-01-01T00:00:00.000Z',
+          last_seen: '2026-01-01T00:00:00.000Z',
+          rejected_at: null,
+          rejected_by: null,
+        },
+      ]);
+      // Listed again, it gets its definition.
+      const again = await store.sightTool({
+        server: 'gh',
+        tool: 'get',
+        hash: 'a'.repeat(64),
+        definition: '{"name":"get"}',
+        now: new Date('2026-02-01T00:00:00.000Z'),
+      });
+      expect(again).toMatchObject({
+        definition: '{"name":"get"}',
+        last_seen: '2026-02-01T00:00:00.000Z',
+        inserted: false,
+      });
+    } finally {
+      await store.close();
+    }
+    expect(SQLITE_SCHEMA_VERSION).toBe(7);
+  });
+
   it('refuses a file written by a newer version, naming both versions', () => {
     const file = join(dir.path, 'loom.db');
     const db = new Database(file);

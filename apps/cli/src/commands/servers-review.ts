@@ -2,11 +2,10 @@
 // "Review"). Each reads the listings by starting the servers as `servers list` does, with the
 // instance's accepted definitions, and writes decisions into the instance's store, where a running
 // broker reads them at its next listing or call.
-import type { QuarantinedTool, ServerReport } from '@harness/host/internal';
+import type { DiffLine, QuarantinedTool, ServerReport } from '@harness/host/internal';
 import type { UpstreamTool } from '@harness/servers';
 import type { Store, ToolPin, ToolSighting } from '@harness/store';
 import { parse } from '../args';
-import { type DiffLine, definitionDiff } from '../definition-diff';
 import { CliError } from '../errors';
 import { out, printJson } from '../output';
 import { instanceExists, openInstanceStore, readReports } from '../servers-report';
@@ -84,7 +83,13 @@ function serverOf(read: Read, id: string): ServerReport {
 const listedOf = (report: ServerReport, upstream: string): UpstreamTool | undefined =>
   report.listing?.find((t) => t.name === upstream);
 
-function held(report: ServerReport, q: QuarantinedTool, pins: ToolPin[], seen: ToolSighting[]): Held {
+function held(
+  definitionDiff: typeof import('@harness/host/internal').definitionDiff,
+  report: ServerReport,
+  q: QuarantinedTool,
+  pins: ToolPin[],
+  seen: ToolSighting[],
+): Held {
   const pin = pins.find((p) => p.tool === q.upstream);
   const sighting = seen.find((s) => s.tool === q.upstream && s.hash === q.hash);
   const listed = listedOf(report, q.upstream) as unknown as Record<string, unknown>;
@@ -137,11 +142,12 @@ export async function review(argv: string[], locate: Locate): Promise<number> {
     const [only] = positionals;
     const reports =
       only === undefined ? read.reports.filter((r) => r.listing !== undefined) : [serverOf(read, only)];
+    const { definitionDiff } = await import('@harness/host/internal');
     const all: Held[] = [];
     for (const report of reports) {
       const pins = await read.store.listToolPins(report.id);
       const seen = await read.store.listToolSightings(report.id);
-      all.push(...report.quarantined.map((q) => held(report, q, pins, seen)));
+      all.push(...report.quarantined.map((q) => held(definitionDiff, report, q, pins, seen)));
     }
     if (values.json) {
       printJson({ ok: true, workspace: read.workspaceFile, instance: read.instanceDir, quarantined: all });

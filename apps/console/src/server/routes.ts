@@ -1,6 +1,6 @@
 // THE route-registration point: every view's server part is one RouteModule, mounted under /api.
 // Add a module by importing it and listing it below (one line each); keep a view's routes in its own
-// folder (approvals/, audit/, looms/, tasks/, runs/ …) so views never share a file.
+// folder (approvals/, audit/, looms/, tasks/, runs/, servers/ …) so views never share a file.
 import { approvalsRoutes } from './approvals/routes';
 import { signedDecisionRoutes } from './approvals/signed-decision';
 import { auditRoutes } from './audit/routes';
@@ -9,6 +9,7 @@ import { liveRoutes } from './live';
 import { loomsRoutes } from './looms/routes';
 import { passkeysRoutes } from './passkeys/routes';
 import { runsRoutes } from './runs/routes';
+import { serversRoutes } from './servers/routes';
 import { sessionRoutes } from './session';
 import { tasksRoutes } from './tasks/routes';
 
@@ -22,4 +23,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   loomsRoutes,
   tasksRoutes,
   runsRoutes,
+  serversRoutes,
 ];

@@ -1,6 +1,7 @@
 // The page's side of passkeys (WebAuthn through `navigator.credentials`): enrol one, sign in with
-// one, and sign a decision with one. The server's JSON (binary fields base64url) is turned into the
-// browser's buffers and back here, so the page needs no library.
+// one, and sign a decision (on an approval, on a server tool's definition) with one. The server's
+// JSON (binary fields base64url) is turned into the browser's buffers and back here, so the page
+// needs no library.
 import type { DecisionChallengeAnswer, PasskeysAnswer, RequestOptionsJSON } from '../answers';
 import { ApiError, getJson, PageErrorCode, postJson } from './api';
 
@@ -69,6 +70,26 @@ export async function decide(approvalId: string, decision: 'approved' | 'denied'
   const challenge = await postJson<DecisionChallengeAnswer>(`${path}/challenge`, { decision });
   const response = await assert(challenge.options);
   await postJson(`${path}/decision`, { decision, assertion: { nonce: challenge.nonce, response } });
+}
+
+/**
+ * Decides a server tool's definition held for review, naming the hash the page showed: signed with a
+ * passkey when the console has one (a fresh challenge binding the server, the tool, the decision,
+ * the hash and a nonce), else as a plain request.
+ */
+export async function decideTool(body: {
+  server: string;
+  tool: string;
+  hash: string;
+  decision: 'accepted' | 'rejected';
+}): Promise<void> {
+  if (!(await passkeyStatus()).signDecisions) {
+    await postJson('/servers/decision', body);
+    return;
+  }
+  const challenge = await postJson<DecisionChallengeAnswer>('/servers/challenge', body);
+  const response = await assert(challenge.options);
+  await postJson('/servers/decision', { ...body, assertion: { nonce: challenge.nonce, response } });
 }
 
 interface CreationOptionsJSON {

@@ -1,5 +1,5 @@
 // THE view-registration point of the page: one entry per navigation item, in order. A view's
-// component lives in its own file under ./views/ (approvals*, audit*, looms*, tasks*, runs* …).
+// component lives in its own file under ./views/ (approvals*, audit*, looms*, tasks*, runs*, servers* …).
 import type { FunctionComponent } from 'preact';
 import type { Route } from './route';
 import { ApprovalsView } from './views/approvals';
@@ -7,6 +7,7 @@ import { AuditView } from './views/audit';
 import { LoomsView } from './views/looms';
 import { PasskeysView } from './views/passkeys';
 import { RunsView } from './views/runs';
+import { ServersView } from './views/servers';
 import { TasksView } from './views/tasks';
 
 export interface ViewEntry {
@@ -23,5 +24,6 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'looms', title: 'Looms', component: LoomsView },
   { id: 'tasks', title: 'Tasks', component: TasksView },
   { id: 'runs', title: 'Runs', component: RunsView },
+  { id: 'servers', title: 'Servers', component: ServersView },
   { id: 'passkeys', title: 'Passkeys', component: PasskeysView },
 ];

@@ -117,8 +117,6 @@ export class ServerBackend {
   /** The accepted hashes by server, as last read from the store, and that read's fingerprint. */
   #accepted = new Map<string, AcceptedHashes>();
   #acceptedKey: string | undefined;
-  /** The (server, tool, hash) sightings already recorded by this backend. */
-  readonly #sighted = new Set<string>();
   #started: Promise<void> | undefined;
 
   constructor(
@@ -237,19 +235,22 @@ export class ServerBackend {
   }
 
   /**
-   * Records when each quarantined definition was first listed, for review; once per hash. The one
-   * call that records it anywhere (across restarts and hosts sharing the store) announces it to the
-   * workspace's `notify` targets (docs/notify.md, "Server tools").
+   * Records each quarantined definition of a listing, with its text, for review (the console's
+   * Servers view reads it from the store alone): when it was first listed, and, at every listing,
+   * when it was last. The one call that records it first anywhere (across restarts and hosts sharing
+   * the store) announces it to the workspace's `notify` targets (docs/notify.md, "Server tools").
    */
   async #sight(quarantined: readonly QuarantinedTool[]): Promise<void> {
     if (this.#pins === undefined) return;
     for (const q of quarantined) {
-      const key = `${q.server.id}\n${q.upstream}\n${q.hash}`;
-      if (this.#sighted.has(key)) continue;
       let sighting: Awaited<ReturnType<PinStore['sightTool']>>;
       try {
-        sighting = await this.#pins.sightTool({ server: q.server.id, tool: q.upstream, hash: q.hash });
-        this.#sighted.add(key);
+        sighting = await this.#pins.sightTool({
+          server: q.server.id,
+          tool: q.upstream,
+          hash: q.hash,
+          definition: q.definition,
+        });
       } catch {
         // When it appeared is for the review; a store that fails here fails no listing.
         continue;

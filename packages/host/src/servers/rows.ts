@@ -5,7 +5,7 @@
 import type { ManifestRow } from '@harness/protocol';
 import type { UpstreamTool } from '@harness/servers';
 import { gatedOf, type McpServer, mapToolIds, type Workspace } from '@harness/workspace';
-import { definitionHash } from './definition';
+import { definitionHash, definitionJson } from './definition';
 
 /** Most characters of a server's description shown to the model. */
 export const SERVER_HELP_MAX = 1000;
@@ -32,6 +32,8 @@ export interface QuarantinedTool {
   readonly upstream: string;
   /** The hash of the definition listed now. */
   readonly hash: string;
+  /** The definition listed now, as the RFC 8785 JSON text `hash` is over (what a review shows). */
+  readonly definition: string;
   /** The hash a person accepted before, when one did: the definition changed since. */
   readonly accepted?: string;
 }
@@ -101,7 +103,14 @@ export function servedTools(
     const hash = definitionHash(tool);
     const pinned = accepted.get(upstream);
     if (server.pin && pinned !== hash) {
-      quarantined.push({ server, id, upstream, hash, ...(pinned === undefined ? {} : { accepted: pinned }) });
+      quarantined.push({
+        server,
+        id,
+        upstream,
+        hash,
+        definition: definitionJson(tool),
+        ...(pinned === undefined ? {} : { accepted: pinned }),
+      });
       continue;
     }
     const gated = gatedOf(workspace, id, upstream, pinnedReadOnly(server, tool))!;

@@ -1,6 +1,6 @@
 // Pinned definitions of MCP server tools in PostgreSQL (docs/servers.md, "Pinned definitions"),
-// shared by every host of the database: the hash a person accepted per (server, tool), and when each
-// unaccepted definition first appeared.
+// shared by every host of the database: the hash a person accepted per (server, tool), and each
+// unaccepted definition listed: which, when it first and last appeared, whether a person rejected it.
 import type { ChainSetup } from '../chained';
 import { pinEvent } from '../pin-audit';
 import type { Store, ToolDecision, ToolPin, ToolSighting } from '../types';
@@ -10,7 +10,7 @@ import { lockKey, type PgDb, type Tx } from './client';
 type PinPart = Pick<Store, 'listToolPins' | 'sightTool' | 'listToolSightings' | 'decideTool'>;
 
 const PIN_COLUMNS = 'server, tool, hash, definition, accepted_at, accepted_by, via';
-const SIGHTING_COLUMNS = 'server, tool, hash, first_seen, rejected_at, rejected_by';
+const SIGHTING_COLUMNS = 'server, tool, hash, definition, first_seen, last_seen, rejected_at, rejected_by';
 
 async function decide(tx: Tx, setup: ChainSetup, d: ToolDecision): Promise<void> {
   const at = (d.now ?? new Date()).toISOString();
@@ -27,9 +27,10 @@ async function decide(tx: Tx, setup: ChainSetup, d: ToolDecision): Promise<void>
     );
   } else {
     await tx.query(
-      `INSERT INTO tool_sightings (${SIGHTING_COLUMNS}) VALUES ($1, $2, $3, $4, $4, $5)
-       ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = EXCLUDED.rejected_at, rejected_by = EXCLUDED.rejected_by`,
-      [d.server, d.tool, d.hash, at, d.by],
+      `INSERT INTO tool_sightings (${SIGHTING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $5, $5, $6)
+       ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = EXCLUDED.rejected_at, rejected_by = EXCLUDED.rejected_by,
+         definition = COALESCE(tool_sightings.definition, EXCLUDED.definition)`,
+      [d.server, d.tool, d.hash, d.definition, at, d.by],
     );
   }
   // Last before COMMIT: the decision and its audit row commit together.
@@ -59,9 +60,10 @@ export function pgPins(db: PgDb, setup: ChainSetup): PinPart {
       return db.tx(
         'record a tool definition awaiting review',
         async (tx) => {
+          const at = (s.now ?? new Date()).toISOString();
           const [mine] = await tx.query<{ xmin: string }>(
-            'INSERT INTO tool_sightings (server, tool, hash, first_seen) VALUES ($1, $2, $3, $4) ON CONFLICT (server, tool, hash) DO NOTHING RETURNING xmin::text AS xmin',
-            [s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString()],
+            'INSERT INTO tool_sightings (server, tool, hash, definition, first_seen, last_seen) VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (server, tool, hash) DO NOTHING RETURNING xmin::text AS xmin',
+            [s.server, s.tool, s.hash, s.definition, at],
           );
           if (mine !== undefined) wrote = mine.xmin;
           const [row] = await tx.query<ToolSighting & { xmin: string }>(
@@ -69,7 +71,16 @@ export function pgPins(db: PgDb, setup: ChainSetup): PinPart {
             [s.server, s.tool, s.hash],
           );
           const { xmin, ...sighting } = row as ToolSighting & { xmin: string };
-          return { ...sighting, inserted: wrote !== undefined && xmin === wrote };
+          const inserted = wrote !== undefined && xmin === wrote;
+          if (inserted) return { ...sighting, inserted };
+          // Seen again: last_seen moves forward only, and a sighting recorded without its definition
+          // gets it. Not for the row this call inserted (its xmin is the claim a retry finds).
+          const [again] = await tx.query<ToolSighting>(
+            `UPDATE tool_sightings SET last_seen = GREATEST(last_seen, $4), definition = COALESCE(definition, $5)
+             WHERE server = $1 AND tool = $2 AND hash = $3 RETURNING ${SIGHTING_COLUMNS}`,
+            [s.server, s.tool, s.hash, at, s.definition],
+          );
+          return { ...(again as ToolSighting), inserted };
         },
         { idempotent: true },
       );

@@ -1,5 +1,6 @@
 // Pinned definitions of MCP server tools in SQLite (docs/servers.md, "Pinned definitions"): the
-// hash a person accepted per (server, tool), and when each unaccepted definition first appeared.
+// hash a person accepted per (server, tool), and each unaccepted definition listed: which, when it
+// first and last appeared, and whether a person rejected it.
 import type Database from 'better-sqlite3';
 import type { ChainSetup } from '../chained';
 import { pinEvent } from '../pin-audit';
@@ -10,7 +11,7 @@ import type { Sync } from './sync';
 type PinPart = Sync<Pick<Store, 'listToolPins' | 'sightTool' | 'listToolSightings' | 'decideTool'>>;
 
 const PIN_COLUMNS = 'server, tool, hash, definition, accepted_at, accepted_by, via';
-const SIGHTING_COLUMNS = 'server, tool, hash, first_seen, rejected_at, rejected_by';
+const SIGHTING_COLUMNS = 'server, tool, hash, definition, first_seen, last_seen, rejected_at, rejected_by';
 
 /** The pins part of the SQLite store. */
 export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
@@ -28,7 +29,12 @@ export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
        accepted_by = excluded.accepted_by, via = excluded.via`,
   );
   const sight = db.prepare(
-    'INSERT INTO tool_sightings (server, tool, hash, first_seen) VALUES (?, ?, ?, ?) ON CONFLICT (server, tool, hash) DO NOTHING',
+    'INSERT INTO tool_sightings (server, tool, hash, definition, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (server, tool, hash) DO NOTHING',
+  );
+  // Seen again: last_seen moves forward only, and a sighting recorded without its definition gets it.
+  const seenAgain = db.prepare(
+    `UPDATE tool_sightings SET last_seen = max(coalesce(last_seen, first_seen), ?), definition = coalesce(definition, ?)
+     WHERE server = ? AND tool = ? AND hash = ?`,
   );
   const sighting = db.prepare<[string, string, string], ToolSighting>(
     `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings WHERE server = ? AND tool = ? AND hash = ?`,
@@ -40,18 +46,23 @@ export function sqlitePins(db: Database.Database, setup: ChainSetup): PinPart {
     `SELECT ${SIGHTING_COLUMNS} FROM tool_sightings WHERE server = ? ORDER BY tool, first_seen`,
   );
   const reject = db.prepare(
-    `INSERT INTO tool_sightings (server, tool, hash, first_seen, rejected_at, rejected_by) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = excluded.rejected_at, rejected_by = excluded.rejected_by`,
+    `INSERT INTO tool_sightings (${SIGHTING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (server, tool, hash) DO UPDATE SET rejected_at = excluded.rejected_at, rejected_by = excluded.rejected_by,
+       definition = coalesce(tool_sightings.definition, excluded.definition)`,
   );
-  const sightTx = db.transaction((s: { server: string; tool: string; hash: string; now?: Date }) => {
-    const inserted = sight.run(s.server, s.tool, s.hash, (s.now ?? new Date()).toISOString()).changes === 1;
-    return { ...(sighting.get(s.server, s.tool, s.hash) as ToolSighting), inserted };
-  });
+  const sightTx = db.transaction(
+    (s: { server: string; tool: string; hash: string; definition: string; now?: Date }) => {
+      const at = (s.now ?? new Date()).toISOString();
+      const inserted = sight.run(s.server, s.tool, s.hash, s.definition, at, at).changes === 1;
+      if (!inserted) seenAgain.run(at, s.definition, s.server, s.tool, s.hash);
+      return { ...(sighting.get(s.server, s.tool, s.hash) as ToolSighting), inserted };
+    },
+  );
   const decideTx = db.transaction((d: ToolDecision) => {
     const at = (d.now ?? new Date()).toISOString();
     const previous = pinOf.get(d.server, d.tool)?.hash;
     if (d.decision === 'accepted') pin.run(d.server, d.tool, d.hash, d.definition, at, d.by, d.via);
-    else reject.run(d.server, d.tool, d.hash, at, at, d.by);
+    else reject.run(d.server, d.tool, d.hash, d.definition, at, at, at, d.by);
     insertAudit(pinEvent(d, previous));
   });
   return {

@@ -98,6 +98,12 @@ const MIGRATIONS: readonly string[] = [
      server TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, first_seen TEXT NOT NULL,
      rejected_at TEXT, rejected_by TEXT, PRIMARY KEY (server, tool, hash)
    );`,
+  // 7: a sighting keeps the definition listed (the RFC 8785 JSON text its hash is over) and when it
+  // was last listed, so a review needs only the store (the console's Servers view). A sighting
+  // recorded before has no definition, and was last seen when first seen.
+  `ALTER TABLE tool_sightings ADD COLUMN definition TEXT;
+   ALTER TABLE tool_sightings ADD COLUMN last_seen TEXT;
+   UPDATE tool_sightings SET last_seen = first_seen;`,
 ];
 
 /** The schema version this code writes into `meta`. */

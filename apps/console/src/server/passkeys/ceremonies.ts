@@ -26,7 +26,8 @@ export type AnonymousCeremony = { kind: 'login' };
 export type SessionCeremony =
   | { kind: 'register'; label: string }
   | { kind: 'step-up' }
-  | { kind: 'decision'; approvalId: string; decision: string; planHash: string };
+  | { kind: 'decision'; approvalId: string; decision: string; planHash: string }
+  | { kind: 'tool-decision'; server: string; tool: string; decision: string; hash: string };
 
 /** One bounded pool of challenges by key, oldest first. */
 class Pool<T> {

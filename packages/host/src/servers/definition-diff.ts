@@ -1,8 +1,8 @@
-// What `harness servers review` shows of a tool definition held for review: the changes against the
-// definition a person accepted (the description, each keyword of each schema, each annotation), or
-// the whole definition of a new tool. Every text is the server's: shown quoted, escaped and cut, and
+// What a review shows of a tool definition held for it (`harness servers review`, the console's
+// Servers view): the changes against the definition a person accepted (the description, each
+// keyword of each schema, each annotation), or the whole definition of a new tool. Every text is the server's: shown quoted, escaped and cut, and
 // flagged where a person should read twice (long, hidden characters, words addressed to a model).
-import { shownValue } from '@harness/host/operator';
+import { shownValue } from '../show';
 
 /** Characters of a description shown before it is cut (what a model is shown of it, too). */
 export const DESCRIPTION_SHOWN = 1000;
@@ -12,6 +12,9 @@ export const VALUE_SHOWN = 300;
 // C0 and C1 controls but newline and tab, DEL, zero-width and bidirectional marks, the BOM,
 // line and paragraph separators: nothing a description needs, everything that hides text.
 const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+// The markers of the untrusted fence harness puts around text it did not write: a description that
+// holds one could pose as the end of a fence, or as harness's own words.
+const FENCE = /<\/?untrusted-data\b/i;
 // Words addressed to the model rather than describing the tool.
 const ADDRESSED =
   /\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|rules?|prompts?)\b|\bsystem prompt\b|\b(you must|always|instead) (call|run|use)\b|\b[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*\(/i;
@@ -35,6 +38,7 @@ function description(text: string): { shown: string; flags: string[] } {
   const length = [...text].length;
   if (length > DESCRIPTION_SHOWN) flags.push(`long: ${length} characters, shown cut at ${DESCRIPTION_SHOWN}`);
   if (HIDDEN.test(text)) flags.push('holds hidden or control characters, shown escaped');
+  if (FENCE.test(text)) flags.push('holds fence markers (<untrusted-data>): it could pose as harness text');
   if (ADDRESSED.test(text))
     flags.push(
       'reads as instructions to the model (names other tools, or tells it to ignore its instructions)',
