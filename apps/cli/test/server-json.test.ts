@@ -70,7 +70,8 @@ describe('server.json for the MCP Registry', () => {
     // The same validator fails an entry the registry would refuse: it can fail.
     const broken = structuredClone(doc);
     broken.description = 'x'.repeat(101);
-    (broken.packages[0] as Partial<Entry>).transport = undefined;
+    const { transport: _dropped, ...withoutTransport } = doc.packages[0] as Entry;
+    broken.packages[0] = withoutTransport as Entry;
     broken.packages[1] = { ...broken.packages[1], version: 'latest' } as Entry;
     expect(validate(broken)).toBe(false);
     const paths = (validate.errors ?? []).map((e) => e.instancePath);
