@@ -173,7 +173,7 @@ export function bundleManifest(cli) {
         type: 'directory',
         title: 'Instance directory',
         description:
-          'Where this instance lives: its store, audit key, credentials and approvals. Decide pending approvals with `harness approvals --instance <this directory>` or the console.',
+          'Where this instance lives: its store, audit key, credentials and approvals. Decide pending approvals with `harness approvals list --instance <this directory>` or `harness console --instance <this directory>`.',
         required: true,
         default: `${variable('HOME')}/.local/share/harness/claude-desktop`,
       },
