@@ -117,6 +117,11 @@ export function mcpbCli(given) {
       staging,
       `@anthropic-ai/mcpb@${MCPB_VERSION}`,
     ]);
+    // The marker @harness/test-utils' installServer writes: the tests then take this install as whole.
+    writeFileSync(
+      join(staging, '.harness-installed.json'),
+      `${JSON.stringify({ name: '@anthropic-ai/mcpb', version: MCPB_VERSION, entry: 'dist/cli/cli.js' })}\n`,
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
