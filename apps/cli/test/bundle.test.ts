@@ -108,6 +108,12 @@ withMcpb.it(
     const unpack = await node([mcpb, 'unpack', bundle, unpacked]);
     expect(unpack.code, `${unpack.stdout}${unpack.stderr}`).toBe(0);
     expect(existsSync(join(unpacked, manifest.server.entry_point))).toBe(true);
+    // The CLI in the bundle is the packed package, which carries the mcpName the registry checks.
+    const packed = JSON.parse(
+      readFileSync(join(unpacked, 'node_modules', '@harness', 'cli', 'package.json'), 'utf8'),
+    ) as { version: string; mcpName?: string };
+    const serverJson = JSON.parse(readFileSync(join(appDir, 'server.json'), 'utf8')) as { name: string };
+    expect(packed).toMatchObject({ version, mcpName: serverJson.name });
     const workspace = join(
       unpacked,
       'node_modules',
