@@ -148,10 +148,17 @@ withMcpb.it(
       await client.connect(transport);
       const listed = (await client.listTools()).tools.map((t) => t.name).sort();
       expect(listed, stderr).toEqual(manifest.tools.map((t) => t.name).sort());
-      // A call goes through the bundled host: its store (the native SQLite addon) and the workspace.
-      const called = await client.callTool({ name: 'list_commands', arguments: {} });
-      expect(called.isError ?? false, JSON.stringify(called)).toBe(false);
-      expect(JSON.stringify(called.content)).toContain('json-tools');
+      // Calls go through the bundled host: its store (the native SQLite addon), the workspace, and
+      // a command run by the bundled broker (echo.argv needs nothing but node).
+      const listedCommands = await client.callTool({ name: 'list_commands', arguments: {} });
+      expect(listedCommands.isError ?? false, JSON.stringify(listedCommands)).toBe(false);
+      expect(JSON.stringify(listedCommands.content)).toContain('echo.argv(value: string)');
+      const ran = await client.callTool({
+        name: 'run_read_command',
+        arguments: { command: 'echo.argv', args: { value: 'from the bundle' } },
+      });
+      expect(ran.isError ?? false, JSON.stringify(ran)).toBe(false);
+      expect(JSON.stringify(ran.content)).toContain('from the bundle');
     } finally {
       await client.close();
     }
