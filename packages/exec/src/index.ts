@@ -6,6 +6,11 @@ export type { ProgramIdentity, ResolvedProgram } from './program';
 export { resolveProgram } from './program';
 export { resolveExecutable } from './resolve';
 export { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, run } from './run';
+export {
+  type AppArmorUsernsRestriction,
+  readAppArmorUsernsSysctl,
+  recognizeAppArmorUsernsRestriction,
+} from './sandbox/apparmor';
 export { detectSandbox, detectSandboxAsync } from './sandbox/detect';
 export type {
   Confinement,

@@ -14,6 +14,8 @@ describe('public API', () => {
       'createSpawner',
       'detectSandbox',
       'detectSandboxAsync',
+      'readAppArmorUsernsSysctl',
+      'recognizeAppArmorUsernsRestriction',
       'resolveExecutable',
       'resolveProgram',
       'run',

@@ -5,6 +5,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { AppArmorUsernsRestriction } from '@harness/exec';
 import { parse } from '../args';
 import { bundledLoomCli, describeServes, embeddedFailure, planEmbedded, scopeOf } from '../embedded';
 import { sessionFlags, sessionOptions } from '../flags';
@@ -14,9 +15,9 @@ import { runnerChecks } from '../runner-doctor';
 import { resolveOptions, type SessionOptions } from '../session';
 import { gitIdentityCheck } from './doctor-git-identity';
 import { projectChecks } from './doctor-project';
-import { sandboxCheck } from './doctor-sandbox';
+import { appArmorInstructions, fixAppArmor, sandboxCheck } from './doctor-sandbox';
 
-const help = `Usage: harness doctor [--json] [configuration]
+const help = `Usage: harness doctor [--json] [--fix] [configuration]
 
 Checks, one line each: Node.js version; the host configuration files, or for the embedded default
 exactly what serve checks on that instance before it starts (its record, its store — which one,
@@ -30,6 +31,12 @@ it answers tools/list with N tools, confined or not and why; one that fails to s
 broker socket (reachable, mode 0600). Exit 1 when any check
 fails; a warning (an optional binary missing, no broker running yet) does not fail.
 
+Where AppArmor blocks bubblewrap (Ubuntu 23.10 and later: kernel.apparmor_restrict_unprivileged_userns
+= 1, and bwrap fails setting up its user namespace), the sandbox row says so and the AppArmor profile
+for the bwrap found is printed below it, with the commands that install it as root.
+--fix                writes that profile to /etc/apparmor.d/bwrap and loads it (apparmor_parser -r);
+                     as root only. It fixes nothing else.
+
 --runner-config <file> adds the runner's rows: the file loads, each source's secret variable is
 set, each agent executable is on PATH, and a warning for each harness with untrusted_inline.`;
 
@@ -38,6 +45,8 @@ interface Check {
   name: string;
   status: Status;
   detail: string;
+  /** The sandbox row's AppArmor restriction: the profile to install, printed below the row. */
+  apparmor?: AppArmorUsernsRestriction;
 }
 
 function version(binary: string, args = ['--version']): string | undefined {
@@ -72,7 +81,12 @@ interface Found {
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parse(
     argv,
-    { ...sessionFlags, json: { type: 'boolean' }, 'runner-config': { type: 'string' } },
+    {
+      ...sessionFlags,
+      json: { type: 'boolean' },
+      fix: { type: 'boolean' },
+      'runner-config': { type: 'string' },
+    },
     false,
   );
   if (values.help) {
@@ -90,7 +104,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     add('git identity', identity.status, identity.detail);
   }
   const sandbox = await sandboxCheck(found.workspaceFile);
-  add('sandbox', sandbox.status, sandbox.detail);
+  checks.push({ name: 'sandbox', ...sandbox });
   if (found.workspaceFile !== undefined) {
     const { serverChecks } = await import('./doctor-servers');
     for (const c of await serverChecks(found.workspaceFile, found.instanceDir))
@@ -109,6 +123,17 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (values['runner-config'] !== undefined) {
     for (const c of runnerChecks(values['runner-config'])) add(c.name, c.status, c.detail);
   }
+  if (values.fix === true) {
+    const fixed =
+      sandbox.apparmor !== undefined
+        ? fixAppArmor(sandbox.apparmor)
+        : {
+            status: 'ok' as const,
+            detail:
+              'nothing to fix: --fix installs the AppArmor profile for bubblewrap where AppArmor blocks it, which it does not here',
+          };
+    add('fix', fixed.status, fixed.detail);
+  }
   return report(checks, values.json === true);
 }
 
@@ -120,6 +145,7 @@ function report(checks: readonly Check[], json: boolean): number {
     for (const c of checks) {
       const mark = c.status === 'ok' ? green('ok  ') : c.status === 'warn' ? dim('warn') : red('FAIL');
       out(`${mark} ${c.name.padEnd(26)} ${c.detail}`);
+      if (c.apparmor !== undefined) for (const line of appArmorInstructions(c.apparmor)) out(line);
     }
     out(failed === 0 ? green('verdict: healthy') : red(`verdict: ${failed} check(s) failed`));
   }

@@ -8,7 +8,7 @@ const cache = new Map<string, SandboxDetection>();
 // Probes started by detectSandboxAsync and not finished yet, by the same key.
 const pending = new Map<string, Promise<SandboxDetection>>();
 
-type Probe = { ok: boolean; detail: string };
+type Probe = { ok: boolean; detail: string; stderr: string };
 
 /** The flags every confined run uses; the probe starts `true` with exactly these. */
 export const BWRAP_PROBE_ARGS: readonly string[] = [
@@ -44,7 +44,7 @@ const PROBE_OPTIONS: { env: Record<string, string>; timeout: number; stdio: ['ig
 function probeDetail(status: number | null, stdout: string, stderr: string, error?: Error): Probe {
   const text = status === 0 ? `${stdout}${stderr}` : stderr;
   const detail = text.trim().split('\n')[0] ?? '';
-  return { ok: status === 0, detail: detail || (error?.message ?? `exit ${String(status)}`) };
+  return { ok: status === 0, detail: detail || (error?.message ?? `exit ${String(status)}`), stderr };
 }
 
 function probe(file: string, args: readonly string[]): Probe {
@@ -93,6 +93,8 @@ function bwrapResult(file: string, version: Probe, started: Probe): SandboxDetec
       mechanism: 'bwrap',
       reason: `${file} is installed but could not start a sandbox: ${started.detail}`,
       hint: 'allow unprivileged user namespaces (Ubuntu 24.04+: an AppArmor profile for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with --security-opt seccomp=unconfined or as root)',
+      file,
+      failure: started.stderr,
     };
   }
   return {

@@ -100,6 +100,10 @@ export type SandboxDetection =
       readonly reason: string;
       /** What to install or change, in one sentence. */
       readonly hint: string;
+      /** The binary found that could not start a sandbox, when one was found. */
+      readonly file?: string;
+      /** What that binary printed on stderr when it failed, whole. */
+      readonly failure?: string;
     };
 
 /**
