@@ -2,7 +2,7 @@
 // an Install section, an Example section whose first block runs as shown, and a Documentation
 // section linking to its page under docs/. docs/contributing.md, "Releases".
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,8 @@ const tsxCli = () =>
  * inside the package (so the package's own name and its dependencies resolve, to `dist/`); a `sh`
  * example with `sh -e` in a fresh folder, `bins` (name → script) on PATH as commands run by this
  * Node. Either way the example's files are written beside it first, and the folder is removed.
+ * `env` names folders (a home, XDG folders) the example gets instead of this machine's: each is
+ * created first.
  */
 export function runExample(
   packageDir: string,
@@ -125,6 +127,7 @@ export function runExample(
   bins: Record<string, string>,
   env: Record<string, string> = {},
 ): Promise<ExampleRun> {
+  for (const folder of Object.values(env)) if (folder.startsWith('/')) mkdirSync(folder, { recursive: true });
   const dir = mkdtempSync(
     example.lang === 'ts' ? join(packageDir, '.readme-example-') : join(tmpdir(), 'readme-'),
   );

@@ -113,7 +113,16 @@ describe('the published packages', () => {
             : (manifest.bin ?? {}),
         ).map(([bin, script]) => [bin, join(packageDir, script)]),
       );
-      const run = await runExample(packageDir, example!, bins, { HARNESS_HOME: join(home.path, dir) });
+      // Everything an example writes outside its own folder goes under a fresh home of its own.
+      const own = join(home.path, dir);
+      const run = await runExample(packageDir, example!, bins, {
+        // HOME too: `harness demo` starts its serve with a clean environment that keeps HOME only.
+        HOME: join(own, 'home'),
+        HARNESS_HOME: join(own, 'harness'),
+        XDG_CONFIG_HOME: join(own, 'config'),
+        XDG_DATA_HOME: join(own, 'data'),
+        XDG_STATE_HOME: join(own, 'state'),
+      });
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       if (example!.output !== undefined) {
         if (example!.lang === 'ts') expect(run.stdout.trimEnd()).toBe(example!.output.trimEnd());
