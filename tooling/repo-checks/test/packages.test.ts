@@ -120,6 +120,20 @@ describe('the published packages', () => {
     expect(text).toContain('Copyright 2026 harness-commands contributors');
   });
 
+  it('are covered by SECURITY.md: how to report, what we promise, the versions, the threat model', () => {
+    const policy = readFileSync(join(repoRoot, 'SECURITY.md'), 'utf8');
+    for (const heading of [
+      '## Reporting a vulnerability',
+      '## What we promise',
+      '## Supported versions',
+      '## Scope',
+    ]) {
+      expect(policy).toContain(`\n${heading}\n`);
+    }
+    expect(policy).toContain('/security/advisories/new');
+    expect(policy).toContain('(docs/security.md#threat-model)');
+  });
+
   it.each(published.map((p) => [p.manifest.name, p] as const))(
     '%s has a complete manifest and a LICENSE identical to the root one',
     (_name, { dir, manifest }) => {
