@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 
 /** Where the docs live on the web: a README on npm cannot follow a relative link into the repository. */
 export const DOCS_URL = 'https://github.com/harness-commands/harness-commands/blob/main/docs/';
@@ -167,4 +168,49 @@ export function runExample(
       },
     );
   });
+}
+
+/** A type error in a README's `ts` example: the package folder, and the message with its line. */
+export interface ExampleTypeError {
+  dir: string;
+  message: string;
+}
+
+/**
+ * Type-checks the `ts` examples (`dir` absolute → code) in one program, each from a folder inside
+ * its package, against the packages' built declarations (no source condition): what a user's
+ * editor would say of the example. The repository's compiler options, strict as for its sources.
+ */
+export function typecheckExamples(root: string, examples: ReadonlyMap<string, string>): ExampleTypeError[] {
+  const base = ts.readConfigFile(join(root, 'tooling', 'tsconfig', 'base.json'), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(base.config, ts.sys, join(root, 'tooling', 'tsconfig'));
+  const files = new Map<string, string>();
+  const made: string[] = [];
+  try {
+    for (const [dir, code] of examples) {
+      const folder = mkdtempSync(join(dir, '.readme-example-'));
+      made.push(folder);
+      writeFileSync(join(folder, 'example.ts'), code);
+      files.set(join(folder, 'example.ts'), dir);
+    }
+    const program = ts.createProgram([...files.keys()], {
+      ...options,
+      customConditions: [],
+      noEmit: true,
+      declaration: false,
+      typeRoots: [join(root, 'node_modules', '@types')],
+    });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file && files.has(d.file.fileName))
+      .map((d) => {
+        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        return {
+          dir: files.get(d.file!.fileName)!,
+          message: `example line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+        };
+      });
+  } finally {
+    for (const folder of made) rmSync(folder, { recursive: true, force: true });
+  }
 }

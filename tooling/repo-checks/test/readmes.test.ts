@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { repoRoot, tempDir } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { publishedPackages } from '../src/packages';
-import { DOCS_URL, exampleOf, readmeProblems, runExample } from '../src/readmes';
+import { DOCS_URL, exampleOf, readmeProblems, runExample, typecheckExamples } from '../src/readmes';
 
 const good = [
   '# @harness/x',
@@ -71,6 +71,16 @@ describe('the README checks', () => {
     ]);
   });
 
+  it('type-check an example against the built declarations, and name its errors', () => {
+    const dir = join(repoRoot, 'packages', 'tmpl');
+    expect(
+      typecheckExamples(
+        repoRoot,
+        new Map([[dir, "import { parse } from '@harness/tmpl';\nconst n: number = parse('{{a}}').ok;\n"]]),
+      ),
+    ).toEqual([{ dir, message: "example line 2: Type 'boolean' is not assignable to type 'number'." }]);
+  });
+
   it('run an example and report its failure', async () => {
     const dir = join(repoRoot, 'tooling', 'repo-checks');
     const failing = {
@@ -96,6 +106,16 @@ describe('the published packages', () => {
       expect(readmeProblems(repoRoot, name, readFileSync(file, 'utf8'))).toEqual([]);
     },
   );
+
+  it('type-check: every ts example compiles against the built packages, strict', () => {
+    const examples = new Map<string, string>();
+    for (const { dir } of published) {
+      const example = exampleOf(readFileSync(join(repoRoot, dir, 'README.md'), 'utf8'));
+      if (example?.lang === 'ts') examples.set(join(repoRoot, dir), example.code);
+    }
+    expect(examples.size).toBeGreaterThanOrEqual(15);
+    expect(typecheckExamples(repoRoot, examples)).toEqual([]);
+  }, 120_000);
 
   it.each(published.map((p) => [p.manifest.name!, p] as const))(
     "%s's README example runs and prints what the README shows",
