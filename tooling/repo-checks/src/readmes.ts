@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 /** Where the docs live on the web: a README on npm cannot follow a relative link into the repository. */
@@ -176,12 +176,22 @@ export interface ExampleTypeError {
   message: string;
 }
 
+/** How a consumer's tsconfig resolves modules: a bundler's way, or Node's own (ES modules). */
+export type Resolution = 'Bundler' | 'NodeNext';
+
 /**
  * Type-checks the `ts` examples (`dir` absolute → code) in one program, each from a folder inside
  * its package, against the packages' built declarations (no source condition): what a user's
- * editor would say of the example. The repository's compiler options, strict as for its sources.
+ * editor would say of the example. The repository's compiler options, strict as for its sources,
+ * with `resolution`. Under `NodeNext` our declaration files are checked too (`skipLibCheck` off,
+ * their errors reported): a specifier Node cannot resolve there turns a package's exports into
+ * `any` for a consumer with `skipLibCheck`, which no error in the example itself would show.
  */
-export function typecheckExamples(root: string, examples: ReadonlyMap<string, string>): ExampleTypeError[] {
+export function typecheckExamples(
+  root: string,
+  examples: ReadonlyMap<string, string>,
+  resolution: Resolution = 'Bundler',
+): ExampleTypeError[] {
   const base = ts.readConfigFile(join(root, 'tooling', 'tsconfig', 'base.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(base.config, ts.sys, join(root, 'tooling', 'tsconfig'));
   const files = new Map<string, string>();
@@ -193,21 +203,34 @@ export function typecheckExamples(root: string, examples: ReadonlyMap<string, st
       writeFileSync(join(folder, 'example.ts'), code);
       files.set(join(folder, 'example.ts'), dir);
     }
+    const node = resolution === 'NodeNext';
     const program = ts.createProgram([...files.keys()], {
       ...options,
       customConditions: [],
       noEmit: true,
       declaration: false,
       typeRoots: [join(root, 'node_modules', '@types')],
+      ...(node
+        ? {
+            module: ts.ModuleKind.NodeNext,
+            moduleResolution: ts.ModuleResolutionKind.NodeNext,
+            skipLibCheck: false,
+          }
+        : {}),
     });
+    const ours = /\/(packages|apps)\/[^/]+\/dist\/.*\.d\.ts$/;
     return ts
       .getPreEmitDiagnostics(program)
-      .filter((d) => d.file && files.has(d.file.fileName))
+      .filter((d) => d.file && (files.has(d.file.fileName) || (node && ours.test(d.file.fileName))))
       .map((d) => {
         const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+        const example = files.get(d.file!.fileName);
+        if (example) return { dir: example, message: `example line ${line + 1}: ${text}` };
+        const file = relative(root, d.file!.fileName);
         return {
-          dir: files.get(d.file!.fileName)!,
-          message: `example line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+          dir: join(root, file.split('/').slice(0, 2).join('/')),
+          message: `${file}:${line + 1}: ${text}`,
         };
       });
   } finally {

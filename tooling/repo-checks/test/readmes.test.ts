@@ -107,15 +107,23 @@ describe('the published packages', () => {
     },
   );
 
-  it('type-check: every ts example compiles against the built packages, strict', () => {
+  const tsExamples = () => {
     const examples = new Map<string, string>();
     for (const { dir } of published) {
       const example = exampleOf(readFileSync(join(repoRoot, dir, 'README.md'), 'utf8'));
       if (example?.lang === 'ts') examples.set(join(repoRoot, dir), example.code);
     }
     expect(examples.size).toBeGreaterThanOrEqual(15);
-    expect(typecheckExamples(repoRoot, examples)).toEqual([]);
-  }, 120_000);
+    return examples;
+  };
+
+  it.each(['Bundler', 'NodeNext'] as const)(
+    'type-check: every ts example compiles against the built packages, strict, resolved as %s',
+    (resolution) => {
+      expect(typecheckExamples(repoRoot, tsExamples(), resolution)).toEqual([]);
+    },
+    120_000,
+  );
 
   it.each(published.map((p) => [p.manifest.name!, p] as const))(
     "%s's README example runs and prints what the README shows",
