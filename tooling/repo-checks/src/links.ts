@@ -10,12 +10,12 @@ export interface BadPointer {
   readonly target: string;
 }
 
-/** The repository's documents: README.md and every markdown file under docs/, packages/ and apps/. */
+/** The repository's documents: README.md, SECURITY.md and every markdown file under docs/, packages/ and apps/. */
 export function documents(root: string): string[] {
   const docs = ['docs', 'packages', 'apps']
     .flatMap((top) => listFiles(root, join(root, top)))
     .filter((f) => f.endsWith('.md') && !f.includes('CHANGELOG'));
-  return ['README.md', ...docs];
+  return ['README.md', 'SECURITY.md', ...docs];
 }
 
 const LINK = /\]\(([^)\s]+)\)/g;
