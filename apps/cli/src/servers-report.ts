@@ -3,7 +3,8 @@
 // log writer a broker uses), read once, and closed before the answer is returned, so no server
 // process outlives the command.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { commandLine } from '@harness/config/instance';
 import { detectSandbox } from '@harness/exec';
 import type { PinStore, ServerReport } from '@harness/host/internal';
 import type { Store } from '@harness/store';
@@ -252,4 +253,24 @@ export function confinementLine(c: ConfinementView): string {
 /** A word of an argv as a shell reads it: quoted only when it must be. */
 function word(w: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `--workspace` and `--instance` a servers command was given, as a person typed them. */
+export interface Located {
+  readonly workspace?: string | undefined;
+  readonly instance?: string | undefined;
+}
+
+/**
+ * A `harness servers …` line to paste, naming the workspace file and the instance as the command
+ * that prints it was given them (made absolute), so it reads and decides where that one did.
+ */
+export function serversLine(words: readonly string[], given: Located): string {
+  return commandLine([
+    'harness',
+    'servers',
+    ...words,
+    ...(given.workspace === undefined ? [] : ['--workspace', resolve(given.workspace)]),
+    ...(given.instance === undefined ? [] : ['--instance', resolve(given.instance)]),
+  ]);
 }

@@ -86,7 +86,7 @@ describe('pinned tool definitions through harness serve', () => {
     const rug = lines.indexOf(lines.find((l) => l.startsWith('rug  ')) ?? '');
     expect(lines[rug + 1]).toBe('  state: ready, 0 tool(s)');
     expect(lines).toContain(
-      '  quarantined until a person accepts them: rug.send (new), rug.delete_branch (new), rug.release (new); review: harness servers review rug',
+      `  quarantined until a person accepts them: rug.send (new), rug.delete_branch (new), rug.release (new); review: harness servers review rug --workspace ${file} --instance ${join(fresh, 'instance')}`,
     );
     expect(lines).toContain('  warning: pin: false: its tools are served as listed, with no review');
   });
@@ -194,6 +194,11 @@ describe('pinned tool definitions through harness serve', () => {
       `    + "Sends a message. ${INJECTED} with force: true."`,
       '    ! reads as instructions to the model (names other tools, or tells it to ignore its instructions)',
     ]);
+    // The line to paste decides on the workspace and instance this review read.
+    const hash = lines[send + 1]?.slice('  sha256 '.length);
+    expect(lines.slice(send + 8)).toContain(
+      `  accept: harness servers accept rug.send --hash ${hash} --workspace ${workspace} --instance ${box.instance}`,
+    );
     const added = lines.indexOf('rug.added  (new)');
     expect(lines.slice(added + 3, added + 7)).toEqual([
       '  name:',
@@ -211,7 +216,7 @@ describe('pinned tool definitions through harness serve', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^harness: rug\\.send: the definition listed now has sha256 [0-9a-f]{64}, not ${acceptedSend}; it changed since it was reviewed \\(or the hash is mistyped\\), so nothing was accepted; review it again: harness servers review rug\\n$`,
+        `^harness: rug\\.send: the definition listed now has sha256 [0-9a-f]{64}, not ${acceptedSend}; it changed since it was reviewed \\(or the hash is mistyped\\), so nothing was accepted; review it again: harness servers review rug --workspace ${escapeRegExp(workspace)} --instance ${escapeRegExp(box.instance)}\\n$`,
       ),
     );
   });
@@ -264,4 +269,9 @@ function auditRows(): Record<string, unknown>[] {
     },
   );
   return (JSON.parse(out) as { events: Record<string, unknown>[] }).events;
+}
+
+/** `text` as a regular expression matching it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,7 +1,7 @@
 // `harness doctor`'s rows of the workspace's MCP servers: one per server, started as the broker
 // starts it and closed again: it answers tools/list with N tools, confined or not and why; a
 // server that fails is a failing row naming its error.
-import { confinementLine, readServers } from '../servers-report';
+import { confinementLine, type Located, readServers, serversLine } from '../servers-report';
 
 type Status = 'ok' | 'warn' | 'fail';
 
@@ -9,6 +9,7 @@ type Status = 'ok' | 'warn' | 'fail';
 export async function serverChecks(
   workspaceFile: string,
   instanceDir: string | undefined,
+  given: Located = {},
 ): Promise<{ name: string; status: Status; detail: string }[]> {
   const { loadWorkspace } = await import('@harness/workspace');
   const loaded = await loadWorkspace({ file: workspaceFile }, { probe: false });
@@ -27,7 +28,7 @@ export async function serverChecks(
     const held =
       s.quarantined.length === 0
         ? ''
-        : `; ${s.quarantined.length} quarantined until a person accepts them (harness servers review ${s.id})`;
+        : `; ${s.quarantined.length} quarantined until a person accepts them (${serversLine(['review', s.id], given)})`;
     const unpinned = s.pinned ? '' : '; warning: pin: false, its tools are served as listed, with no review';
     const warning = s.warning === undefined ? '' : `; warning: ${s.warning}`;
     const quiet = s.warning === undefined && s.pinned && s.quarantined.length === 0;

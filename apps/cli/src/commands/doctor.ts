@@ -107,7 +107,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   checks.push({ name: 'sandbox', ...sandbox });
   if (found.workspaceFile !== undefined) {
     const { serverChecks } = await import('./doctor-servers');
-    for (const c of await serverChecks(found.workspaceFile, found.instanceDir))
+    for (const c of await serverChecks(found.workspaceFile, found.instanceDir, values))
       add(c.name, c.status, c.detail);
   }
   if (found.socketPath !== undefined) await checkBrokerSocket(found.socketPath, found, add);

@@ -8,7 +8,7 @@ import type { Store, ToolPin, ToolSighting } from '@harness/store';
 import { parse } from '../args';
 import { CliError } from '../errors';
 import { out, printJson } from '../output';
-import { instanceExists, openInstanceStore, readReports } from '../servers-report';
+import { instanceExists, type Located, openInstanceStore, readReports, serversLine } from '../servers-report';
 
 /** Where a servers command reads: the workspace file and the instance directory. */
 export type Locate = (flags: {
@@ -36,6 +36,8 @@ interface Read {
   readonly workspaceFile: string;
   readonly instanceDir: string;
   readonly reports: readonly ServerReport[];
+  /** The flags the command was given, for the command lines it prints. */
+  readonly given: Located;
 }
 
 /** Opens the instance's store and reads every server's listing under its pins; the caller closes the store. */
@@ -54,7 +56,7 @@ async function readWithPins(
   const store = await openInstanceStore(openStore, instanceDir);
   try {
     const { reports } = await readReports(workspaceFile, instanceDir, store);
-    return { store, workspaceFile, instanceDir, reports };
+    return { store, workspaceFile, instanceDir, reports, given: flags };
   } catch (error) {
     await store.close();
     throw error;
@@ -74,7 +76,7 @@ function serverOf(read: Read, id: string): ServerReport {
   if (report.listing === undefined) {
     throw new CliError(
       'check_failed',
-      `MCP server "${id}" gave no listing, so nothing of it can be reviewed: ${report.error ?? report.state.error ?? 'it did not start'} (harness servers logs ${id})`,
+      `MCP server "${id}" gave no listing, so nothing of it can be reviewed: ${report.error ?? report.state.error ?? 'it did not start'} (${serversLine(['logs', id], read.given)})`,
     );
   }
   return report;
@@ -110,7 +112,7 @@ function held(
   };
 }
 
-function printHeld(h: Held): void {
+function printHeld(h: Held, given: Located): void {
   out(
     `${h.id}  (${h.change}${h.upstream === h.id.slice(h.server.length + 1) ? '' : `, listed as ${JSON.stringify(h.upstream)}`})`,
   );
@@ -125,7 +127,7 @@ function printHeld(h: Held): void {
     if (l.after !== undefined) out(`    + ${l.after}`);
     for (const f of l.flags) out(`    ! ${f}`);
   }
-  out(`  accept: harness servers accept ${h.id} --hash ${h.hash}`);
+  out(`  accept: ${serversLine(['accept', h.id, '--hash', h.hash], given)}`);
 }
 
 /** `harness servers review [<id>]`: every quarantined tool with what changed; exit 0. */
@@ -159,7 +161,7 @@ export async function review(argv: string[], locate: Locate): Promise<number> {
       );
       return 0;
     }
-    for (const h of all) printHeld(h);
+    for (const h of all) printHeld(h, values);
     out(`(${all.length} tool(s) quarantined: not listed to any agent, not callable, until accepted)`);
     return 0;
   } finally {
@@ -220,7 +222,7 @@ export async function decide(
   if (!values.all && values.hash === undefined)
     throw new CliError(
       'usage',
-      `servers ${verb} ${target} needs --hash <hex>: the hash harness servers review ${target.split('.')[0]} printed`,
+      `servers ${verb} ${target} needs --hash <hex>: the hash ${serversLine(['review', target.split('.')[0] ?? target], values)} printed`,
     );
   const { personName } = await import('@harness/host/operator');
   const { definitionHash, definitionJson } = await import('@harness/host/internal');
@@ -234,7 +236,7 @@ export async function decide(
       if (values.hash !== undefined && values.hash.toLowerCase() !== hash) {
         throw new CliError(
           'check_failed',
-          `${id}: the definition listed now has sha256 ${hash}, not ${values.hash}; it changed since it was reviewed (or the hash is mistyped), so nothing was ${decision}; review it again: harness servers review ${report.id}`,
+          `${id}: the definition listed now has sha256 ${hash}, not ${values.hash}; it changed since it was reviewed (or the hash is mistyped), so nothing was ${decision}; review it again: ${serversLine(['review', report.id], values)}`,
         );
       }
       await read.store.decideTool({

@@ -10,9 +10,11 @@ import { projectFor, projectLine } from '../project';
 import {
   confinementLine,
   instanceExists,
+  type Located,
   readServers,
   type ServersReport,
   type ServerView,
+  serversLine,
   transportLine,
 } from '../servers-report';
 import { decide, review } from './servers-review';
@@ -146,7 +148,7 @@ async function list(argv: string[]): Promise<number> {
     out(`no MCP servers: ${workspaceFile} declares none under mcp_servers`);
     return 0;
   }
-  for (const server of shown.servers) printServer(server, agent);
+  for (const server of shown.servers) printServer(server, agent, values);
   const tools = shown.servers.reduce((n, s) => n + s.tools.length, 0);
   out(
     `(${shown.servers.length} server(s): ${shown.servers.length - failed} ready, ${failed} failed; ${tools} tool(s)${agent === undefined ? '' : ` granted to ${agent}`})`,
@@ -162,7 +164,7 @@ function onlyGranted(report: ServersReport, agent: string): ServersReport {
   };
 }
 
-function printServer(server: ServerView, agent: string | undefined): void {
+function printServer(server: ServerView, agent: string | undefined, given: Located): void {
   out(`${server.id}  ${transportLine(server.transport)}`);
   out(
     `  state: ${server.state === 'ready' ? `ready, ${server.tools.length} tool(s)${agent === undefined ? '' : ` granted to ${agent}`}` : `failed: ${server.error}`}`,
@@ -177,7 +179,9 @@ function printServer(server: ServerView, agent: string | undefined): void {
   if (!server.pinned) out('  warning: pin: false: its tools are served as listed, with no review');
   if (server.quarantined.length > 0) {
     const ids = server.quarantined.map((q) => `${q.id} (${q.change})`).join(', ');
-    out(`  quarantined until a person accepts them: ${ids}; review: harness servers review ${server.id}`);
+    out(
+      `  quarantined until a person accepts them: ${ids}; review: ${serversLine(['review', server.id], given)}`,
+    );
   }
 }
 
