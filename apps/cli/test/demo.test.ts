@@ -1,5 +1,5 @@
 // harness demo runs in the suite and must pass, with jq and on a PATH without jq.
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { findBinary, needs } from '@harness/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,5 +52,21 @@ describe('harness demo', () => {
     expect(r.stdout).toContain('argv received: ["; rm -rf /"]');
     expectSummaryCountsSteps(r.stdout);
     expect(r.code).toBe(0);
+  });
+
+  it("records the demo instance's audit key under the XDG_CONFIG_HOME it was given, not in the home", async () => {
+    const home = join(box.root, 'xdg-home');
+    const config = join(box.root, 'xdg-config');
+    mkdirSync(home, { recursive: true });
+    const r = await runCli(['demo'], {
+      home,
+      env: { XDG_CONFIG_HOME: config },
+      timeoutMs: 55_000,
+    });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(readdirSync(join(config, 'harness', 'audit-keys')).filter((f) => f.endsWith('.pub'))).toHaveLength(
+      1,
+    );
+    expect(existsSync(join(home, '.config', 'harness', 'audit-keys'))).toBe(false);
   });
 });

@@ -292,7 +292,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const transport = new StdioClientTransport({
     command: node,
     args: [harnessBin, 'serve', '--instance', instance, '--workspace', join(workspaceDir, 'workspace.yaml')],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, NO_COLOR: '1' },
+    env: demoEnv(root),
     stderr: 'pipe',
   });
   // Kept so a failed demo can show what serve said.
@@ -353,4 +353,21 @@ export async function demoCommand(argv: string[]): Promise<number> {
       : red(`demo FAILED: ${failed.map((s) => s.title).join(', ')}`),
   );
   return failed.length === 0 ? 0 : 1;
+}
+
+/**
+ * The environment serve gets in the demo: PATH, HOME, no colour, and the XDG folders the person set,
+ * so the instance's recorded audit key goes where their other instances' keys go.
+ */
+function demoEnv(root: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? root,
+    NO_COLOR: '1',
+  };
+  for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR']) {
+    const value = process.env[name];
+    if (value !== undefined && value !== '') env[name] = value;
+  }
+  return env;
 }
