@@ -198,6 +198,8 @@ describe('loom approvals shows what a person judges', () => {
         ...['chain', 'chain_n', 'prev', 'hash'].map((c) => `ALTER TABLE audit DROP COLUMN ${c}`),
         'DROP TABLE audit_heads',
         'DROP TABLE audit_checkpoints',
+        'DROP TABLE tool_pins',
+        'DROP TABLE tool_sightings',
         ...['audit_actor', 'audit_command', 'audit_outcome', 'audit_at', 'approvals_status'].map(
           (i) => `DROP INDEX ${i}`,
         ),
