@@ -185,3 +185,89 @@ describe.each(cases)('a %s client over %s', (protocol, transport) => {
     }
   }, 90_000);
 });
+
+describe('the 2026-07-28 wire over HTTP, as a client without an SDK sends it', () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+  let id = 0;
+  async function post(method: string, params: Record<string, unknown>) {
+    const res = await fetch(http.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${http.token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+  const sign = (line: string, more: Record<string, unknown> = {}) =>
+    post('tools/call', {
+      name: 'run_command',
+      arguments: { command: 'vault.sign', args: { line } },
+      ...more,
+    });
+
+  it('answers server/discover with 2026-07-28 and no session', async () => {
+    const { status, body } = await post('server/discover', {});
+    expect(status).toBe(200);
+    expect(get(body, 'result', 'supportedVersions')).toEqual(['2026-07-28']);
+    expect(get(body, 'result', 'capabilities', 'tools')).toEqual({});
+  });
+
+  it('holds a strict call with an input_required result; a forged or altered answer is refused, and a decline denies it', async () => {
+    const first = await sign('raw decline');
+    expect(get(first.body, 'result', 'resultType')).toBe('input_required');
+    const requests = get(first.body, 'result', 'inputRequests') as Record<
+      string,
+      { method: string; params: unknown }
+    >;
+    const [key, request] = Object.entries(requests)[0] ?? [];
+    expect(key).toMatch(/^approve-apr-/);
+    expect(request?.method).toBe('elicitation/create');
+    expect(get(request, 'params', 'message')).toContain('line: "raw decline"');
+    const state = get(first.body, 'result', 'requestState') as string;
+
+    const forged = await sign('raw decline', { requestState: 'not-one-we-gave', inputResponses: {} });
+    expect(get(forged.body, 'error', 'code')).toBe(-32602);
+    const altered = await sign('another line', {
+      requestState: state,
+      inputResponses: { [key as string]: { action: 'accept', content: { approve: true } } },
+    });
+    expect(get(altered.body, 'error', 'message')).toContain('identical call');
+    // Single use: the altered try spent the state; the decline needs the call made afresh.
+    const again = await sign('raw decline');
+    const [key2] = Object.keys(get(again.body, 'result', 'inputRequests') as object);
+    const declined = await sign('raw decline', {
+      requestState: get(again.body, 'result', 'requestState'),
+      inputResponses: { [key2 as string]: { action: 'decline' } },
+    });
+    expect(get(declined.body, 'result', 'isError')).toBe(true);
+    expect(get(structured(declined.body.result), 'outcome', 'reason')).toBe('approval_denied');
+    const approvalId = (key2 as string).replace(/^approve-/, '');
+    expect(await getApproval(box.instance, approvalId)).toMatchObject({
+      status: 'denied',
+      decided_by: 'elicitation:raw-client',
+    });
+  });
+
+  it('on cancel answers the held call and leaves its approval pending', async () => {
+    const first = await sign('raw cancel');
+    const [key] = Object.keys(get(first.body, 'result', 'inputRequests') as object);
+    const cancelled = await sign('raw cancel', {
+      requestState: get(first.body, 'result', 'requestState'),
+      inputResponses: { [key as string]: { action: 'cancel' } },
+    });
+    expect(get(structured(cancelled.body.result), 'outcome', 'code')).toBe('approval_required');
+    expect(await getApproval(box.instance, (key as string).replace(/^approve-/, ''))).toMatchObject({
+      status: 'pending',
+    });
+  });
+});
