@@ -1,7 +1,7 @@
 // The client harness keeps for one upstream server: started on first need, restarted with backoff
 // after it dies, one tools/call at a time mapped to an outcome the broker reports as it is.
 import { performance } from 'node:perf_hooks';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { LogRing } from './logs';
 import { resultText } from './result-text';
 import { Session } from './session';
@@ -148,11 +148,14 @@ class UpstreamClient implements ServerClient {
     const watch = onProgress === undefined ? undefined : session.watchProgress(onProgress);
     try {
       const params = { name, arguments: args, ...(watch ? { _meta: { progressToken: watch.token } } : {}) };
-      const result = await session.client.request({ method: 'tools/call', params }, CallToolResultSchema, {
-        signal: abort.signal,
-        // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
-        timeout: timerMs(opts.timeoutMs + 60_000),
-      });
+      const result = await session.client.request(
+        { method: 'tools/call', params },
+        {
+          signal: abort.signal,
+          // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
+          timeout: timerMs(opts.timeoutMs + 60_000),
+        },
+      );
       const { text, structured, exceeded } = resultText(result, opts.maxOutputBytes);
       return {
         status: result.isError === true ? 'tool_error' : 'ok',
@@ -198,7 +201,7 @@ class UpstreamClient implements ServerClient {
     }
     const text = error instanceof Error ? error.message : String(error);
     // An error response is the server refusing the request (unknown tool, bad arguments).
-    const refused = error instanceof McpError && error.code !== ErrorCode.InternalError;
+    const refused = error instanceof ProtocolError && error.code !== ProtocolErrorCode.InternalError;
     return {
       status: 'failed',
       message: `${call} failed: ${text}`,
@@ -220,6 +223,9 @@ class UpstreamClient implements ServerClient {
       restarts: Math.max(0, this.starts - 1),
       ...(pid === undefined ? {} : { pid }),
       ...(phase.kind === 'ready' ? { toolCount: phase.session.tools.length } : {}),
+      ...(phase.kind === 'ready' && phase.session.protocolVersion !== undefined
+        ? { protocolVersion: phase.session.protocolVersion }
+        : {}),
     };
   }
 
