@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appDir, baseEnv, bin, get, sandbox, startHttp, structured } from './helpers';
+import { appDir, baseEnv, bin, get, sandbox, serveLines, startHttp, structured } from './helpers';
 
 const workspace = join(appDir, 'test', 'fixtures', 'elicit', 'workspace.yaml');
 const TOOLS = [
@@ -269,5 +269,30 @@ describe('the 2026-07-28 wire over HTTP, as a client without an SDK sends it', (
     expect(await getApproval(box.instance, (key as string).replace(/^approve-/, ''))).toMatchObject({
       status: 'pending',
     });
+  });
+});
+
+describe('a 2025-06-18 client over stdio', () => {
+  it('is answered in 2025-06-18 and lists the tools', async () => {
+    const serve = serveLines(['--instance', box.instance], box.home);
+    try {
+      await serve.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'june', version: '0' },
+        },
+      });
+      expect(get(await serve.next(), 'result', 'protocolVersion')).toBe('2025-06-18');
+      await serve.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await serve.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const tools = get(await serve.next(), 'result', 'tools') as { name: string }[];
+      expect(tools.map((t) => t.name)).toEqual(TOOLS);
+    } finally {
+      await serve.stop();
+    }
   });
 });

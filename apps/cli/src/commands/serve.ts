@@ -67,6 +67,11 @@ Transport:
                        output so far; every 2 s after the first 2 s), which is then sent
                        instead. A batch reports progress as its calls settle.
 
+Protocol versions (docs/cli.md, "Protocol versions"):
+  MCP 2025-06-18 and 2025-11-25 clients (an initialize first) and 2026-07-28 clients (the version
+  in each request's _meta; server/discover) alike, over stdio and HTTP. For a 2026 client an
+  approval is asked through an input_required result instead of an elicitation request.
+
 Telemetry (docs/observability.md):
   --otel <url>         export traces and metrics over OTLP/HTTP to this base URL (e.g.
                        http://127.0.0.1:4318; /v1/traces and /v1/metrics are added). Without
