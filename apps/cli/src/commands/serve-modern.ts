@@ -86,6 +86,21 @@ function elicitsForms(capabilities: unknown): boolean {
   return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
 }
 
+type Sdk = typeof import('@modelcontextprotocol/server');
+type Adapter = typeof import('@harness/commands/mcp');
+type CallContext = import('@modelcontextprotocol/server').ServerContext;
+
+/** What the servers one factory builds share: the SDK, the tools, the held calls. */
+interface Shared {
+  sdk: Sdk;
+  mcp: Adapter;
+  serving: ModernServing;
+  transport: 'stdio' | 'http';
+  run: () => RunState;
+  byName: Map<string, HarnessTool>;
+  held: Map<string, Held>;
+}
+
 /**
  * The factory of modern servers for one transport: each call builds a v2 SDK `Server` answering
  * `tools/list` and `tools/call` for `run`. The held calls are shared by every server it builds.
@@ -95,137 +110,162 @@ export async function modernServerFactory(
   transport: 'stdio' | 'http',
   run: () => RunState,
 ): Promise<() => ModernServer> {
-  const sdk = await import('@modelcontextprotocol/server');
-  const { mcpCallResult, mcpProgressParams, mcpTextMeta, toolOutputSchema } = await import(
-    '@harness/commands/mcp'
-  );
-  const held = new Map<string, Held>();
-  const byName = new Map(serving.tools.map((t) => [t.name, t]));
-  const prune = (): void => {
-    const now = Date.now();
-    for (const [id, h] of held) if (h.expires <= now) held.delete(id);
-    while (held.size >= MAX_HELD) held.delete(held.keys().next().value as string);
+  const shared: Shared = {
+    sdk: await import('@modelcontextprotocol/server'),
+    mcp: await import('@harness/commands/mcp'),
+    serving,
+    transport,
+    run,
+    byName: new Map(serving.tools.map((t) => [t.name, t])),
+    held: new Map(),
   };
-
   return () => {
-    const server = new sdk.Server(
+    const server = new shared.sdk.Server(
       { name: 'harness', version },
       { capabilities: { tools: {} }, inputRequired: { legacyShim: false } },
     );
     server.setRequestHandler('tools/list', () => serving.list() as never);
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const name = request.params.name;
-      const found = byName.get(name);
-      if (found === undefined)
-        return { content: [{ type: 'text', text: `Tool ${name} not found` }], isError: true };
-      const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-      const meta = mcpTextMeta(ctx.mcpReq._meta as Record<string, unknown> | undefined);
-      const token = ctx.mcpReq._meta?.progressToken;
-      const signal = ctx.mcpReq.signal;
-      let tool = found;
-      if (serving.telemetry !== undefined) {
-        const call: McpCall = {
-          requestId: ctx.mcpReq.id,
-          sessionId: undefined,
-          transport,
-          traceContext: meta?.traceparent === undefined ? undefined : meta,
-        };
-        tool = serving.telemetry.instrument(tool, () => call);
-      }
-      const execute = (input: unknown, session: string): Promise<ToolResult> =>
-        tool.execute(input, {
-          stopStarted: true,
-          ...serving.context(signal, run()),
-          session,
-          signal,
-          onProgress:
-            token === undefined
-              ? undefined
-              : (p) => {
-                  void ctx.mcpReq.notify({
-                    method: 'notifications/progress',
-                    params: mcpProgressParams(token, p),
-                  });
-                },
-        });
-      const answer = (result: ToolResult) =>
-        server.projectCallToolResult(mcpCallResult(name, result) as never, toolOutputSchema(name)) as never;
-      const args = request.params.arguments ?? {};
-
-      // A call made again with the person's answers to the approvals it was held for.
-      const state = ctx.mcpReq.requestState<string>();
-      if (typeof state === 'string') {
-        const kept = held.get(state);
-        held.delete(state);
-        if (kept === undefined || kept.expires <= Date.now())
-          throw new sdk.ProtocolError(
-            sdk.ProtocolErrorCode.InvalidParams,
-            'the approval this call was held for is no longer asked about here: make the call again',
-          );
-        if (kept.tool !== name || kept.args !== canonical(args))
-          throw new sdk.ProtocolError(
-            sdk.ProtocolErrorCode.InvalidParams,
-            'a call made again with an answer must be the identical call',
-          );
-        const clientName = (envelope[CLIENT_INFO] as { name?: string } | undefined)?.name ?? 'mcp-client';
-        const by = `elicitation:${clientName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 64) || 'mcp-client'}`;
-        const decided = new Set<string>();
-        for (const { id } of kept.approvals) {
-          const view = sdk.inputResponse(ctx.mcpReq.inputResponses, `approve-${id}`);
-          if (view.kind !== 'elicit') continue;
-          const action = approvalAction(view.action, view.content);
-          if (action === 'cancel') continue;
-          await serving.approvals
-            ?.decide(id, action === 'accept' ? 'approved' : 'denied', by)
-            .catch(() => undefined);
-          decided.add(id);
-        }
-        if (kept.result.status !== 'batch') {
-          return answer(decided.size > 0 ? await execute(kept.input, kept.session) : kept.result);
-        }
-        const calls = (kept.input as { calls: unknown[] }).calls;
-        const settled: ToolResult[] = [...kept.result.results];
-        for (const { index, id } of kept.approvals) {
-          if (decided.has(id)) settled[index] = await execute(calls[index], kept.session);
-        }
-        return answer({ ...kept.result, results: settled as CallOutcome[] });
-      }
-
-      const session = randomUUID();
-      const result = await execute(args, session);
-      if (serving.approvals === undefined || !elicitsForms(envelope[CLIENT_CAPABILITIES]))
-        return answer(result);
-      const approvals = heldIn(result, args);
-      const inputRequests: Record<string, ReturnType<typeof sdk.inputRequired.elicit>> = {};
-      let msLeft = MAX_WAIT_MS;
-      const asked: { index: number; id: string }[] = [];
-      for (const a of approvals) {
-        const open = await serving.approvals.decidable(a.id);
-        if (!open.ok) continue;
-        msLeft = Math.min(msLeft, open.msLeft);
-        asked.push(a);
-        inputRequests[`approve-${a.id}`] = sdk.inputRequired.elicit({
-          mode: 'form',
-          message: approvalMessage(open.record),
-          requestedSchema: APPROVAL_FORM,
-        });
-      }
-      if (asked.length === 0) return answer(result);
-      prune();
-      const id = randomUUID();
-      held.set(id, {
-        tool: name,
-        args: canonical(args),
-        input: args,
-        session,
-        result,
-        approvals: asked,
-        expires: Date.now() + msLeft,
-      });
-      return sdk.inputRequired({ inputRequests, requestState: id }) as never;
-    });
+    server.setRequestHandler(
+      'tools/call',
+      async (request, ctx) => (await callTool(shared, server, request.params, ctx)) as never,
+    );
     return server;
   };
+}
+
+/** One `tools/call`: a first call, or one made again with the person's answers. */
+async function callTool(
+  shared: Shared,
+  server: ModernServer,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  ctx: CallContext,
+): Promise<unknown> {
+  const { mcp, serving } = shared;
+  const name = params.name;
+  const found = shared.byName.get(name);
+  if (found === undefined)
+    return { content: [{ type: 'text', text: `Tool ${name} not found` }], isError: true };
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const meta = mcp.mcpTextMeta(ctx.mcpReq._meta as Record<string, unknown> | undefined);
+  const token = ctx.mcpReq._meta?.progressToken;
+  const signal = ctx.mcpReq.signal;
+  let tool = found;
+  if (serving.telemetry !== undefined) {
+    const call: McpCall = {
+      requestId: ctx.mcpReq.id,
+      sessionId: undefined,
+      transport: shared.transport,
+      traceContext: meta?.traceparent === undefined ? undefined : meta,
+    };
+    tool = serving.telemetry.instrument(tool, () => call);
+  }
+  const execute = (input: unknown, session: string): Promise<ToolResult> =>
+    tool.execute(input, {
+      stopStarted: true,
+      ...serving.context(signal, shared.run()),
+      session,
+      signal,
+      onProgress:
+        token === undefined
+          ? undefined
+          : (p) => {
+              void ctx.mcpReq.notify({
+                method: 'notifications/progress',
+                params: mcp.mcpProgressParams(token, p),
+              });
+            },
+    });
+  const answer = (result: ToolResult) =>
+    server.projectCallToolResult(mcp.mcpCallResult(name, result) as never, mcp.toolOutputSchema(name));
+  const args = params.arguments ?? {};
+  const state = ctx.mcpReq.requestState<string>();
+  if (typeof state === 'string') return answer(await resume(shared, state, name, args, ctx, execute));
+  const session = randomUUID();
+  const result = await execute(args, session);
+  if (serving.approvals === undefined || !elicitsForms(envelope[CLIENT_CAPABILITIES])) return answer(result);
+  return (
+    (await askAbout(shared, { tool: name, args: canonical(args), input: args, session, result })) ??
+    answer(result)
+  );
+}
+
+/**
+ * The `input_required` result that puts the approvals a call was held for to the person, keeping
+ * the held call under a random id (the `requestState`); undefined when none may be decided now.
+ */
+async function askAbout(
+  { sdk, serving, held }: Shared,
+  call: Omit<Held, 'approvals' | 'expires'>,
+): Promise<unknown> {
+  const inputRequests: Record<string, ReturnType<Sdk['inputRequired']['elicit']>> = {};
+  let msLeft = MAX_WAIT_MS;
+  const asked: Held['approvals'] = [];
+  for (const a of heldIn(call.result, call.input)) {
+    const open = await serving.approvals?.decidable(a.id);
+    if (open === undefined || !open.ok) continue;
+    msLeft = Math.min(msLeft, open.msLeft);
+    asked.push(a);
+    inputRequests[`approve-${a.id}`] = sdk.inputRequired.elicit({
+      mode: 'form',
+      message: approvalMessage(open.record),
+      requestedSchema: APPROVAL_FORM,
+    });
+  }
+  if (asked.length === 0) return undefined;
+  const now = Date.now();
+  for (const [id, h] of held) if (h.expires <= now) held.delete(id);
+  while (held.size >= MAX_HELD) held.delete(held.keys().next().value as string);
+  const id = randomUUID();
+  held.set(id, { ...call, approvals: asked, expires: now + msLeft });
+  return sdk.inputRequired({ inputRequests, requestState: id });
+}
+
+/**
+ * A held call made again with the person's answers: each accept or decline is recorded, and each
+ * decided call made again identically once (in its approval session); cancel keeps the held result.
+ */
+async function resume(
+  { sdk, serving, held }: Shared,
+  state: string,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: CallContext,
+  execute: (input: unknown, session: string) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const kept = held.get(state);
+  held.delete(state);
+  if (kept === undefined || kept.expires <= Date.now())
+    throw new sdk.ProtocolError(
+      sdk.ProtocolErrorCode.InvalidParams,
+      'the approval this call was held for is no longer asked about here: make the call again',
+    );
+  if (kept.tool !== name || kept.args !== canonical(args))
+    throw new sdk.ProtocolError(
+      sdk.ProtocolErrorCode.InvalidParams,
+      'a call made again with an answer must be the identical call',
+    );
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const clientName = (envelope[CLIENT_INFO] as { name?: string } | undefined)?.name ?? 'mcp-client';
+  const by = `elicitation:${clientName.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 64) || 'mcp-client'}`;
+  const decided = new Set<string>();
+  for (const { id } of kept.approvals) {
+    const view = sdk.inputResponse(ctx.mcpReq.inputResponses, `approve-${id}`);
+    if (view.kind !== 'elicit') continue;
+    const action = approvalAction(view.action, view.content);
+    if (action === 'cancel') continue;
+    await serving.approvals
+      ?.decide(id, action === 'accept' ? 'approved' : 'denied', by)
+      .catch(() => undefined);
+    decided.add(id);
+  }
+  if (kept.result.status !== 'batch')
+    return decided.size > 0 ? execute(kept.input, kept.session) : kept.result;
+  const calls = (kept.input as { calls: unknown[] }).calls;
+  const settled: ToolResult[] = [...kept.result.results];
+  for (const { index, id } of kept.approvals) {
+    if (decided.has(id)) settled[index] = await execute(calls[index], kept.session);
+  }
+  return { ...kept.result, results: settled as CallOutcome[] };
 }
 
 /** True when a message opens a 2026-07-28 exchange: it names its protocol version in `_meta`. */

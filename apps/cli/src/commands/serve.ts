@@ -640,6 +640,21 @@ function reply(res: ServerResponse, status: number, error: string | JsonRpcError
   res.end(JSON.stringify({ jsonrpc: '2.0', error: body, id: null }));
 }
 
+/**
+ * The HTTP listener's leg for 2026-07-28 requests (no session: each names its protocol version in
+ * `_meta`): the v2 SDK's handler (serve-modern.ts), behind the same loopback guard, bearer token and
+ * body bound as the 2025 sessions; all of them share one run, as one stdio client's calls do.
+ */
+async function modernLeg(serving: Serving) {
+  const { modernServerFactory, modernHttp } = await import('./serve-modern');
+  let run: ReturnType<Session['newRun']> | undefined;
+  const factory = await modernServerFactory(await modernServing(serving), 'http', () => {
+    run ??= serving.session.newRun('http-modern');
+    return run;
+  });
+  return modernHttp(factory, MAX_MESSAGE_BYTES);
+}
+
 async function serveHttp(
   serving: Serving,
   listen: { host: string; port: number },
@@ -650,18 +665,7 @@ async function serveHttp(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-  // 2026-07-28 requests (no session: each names its protocol version in `_meta`) go to the v2 SDK's
-  // handler (serve-modern.ts), behind the same loopback guard, bearer token and body bound; all of
-  // them share one run, as one stdio client's calls do.
-  const { modernServerFactory, modernHttp } = await import('./serve-modern');
-  let modernRun: ReturnType<Session['newRun']> | undefined;
-  const modern = await modernHttp(
-    await modernServerFactory(await modernServing(serving), 'http', () => {
-      modernRun ??= serving.session.newRun('http-modern');
-      return modernRun;
-    }),
-    MAX_MESSAGE_BYTES,
-  );
+  const modern = await modernLeg(serving);
   let sessions = 0;
   let initializing = 0;
   const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
