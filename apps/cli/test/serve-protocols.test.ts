@@ -296,3 +296,33 @@ describe('a 2025-06-18 client over stdio', () => {
     }
   });
 });
+
+describe('a v2 client that negotiates (versionNegotiation auto)', () => {
+  it.each(['stdio', 'http'] as const)(
+    'settles on 2026-07-28 over %s',
+    async (transport) => {
+      const client = new ModernClient(
+        { name: 'auto', version: '0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(
+        transport === 'stdio'
+          ? // Its probe runs on a sibling serve it starts and ends; the connection then starts its own.
+            new ModernStdio({
+              command: process.execPath,
+              args: serveArgs(),
+              env: baseEnv(box.home),
+              stderr: 'pipe',
+            })
+          : new ModernHttp(http.url, { requestInit: { headers: { authorization: `Bearer ${http.token}` } } }),
+      );
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
+});
