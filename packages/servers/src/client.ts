@@ -48,6 +48,8 @@ class UpstreamClient implements ServerClient {
   private confinement: ServerState['confinement'];
   private readonly ring: LogRing;
   private readonly listeners = new Set<() => void>();
+  /** `legacy` once the server ended the connection on the version question (session.ts). */
+  private negotiation: 'auto' | 'legacy' = 'auto';
 
   constructor(private readonly spec: ServerSpec) {
     this.id = spec.id;
@@ -83,18 +85,31 @@ class UpstreamClient implements ServerClient {
 
   private start(): Promise<Session | string> {
     this.starts++;
-    const session = new Session(this.spec, this.ring, {
-      died: (s) => this.died(s),
-      toolsChanged: (s) => this.toolsChanged(s),
-    });
+    const session = new Session(
+      this.spec,
+      this.ring,
+      { died: (s) => this.died(s), toolsChanged: (s) => this.toolsChanged(s) },
+      this.negotiation,
+    );
     const done = session.open().then(
       () => {
         if (this.phase.kind === 'closed') return `server ${this.id} is closed`;
         this.phase = { kind: 'ready', session };
         return session;
       },
-      (error: Error) => {
-        if (this.phase.kind !== 'closed') this.fail(error.message);
+      (error: Error): Promise<Session | string> | string => {
+        if (this.phase.kind === 'closed') return error.message;
+        // A 2025 server that exits on the version question is started again at once, for the 2025
+        // handshake only, and spoken to so for the client's life.
+        if (session.diedOnProbe) {
+          this.negotiation = 'legacy';
+          this.ring.write(
+            `[harness] server ${this.id} ended on server/discover; starting it for the 2025 handshake`,
+          );
+          this.starts -= 1; // the same start, not a restart
+          return this.start();
+        }
+        this.fail(error.message);
         return error.message;
       },
     );

@@ -48,6 +48,8 @@ export class Session {
   /** The transport's fault (a non-JSON-RPC line, a message too large), if one came. */
   fault: TransportFault | undefined;
   private closing = false;
+  /** Whether harness has sent `initialize` on this connection: a death before it came on the probe. */
+  private sentInitialize = false;
   /** Progress listeners of the calls in flight, by the token harness sent with each. */
   private readonly progress = new Map<string, (p: CallProgress) => void>();
   private tokens = 0;
@@ -59,13 +61,18 @@ export class Session {
     private readonly logs: LogRing,
     private readonly events: SessionEvents,
     /** `auto`: ask `server/discover` first; `legacy`: the 2025 handshake only. */
-    negotiation: 'auto' | 'legacy' = 'auto',
+    private readonly negotiation: 'auto' | 'legacy' = 'auto',
   ) {
     const t = spec.transport;
     this.transport =
       t.kind === 'stdio'
         ? new ProcessTransport(spec.id, () => spawnServer(t), logs, messageBound(spec))
         : new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = (message, options) => {
+      if ('method' in message && message.method === 'initialize') this.sentInitialize = true;
+      return send(message as never, options as never);
+    };
     // Set before connect, so a fault during the version negotiation (which owns the transport
     // before the client does) fails the start too; the client's own onerror reports the rest.
     this.transport.onerror = (error) => {
@@ -79,7 +86,7 @@ export class Session {
     this.client = new Client(CLIENT_INFO, {
       capabilities: {},
       versionNegotiation: {
-        mode: negotiation,
+        mode: this.negotiation,
         // A server that stays silent on the question is a 2025 one: it is not waited for long.
         probe: { timeoutMs: Math.max(1, Math.min(5_000, Math.floor(spec.startTimeoutMs / 3))) },
       },
@@ -91,6 +98,14 @@ export class Session {
     };
     this.client.onerror = (error) => this.onError(error);
     this.client.setNotificationHandler('notifications/tools/list_changed', () => this.reread());
+  }
+
+  /**
+   * True when the server's process ended on the version question, before harness sent `initialize`:
+   * some 2025 servers exit on any request before it. Its owner then starts it for the 2025 handshake.
+   */
+  get diedOnProbe(): boolean {
+    return this.negotiation === 'auto' && this.dead && !this.sentInitialize;
   }
 
   /** The protocol version the server and harness speak, once connected. */

@@ -65,4 +65,12 @@ describe('the upstream client negotiates the protocol version', () => {
     expect(client.state()).toMatchObject({ state: 'ready', restarts: 0, protocolVersion: '2025-11-25' });
     expect(await client.call('fail', {}, bounds)).toMatchObject({ status: 'tool_error' });
   });
+
+  it('starts a 2025 server that exits on the version question again, for the 2025 handshake only', async () => {
+    const client = track(createServerClient(fixtureSpec('strict', 'strict-2025-server.mjs')));
+    expect(await client.tools()).toMatchObject({ ok: true, tools: [{ name: 'hello' }] });
+    expect(client.state()).toMatchObject({ state: 'ready', restarts: 0, protocolVersion: '2025-06-18' });
+    expect(client.logs()).toContain('strict-2025: server/discover before initialize; exiting');
+    expect(await client.call('hello', {}, bounds)).toMatchObject({ status: 'ok', text: 'hello from 2025' });
+  });
 });
