@@ -85,29 +85,46 @@ class UpstreamClient implements ServerClient {
 
   private start(): Promise<Session | string> {
     this.starts++;
+    return this.launch(this.negotiation);
+  }
+
+  /**
+   * Opens a session that negotiates the version (`auto`) or speaks 2025 only (`legacy`). A server
+   * that ended on the version question (some 2025 servers exit on any request before `initialize`)
+   * is started again at once for the 2025 handshake, and spoken to so from then on; if that start
+   * fails too, the first one's failure is answered, with the log as it was (a server that exits
+   * whatever it is asked).
+   */
+  private launch(
+    negotiation: 'auto' | 'legacy',
+    retrying?: { error: string; restore: () => void },
+  ): Promise<Session | string> {
     const session = new Session(
       this.spec,
       this.ring,
       { died: (s) => this.died(s), toolsChanged: (s) => this.toolsChanged(s) },
-      this.negotiation,
+      negotiation,
     );
     const done = session.open().then(
       () => {
         if (this.phase.kind === 'closed') return `server ${this.id} is closed`;
+        if (retrying !== undefined) this.negotiation = 'legacy';
         this.phase = { kind: 'ready', session };
         return session;
       },
       (error: Error): Promise<Session | string> | string => {
         if (this.phase.kind === 'closed') return error.message;
-        // A 2025 server that exits on the version question is started again at once, for the 2025
-        // handshake only, and spoken to so for the client's life.
+        if (retrying !== undefined) {
+          retrying.restore();
+          this.fail(retrying.error);
+          return retrying.error;
+        }
         if (session.diedOnProbe) {
-          this.negotiation = 'legacy';
+          const restore = this.ring.mark();
           this.ring.write(
-            `[harness] server ${this.id} ended on server/discover; starting it for the 2025 handshake`,
+            `[harness] server ${this.id} ended on server/discover; started again for the 2025 handshake`,
           );
-          this.starts -= 1; // the same start, not a restart
-          return this.start();
+          return this.launch('legacy', { error: error.message, restore });
         }
         this.fail(error.message);
         return error.message;
