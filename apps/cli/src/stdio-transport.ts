@@ -127,3 +127,51 @@ function requestIdOf(value: unknown): RequestId | null {
   const id = value.id;
   return typeof id === 'string' || Number.isInteger(id) ? (id as RequestId) : null;
 }
+
+/**
+ * A started transport whose first message is read before anyone serves it, so serve can tell a
+ * 2025 client (its `initialize`) from a 2026-07-28 one; `handoff()` is then a transport for the
+ * server that answers, delivering that first message (and any that came with it) on its start.
+ */
+export class FirstMessage {
+  readonly #inner: Transport;
+  readonly #queued: JSONRPCMessage[] = [];
+  #first: Promise<JSONRPCMessage | undefined> | undefined;
+
+  constructor(inner: Transport) {
+    this.#inner = inner;
+  }
+
+  /** The first message, once it arrives; undefined when the transport closes before any. */
+  first(): Promise<JSONRPCMessage | undefined> {
+    this.#first ??= new Promise((resolve, reject) => {
+      this.#inner.onmessage = (message: JSONRPCMessage) => {
+        this.#queued.push(message);
+        resolve(this.#queued[0]);
+      };
+      this.#inner.onclose = () => resolve(undefined);
+      this.#inner.start().catch(reject);
+    });
+    return this.#first;
+  }
+
+  /** A transport over the same streams that replays what was read so far once it is started. */
+  handoff(): Transport {
+    const inner = this.#inner;
+    const queued = this.#queued;
+    const handoff: Transport = {
+      async start() {
+        inner.onmessage = (message: JSONRPCMessage) => handoff.onmessage?.(message);
+        inner.onclose = () => handoff.onclose?.();
+        inner.onerror = (error: Error) => handoff.onerror?.(error);
+        const early = queued.splice(0);
+        queueMicrotask(() => {
+          for (const message of early) handoff.onmessage?.(message);
+        });
+      },
+      send: (message, options) => inner.send(message, options),
+      close: () => inner.close(),
+    };
+    return handoff;
+  }
+}

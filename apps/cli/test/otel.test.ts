@@ -298,3 +298,50 @@ describe('harness serve --http --metrics', () => {
     );
   });
 });
+
+describe('harness serve --otel with a 2026-07-28 client', () => {
+  const box = sandbox();
+  let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
+  afterAll(async () => {
+    await receiver?.close();
+    box.cleanup();
+  });
+
+  it("continues the client's trace from the call's _meta, as for a 2025 client", async () => {
+    receiver = await otlpReceiver();
+    const { Client: ModernClient } = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport: ModernStdio } = await import('@modelcontextprotocol/client/stdio');
+    const client = new ModernClient(
+      { name: 'otel-modern', version: '0.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new ModernStdio({
+        command: process.execPath,
+        args: [
+          bin,
+          'serve',
+          '--instance',
+          box.instance,
+          '--workspace',
+          slowWorkspace,
+          '--otel',
+          receiver.url,
+        ],
+        env: baseEnv(box.home),
+        stderr: 'ignore',
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    await client.callTool({
+      name: 'run_command',
+      arguments: { command: 'nope.missing', args: {} },
+      _meta: { traceparent: CALLER_TRACEPARENT },
+    });
+    await client.close();
+    await receiver.until(() => receiver.spans.some((s) => s.name === 'tools/call run_command'));
+    const span = receiver.spans.find((s) => s.name === 'tools/call run_command');
+    expect(span).toMatchObject({ traceId: CALLER_TRACE_ID, parentSpanId: CALLER_SPAN_ID });
+    expect(attrs(span?.attributes ?? [])).toMatchObject({ 'network.transport': 'pipe' });
+  }, 60_000);
+});

@@ -122,6 +122,50 @@ function sdkInputSchema(tool: HarnessTool): z.ZodObject {
 }
 
 /**
+ * The params of the `notifications/progress` that reports `p` for the request whose progress token
+ * is `token` (what {@link registerMcpTools} sends; for a server written on another SDK version).
+ */
+export function mcpProgressParams(
+  token: string | number,
+  p: ToolProgress,
+): { progressToken: string | number } & ReturnType<typeof progressParams> {
+  return { progressToken: token, ...progressParams(p) };
+}
+
+/**
+ * The `tools/call` result {@link registerMcpTools} answers for a tool's outcome: the text a model
+ * reads, `structuredContent` (a call tool's lean reply, with the whole outcome under `_meta`), and
+ * `isError` for every result that is not a success. Exported for servers written on another SDK
+ * version (the 2026-07-28 protocol's), so both answer the same bytes.
+ */
+export function mcpCallResult(
+  tool: string,
+  result: ToolOutcome,
+): {
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError: boolean;
+  _meta?: Record<string, unknown>;
+} {
+  // An outcome outside its tool's schema is handed on as it is, for the SDK to refuse.
+  const reply =
+    REPLY_TOOLS.has(tool) && outcomeSchemaOf(tool).safeParse(result).success
+      ? callToolReply(result)
+      : undefined;
+  return {
+    content: [{ type: 'text' as const, text: resultText(result) }],
+    structuredContent: (reply ?? result) as unknown as Record<string, unknown>,
+    isError: isErrorResult(result),
+    ...(reply === undefined ? {} : { _meta: { [OUTCOME_META_KEY]: result } }),
+  };
+}
+
+/** The members of a request's `_meta` whose values are text (trace context), for another SDK's server. */
+export function mcpTextMeta(meta: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  return textMeta(meta);
+}
+
+/**
  * Registers harness tools on an MCP server: each tool's input schema (generated from its zod
  * schema, which the tool alone reads its input with), each tool's `structuredContent` as
  * its `outputSchema` (generated from its zod schema, {@link toolOutputSchema}), annotations that are
@@ -165,21 +209,11 @@ export function registerMcpTools(
               : (p) => {
                   void extra.sendNotification({
                     method: 'notifications/progress',
-                    params: { progressToken: token, ...progressParams(p) },
+                    params: mcpProgressParams(token, p),
                   });
                 },
         });
-        // An outcome outside its tool's schema is handed on as it is, for the SDK to refuse.
-        const reply =
-          REPLY_TOOLS.has(tool.name) && outcomeSchemaOf(tool.name).safeParse(result).success
-            ? callToolReply(result)
-            : undefined;
-        return {
-          content: [{ type: 'text' as const, text: resultText(result) }],
-          structuredContent: reply ?? result,
-          isError: isErrorResult(result),
-          ...(reply === undefined ? {} : { _meta: { [OUTCOME_META_KEY]: result } }),
-        };
+        return mcpCallResult(tool.name, result);
       },
     ),
   );

@@ -49,6 +49,9 @@ describe('public surface', () => {
     expect(Object.keys(await import('../src/mcp')).sort()).toEqual([
       'OUTCOME_META_KEY',
       'PROGRESS_META_KEY',
+      'mcpCallResult',
+      'mcpProgressParams',
+      'mcpTextMeta',
       'registerMcpTools',
       'resultOutcome',
       'toolOutputSchema',

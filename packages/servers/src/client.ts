@@ -1,7 +1,7 @@
 // The client harness keeps for one upstream server: started on first need, restarted with backoff
 // after it dies, one tools/call at a time mapped to an outcome the broker reports as it is.
 import { performance } from 'node:perf_hooks';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { LogRing } from './logs';
 import { resultText } from './result-text';
 import { Session } from './session';
@@ -48,6 +48,8 @@ class UpstreamClient implements ServerClient {
   private confinement: ServerState['confinement'];
   private readonly ring: LogRing;
   private readonly listeners = new Set<() => void>();
+  /** `legacy` once the server ended the connection on the version question (session.ts). */
+  private negotiation: 'auto' | 'legacy' = 'auto';
 
   constructor(private readonly spec: ServerSpec) {
     this.id = spec.id;
@@ -83,18 +85,48 @@ class UpstreamClient implements ServerClient {
 
   private start(): Promise<Session | string> {
     this.starts++;
-    const session = new Session(this.spec, this.ring, {
-      died: (s) => this.died(s),
-      toolsChanged: (s) => this.toolsChanged(s),
-    });
+    return this.launch(this.negotiation);
+  }
+
+  /**
+   * Opens a session that negotiates the version (`auto`) or speaks 2025 only (`legacy`). A server
+   * that ended on the version question (some 2025 servers exit on any request before `initialize`)
+   * is started again at once for the 2025 handshake, and spoken to so from then on; if that start
+   * fails too, the first one's failure is answered, with the log as it was (a server that exits
+   * whatever it is asked).
+   */
+  private launch(
+    negotiation: 'auto' | 'legacy',
+    retrying?: { error: string; restore: () => void },
+  ): Promise<Session | string> {
+    const session = new Session(
+      this.spec,
+      this.ring,
+      { died: (s) => this.died(s), toolsChanged: (s) => this.toolsChanged(s) },
+      negotiation,
+    );
     const done = session.open().then(
       () => {
         if (this.phase.kind === 'closed') return `server ${this.id} is closed`;
+        if (retrying !== undefined) this.negotiation = 'legacy';
         this.phase = { kind: 'ready', session };
         return session;
       },
-      (error: Error) => {
-        if (this.phase.kind !== 'closed') this.fail(error.message);
+      (error: Error): Promise<Session | string> | string => {
+        if (this.phase.kind === 'closed') return error.message;
+        if (retrying !== undefined) {
+          retrying.restore();
+          this.fail(retrying.error);
+          return retrying.error;
+        }
+        if (session.diedOnProbe) {
+          const restore = this.ring.mark();
+          this.ring.write(
+            `[harness] server ${this.id} ended on server/discover; started again for the 2025 handshake`,
+          );
+          return this.launch('legacy', { error: error.message, restore });
+        }
+        this.fail(error.message);
         return error.message;
       },
     );
@@ -148,11 +180,14 @@ class UpstreamClient implements ServerClient {
     const watch = onProgress === undefined ? undefined : session.watchProgress(onProgress);
     try {
       const params = { name, arguments: args, ...(watch ? { _meta: { progressToken: watch.token } } : {}) };
-      const result = await session.client.request({ method: 'tools/call', params }, CallToolResultSchema, {
-        signal: abort.signal,
-        // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
-        timeout: timerMs(opts.timeoutMs + 60_000),
-      });
+      const result = await session.client.request(
+        { method: 'tools/call', params },
+        {
+          signal: abort.signal,
+          // The SDK's own bound stays past ours: which of the two fired is then never in doubt.
+          timeout: timerMs(opts.timeoutMs + 60_000),
+        },
+      );
       const { text, structured, exceeded } = resultText(result, opts.maxOutputBytes);
       return {
         status: result.isError === true ? 'tool_error' : 'ok',
@@ -198,7 +233,7 @@ class UpstreamClient implements ServerClient {
     }
     const text = error instanceof Error ? error.message : String(error);
     // An error response is the server refusing the request (unknown tool, bad arguments).
-    const refused = error instanceof McpError && error.code !== ErrorCode.InternalError;
+    const refused = error instanceof ProtocolError && error.code !== ProtocolErrorCode.InternalError;
     return {
       status: 'failed',
       message: `${call} failed: ${text}`,
@@ -220,6 +255,9 @@ class UpstreamClient implements ServerClient {
       restarts: Math.max(0, this.starts - 1),
       ...(pid === undefined ? {} : { pid }),
       ...(phase.kind === 'ready' ? { toolCount: phase.session.tools.length } : {}),
+      ...(phase.kind === 'ready' && phase.session.protocolVersion !== undefined
+        ? { protocolVersion: phase.session.protocolVersion }
+        : {}),
     };
   }
 

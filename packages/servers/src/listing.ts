@@ -1,8 +1,6 @@
 // Reading a server's tool listing: every page, bounded in bytes, each tool cut down to the fields
 // harness hands on.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, RequestOptions, Tool } from '@modelcontextprotocol/client';
 import type { UpstreamTool } from './types';
 
 /** Most pages a listing may take: a server whose cursor never ends is not read forever. */

@@ -30,6 +30,17 @@ export class LogRing {
     }
   }
 
+  /** Marks the ring as it is now: the function returned takes it back there, dropping later writes. */
+  mark(): () => void {
+    const chunks = [...this.chunks];
+    const size = this.size;
+    return () => {
+      this.chunks = chunks;
+      this.size = size;
+      this.version++;
+    };
+  }
+
   /** The kept bytes as text, starting at a whole character. */
   text(): string {
     const bytes = Buffer.concat(this.chunks);

@@ -1,6 +1,6 @@
 // A tools/call result as harness hands it on: its text contents joined, every other kind summarised
 // in one bracketed line, the whole cut to the caller's byte bound at a character boundary.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 type Block = CallToolResult['content'][number];
 

@@ -1,16 +1,21 @@
 // One connection to an upstream server: the SDK client over its transport (a process harness
 // spawned, or streamable HTTP), opened within the start bound, refusing every request the server
 // makes of harness (sampling, elicitation, roots), and knowing whether it died or was closed.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+//
+// The client is the v2 SDK's (@modelcontextprotocol/client), negotiating the protocol version with
+// each server: it asks `server/discover` first, and speaks 2026-07-28 to a server that answers it,
+// else the 2025 `initialize` handshake, on the same connection. A server that ends the connection
+// on that first question (some 2025 servers exit on any request before `initialize`) is started
+// once more and spoken to in 2025 only.
 import {
-  ErrorCode,
+  Client,
   type JSONRPCMessage,
-  McpError,
   type MessageExtraInfo,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { ListingRefused, readListing } from './listing';
 import type { LogRing } from './logs';
 import { spawnServer } from './spawn';
@@ -43,6 +48,8 @@ export class Session {
   /** The transport's fault (a non-JSON-RPC line, a message too large), if one came. */
   fault: TransportFault | undefined;
   private closing = false;
+  /** Whether harness has sent `initialize` on this connection: a death before it came on the probe. */
+  private sentInitialize = false;
   /** Progress listeners of the calls in flight, by the token harness sent with each. */
   private readonly progress = new Map<string, (p: CallProgress) => void>();
   private tokens = 0;
@@ -53,25 +60,57 @@ export class Session {
     private readonly spec: ServerSpec,
     private readonly logs: LogRing,
     private readonly events: SessionEvents,
+    /** `auto`: ask `server/discover` first; `legacy`: the 2025 handshake only. */
+    private readonly negotiation: 'auto' | 'legacy' = 'auto',
   ) {
     const t = spec.transport;
     this.transport =
       t.kind === 'stdio'
         ? new ProcessTransport(spec.id, () => spawnServer(t), logs, messageBound(spec))
         : new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
+    const send = this.transport.send.bind(this.transport);
+    this.transport.send = (message, options) => {
+      if ('method' in message && message.method === 'initialize') this.sentInitialize = true;
+      return send(message as never, options as never);
+    };
+    // Set before connect, so a fault during the version negotiation (which owns the transport
+    // before the client does) fails the start too; the client's own onerror reports the rest.
+    this.transport.onerror = (error) => {
+      if (error instanceof TransportFault) this.onError(error);
+    };
     // Set before connect: the SDK calls this first, then rejects the pending requests.
     this.transport.onclose = () => {
       this.dead = true;
       if (!this.closing) this.events.died(this);
     };
-    this.client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: {
+        mode: this.negotiation,
+        // A server that stays silent on the question is a 2025 one: it is not waited for long.
+        probe: { timeoutMs: Math.max(1, Math.min(5_000, Math.floor(spec.startTimeoutMs / 3))) },
+      },
+    });
     // Declared none, asked anyway: the server is told why, at once, rather than left waiting.
     this.client.fallbackRequestHandler = async (request) => {
       this.logs.write(`[harness] refused ${request.method} from server ${spec.id}`);
-      throw new McpError(ErrorCode.MethodNotFound, refusal(request.method));
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusal(request.method));
     };
     this.client.onerror = (error) => this.onError(error);
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.reread());
+    this.client.setNotificationHandler('notifications/tools/list_changed', () => this.reread());
+  }
+
+  /**
+   * True when the server's process ended on the version question, before harness sent `initialize`:
+   * some 2025 servers exit on any request before it. Its owner then starts it for the 2025 handshake.
+   */
+  get diedOnProbe(): boolean {
+    return this.negotiation === 'auto' && this.dead && !this.sentInitialize;
+  }
+
+  /** The protocol version the server and harness speak, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion();
   }
 
   /** The process's pid while it runs (stdio). */
@@ -133,7 +172,7 @@ export class Session {
     );
     const options = { signal: abort.signal, timeout: Math.min(startTimeoutMs + 60_000, 2 ** 31 - 1) };
     try {
-      await this.client.connect(this.transport, options);
+      await this.client.connect(this.transport as Transport, options);
       this.routeProgress();
       this.tools = await readListing(this.client, id, listingBound(this.spec), options);
     } catch (error) {

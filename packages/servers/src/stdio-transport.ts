@@ -45,6 +45,15 @@ export class ProcessTransport implements Transport {
   }
 
   /** The server process's pid (its process group's id), once spawned. */
+  /**
+   * The server's stderr (it goes to the log ring). With {@link pid}, what tells the SDK's version
+   * negotiation that this is a process on stdio: a server that stays silent on `server/discover`
+   * is then a 2025 one, not an outage.
+   */
+  get stderr(): NodeJS.ReadableStream | null {
+    return this.server?.child.stderr ?? null;
+  }
+
   get pid(): number | undefined {
     return this.server?.child.pid;
   }

@@ -78,6 +78,8 @@ export interface ServerState {
   readonly restarts: number;
   readonly pid?: number;
   readonly toolCount?: number;
+  /** The protocol version harness and the server speak while it is ready (`2026-07-28`, `2025-11-25` …). */
+  readonly protocolVersion?: string;
 }
 
 /** Progress an upstream server reported for a call. */

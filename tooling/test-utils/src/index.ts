@@ -7,6 +7,7 @@ export { FC_DEFAULT_SEED, fcRuns, fcSeed } from './fast-check';
 export { replaceFile, tempDir } from './files';
 export { Lines } from './lines';
 export {
+  CONFORMANCE,
   EVERYTHING,
   FILESYSTEM,
   type InstalledServer,

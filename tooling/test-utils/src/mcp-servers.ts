@@ -44,6 +44,18 @@ export const PLAYWRIGHT_MCP: PinnedServer = {
   entry: 'cli.js',
 };
 
+/**
+ * The MCP conformance suite (not a server: the client that runs its server scenarios against one),
+ * installed the same way. Its dist imports `globSync` from node:fs (Node 22+), used only by its
+ * tier-check command: on Node 20 it is started with a loader that supplies a stub
+ * (apps/cli/test/fixtures/conformance).
+ */
+export const CONFORMANCE: PinnedServer = {
+  name: '@modelcontextprotocol/conformance',
+  version: '0.1.16',
+  entry: 'dist/index.js',
+};
+
 /** The entry file's absolute path, or why there is none. */
 export type InstalledServer = { ok: true; entry: string } | { ok: false; reason: string };
 

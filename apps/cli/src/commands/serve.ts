@@ -67,6 +67,11 @@ Transport:
                        output so far; every 2 s after the first 2 s), which is then sent
                        instead. A batch reports progress as its calls settle.
 
+Protocol versions (docs/cli.md, "Protocol versions"):
+  MCP 2025-06-18 and 2025-11-25 clients (an initialize first) and 2026-07-28 clients (the version
+  in each request's _meta; server/discover) alike, over stdio and HTTP. For a 2026 client an
+  approval is asked through an input_required result instead of an elicitation request.
+
 Telemetry (docs/observability.md):
   --otel <url>         export traces and metrics over OTLP/HTTP to this base URL (e.g.
                        http://127.0.0.1:4318; /v1/traces and /v1/metrics are added). Without
@@ -410,6 +415,26 @@ interface Serving {
 }
 
 /**
+ * What serve-modern.ts needs to answer 2026-07-28 clients: the same tools (with the heartbeat;
+ * approvals go through `input_required` there, not elicitation requests), the same `tools/list`.
+ */
+async function modernServing({
+  session,
+  heartbeatMs,
+  approvalsInstance,
+  telemetry,
+}: Serving): Promise<import('./serve-modern').ModernServing> {
+  const { toolOutputSchema } = await import('@harness/commands/mcp');
+  return {
+    tools: heartbeatMs > 0 ? session.tools.map((t) => withHeartbeat(t, heartbeatMs)) : session.tools,
+    list: () => toolList(session, toolOutputSchema),
+    context: (signal, run) => session.context(signal, run),
+    approvals: approvalsInstance === undefined ? undefined : approvalApi(approvalsInstance),
+    telemetry,
+  };
+}
+
+/**
  * The SDK's JSON Schema validator (it checks the answers to elicitation requests), shared by every
  * server of this process and built at its first use: building it with each server (a new Ajv with
  * its formats and meta-schema) was a large part of the work before serve's first answer.
@@ -527,7 +552,25 @@ async function serveStdio(
   const server = await newMcpServer(serving, 'stdio');
   const failed = await started;
   if (failed !== undefined) return failed;
-  await server.connect(new BoundedStdioServerTransport());
+  // The first message says which protocol the client speaks: `initialize` (or anything without a
+  // protocol version in its `_meta`) is a 2025 client, served as ever; a request naming its
+  // version in `_meta` (`server/discover`, say) is a 2026-07-28 client (serve-modern.ts).
+  const { FirstMessage } = await import('../stdio-transport');
+  const opening = new FirstMessage(new BoundedStdioServerTransport());
+  const first = await opening.first();
+  const { isModernMessage } = await import('./serve-modern');
+  if (first !== undefined && isModernMessage(first)) {
+    const { modernServerFactory } = await import('./serve-modern');
+    const { serveStdio: serveModernStdio } = await import('@modelcontextprotocol/server/stdio');
+    const factory = await modernServerFactory(
+      await modernServing(serving),
+      'stdio',
+      () => serving.session.run,
+    );
+    serveModernStdio(factory, { legacy: 'reject', transport: opening.handoff() as never });
+  } else {
+    await server.connect(opening.handoff());
+  }
   err(`harness: serving ${serving.session.tools.map((t) => t.name).join(', ')} over stdio`);
   if (serving.approvalsInstance !== undefined) err(ELICIT_NOTE);
   return undefined;
@@ -597,6 +640,21 @@ function reply(res: ServerResponse, status: number, error: string | JsonRpcError
   res.end(JSON.stringify({ jsonrpc: '2.0', error: body, id: null }));
 }
 
+/**
+ * The HTTP listener's leg for 2026-07-28 requests (no session: each names its protocol version in
+ * `_meta`): the v2 SDK's handler (serve-modern.ts), behind the same loopback guard, bearer token and
+ * body bound as the 2025 sessions; all of them share one run, as one stdio client's calls do.
+ */
+async function modernLeg(serving: Serving) {
+  const { modernServerFactory, modernHttp } = await import('./serve-modern');
+  let run: ReturnType<Session['newRun']> | undefined;
+  const factory = await modernServerFactory(await modernServing(serving), 'http', () => {
+    run ??= serving.session.newRun('http-modern');
+    return run;
+  });
+  return modernHttp(factory, MAX_MESSAGE_BYTES);
+}
+
 async function serveHttp(
   serving: Serving,
   listen: { host: string; port: number },
@@ -607,6 +665,7 @@ async function serveHttp(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const modern = await modernLeg(serving);
   let sessions = 0;
   let initializing = 0;
   const transports = new Map<string, InstanceType<typeof StreamableHTTPServerTransport>>();
@@ -652,6 +711,8 @@ async function serveHttp(
         lastUsed.set(sessionId as string, Date.now());
         return await existing.handleRequest(req, res, body);
       }
+      if (sessionId === undefined && (await modern.handles(req, body)))
+        return await modern.handle(req, res, body);
       if (req.method !== 'POST' || !isInitializeRequest(body))
         return reply(res, 400, 'no valid session: send initialize first');
       if (transports.size + initializing >= limits.maxSessions) {
@@ -707,6 +768,7 @@ async function serveHttp(
   const close = () => {
     clearInterval(sweep);
     for (const t of transports.values()) void t.close();
+    void modern.close();
     http.close();
   };
   process.once('SIGINT', close);
