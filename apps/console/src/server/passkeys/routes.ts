@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
-  verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { PasskeysAnswer } from '../../answers';
@@ -14,39 +13,29 @@ import { ApiErrorCode } from '../../api-errors';
 import type { ConsoleContext, RouteModule } from '../context';
 import { apiError } from '../http';
 import { setSessionCookie } from '../security';
+import { checkAssertion } from './assertion';
 import { PASSKEY_ALGORITHMS, spkiOfCose } from './keys';
-import { clientChallenge, credentialOf, type WebAuthnResponse } from './webauthn';
+import { clientChallenge, type WebAuthnResponse } from './webauthn';
 
 /** The longest label a passkey may have. */
 const LABEL_MAX = 64;
 
 const RETRY = 'start again (the page asks the passkey again)';
 
-/** An assertion checked against an enrolled passkey: the passkey (its counter moved on), or why not. */
+/** An assertion checked against an enrolled passkey (its counter moved on), or why not, in words. */
 type Checked = { ok: true } | { ok: false; why: string };
 
-async function checkAssertion(
+async function checkPasskey(
   ctx: ConsoleContext,
   response: WebAuthnResponse | undefined,
   challenge: string,
 ): Promise<Checked> {
-  const passkey = ctx.passkeys.get(String(response?.id));
-  if (passkey === undefined) return { ok: false, why: 'this passkey is not enrolled on this console' };
-  try {
-    const verified = await verifyAuthenticationResponse({
-      response: response as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
-      expectedChallenge: challenge,
-      expectedOrigin: ctx.site.origin(),
-      expectedRPID: ctx.site.rpId(),
-      credential: credentialOf(passkey),
-      requireUserVerification: true,
-    });
-    if (!verified.verified) return { ok: false, why: 'the passkey did not verify' };
-    ctx.passkeys.used(passkey.id, verified.authenticationInfo.newCounter);
-    return { ok: true };
-  } catch (error) {
-    return { ok: false, why: `the passkey was not accepted (${(error as Error).message})` };
-  }
+  const checked = await checkAssertion(ctx, response, challenge);
+  if (checked.ok) return { ok: true };
+  if (checked.why === 'not_enrolled')
+    return { ok: false, why: 'this passkey is not enrolled on this console' };
+  if (checked.why === 'not_verified') return { ok: false, why: 'the passkey did not verify' };
+  return { ok: false, why: `the passkey was not accepted (${checked.message})` };
 }
 
 /** A request for any enrolled passkey's signature, remembered as `sessionId`'s step-up. */
@@ -110,7 +99,7 @@ const enrolRoutes: RouteModule = (api, ctx) => {
       if (ceremony?.kind !== 'step-up') {
         return invalid(c, 'this signature was not asked for here, was used already, or expired');
       }
-      const checked = await checkAssertion(ctx, body.proof, challenge as string);
+      const checked = await checkPasskey(ctx, body.proof, challenge as string);
       if (!checked.ok) return invalid(c, checked.why);
     }
     const options = await generateRegistrationOptions({
@@ -189,7 +178,7 @@ const signInRoutes: RouteModule = (api, ctx) => {
     const ceremony = challenge === undefined ? undefined : ctx.ceremonies.takeAnonymous(challenge);
     if (ceremony?.kind !== 'login')
       return invalid(c, 'this sign-in was not started here, was used already, or expired');
-    const checked = await checkAssertion(ctx, body.response, challenge as string);
+    const checked = await checkPasskey(ctx, body.response, challenge as string);
     if (!checked.ok) return invalid(c, checked.why);
     setSessionCookie(c, ctx, ctx.sessions.open('passkey'));
     return c.json({ signedIn: true });

@@ -4,13 +4,14 @@
 // origin, rpId, user verification, counter, signature) before the decision is recorded with it
 // (docs/console.md, "Signed decisions"). Each decision's routes say what its challenge binds.
 import type { DecisionAssertion } from '@harness/store';
-import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import type { DecisionChallengeAnswer } from '../../answers';
 import { ApiErrorCode } from '../../api-errors';
 import type { ConsoleContext } from '../context';
 import { newToken } from '../session-store';
+import { checkAssertion } from './assertion';
 import type { SessionCeremony } from './ceremonies';
-import { clientChallenge, credentialOf, type WebAuthnResponse } from './webauthn';
+import { clientChallenge, type WebAuthnResponse } from './webauthn';
 
 /** A decision's signature checked: the assertion to keep (none for an unsigned decision), or why not. */
 export type SignedDecision =
@@ -111,32 +112,23 @@ async function verifyAssertion(
   challenge: string,
   response: WebAuthnResponse,
 ): Promise<SignedDecision> {
-  const passkey = ctx.passkeys.get(String(response.id));
-  if (passkey === undefined) {
+  const checked = await checkAssertion(ctx, response, challenge);
+  if (!checked.ok) {
+    if (checked.why === 'not_enrolled') {
+      return refused(
+        400,
+        ApiErrorCode.passkey_invalid,
+        `this passkey is not enrolled on this console; ${ASK_AGAIN}`,
+      );
+    }
+    const why = checked.why === 'refused' ? checked.message : 'its signature does not verify';
     return refused(
       400,
       ApiErrorCode.passkey_invalid,
-      `this passkey is not enrolled on this console; ${ASK_AGAIN}`,
+      `the signature of ${subject.what} was not accepted (${why}); ${ASK_AGAIN}`,
     );
   }
-  try {
-    const verified = await verifyAuthenticationResponse({
-      response: response as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
-      expectedChallenge: challenge,
-      expectedOrigin: ctx.site.origin(),
-      expectedRPID: ctx.site.rpId(),
-      credential: credentialOf(passkey),
-      requireUserVerification: true,
-    });
-    if (!verified.verified) throw new Error('its signature does not verify');
-    ctx.passkeys.used(passkey.id, verified.authenticationInfo.newCounter);
-  } catch (error) {
-    return refused(
-      400,
-      ApiErrorCode.passkey_invalid,
-      `the signature of ${subject.what} was not accepted (${(error as Error).message}); ${ASK_AGAIN}`,
-    );
-  }
+  const { passkey } = checked;
   const r = (response as { response: Record<string, string> }).response;
   return {
     ok: true,
